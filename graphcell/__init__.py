@@ -1,0 +1,23 @@
+"""graphcell: MindSpore's API over a Python graph compiler.
+
+``import graphcell as ms`` runs a MindSpore script. PyNative (the default) runs ``construct`` op by
+op; graph mode compiles it through ``graphcell_ir``.
+
+Example::
+
+    >>> import graphcell as ms
+    >>> ms.Tensor([1.0, 2.0]) * 2
+    Tensor(shape=[2], dtype=Float32, value= [ 2.00000000e+00,  4.00000000e+00])
+"""
+__version__ = "0.1.0"
+
+from graphcell import dtype
+from graphcell.dtype import (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16,
+                             float32, float64)
+from graphcell.context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context
+from graphcell import context
+from graphcell.seed import get_seed, set_seed
+from graphcell.tensor import Tensor
+from graphcell import ops
+
+mstype = dtype

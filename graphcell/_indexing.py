@@ -1,0 +1,112 @@
+"""``Tensor.__getitem__`` / ``__setitem__``: turning Python index keys into registry ops.
+
+Static keys (ints, slices, None, Ellipsis) become ``getitem``/``setitem`` with the key as a static
+attribute. A boolean mask (Tensor, numpy array or list) selects positions whose count depends on
+the data: the runtime turns it into integer indices on the host and uses ``take`` /
+``scatter_update``, whose shapes are static. An integer index tensor uses ``take`` directly.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from graphcell.runtime.dispatch import apply
+from graphcell_ir.ops import REGISTRY
+
+_ARRAYISH = (np.ndarray, list)
+
+
+def _tensor_cls():
+    from graphcell.tensor import Tensor
+    return Tensor
+
+
+def _as_index_array(part):
+    """The numpy array behind an array-like index part, or None for a static part."""
+    Tensor = _tensor_cls()
+    if isinstance(part, Tensor):
+        return part._data if part.ndim > 0 or part.dtype.is_bool else None
+    if isinstance(part, _ARRAYISH):
+        return np.asarray(part)
+    return None
+
+
+def _static_part(part):
+    Tensor = _tensor_cls()
+    if isinstance(part, Tensor):  # a 0-d integer tensor is an int
+        return part.__index__()
+    if isinstance(part, (bool, np.bool_)):
+        raise IndexError("a Python bool is not a valid Tensor index; use a boolean mask Tensor")
+    if part is None or part is Ellipsis or isinstance(part, slice):
+        return part
+    if isinstance(part, (int, np.integer)):
+        return int(part)
+    raise IndexError(f"Tensor index parts must be int, slice, None, Ellipsis, or an integer/boolean "
+                     f"Tensor, got {type(part).__name__} {part!r}")
+
+
+def _split(key):
+    """(static key tuple, None) or (None, (axis, index array)) for one array-like part."""
+    parts = key if isinstance(key, tuple) else (key,)
+    arrays = [(i, a) for i, p in enumerate(parts) if (a := _as_index_array(p)) is not None]
+    if not arrays:
+        return tuple(_static_part(p) for p in parts), None
+    (pos, arr), = arrays if len(arrays) == 1 else (None,)
+    others = parts[:pos] + parts[pos + 1:]
+    if len(arrays) > 1 or any(not (isinstance(p, slice) and p == slice(None)) for p in others):
+        raise IndexError("graphcell supports one integer or boolean index tensor per subscript, "
+                         "with only ':' in the other positions")
+    return None, (pos, arr)
+
+
+def _mask_indices(x, axis: int, mask: np.ndarray):
+    """Flattened view of x over the masked axes, and the integer positions the mask selects."""
+    Tensor = _tensor_cls()
+    covered = x.shape[axis:axis + mask.ndim]
+    if mask.shape != covered:
+        raise IndexError(f"boolean mask of shape {list(mask.shape)} does not match the indexed "
+                         f"dimensions {list(covered)} of a Tensor of shape {list(x.shape)}")
+    flat_shape = x.shape[:axis] + (int(np.prod(covered, dtype=np.int64)),) + x.shape[axis + mask.ndim:]
+    flat = apply(REGISTRY["reshape"], (x,), {"shape": flat_shape})
+    return flat, Tensor._wrap(np.flatnonzero(mask).astype(np.int64))
+
+
+def getitem(x, key):
+    static, advanced = _split(key)
+    if advanced is None:
+        return apply(REGISTRY["getitem"], (x,), {"key": static})
+    axis, arr = advanced
+    if arr.dtype == np.bool_:
+        flat, idx = _mask_indices(x, axis, arr)
+        return apply(REGISTRY["take"], (flat, idx), {"axis": axis})
+    if arr.dtype.kind not in "iu":
+        raise IndexError(f"index tensors must be integer or boolean, got dtype {arr.dtype}")
+    return apply(REGISTRY["take"], (x, _tensor_cls()._wrap(arr.astype(np.int64))), {"axis": axis})
+
+
+def _value_operand(x, value):
+    Tensor = _tensor_cls()
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, (bool, int, float)):
+        return Tensor._wrap(np.asarray(value, dtype=x._data.dtype))
+    return Tensor(value, x.dtype)
+
+
+def setitem(x, key, value) -> None:
+    """Compute the updated tensor through the registry, then give ``x`` its data."""
+    Tensor = _tensor_cls()
+    static, advanced = _split(key)
+    if advanced is None:
+        if not isinstance(value, (bool, int, float, Tensor)):
+            value = Tensor(value, x.dtype)
+        out = apply(REGISTRY["setitem"], (x, value), {"key": static})
+    else:
+        axis, arr = advanced
+        if arr.dtype == np.bool_:
+            flat, idx = _mask_indices(x, axis, arr)
+            upd = apply(REGISTRY["scatter_update"], (flat, idx, _value_operand(x, value)), {"axis": axis})
+            out = apply(REGISTRY["reshape"], (upd,), {"shape": x.shape})
+        else:
+            idx = Tensor._wrap(arr.astype(np.int64))
+            out = apply(REGISTRY["scatter_update"], (x, idx, _value_operand(x, value)), {"axis": axis})
+    x._data = out._data

@@ -1,0 +1,86 @@
+"""The ``graphcell`` command line.
+
+    graphcell --version
+    graphcell info            versions, CPU and the kernel cache directory
+
+Later subcommands (``ir``, ``export``, ``run``, ``precompile``) plug into ``_SUBCOMMANDS``.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+from importlib import metadata
+
+import graphcell
+from graphcell_ir.backend.cache_dir import cache_dir
+
+
+def _version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def _cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def info_lines() -> list[str]:
+    """What ``graphcell info`` prints, one ``key: value`` per line."""
+    return [
+        f"graphcell: {graphcell.__version__}",
+        f"python: {platform.python_version()} ({sys.executable})",
+        f"numpy: {_version('numpy')}",
+        f"numba: {_version('numba')}",
+        f"llvmlite: {_version('llvmlite')}",
+        f"networkx: {_version('networkx')}",
+        f"platform: {platform.platform()}",
+        f"cpu: {_cpu_name()} ({os.cpu_count()} logical cores, {platform.machine()})",
+        f"cache directory: {cache_dir()}",
+    ]
+
+
+def _cmd_info(args: argparse.Namespace) -> int:
+    print("\n".join(info_lines()))
+    return 0
+
+
+_SUBCOMMANDS = {
+    "info": ("print versions, the CPU and the kernel cache directory",
+             "example: graphcell info", lambda p: None, _cmd_info),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="graphcell", description="graphcell: MindSpore's API over a "
+                                     "Python graph compiler.")
+    parser.add_argument("--version", action="version", version=f"graphcell {graphcell.__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (help_text, epilog, add_args, run) in _SUBCOMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text, epilog=epilog)
+        add_args(p)
+        p.set_defaults(run=run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "run", None) is None:
+        parser.print_help()
+        return 2
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The PyNative runtime: eager dispatch of registry ops (and, with the PyNative issue, the tape)."""

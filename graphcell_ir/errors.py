@@ -1,0 +1,50 @@
+"""Every error graphcell_ir raises, in one place.
+
+The messages are written for the user of graphcell: they name the operation (by its MindSpore
+name when it has one), the shapes and dtypes involved, and what was expected.
+"""
+from __future__ import annotations
+
+
+class GraphcellError(Exception):
+    """Base class of all graphcell errors."""
+
+
+class OpError(GraphcellError):
+    """An operation was applied to operands or attributes it does not accept.
+
+    ``op`` is the registry entry (set by :meth:`OpDef.infer_types` when a shared shape rule raised
+    the error without knowing which op it was checking).
+    """
+
+    def __init__(self, message: str, op=None):
+        super().__init__(message)
+        self.op = op
+
+    def with_op(self, op) -> "OpError":
+        """The same error, its message prefixed with the op's name (done once)."""
+        if self.op is not None:
+            return self
+        err = type(self)(f"{op.display_name}: {self.args[0]}", op)
+        err.__cause__ = self.__cause__
+        return err
+
+
+class ShapeError(OpError, ValueError):
+    """Operand shapes that do not fit together (broadcasting, reshape sizes, matmul dims...)."""
+
+
+class OpTypeError(OpError, TypeError):
+    """Operand dtypes, operand kinds or attribute values an op does not accept."""
+
+
+class AttrError(OpTypeError):
+    """A static attribute is missing, unknown, or of the wrong type."""
+
+
+class RegistryError(GraphcellError):
+    """The op registry was used wrongly (duplicate names, changes after it was frozen...)."""
+
+
+class NoEmitterError(GraphcellError, RuntimeError):
+    """A functional op was called with no emitter installed (neither eager nor IR-building)."""

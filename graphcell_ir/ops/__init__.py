@@ -1,0 +1,13 @@
+"""The op registry, populated by the family modules and then frozen.
+
+``REGISTRY`` maps IR names to ``OpDef``s; ``lookup`` also accepts aliases (``gt`` for ``greater``).
+"""
+from graphcell_ir.ops.registry import (NONDIFF, REGISTRY, Attr, AttrKind, Kind, OpDef, Trait, attr,
+                                       lookup, register_custom_op)
+from graphcell_ir.ops import elementwise, reduction, contraction, layout  # noqa: F401  (declare ops)
+from graphcell_ir.ops.registry import freeze as _freeze
+
+_freeze()
+
+__all__ = ["REGISTRY", "NONDIFF", "Attr", "AttrKind", "Kind", "OpDef", "Trait", "attr", "lookup",
+           "register_custom_op"]

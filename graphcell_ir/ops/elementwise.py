@@ -1,0 +1,305 @@
+"""Elementwise primitives: arithmetic, comparisons, logic, unary math, select, cast, fill.
+
+Each entry is one ``defop`` call; shape/dtype rules come from ``shape_rules``, gradients are
+written against the functional API ``F`` so they run eagerly in PyNative and emit IR in graph
+mode. ``kernel`` is the scalar template the backend assembles into loops (``math`` is in scope).
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from graphcell_ir.errors import OpTypeError, ShapeError
+from graphcell_ir.ir.types import (DType, ScalarType, TensorType, dtype_from_numpy, float32, promote,
+                                   promote_weak, scalar_dtype)
+from graphcell_ir.ops import functional as F
+from graphcell_ir.ops.registry import NONDIFF, AttrKind, Kind, Trait, attr, defop
+from graphcell_ir.ops.shape_rules import (broadcast_binary, broadcast_binary_float, broadcast_compare,
+                                          broadcast_logical, broadcast_shapes, result_dtype,
+                                          same_as_input, unary_bool, unary_float, require_tensorish)
+
+EW = Kind.ELEMENTWISE
+
+# Like MindSpore, arithmetic on inf/nan or division by zero gives inf/nan silently. numpy warns;
+# a filter scoped to the registry's modules silences that for free (np.errstate costs ~0.7 us
+# per call, a third of the PyNative per-op budget).
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"graphcell_ir\.ops\.")
+COMM, ASSOC = Trait.COMMUTATIVE, Trait.ASSOCIATIVE
+
+
+# --- reference-implementation plumbing ---------------------------------------------------------
+# numpy's own promotion differs from MindSpore's (int64 + float32 is float64 in numpy, Float32 in
+# MindSpore), so every reference casts to the dtype the shape rule infers. The dtype is cached per
+# pair of operand kinds: a dict lookup on the PyNative hot path.
+
+def _key(v):
+    return v.dtype if isinstance(v, (np.ndarray, np.generic)) else type(v)
+
+
+def _dtype_of_key(k) -> tuple[DType, bool]:
+    if isinstance(k, np.dtype):
+        return dtype_from_numpy(k), False
+    return scalar_dtype(k(0)), True
+
+
+_promoted: dict = {}
+
+
+def _promoted_np(kx, ky, as_float: bool) -> np.dtype:
+    cache_key = (kx, ky, as_float)
+    d = _promoted.get(cache_key)
+    if d is None:
+        (dx, wx), (dy, wy) = _dtype_of_key(kx), _dtype_of_key(ky)
+        if wx and not wy:
+            r = promote_weak(dy, dx)
+        elif wy and not wx:
+            r = promote_weak(dx, dy)
+        else:
+            r = promote(dx, dy)
+        if as_float and not r.is_float:
+            r = float32
+        d = _promoted[cache_key] = r.np_dtype
+    return d
+
+
+def _as_result(out, x, y, want: np.dtype):
+    if isinstance(out, np.ndarray):
+        return out if out.dtype == want else out.astype(want)
+    if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):  # 0-d operands give numpy scalars
+        return np.asarray(out, dtype=want)
+    return want.type(out).item()  # two Python scalars: a Python scalar
+
+
+def _arith(ufunc, as_float: bool = False):
+    def ref(x, y):
+        want = _promoted_np(_key(x), _key(y), as_float)
+        if as_float and isinstance(x, np.ndarray) and x.dtype != want:
+            x = x.astype(want)  # integer true division computes in the float result type
+        out = ufunc(x, y)
+        if out.__class__ is np.ndarray and out.dtype == want:
+            return out
+        return _as_result(out, x, y, want)
+    ref.__name__ = ufunc.__name__
+    return ref
+
+
+def _compare(ufunc):
+    def ref(x, y):
+        out = ufunc(x, y)
+        return out if isinstance(out, np.ndarray) else np.asarray(out) if _any_array(x, y) else bool(out)
+    ref.__name__ = ufunc.__name__
+    return ref
+
+
+def _any_array(*vs) -> bool:
+    return any(isinstance(v, np.ndarray) for v in vs)
+
+
+def _unary(fn, float_result: bool = False):
+    def ref(x):
+        if float_result and not np.asarray(x).dtype.kind == "f":
+            x = np.asarray(x, dtype=np.float32)
+        out = fn(x)
+        if isinstance(x, np.ndarray):
+            return out if isinstance(out, np.ndarray) else np.asarray(out, dtype=x.dtype)
+        return out.item() if isinstance(out, np.generic) else out
+    ref.__name__ = getattr(fn, "__name__", "unary")
+    return ref
+
+
+# --- gradient helpers --------------------------------------------------------------------------
+
+def _grad_for(g, x):
+    """``g`` reduced to ``x``'s shape and cast to its dtype; None when x is a Python number."""
+    if g is None or not hasattr(x, "shape") or isinstance(x, (int, float)):
+        return None
+    return F.cast_like(F.sum_to(g, tuple(x.shape)), x)
+
+
+def _float_or_none(x) -> bool:
+    return hasattr(x, "dtype") and getattr(x.dtype, "is_float", False)
+
+
+# --- binary arithmetic -------------------------------------------------------------------------
+
+add = defop("add", ("x", "y"), kind=EW, traits={COMM, ASSOC}, ms_name="Add",
+            infer=broadcast_binary, ref=_arith(np.add), kernel="{x} + {y}",
+            bprop=lambda x, y, out, dout: (_grad_for(dout, x), _grad_for(dout, y)))
+
+sub = defop("sub", ("x", "y"), kind=EW, ms_name="Sub",
+            infer=broadcast_binary, ref=_arith(np.subtract), kernel="{x} - {y}",
+            bprop=lambda x, y, out, dout: (_grad_for(dout, x), _grad_for(F.neg(dout), y)))
+
+mul = defop("mul", ("x", "y"), kind=EW, traits={COMM, ASSOC}, ms_name="Mul",
+            infer=broadcast_binary, ref=_arith(np.multiply), kernel="{x} * {y}",
+            bprop=lambda x, y, out, dout: (_grad_for(F.mul(dout, y), x), _grad_for(F.mul(dout, x), y)))
+
+
+def bprop_div(x, y, out, dout):
+    dx = F.div(dout, y)
+    return _grad_for(dx, x), _grad_for(F.neg(F.mul(dx, out)), y)  # d(x/y)/dy = -(x/y)/y
+
+
+div = defop("div", ("x", "y"), kind=EW, ms_name="RealDiv", aliases=("real_div", "true_divide"),
+            infer=broadcast_binary_float, ref=_arith(np.true_divide, as_float=True),
+            kernel="{x} / {y}", bprop=bprop_div)
+
+floor_div = defop("floor_div", ("x", "y"), kind=EW, ms_name="FloorDiv",
+                  infer=broadcast_binary, ref=_arith(np.floor_divide),
+                  kernel="math.floor({x} / {y})", bprop=lambda x, y, out, dout: (None, None))
+
+mod = defop("mod", ("x", "y"), kind=EW, ms_name="FloorMod", aliases=("floor_mod",),
+            infer=broadcast_binary, ref=_arith(np.mod), kernel="{x} - math.floor({x} / {y}) * {y}",
+            bprop=lambda x, y, out, dout: (_grad_for(dout, x),
+                                           _grad_for(F.neg(F.mul(dout, F.floor_div(x, y))), y)))
+
+
+def bprop_pow(x, y, out, dout):
+    dx = F.mul(dout, F.mul(y, F.pow(x, F.sub(y, 1))))
+    dy = F.mul(dout, F.mul(out, F.log(x))) if _float_or_none(y) else None
+    return _grad_for(dx, x), _grad_for(dy, y)
+
+
+pow = defop("pow", ("x", "y"), kind=EW, ms_name="Pow", aliases=("power",),
+            infer=broadcast_binary, ref=_arith(np.power), kernel="{x} ** {y}", bprop=bprop_pow)
+
+
+def _bprop_select_by(pick_x):
+    def bprop(x, y, out, dout):
+        take_x = pick_x(x, y)
+        zero = F.zeros_like(dout)
+        return (_grad_for(F.select(take_x, dout, zero), x),
+                _grad_for(F.select(take_x, zero, dout), y))
+    return bprop
+
+
+maximum = defop("maximum", ("x", "y"), kind=EW, traits={COMM, ASSOC}, ms_name="Maximum",
+                infer=broadcast_binary, ref=_arith(np.maximum), kernel="max({x}, {y})",
+                bprop=_bprop_select_by(lambda x, y: F.greater_equal(x, y)))
+
+minimum = defop("minimum", ("x", "y"), kind=EW, traits={COMM, ASSOC}, ms_name="Minimum",
+                infer=broadcast_binary, ref=_arith(np.minimum), kernel="min({x}, {y})",
+                bprop=_bprop_select_by(lambda x, y: F.less_equal(x, y)))
+
+# --- comparisons and logic ---------------------------------------------------------------------
+
+equal = defop("equal", ("x", "y"), kind=EW, ms_name="Equal", aliases=("eq",), traits={COMM},
+              infer=broadcast_compare, ref=_compare(np.equal), kernel="{x} == {y}", bprop=NONDIFF)
+not_equal = defop("not_equal", ("x", "y"), kind=EW, ms_name="NotEqual", aliases=("ne",), traits={COMM},
+                  infer=broadcast_compare, ref=_compare(np.not_equal), kernel="{x} != {y}", bprop=NONDIFF)
+less = defop("less", ("x", "y"), kind=EW, ms_name="Less", aliases=("lt",),
+             infer=broadcast_compare, ref=_compare(np.less), kernel="{x} < {y}", bprop=NONDIFF)
+less_equal = defop("less_equal", ("x", "y"), kind=EW, ms_name="LessEqual", aliases=("le",),
+                   infer=broadcast_compare, ref=_compare(np.less_equal), kernel="{x} <= {y}", bprop=NONDIFF)
+greater = defop("greater", ("x", "y"), kind=EW, ms_name="Greater", aliases=("gt",),
+                infer=broadcast_compare, ref=_compare(np.greater), kernel="{x} > {y}", bprop=NONDIFF)
+greater_equal = defop("greater_equal", ("x", "y"), kind=EW, ms_name="GreaterEqual", aliases=("ge",),
+                      infer=broadcast_compare, ref=_compare(np.greater_equal), kernel="{x} >= {y}",
+                      bprop=NONDIFF)
+logical_and = defop("logical_and", ("x", "y"), kind=EW, ms_name="LogicalAnd", traits={COMM, ASSOC},
+                    infer=broadcast_logical, ref=_compare(np.logical_and), kernel="bool({x}) and bool({y})",
+                    bprop=NONDIFF)
+logical_or = defop("logical_or", ("x", "y"), kind=EW, ms_name="LogicalOr", traits={COMM, ASSOC},
+                   infer=broadcast_logical, ref=_compare(np.logical_or), kernel="bool({x}) or bool({y})",
+                   bprop=NONDIFF)
+logical_not = defop("logical_not", ("x",), kind=EW, ms_name="LogicalNot",
+                    infer=unary_bool, ref=_unary(np.logical_not), kernel="not {x}", bprop=NONDIFF)
+isnan = defop("isnan", ("x",), kind=EW, ms_name="IsNan",
+              infer=unary_bool, ref=_unary(np.isnan), kernel="math.isnan({x})", bprop=NONDIFF)
+
+# --- unary math --------------------------------------------------------------------------------
+
+neg = defop("neg", ("x",), kind=EW, ms_name="Neg", infer=same_as_input, ref=_unary(np.negative),
+            kernel="-{x}", bprop=lambda x, out, dout: (F.neg(dout),))
+abs = defop("abs", ("x",), kind=EW, ms_name="Abs", infer=same_as_input, ref=_unary(np.abs),
+            kernel="abs({x})", bprop=lambda x, out, dout: (F.mul(dout, F.sign(x)),))
+sign = defop("sign", ("x",), kind=EW, ms_name="Sign", infer=same_as_input, ref=_unary(np.sign),
+             kernel="(0 if {x} == 0 else (1 if {x} > 0 else -1)) if {x} == {x} else {x}",
+             bprop=lambda x, out, dout: (None,))
+floor = defop("floor", ("x",), kind=EW, ms_name="Floor", infer=same_as_input, ref=_unary(np.floor),
+              kernel="math.floor({x})", bprop=lambda x, out, dout: (None,))
+square = defop("square", ("x",), kind=EW, ms_name="Square", infer=same_as_input, ref=_unary(np.square),
+               kernel="{x} * {x}", bprop=lambda x, out, dout: (F.mul(dout, F.mul(x, 2)),))
+exp = defop("exp", ("x",), kind=EW, ms_name="Exp", infer=unary_float, ref=_unary(np.exp, True),
+            kernel="math.exp({x})", bprop=lambda x, out, dout: (F.mul(dout, out),))
+log = defop("log", ("x",), kind=EW, ms_name="Log", infer=unary_float, ref=_unary(np.log, True),
+            kernel="math.log({x})", bprop=lambda x, out, dout: (F.div(dout, x),))
+sqrt = defop("sqrt", ("x",), kind=EW, ms_name="Sqrt", infer=unary_float, ref=_unary(np.sqrt, True),
+             kernel="math.sqrt({x})", bprop=lambda x, out, dout: (F.div(F.mul(dout, 0.5), out),))
+sin = defop("sin", ("x",), kind=EW, ms_name="Sin", infer=unary_float, ref=_unary(np.sin, True),
+            kernel="math.sin({x})", bprop=lambda x, out, dout: (F.mul(dout, F.cos(x)),))
+cos = defop("cos", ("x",), kind=EW, ms_name="Cos", infer=unary_float, ref=_unary(np.cos, True),
+            kernel="math.cos({x})", bprop=lambda x, out, dout: (F.neg(F.mul(dout, F.sin(x))),))
+tanh = defop("tanh", ("x",), kind=EW, ms_name="Tanh", infer=unary_float, ref=_unary(np.tanh, True),
+             kernel="math.tanh({x})",
+             bprop=lambda x, out, dout: (F.mul(dout, F.sub(1, F.mul(out, out))),))
+
+
+def _sigmoid(x):
+    return 0.5 * (np.tanh(0.5 * x) + 1)  # stable for large |x|, exact at 0
+
+
+sigmoid = defop("sigmoid", ("x",), kind=EW, ms_name="Sigmoid", infer=unary_float,
+                ref=_unary(lambda x: _sigmoid(x).astype(np.result_type(x), copy=False), True),
+                kernel="0.5 * (math.tanh(0.5 * {x}) + 1.0)",
+                bprop=lambda x, out, dout: (F.mul(dout, F.mul(out, F.sub(1, out))),))
+
+relu = defop("relu", ("x",), kind=EW, ms_name="ReLU", infer=same_as_input,
+             ref=_unary(lambda x: np.maximum(x, np.zeros((), np.result_type(x)))),
+             kernel="max({x}, 0)",
+             bprop=lambda x, out, dout: (F.select(F.greater(x, 0), dout, F.zeros_like(dout)),))
+
+# --- select, cast, fill ------------------------------------------------------------------------
+
+
+def _select_infer(cond, x, y):
+    require_tensorish(cond, "cond")
+    if not cond.dtype.is_bool:
+        raise OpTypeError(f"cond must be a Bool tensor, got {cond}")
+    dtype = result_dtype(x, y)
+    shape = broadcast_shapes(cond.shape, x.shape, y.shape)
+    return TensorType(dtype, shape)
+
+
+def _select_ref(cond, x, y):
+    want = _promoted_np(_key(x), _key(y), False)
+    return np.asarray(np.where(cond, x, y), dtype=want)
+
+
+select = defop("select", ("cond", "x", "y"), kind=EW, ms_name="Select",
+               infer=_select_infer, ref=_select_ref, kernel="{x} if {cond} else {y}",
+               bprop=lambda c, x, y, out, dout: (
+                   None,
+                   _grad_for(F.select(c, dout, F.zeros_like(dout)), x),
+                   _grad_for(F.select(c, F.zeros_like(dout), dout), y)))
+
+
+def _cast_infer(x, *, dtype):
+    require_tensorish(x, "input")
+    return ScalarType(dtype) if isinstance(x, ScalarType) else TensorType(dtype, x.shape)
+
+
+def _cast_ref(x, *, dtype):
+    return np.asarray(x).astype(dtype.np_dtype)
+
+
+cast = defop("cast", ("x",), kind=EW, ms_name="Cast", attrs=[attr("dtype", AttrKind.DTYPE)],
+             infer=_cast_infer, ref=_cast_ref, kernel="{x}",  # the backend converts on store
+             bprop=lambda x, out, dout, dtype: (F.cast_like(dout, x) if _float_or_none(x) else None,))
+
+
+def _fill_infer(*, dtype, shape, value):
+    if any(s < 0 for s in shape):
+        raise ShapeError(f"shape {list(shape)} has a negative dimension")
+    return TensorType(dtype, shape)
+
+
+def _fill_ref(*, dtype, shape, value):
+    return np.full(shape, value, dtype=dtype.np_dtype)
+
+
+fill = defop("fill", (), kind=EW, ms_name="Fill",
+             attrs=[attr("dtype", AttrKind.DTYPE), attr("shape", AttrKind.INTS),
+                    attr("value", AttrKind.SCALAR)],
+             infer=_fill_infer, ref=_fill_ref, kernel="{value}", bprop=NONDIFF)

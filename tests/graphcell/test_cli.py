@@ -1,0 +1,34 @@
+"""The graphcell console script."""
+import subprocess
+import sys
+
+import graphcell
+from graphcell import cli
+
+
+def test_version(capsys):
+    try:
+        cli.main(["--version"])
+    except SystemExit as e:
+        assert e.code == 0
+    assert capsys.readouterr().out.strip() == f"graphcell {graphcell.__version__}"
+
+
+def test_info_lists_versions_cpu_and_cache_dir(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("GRAPHCELL_CACHE_DIR", str(tmp_path))
+    assert cli.main(["info"]) == 0
+    out = capsys.readouterr().out
+    for key in ("graphcell: ", "numpy: ", "numba: ", "llvmlite: ", "cpu: "):
+        assert key in out
+    assert f"cache directory: {tmp_path}" in out
+
+
+def test_console_script_is_installed():
+    # the entry point runs the same main() in a fresh process
+    run = subprocess.run([sys.executable, "-m", "graphcell.cli", "info"], capture_output=True, text=True)
+    assert run.returncode == 0 and run.stdout.startswith("graphcell: ")
+
+
+def test_no_command_prints_help_and_fails(capsys):
+    assert cli.main([]) == 2
+    assert "usage: graphcell" in capsys.readouterr().out
