@@ -21,3 +21,4 @@ from graphcell.tensor import Tensor
 from graphcell import ops
 
 mstype = dtype
+from graphcell.autodiff import grad, value_and_grad

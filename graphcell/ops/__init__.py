@@ -12,6 +12,8 @@ Example::
     array([20. ,  0.2,  0.3], dtype=float32)
 """
 from graphcell.ops.primitive import Primitive, primitive_class
+from graphcell.autodiff import GradOperation
+from graphcell.runtime.hooks import HookBackward
 from graphcell.ops import functional as _functional
 from graphcell_ir.ops import REGISTRY as _REGISTRY
 

@@ -1,0 +1,256 @@
+"""Gradient APIs: ``grad``, ``value_and_grad`` and ``ops.GradOperation`` (PyNative).
+
+All three reduce to one call, ``_differentiate``: mark the chosen inputs and weights as gradient
+leaves, run the function while the tape records, walk the tape back from its output, and return
+one gradient per leaf — zeros for a leaf the output does not depend on (DESIGN §10.6).
+
+Example::
+
+    >>> import graphcell as ms
+    >>> f = lambda x, y: (x * y).sum()
+    >>> ms.grad(f, grad_position=(0, 1))(ms.Tensor([1.0, 2.0]), ms.Tensor([3.0, 4.0]))
+    (Tensor(shape=[2], dtype=Float32, value= [ 3.00000000e+00,  4.00000000e+00]), Tensor(shape=[2], dtype=Float32, value= [ 1.00000000e+00,  2.00000000e+00]))
+"""
+from __future__ import annotations
+
+from contextlib import nullcontext
+from dataclasses import dataclass
+
+from graphcell.runtime import tape
+from graphcell.runtime.tape import Node
+from graphcell.tensor import Tensor
+from graphcell_ir.ops import REGISTRY
+
+
+def _name_of(fn) -> str:
+    return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__
+
+
+def _normalize_positions(grad_position, fn_name: str):
+    if grad_position is None:
+        return None, False
+    if isinstance(grad_position, int) and not isinstance(grad_position, bool):
+        return (grad_position,), True
+    if isinstance(grad_position, (tuple, list)) and grad_position and all(
+            isinstance(p, int) and not isinstance(p, bool) for p in grad_position):
+        return tuple(grad_position), len(grad_position) == 1
+    raise TypeError(f"grad of {fn_name}: grad_position must be an int, a non-empty tuple of ints or "
+                    f"None, got {grad_position!r}")
+
+
+def _normalize_weights(weights, fn_name: str):
+    if weights is None:
+        return None, False
+    from graphcell.parameter import Parameter
+    if isinstance(weights, Parameter):
+        return (weights,), True
+    ws = tuple(weights)
+    bad = [w for w in ws if not isinstance(w, Parameter)]
+    if bad:
+        raise TypeError(f"grad of {fn_name}: weights must be Parameters, got "
+                        f"{type(bad[0]).__name__}")
+    return ws, False
+
+
+@dataclass
+class _Result:
+    outputs: object          # what fn returned (untracked at top level)
+    position_grads: tuple
+    weight_grads: tuple
+
+
+def _leaf_for_weight(p):
+    """Make Parameter ``p`` a leaf in place (the function reads it through ``self``)."""
+    saved = p._node
+    if saved is not None and tape.is_recording():  # nested: an identity of its outer value
+        outer = Tensor._wrap(p._data)
+        outer._node = saved
+        p._node = Node((outer,), (p,), lambda douts: (douts[0],), "weight:identity")
+    else:
+        p._node = Node((), (p,), None, "weight")
+    return saved
+
+
+def _split_outputs(out, has_aux: bool, fn_name: str):
+    """(tensors to differentiate, whether fn returned a tuple)."""
+    if has_aux:
+        if not isinstance(out, tuple) or not out:
+            raise TypeError(f"grad of {fn_name} with has_aux=True: the function must return a tuple "
+                            f"(output, aux...), got {type(out).__name__}")
+        out = out[0]
+    items = out if isinstance(out, tuple) else (out,)
+    for item in items:
+        if not isinstance(item, Tensor):
+            raise TypeError(f"grad of {fn_name}: the function must return a Tensor or a tuple of "
+                            f"Tensors, got {type(item).__name__}")
+    return items
+
+
+def _check_sens(sens, outs, fn_name: str):
+    sens = sens if isinstance(sens, tuple) else (sens,)
+    if len(sens) != len(outs):
+        raise ValueError(f"grad of {fn_name}: sens has {len(sens)} value(s) but the function returned "
+                         f"{len(outs)} output(s)")
+    for s, o in zip(sens, outs):
+        if not isinstance(s, Tensor) or s.shape != o.shape:
+            raise ValueError(f"grad of {fn_name}: sens must match the output: expected a Tensor of "
+                             f"shape {list(o.shape)}, got "
+                             f"{list(s.shape) if isinstance(s, Tensor) else type(s).__name__}")
+    return sens
+
+
+def _fill_like(t: Tensor, value) -> Tensor:
+    from graphcell.runtime.dispatch import apply
+    return apply(REGISTRY["fill"], (), {"dtype": t.dtype, "shape": t.shape, "value": value})
+
+
+def _differentiate(fn, args: tuple, positions, weights, sens, has_aux: bool) -> _Result:
+    fn_name = _name_of(fn)
+    nested = tape.is_recording()
+    args = list(args)
+    leaves = []
+    for p in positions or ():
+        if not -len(args) <= p < len(args):
+            raise IndexError(f"grad of {fn_name}: grad_position {p} is out of range for "
+                             f"{len(args)} argument(s)")
+        if not isinstance(args[p], Tensor):
+            raise TypeError(f"grad of {fn_name}: argument {p} must be a Tensor to be "
+                            f"differentiated, got {type(args[p]).__name__}")
+        args[p], node = tape.make_leaf(args[p], f"input{p}")
+        leaves.append(args[p])
+    saved_nodes = [(w, _leaf_for_weight(w)) for w in weights or ()]
+    out, pos_grads, w_grads = None, (), ()
+    try:
+        with tape.recording():
+            out = fn(*args)
+        outs = _split_outputs(out, has_aux, fn_name)
+        sens = (tuple(_fill_like(o, 1) for o in outs) if sens is None
+                else _check_sens(sens, outs, fn_name))
+        stop = {id(t._node) for t in leaves} | {id(w._node) for w, _ in saved_nodes}
+        with nullcontext() if nested else tape.paused():
+            grads = tape.backward(outs, sens, stop)
+        pos_grads = tuple(_or_zeros(grads.get(id(t)), t) for t in leaves)
+        w_grads = tuple(_or_zeros(grads.get(id(w)), w) for w, _ in saved_nodes)
+    finally:
+        if not nested:  # free the tape, even when fn or a bprop raised
+            _release_all(out, leaves + [w for w, _ in saved_nodes] + list(pos_grads + w_grads))
+        for w, saved in saved_nodes:
+            w._node = saved
+    return _Result(out, pos_grads, w_grads)
+
+
+def _or_zeros(g, like: Tensor) -> Tensor:
+    return _fill_like(like, 0) if g is None else g
+
+
+def _release_all(out, extra: list) -> None:
+    """Top level: free the tape so nothing is kept alive (and results are plain Tensors)."""
+    flat = list(extra)
+    stack = [out]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (tuple, list)):
+            stack.extend(v)
+        elif isinstance(v, Tensor):
+            flat.append(v)
+    tape.release(tuple(flat))
+
+
+def _pack(result: _Result, want_pos, single_pos, want_w, single_w):
+    pos = result.position_grads[0] if single_pos else result.position_grads
+    ws = result.weight_grads[0] if single_w else result.weight_grads
+    if want_pos and want_w:
+        return pos, ws
+    return pos if want_pos else ws
+
+
+def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
+    """The function computing gradients of ``fn`` w.r.t. the inputs at ``grad_position`` and/or
+    ``weights`` (MindSpore 2.x ``mindspore.grad``).
+
+    ``grad_position`` is an int (a bare gradient), a tuple of ints, or None (weights only). With
+    ``has_aux=True``, ``fn`` returns ``(output, aux...)``; only ``output`` is differentiated and the
+    call returns ``(grads, (aux...))``.
+    """
+    fn_name = _name_of(fn)
+    positions, single_pos = _normalize_positions(grad_position, fn_name)
+    ws, single_w = _normalize_weights(weights, fn_name)
+    if positions is None and ws is None:
+        raise ValueError(f"grad of {fn_name}: grad_position and weights cannot both be None")
+
+    def grad_fn(*args):
+        result = _differentiate(fn, args, positions, ws, None, has_aux)
+        grads = _pack(result, positions is not None, single_pos, ws is not None, single_w)
+        if has_aux:
+            return grads, tuple(result.outputs[1:])
+        return grads
+    grad_fn.__name__ = f"grad_{getattr(fn, '__name__', 'fn')}"
+    return grad_fn
+
+
+def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
+    """Like :func:`grad`, returning ``(value, grads)``; with ``has_aux`` the value is the whole
+    ``(output, aux...)`` tuple."""
+    fn_name = _name_of(fn)
+    positions, single_pos = _normalize_positions(grad_position, fn_name)
+    ws, single_w = _normalize_weights(weights, fn_name)
+    if positions is None and ws is None:
+        raise ValueError(f"value_and_grad of {fn_name}: grad_position and weights cannot both be None")
+
+    def value_and_grad_fn(*args):
+        result = _differentiate(fn, args, positions, ws, None, has_aux)
+        return result.outputs, _pack(result, positions is not None, single_pos, ws is not None,
+                                     single_w)
+    return value_and_grad_fn
+
+
+class GradOperation:
+    """MindSpore's ``ops.GradOperation(get_all=False, get_by_list=False, sens_param=False)``.
+
+    ``GradOperation()(fn)(*args)`` is the gradient w.r.t. the first input; ``get_all`` gives all
+    inputs' gradients as a tuple; ``get_by_list`` gives the gradients of the weights passed as
+    ``GradOperation(get_by_list=True)(fn, weights)``; with both, ``(inputs_grads, weights_grads)``.
+    ``sens_param=True`` takes the output's cotangent as the last call argument.
+    """
+
+    def __init__(self, get_all=False, get_by_list=False, sens_param=False):
+        self.get_all = bool(get_all)
+        self.get_by_list = bool(get_by_list)
+        self.sens_param = bool(sens_param)
+
+    def __call__(self, fn, weights=None):
+        fn_name = _name_of(fn)
+        if self.get_by_list:
+            if weights is None:
+                raise TypeError(f"GradOperation(get_by_list=True) of {fn_name}: pass the weights, "
+                                "GradOperation(get_by_list=True)(fn, weights)")
+            ws = tuple(weights) if not hasattr(weights, "requires_grad") else (weights,)
+            ws, _ = _normalize_weights(ws, fn_name)
+        else:
+            ws = None
+
+        def grad_fn(*args):
+            sens = None
+            if self.sens_param:
+                if not args:
+                    raise TypeError(f"GradOperation(sens_param=True) of {fn_name}: the last argument "
+                                    "must be the sens (the output's gradient), got no arguments")
+                *args, sens = args
+            n = len(args)
+            if self.get_all:
+                positions = tuple(range(n))
+            elif self.get_by_list:
+                positions = ()
+            else:
+                if n == 0:
+                    raise TypeError(f"GradOperation of {fn_name}: no input to differentiate")
+                positions = (0,)
+            positions = tuple(p for p in positions if isinstance(args[p], Tensor)) \
+                if self.get_all else positions
+            result = _differentiate(fn, tuple(args), positions, ws, sens, False)
+            if self.get_all and self.get_by_list:
+                return result.position_grads, result.weight_grads
+            if self.get_by_list:
+                return result.weight_grads
+            return result.position_grads if self.get_all else result.position_grads[0]
+        return grad_fn

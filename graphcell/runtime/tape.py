@@ -1,0 +1,205 @@
+"""PyNative reverse mode: a tape of the ops that touch tracked Tensors, and the backward walk.
+
+A Tensor is *tracked* when its ``_node`` is set: it is a gradient leaf (an input or weight being
+differentiated) or the output of a recorded op. Recording is on only while a gradient call is
+running (``recording()``), and an op is recorded only when one of its inputs is tracked — so
+ordinary PyNative code pays one ``is None`` check per op and builds nothing.
+
+The backward walk calls each op's registry bprop rule under the eager emitter. When a gradient
+call is nested inside another (``grad(grad(f))``), the outer level keeps recording during the inner
+walk, so the inner gradients are themselves tracked and can be differentiated again.
+
+Nodes hold their inputs and outputs strongly (rules need both); the cycle tensor -> node ->
+outputs -> tensor is broken by ``release`` after each backward walk, so the tape is freed without
+waiting for the garbage collector.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Callable
+
+from graphcell.runtime import dispatch
+from graphcell_ir.ops.functional import using_emitter
+from graphcell_ir.ops.registry import OpDef
+
+
+class Node:
+    """One recorded application: ``backward(douts) -> one gradient (or None) per input``.
+
+    ``douts`` has one entry per output (None where no gradient arrived). ``inputs`` are the
+    values the op was applied to (Tensors or Python numbers).
+    """
+
+    __slots__ = ("inputs", "outputs", "backward", "name")
+
+    def __init__(self, inputs: tuple, outputs: tuple, backward: Callable | None, name: str):
+        self.inputs = inputs
+        self.outputs = outputs
+        self.backward = backward
+        self.name = name
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.backward is None
+
+    def __repr__(self) -> str:
+        return f"<Node {self.name}>"
+
+
+def op_backward(op: OpDef, inputs: tuple, attrs: dict, outputs: tuple):
+    """The backward of a registry op: its bprop rule with ``out``/``dout`` shaped like the op's."""
+    single = len(outputs) == 1
+
+    def backward(douts):
+        out = outputs[0] if single else outputs
+        dout = douts[0] if single else tuple(douts)
+        if not single and any(d is None for d in dout):
+            from graphcell_ir.ops import functional as F
+            dout = tuple(F.zeros_like(o) if d is None else d for d, o in zip(dout, outputs))
+        return op.bprop(*inputs, out=out, dout=dout, **attrs)
+    return backward
+
+
+_depth = 0  # number of gradient calls currently recording
+
+
+def _record(op: OpDef, args: tuple, attrs: dict, result) -> None:
+    """The dispatch recorder: tape ``op`` if any input is tracked (nothing otherwise)."""
+    for a in args:
+        if getattr(a, "_node", None) is not None:
+            break
+    else:
+        return
+    outputs = result if isinstance(result, tuple) else (result,)
+    if not op.differentiable:
+        return  # outputs stay untracked: no gradient flows through comparisons, argmax, ...
+    node = Node(args, outputs, op_backward(op, args, attrs, outputs), op.name)
+    for o in outputs:
+        o._node = node
+
+
+@contextmanager
+def recording():
+    """Record ops on tracked Tensors for the duration (nests)."""
+    global _depth
+    _depth += 1
+    dispatch.recorder = _record
+    try:
+        yield
+    finally:
+        _depth -= 1
+        if _depth == 0:
+            dispatch.recorder = None
+
+
+@contextmanager
+def paused():
+    """No recording (a top-level backward walk: its ops need no gradient)."""
+    saved = dispatch.recorder
+    dispatch.recorder = None
+    try:
+        yield
+    finally:
+        dispatch.recorder = saved
+
+
+def is_recording() -> bool:
+    return dispatch.recorder is not None
+
+
+def make_leaf(value, name: str = "leaf"):
+    """A tracked Tensor standing for ``value`` in this gradient call.
+
+    When an outer gradient call is recording and ``value`` is tracked there, the leaf is an
+    identity of it on the outer tape, so second-order gradients flow through.
+    """
+    from graphcell.tensor import Tensor
+    leaf = Tensor._wrap(value._data)
+    outer = value._node
+    if outer is not None and is_recording():
+        leaf._node = Node((value,), (leaf,), lambda douts: (douts[0],), f"{name}:identity")
+        return leaf, leaf._node
+    leaf._node = Node((), (leaf,), None, name)
+    return leaf, leaf._node
+
+
+def record_custom(inputs: tuple, outputs: tuple, backward: Callable, name: str) -> None:
+    """Tape a Python-level backward (custom bprop, hooks) over tracked ``inputs``."""
+    if not is_recording() or not any(getattr(a, "_node", None) is not None for a in inputs):
+        return
+    node = Node(inputs, outputs, backward, name)
+    for o in outputs:
+        o._node = node
+
+
+def _toposort(roots: list) -> list[Node]:
+    """Nodes reachable from ``roots``, each after every node that consumes its outputs."""
+    order, seen = [], set()
+    stack = [(n, False) for n in roots]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        for a in node.inputs:
+            parent = getattr(a, "_node", None)
+            if parent is not None and id(parent) not in seen:
+                stack.append((parent, False))
+    order.reverse()
+    return order
+
+
+def backward(outputs: tuple, sens: tuple, stop_at: set[int] | frozenset = frozenset()) -> dict:
+    """Propagate ``sens`` from ``outputs``; return ``{id(tensor): gradient}`` for leaf outputs.
+
+    ``stop_at`` holds ids of nodes whose inputs are not followed (this call's leaves when it is
+    nested in an outer gradient call).
+    """
+    from graphcell_ir.ops import functional as F
+    ct: dict[int, object] = {}
+    roots = []
+    for o, s in zip(outputs, sens):
+        if getattr(o, "_node", None) is None or s is None:
+            continue
+        ct[id(o)] = s if id(o) not in ct else F.add(ct[id(o)], s)
+        roots.append(o._node)
+    grads = {}
+    with using_emitter(dispatch.EAGER):
+        for node in _toposort(roots):
+            douts = [ct.pop(id(o), None) for o in node.outputs]
+            if node.is_leaf or id(node) in stop_at:
+                for o, d in zip(node.outputs, douts):
+                    if d is not None:
+                        grads[id(o)] = d
+                continue
+            if all(d is None for d in douts):
+                continue
+            in_grads = node.backward(douts)
+            _accumulate(node, in_grads, ct, F)
+    return grads
+
+
+def _accumulate(node: Node, in_grads, ct: dict, F) -> None:
+    if len(in_grads) != len(node.inputs):
+        raise RuntimeError(f"the backward of {node.name} returned {len(in_grads)} gradient(s) for "
+                           f"{len(node.inputs)} input(s)")
+    for x, g in zip(node.inputs, in_grads):
+        if g is None or getattr(x, "_node", None) is None:
+            continue
+        prev = ct.get(id(x))
+        ct[id(x)] = g if prev is None else F.add(prev, g)
+
+
+def release(outputs: tuple) -> None:
+    """Drop the tape reachable from ``outputs`` (breaks the tensor <-> node cycles)."""
+    roots = [o._node for o in outputs if getattr(o, "_node", None) is not None]
+    for node in _toposort(roots):
+        for o in node.outputs:
+            o._node = None
+        node.inputs = ()
+        node.outputs = ()
+        node.backward = None

@@ -1,0 +1,130 @@
+"""PyNative gradients of functions: grad, value_and_grad, GradOperation, second order, tape hygiene."""
+import gc
+
+import numpy as np
+import pytest
+
+import graphcell as ms
+from graphcell import Tensor, ops
+from graphcell import dtype as mstype
+from graphcell.runtime import dispatch
+
+
+def test_grad_operation_on_int32_mul_returns_int32_grads():
+    # debugging_in_pynative_mode.md, "Debugging Network Train Model"
+    def mul(x, y):
+        return x * y
+    out = ops.GradOperation(get_all=True)(mul)(Tensor(1, mstype.int32), Tensor(2, mstype.int32))
+    assert repr(out) == ("(Tensor(shape=[], dtype=Int32, value= 2), "
+                         "Tensor(shape=[], dtype=Int32, value= 1))")
+
+
+def test_grad_positions_and_return_structure():
+    f = lambda x, y: (x * y).sum()  # noqa: E731
+    x, y = Tensor([1.0, 2.0]), Tensor([3.0, 4.0])
+    gx = ms.grad(f)(x, y)
+    assert isinstance(gx, Tensor) and gx.asnumpy().tolist() == [3.0, 4.0]
+    gx, gy = ms.grad(f, grad_position=(0, 1))(x, y)
+    assert gy.asnumpy().tolist() == [1.0, 2.0]
+    assert isinstance(ms.grad(f, grad_position=(1,))(x, y), Tensor)  # DESIGN §10.6: bare Tensor
+
+
+def test_gradient_of_unused_input_is_zeros_of_its_shape():
+    g = ms.grad(lambda x, y: x.sum(), grad_position=(0, 1))(Tensor([1.0]), Tensor([5.0, 6.0]))
+    assert g[1].asnumpy().tolist() == [0.0, 0.0] and g[1].dtype == ms.float32
+
+
+def test_broadcasting_gradients_reduce_to_input_shape():
+    g = ms.grad(lambda x, b: (x * b).sum(), grad_position=1)(
+        Tensor(np.arange(6, dtype=np.float32).reshape(3, 2)), Tensor([1.0, 2.0]))
+    assert g.shape == (2,) and g.asnumpy().tolist() == [6.0, 9.0]
+
+
+def test_has_aux_structures_follow_mindspore():
+    f = lambda x: ((x * 2).sum(), x + 1)  # noqa: E731
+    grads, aux = ms.grad(f, has_aux=True)(Tensor([1.0, 2.0]))
+    assert grads.asnumpy().tolist() == [2.0, 2.0] and aux[0].asnumpy().tolist() == [2.0, 3.0]
+    (value, aux2), grads = ms.value_and_grad(f, has_aux=True)(Tensor([1.0, 2.0]))
+    assert float(value) == 6.0 and aux2.asnumpy().tolist() == [2.0, 3.0]
+
+
+def test_one_tensor_passed_twice_is_not_double_counted():
+    t = Tensor([3.0])
+    ga, gb = ms.grad(lambda a, b: a * b, grad_position=(0, 1))(t, t)
+    assert ga.asnumpy().tolist() == [3.0] and gb.asnumpy().tolist() == [3.0]
+
+
+def test_second_order():
+    cube = lambda x: (x * x * x).sum()  # noqa: E731
+    assert ms.grad(ms.grad(cube))(Tensor([1.0, 2.0])).asnumpy().tolist() == [6.0, 12.0]
+    third = ms.grad(lambda x: ms.grad(lambda y: ms.grad(cube)(y).sum())(x).sum())(Tensor([1.0, 2.0]))
+    assert third.asnumpy().tolist() == [6.0, 6.0]
+
+
+def test_sens_param():
+    f = lambda x: x * 3  # noqa: E731
+    g = ops.GradOperation(sens_param=True)(f)(Tensor([1.0, 2.0]), Tensor([1.0, 10.0]))
+    assert g.asnumpy().tolist() == [3.0, 30.0]
+    with pytest.raises(ValueError, match="sens must match the output"):
+        ops.GradOperation(sens_param=True)(f)(Tensor([1.0, 2.0]), Tensor([1.0]))
+
+
+def test_gradient_through_indexing_and_mask():
+    g = ms.grad(lambda x: x[x > 0].sum() + x[0] * 3)(Tensor([1.0, -2.0, 3.0]))
+    assert g.asnumpy().tolist() == [4.0, 0.0, 1.0]
+
+
+def test_non_tensor_output_is_an_error_naming_the_function():
+    def returns_number(x):
+        return 3
+    with pytest.raises(TypeError, match="grad of .*returns_number: the function must return a Tensor"):
+        ms.grad(returns_number)(Tensor([1.0]))
+
+
+def test_recording_is_off_outside_grad_and_tape_is_released():
+    assert dispatch.recorder is None
+    x = Tensor([1.0, 2.0])
+    ms.grad(lambda v: (v * v).sum())(x)
+    assert dispatch.recorder is None and x._node is None
+    gc.collect()
+    before = len(gc.get_objects())
+    for _ in range(50):
+        ms.grad(lambda v: (v * v).exp().sum())(x)
+    gc.collect()
+    assert len(gc.get_objects()) - before < 50
+
+
+def test_error_inside_function_restores_state():
+    def boom(x):
+        _ = x * 2
+        raise RuntimeError("boom")
+    with pytest.raises(RuntimeError, match="boom"):
+        ms.grad(boom)(Tensor([1.0]))
+    assert dispatch.recorder is None
+
+
+def test_hook_backward_sees_and_replaces_gradient(capsys):
+    # hook_programming.md, "HookBackward Operator"
+    def hook_fn(grad_out):
+        print("hook_fn print grad_out:", grad_out)
+    hook = ops.HookBackward(hook_fn)
+
+    def hook_test(x, y):
+        z = x * y
+        z = hook(z)
+        z = z * y
+        return z
+    output = ms.grad(hook_test, grad_position=(0, 1))(Tensor(1, ms.float32), Tensor(2, ms.float32))
+    print("output:", output)
+    assert capsys.readouterr().out == (
+        "hook_fn print grad_out: (Tensor(shape=[], dtype=Float32, value= 2),)\n"
+        "output: (Tensor(shape=[], dtype=Float32, value= 4), Tensor(shape=[], dtype=Float32, value= 4))\n")
+    doubling = ops.HookBackward(lambda g: (g[0] * 2,))
+    g = ms.grad(lambda x: doubling(x * 3).sum())(Tensor([1.0]))
+    assert g.asnumpy().tolist() == [6.0]
+
+
+def test_hook_backward_wrong_arity_is_an_error():
+    bad = ops.HookBackward(lambda g: (g[0], g[0]))
+    with pytest.raises(ValueError, match="HookBackward hook .* returned 2 gradient"):
+        ms.grad(lambda x: bad(x).sum())(Tensor([1.0]))
