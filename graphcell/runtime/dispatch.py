@@ -79,9 +79,48 @@ def apply(op: OpDef, args: tuple, attrs: dict):
     from graphcell.tensor import Tensor
     out = run(op, args, attrs)
     wrapped = tuple(Tensor._wrap(o) for o in out) if isinstance(out, tuple) else Tensor._wrap(out)
+    for i in op.mutates:  # assign: the variable takes the new value at once
+        args[i]._data = wrapped._data
     if recorder is not None:
         recorder(op, args, attrs, wrapped)
     return wrapped
+
+
+def apply_binary(op: OpDef, x, y):
+    """``apply`` for a binary op without attributes: the Tensor operators' hot path.
+
+    The same steps as ``apply`` (validate once per signature, reference, wrap, tape), inlined:
+    ``x + y`` on small tensors is dominated by Python overhead, not arithmetic.
+    """
+    xd = x._data if hasattr(x, "_data") else x
+    yd = y._data if hasattr(y, "_data") else y
+    key = (op, xd.dtype if xd.__class__ is np.ndarray else xd.__class__,
+           xd.shape if xd.__class__ is np.ndarray else None,
+           yd.dtype if yd.__class__ is np.ndarray else yd.__class__,
+           yd.shape if yd.__class__ is np.ndarray else None)
+    if key not in _fast_signatures:
+        check(op, (x, y), {})
+        _fast_signatures.add(key)
+    out = op.ref(xd, yd)
+    t = _new_tensor()
+    t._data = out
+    t._node = None
+    if recorder is not None:
+        recorder(op, (x, y), {}, t)
+    return t
+
+
+_fast_signatures: set = set()
+
+
+def _new_tensor():
+    global _new_tensor
+    from graphcell.tensor import Tensor
+
+    def new(cls=Tensor, make=object.__new__):
+        return make(cls)
+    _new_tensor = new
+    return new()
 
 
 class EagerEmitter:
