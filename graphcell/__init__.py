@@ -22,3 +22,6 @@ from graphcell import ops
 
 mstype = dtype
 from graphcell.autodiff import grad, value_and_grad
+from graphcell.parameter import Parameter, ParameterTuple
+from graphcell import common
+from graphcell import nn

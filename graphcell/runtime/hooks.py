@@ -117,7 +117,7 @@ class CellHooks:
     """The hook registries of a Cell and the hooked call; ``nn.Cell`` inherits this."""
 
     def _hook_dict(self, kind: str) -> OrderedDict:
-        name = f"_{kind}_hooks"
+        name = f"_{kind}_hook"  # MindSpore's attribute names: _forward_pre_hook, ...
         hooks = self.__dict__.get(name)
         if hooks is None:
             hooks = OrderedDict()
@@ -151,8 +151,8 @@ class CellHooks:
 
     def _has_hooks_or_bprop(self) -> bool:
         d = self.__dict__
-        return bool(d.get("_forward_pre_hooks") or d.get("_forward_hooks") or d.get("_backward_pre_hooks")
-                    or d.get("_backward_hooks")) or _has_custom_bprop(self)
+        return bool(d.get("_forward_pre_hook") or d.get("_forward_hook") or d.get("_backward_pre_hook")
+                    or d.get("_backward_hook")) or _has_custom_bprop(self)
 
     def _call_with_hooks(self, args: tuple, kwargs: dict, run: Callable):
         """Run ``run(*inputs, **kwargs)`` (construct) with every hook and a custom bprop."""

@@ -1,0 +1,18 @@
+"""``graphcell.common``: MindSpore's ``mindspore.common`` import paths.
+
+Scripts write ``from mindspore.common.initializer import Normal``,
+``from mindspore.common.parameter import Parameter`` or ``from mindspore.common import dtype as
+mstype``; the same lines work with ``graphcell``. The objects live in ``graphcell.tensor``,
+``graphcell.parameter`` and ``graphcell.dtype``; the modules here re-export them.
+
+Example::
+
+    >>> from graphcell.common import Parameter, initializer
+    >>> Parameter(initializer.initializer("zeros", [2]), name="b")
+    Parameter (name=b, shape=(2,), dtype=Float32, requires_grad=True)
+"""
+from graphcell.common import dtype, initializer
+from graphcell.common.dtype import *  # noqa: F401,F403 - MindSpore's mindspore.common exports the dtypes
+from graphcell.parameter import Parameter, ParameterTuple
+from graphcell.seed import get_seed, set_seed
+from graphcell.tensor import Tensor
