@@ -56,7 +56,7 @@ def op_backward(op: OpDef, inputs: tuple, attrs: dict, outputs: tuple):
         if not single and any(d is None for d in dout):
             from graphcell_ir.ops import functional as F
             dout = tuple(F.zeros_like(o) if d is None else d for d, o in zip(dout, outputs))
-        return op.bprop(*inputs, out=out, dout=dout, **attrs)
+        return op.bprop(*inputs, out, dout, **attrs)
     return backward
 
 
