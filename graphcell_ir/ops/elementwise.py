@@ -6,6 +6,7 @@ mode. ``kernel`` is the scalar template the backend assembles into loops (``math
 """
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -102,7 +103,7 @@ def _unary(fn, float_result: bool = False):
             x = np.asarray(x, dtype=np.float32)
         out = fn(x)
         if isinstance(x, np.ndarray):
-            return out if isinstance(out, np.ndarray) else np.asarray(out, dtype=x.dtype)
+            return out if isinstance(out, np.ndarray) else np.asarray(out)  # 0-d: keep out's dtype
         return out.item() if isinstance(out, np.generic) else out
     ref.__name__ = getattr(fn, "__name__", "unary")
     return ref
@@ -147,10 +148,10 @@ div = defop("div", ("x", "y"), kind=EW, ms_name="RealDiv", aliases=("real_div", 
 
 floor_div = defop("floor_div", ("x", "y"), kind=EW, ms_name="FloorDiv",
                   infer=broadcast_binary, ref=_arith(np.floor_divide),
-                  kernel="math.floor({x} / {y})", bprop=lambda x, y, out, dout: (None, None))
+                  kernel="{x} // {y}", bprop=lambda x, y, out, dout: (None, None))
 
 mod = defop("mod", ("x", "y"), kind=EW, ms_name="FloorMod", aliases=("floor_mod",),
-            infer=broadcast_binary, ref=_arith(np.mod), kernel="{x} - math.floor({x} / {y}) * {y}",
+            infer=broadcast_binary, ref=_arith(np.mod), kernel="{x} % {y}",
             bprop=lambda x, y, out, dout: (_grad_for(dout, x),
                                            _grad_for(F.neg(F.mul(dout, F.floor_div(x, y))), y)))
 
@@ -218,7 +219,7 @@ sign = defop("sign", ("x",), kind=EW, ms_name="Sign", infer=same_as_input, ref=_
              kernel="(0 if {x} == 0 else (1 if {x} > 0 else -1)) if {x} == {x} else {x}",
              bprop=lambda x, out, dout: (None,))
 floor = defop("floor", ("x",), kind=EW, ms_name="Floor", infer=same_as_input, ref=_unary(np.floor),
-              kernel="math.floor({x})", bprop=lambda x, out, dout: (None,))
+              kernel="({x} // 1 if math.isfinite({x}) else {x})", bprop=lambda x, out, dout: (None,))
 square = defop("square", ("x",), kind=EW, ms_name="Square", infer=same_as_input, ref=_unary(np.square),
                kernel="{x} * {x}", bprop=lambda x, out, dout: (F.mul(dout, F.mul(x, 2)),))
 exp = defop("exp", ("x",), kind=EW, ms_name="Exp", infer=unary_float, ref=_unary(np.exp, True),
@@ -234,6 +235,19 @@ cos = defop("cos", ("x",), kind=EW, ms_name="Cos", infer=unary_float, ref=_unary
 tanh = defop("tanh", ("x",), kind=EW, ms_name="Tanh", infer=unary_float, ref=_unary(np.tanh, True),
              kernel="math.tanh({x})",
              bprop=lambda x, out, dout: (F.mul(dout, F.sub(1, F.mul(out, out))),))
+
+
+_erf_ufunc = np.frompyfunc(math.erf, 1, 1)  # numpy has no erf; math.erf is what the kernel runs
+
+
+def _erf(x):
+    return np.asarray(_erf_ufunc(x), x.dtype) if isinstance(x, np.ndarray) else math.erf(x)
+
+
+erf = defop("erf", ("x",), kind=EW, ms_name="Erf", infer=unary_float, ref=_unary(_erf, True),
+            kernel="math.erf({x})",
+            bprop=lambda x, out, dout: (  # d erf(x) = 2/sqrt(pi) * exp(-x^2)
+                F.mul(dout, F.mul(F.exp(F.neg(F.square(x))), 2 / math.sqrt(math.pi))),))
 
 
 def _sigmoid(x):

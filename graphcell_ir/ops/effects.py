@@ -1,0 +1,69 @@
+"""Ops whose meaning includes an effect or an ordering: ``assign`` and ``depend``.
+
+``assign(variable, value)`` is the one write to a Parameter. Its reference only computes the new
+value; the PyNative runtime writes it into the Parameter, and graph mode rebinds the Parameter in
+the frontend's environment and writes the mutated Parameters back after the call (DESIGN.md §4).
+Being ``Kind.SIDE_EFFECT``, it is never reordered, merged or dropped by the passes.
+
+``depend(value, expr)`` returns ``value`` and only adds an ordering edge: ``value`` is used after
+``expr`` is computed (MindSpore's ``ops.depend``, typically ``ops.depend(loss, ops.assign(...))``).
+Simplification must not forward its operand past it before scheduling.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from graphcell_ir.errors import OpTypeError, ShapeError
+from graphcell_ir.ir.types import ScalarType, promote, promote_weak
+from graphcell_ir.ops import functional as F
+from graphcell_ir.ops.registry import Kind, defop
+from graphcell_ir.ops.shape_rules import require_tensor, require_tensorish
+
+
+def _assign_infer(variable, value):
+    """Checked against MindSpore 2.10: the shapes must be equal (no broadcasting, no rank
+    change), and the value's dtype must convert to the variable's without losing kind or width
+    (Int64 into Float32 and Bool into Int32 are fine; Float32 into Float16 or Int32 is not)."""
+    variable = require_tensor(variable, "variable")
+    require_tensorish(value, "value")
+    if isinstance(value, ScalarType):
+        if variable.ndim:
+            raise ShapeError(f"value must have the shape of variable {variable}, got a Python "
+                             f"{value.dtype} scalar")
+        widened = promote_weak(variable.dtype, value.dtype)
+    else:
+        if value.shape != variable.shape:
+            raise ShapeError(f"value {value} must have the shape of variable {variable}")
+        widened = promote(variable.dtype, value.dtype)
+    if widened is not variable.dtype:
+        raise OpTypeError(f"cannot assign a {value.dtype} value to a {variable.dtype} variable "
+                          f"without losing precision; cast it first")
+    return variable
+
+
+def _assign_ref(variable, value):
+    return np.array(value, dtype=variable.dtype, copy=True)  # a new buffer: the runtime keeps it
+
+
+def bprop_assign(variable, value, out, dout):
+    # the result is the value (cast); the variable's old contents do not reach it. (MindSpore
+    # returns a zero gradient for the value; graphcell differentiates what assign computes.)
+    if not isinstance(value, (bool, int, float)) and value.dtype.is_float:
+        return None, F.cast_like(dout, value)
+    return None, None
+
+
+assign = defop("assign", ("variable", "value"), kind=Kind.SIDE_EFFECT, ms_name="Assign",
+               infer=_assign_infer, ref=_assign_ref, bprop=bprop_assign, mutates=(0,),
+               doc="Writes value into the Parameter variable and returns the new value (cast to "
+                   "the variable's dtype).")
+
+
+def _depend_infer(value, expr):
+    return value
+
+
+depend = defop("depend", ("value", "expr"), kind=Kind.OPAQUE, ms_name="Depend",
+               infer=_depend_infer, ref=lambda value, expr: value,
+               bprop=lambda value, expr, out, dout: (dout, None),
+               doc="Returns value, computed after expr: an ordering edge, no arithmetic.")
