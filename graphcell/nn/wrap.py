@@ -1,0 +1,109 @@
+"""Training wrappers: ``WithLossCell`` (network + loss) and ``TrainOneStepCell`` (one step of
+forward, gradients of the optimizer's parameters, and the optimizer's update).
+
+Both are created with ``auto_prefix=False``, as in MindSpore, so wrapping a network leaves its
+parameter names unchanged (``conv1.weight``, not ``_backbone.conv1.weight``).
+
+Example::
+
+    >>> import numpy as np
+    >>> import graphcell as ms
+    >>> from graphcell import nn
+    >>> net = nn.Dense(2, 1, weight_init='zeros', bias_init='zeros')
+    >>> optimizer = nn.SGD(net.trainable_params())
+    >>> step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), optimizer)
+    >>> x, y = ms.Tensor(np.ones((4, 2), np.float32)), ms.Tensor(np.ones((4, 1), np.float32))
+    >>> float(step(x, y)), float(step(x, y)) < 1.0     # the loss before each update
+    (1.0, True)
+"""
+from __future__ import annotations
+
+from graphcell.autodiff import value_and_grad
+from graphcell.nn.cell import Cell
+from graphcell.nn.layers._validate import check_bool
+
+__all__ = ["WithLossCell", "TrainOneStepCell"]
+
+
+def _check_cell(owner: str, value, what: str) -> Cell:
+    if not isinstance(value, Cell):
+        raise TypeError(f"{owner}: '{what}' must be a Cell, got {type(value).__name__}")
+    return value
+
+
+class WithLossCell(Cell):
+    """``WithLossCell(backbone, loss_fn)``: ``construct(data, label)`` returns
+    ``loss_fn(backbone(data), label)``.
+
+    Example::
+
+        >>> import graphcell as ms
+        >>> from graphcell import nn
+        >>> fc = nn.Dense(2, 1, weight_init='ones', bias_init='zeros')
+        >>> net = nn.WithLossCell(fc, nn.L1Loss())
+        >>> float(net(ms.Tensor([[1.0, 1.0]]), ms.Tensor([[0.0]])))
+        2.0
+    """
+
+    def __init__(self, backbone, loss_fn):
+        super().__init__(auto_prefix=False)
+        self._backbone = _check_cell(self.cls_name, backbone, "backbone")
+        self._loss_fn = _check_cell(self.cls_name, loss_fn, "loss_fn")
+
+    def construct(self, data, label):
+        out = self._backbone(data)
+        return self._loss_fn(out, label)
+
+    @property
+    def backbone_network(self) -> Cell:
+        """The wrapped network."""
+        return self._backbone
+
+
+class TrainOneStepCell(Cell):
+    """``TrainOneStepCell(network, optimizer, sens=None, return_grad=False)``: one training step.
+
+    ``construct(*inputs)`` runs ``network(*inputs)`` (which returns the loss) once, takes the
+    gradients of the optimizer's parameters with ``sens`` (default 1.0) as the loss's gradient,
+    applies ``optimizer(grads)`` and returns the loss computed before the update — or
+    ``(loss, {parameter name: gradient})`` with ``return_grad=True``.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import graphcell as ms
+        >>> from graphcell import nn
+        >>> net = nn.WithLossCell(nn.Dense(2, 1), nn.MSELoss())
+        >>> step = nn.TrainOneStepCell(net, nn.Momentum(net.trainable_params(), 0.1, 0.9))
+        >>> x, y = ms.Tensor(np.ones((4, 2), np.float32)), ms.Tensor(np.zeros((4, 1), np.float32))
+        >>> loss = step(x, y)
+        >>> loss.shape
+        ()
+    """
+
+    def __init__(self, network, optimizer, sens=None, return_grad=False):
+        super().__init__(auto_prefix=False)
+        self.network = _check_cell(self.cls_name, network, "network")
+        self.network.set_grad()
+        self.optimizer = _check_cell(self.cls_name, optimizer, "optimizer")
+        self.weights = self.optimizer.parameters
+        if sens is not None and (isinstance(sens, bool) or not isinstance(sens, (int, float))):
+            raise TypeError(f"{self.cls_name}: 'sens' must be a float or None, got {sens!r}")
+        if sens == 0:
+            raise ValueError(f"{self.cls_name}: 'sens' cannot be 0 (every gradient would be 0)")
+        self.sens = 1.0 if sens is None else float(sens)
+        self.return_grad = check_bool(return_grad, "return_grad", self.cls_name)
+        self._loss_and_grads = value_and_grad(self.network, None, self.weights)
+
+    def construct(self, *inputs):
+        # one forward pass gives both the loss and the tape its gradients are read from, so
+        # BatchNorm's moving statistics move once per step
+        loss, grads = self._loss_and_grads(*inputs)
+        if self.sens != 1.0:
+            # the backward walk is linear in the loss's gradient: sens * (grads for sens 1)
+            grads = tuple(g * self.sens for g in grads)
+        self.optimizer(grads)
+        if self.return_grad:
+            return loss, {p.name: g for p, g in zip(self.weights, grads)}
+        return loss
+
