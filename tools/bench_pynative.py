@@ -120,6 +120,70 @@ def torch_numbers(python: str | None) -> dict | None:
     return json.loads(run.stdout.strip().splitlines()[-1])
 
 
+def graphcell_lenet_step() -> float:
+    """ms per LeNet5 train step (batch 32 of 1x32x32, sparse softmax CE, Momentum 0.1/0.9)."""
+    from graphcell import nn
+    ms.set_seed(0)
+
+    class LeNet5(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv2d(1, 6, 5, pad_mode="valid")
+            self.conv2 = nn.Conv2d(6, 16, 5, pad_mode="valid")
+            self.fc1 = nn.Dense(16 * 5 * 5, 120)
+            self.fc2 = nn.Dense(120, 84)
+            self.fc3 = nn.Dense(84, 10)
+            self.relu = nn.ReLU()
+            self.pool = nn.MaxPool2d(kernel_size=2, stride=2)
+            self.flatten = nn.Flatten()
+
+        def construct(self, x):
+            x = self.pool(self.relu(self.conv1(x)))
+            x = self.pool(self.relu(self.conv2(x)))
+            x = self.flatten(x)
+            return self.fc3(self.relu(self.fc2(self.relu(self.fc1(x)))))
+
+    net = LeNet5()
+    loss = nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"))
+    step = nn.TrainOneStepCell(loss, nn.Momentum(net.trainable_params(), 0.1, 0.9))
+    step.set_train()
+    x = Tensor(np.random.default_rng(0).standard_normal((32, 1, 32, 32)).astype(np.float32))
+    y = Tensor(np.arange(32, dtype=np.int32) % 10)
+    for _ in range(3):
+        step(x, y)
+    return best_of(lambda: [step(x, y) for _ in range(10)], repeat=3) / 10 * 1e3
+
+
+TORCH_LENET = r"""
+import json, time, torch, torch.nn as nn
+torch.set_num_threads(2); torch.manual_seed(0)
+net = nn.Sequential(nn.Conv2d(1, 6, 5), nn.ReLU(), nn.MaxPool2d(2, 2), nn.Conv2d(6, 16, 5), nn.ReLU(),
+                    nn.MaxPool2d(2, 2), nn.Flatten(), nn.Linear(400, 120), nn.ReLU(),
+                    nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, 10))
+opt = torch.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
+x = torch.randn(32, 1, 32, 32); y = torch.arange(32) % 10
+loss_fn = nn.CrossEntropyLoss()
+def step():
+    opt.zero_grad(); loss = loss_fn(net(x), y); loss.backward(); opt.step()
+for _ in range(3): step()
+out = []
+for _ in range(3):
+    t0 = time.perf_counter()
+    for _ in range(10): step()
+    out.append((time.perf_counter() - t0) / 10 * 1e3)
+print(json.dumps({"lenet": min(out)}))
+"""
+
+
+def torch_lenet(python: str | None) -> float | None:
+    try:
+        run = subprocess.run([python or sys.executable, "-c", TORCH_LENET], capture_output=True,
+                             text=True, timeout=600)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return json.loads(run.stdout.strip().splitlines()[-1])["lenet"] if run.returncode == 0 else None
+
+
 def memory_growth(steps: int) -> float:
     """KiB still allocated after ``steps`` gradient calls, relative to after the first few."""
     y = Tensor(np.ones(64, np.float32))
@@ -153,6 +217,10 @@ def main() -> int:
         peer = torch and {0: torch["chain"], 2: torch["taped"]}.get(i)
         print(f"{name:46} {ours:10.2f} {base if base is not None else float('nan'):8.2f} "
               f"{peer if peer else float('nan'):8.2f}  {target}")
+    ours, peer = graphcell_lenet_step(), torch_lenet(args.torch_python)
+    ratio = f"  ({ours / peer:.1f}x torch)" if peer else ""
+    print(f"{'LeNet5 train step, batch 32, Momentum (ms)':46} {ours:10.2f} {'':>8} "
+          f"{peer if peer else float('nan'):8.2f}  <= 4x torch{ratio}")
     print(f"memory growth over {args.steps} grad calls: {memory_growth(args.steps):.1f} KiB")
     if torch is None:
         print("(torch not importable: pass --torch-python to compare with PyTorch eager)")
