@@ -103,6 +103,19 @@ def test_modifying_parameter_values_during_runtime(net, capsys):
     assert printed(capsys) == "[7. 8. 9.]\n"
 
 
+def test_modifying_parameter_values_with_assign_in_pynative(net, capsys):
+    # The same sample without @ms.jit (graph mode is a later issue): ops.assign writes the
+    # Parameter, casting the Int64 value to its Float32.
+    def modify_parameter():
+        b_hat = ms.Tensor([7, 8, 9])
+        ops.assign(net.b, b_hat)
+        return True
+
+    assert modify_parameter() is True
+    print(net.b.asnumpy())
+    assert printed(capsys) == "[7. 8. 9.]\n" and net.b.dtype == ms.float32
+
+
 def test_parameter_tuple(capsys):
     from graphcell.common.initializer import initializer
     from graphcell import ParameterTuple
