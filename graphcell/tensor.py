@@ -1,8 +1,13 @@
 """``Tensor``: an n-dimensional array over numpy, with MindSpore's API and printing.
 
-Every operator and method that computes goes through the op registry (``runtime.dispatch``), so
-PyNative, the tape and graph mode see the same primitives. Construction follows MindSpore's
-defaults: Python floats give Float32, ints Int64, bools Bool; numpy arrays keep their dtype.
+Every operator and method that computes goes through the op registry, so PyNative, the tape and
+graph mode see the same primitives. Methods are written against the functional API ``F``: in
+PyNative they run eagerly (graphcell installs its eager emitter as the default), and the graph-mode
+frontend calls the very same methods with IR values to emit IR. The binary operators take an
+inlined fast path (``dispatch.apply_binary``); the frontend maps them to registry ops directly.
+
+Construction follows MindSpore's defaults: Python floats give Float32, ints Int64, bools Bool;
+numpy arrays keep their dtype.
 
 Example::
 
@@ -21,9 +26,9 @@ from graphcell import _printing
 from graphcell.runtime import dispatch
 from graphcell_ir.ir.types import DType, dtype_from_numpy, float32, int64, bool_, to_dtype
 from graphcell_ir.ops import REGISTRY
+from graphcell_ir.ops import functional as F
 
 _R = REGISTRY
-_apply = dispatch.apply
 
 
 def _py_scalar_dtype(values) -> DType:
@@ -134,10 +139,10 @@ def _binary(name: str, reflected: bool = False):
 
 
 def _unary(name: str):
-    op = _R[name]
+    fn = getattr(F, name)
 
     def method(self):
-        return _apply(op, (self,), {})
+        return fn(self)
     method.__name__ = name
     return method
 
@@ -321,7 +326,7 @@ class Tensor:
 
     def astype(self, dtype, copy: bool = True) -> "Tensor":
         """The tensor cast to ``dtype`` (a graphcell dtype, numpy dtype or name)."""
-        return _apply(_R["cast"], (self,), {"dtype": to_dtype(dtype)})
+        return F.cast(self, dtype=to_dtype(dtype))
 
     def to(self, dtype) -> "Tensor":
         return self.astype(dtype)
@@ -332,7 +337,7 @@ class Tensor:
     # --- reductions --------------------------------------------------------------------------
 
     def _reduce(self, name: str, axis, keep_dims: bool) -> "Tensor":
-        return _apply(_R[name], (self,), {"axis": _axis_attr(axis), "keep_dims": bool(keep_dims)})
+        return getattr(F, name)(self, axis=_axis_attr(axis), keep_dims=bool(keep_dims))
 
     def sum(self, axis=None, dtype=None, keepdims=False, initial=None, keep_dims=None) -> "Tensor":
         """Sum over ``axis`` (all axes when None); integer and bool inputs sum in Int64."""
@@ -363,7 +368,7 @@ class Tensor:
 
     def reshape(self, *shape) -> "Tensor":
         """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``; one size may be -1."""
-        return _apply(_R["reshape"], (self,), {"shape": _shape_arg(shape)})
+        return F.reshape(self, shape=_shape_arg(shape))
 
     def view(self, *shape) -> "Tensor":
         return self.reshape(*shape)
@@ -374,7 +379,7 @@ class Tensor:
     def transpose(self, *axes) -> "Tensor":
         """Permute axes: ``x.transpose(1, 0)``; no arguments reverses them."""
         perm = _shape_arg(axes) if axes else None
-        return _apply(_R["transpose"], (self,), {"perm": perm})
+        return F.transpose(self, perm=perm)
 
     def swapaxes(self, axis0: int, axis1: int) -> "Tensor":
         perm = list(range(self.ndim))
@@ -382,13 +387,13 @@ class Tensor:
         return self.transpose(*perm)
 
     def expand_dims(self, axis: int) -> "Tensor":
-        return _apply(_R["expand_dims"], (self,), {"axis": int(axis)})
+        return F.expand_dims(self, axis=int(axis))
 
     def squeeze(self, axis=None) -> "Tensor":
-        return _apply(_R["squeeze"], (self,), {"axis": _axis_attr(axis)})
+        return F.squeeze(self, axis=_axis_attr(axis))
 
     def broadcast_to(self, shape) -> "Tensor":
-        return _apply(_R["broadcast_to"], (self,), {"shape": tuple(shape)})
+        return F.broadcast_to(self, shape=tuple(shape))
 
     # --- indexing ----------------------------------------------------------------------------
 

@@ -1,30 +1,21 @@
-"""The eager functional op API (``graphcell.ops.add(x, y)``), derived from the registry.
+"""The functional op API (``graphcell.ops.add(x, y)``), derived from the registry.
 
-``op_function(opdef)`` makes the function for one entry: positional arguments fill the operands and
-then the attributes in declared order; keywords name attributes. A handful of MindSpore functions
-whose signatures differ from the registry's spelling are written out below, each a one-line
-adapter onto the same registry entry.
+Each registry entry's function is graphcell_ir's ``F.<name>``: positional arguments fill the
+operands and then the attributes in declared order; keywords name attributes. A handful of
+MindSpore functions whose signatures differ from the registry's spelling are written out below,
+each a small adapter onto the same entry, written against ``F`` so that it runs eagerly in
+PyNative and emits IR when the graph-mode frontend calls it.
 """
 from __future__ import annotations
 
-from graphcell.runtime.dispatch import apply
 from graphcell_ir.ir.types import to_dtype
-from graphcell_ir.ops import REGISTRY
-from graphcell_ir.ops.functional import split_args
+from graphcell_ir.ops import functional as F
 from graphcell_ir.ops.registry import OpDef
 
 
 def op_function(opdef: OpDef):
-    def fn(*args, **kwargs):
-        operands, attrs = split_args(opdef, args, kwargs)
-        opdef._check_arity(len(operands))
-        return apply(opdef, operands, opdef.check_attrs(attrs))
-    fn.__name__ = fn.__qualname__ = opdef.name
-    fn.__doc__ = opdef.doc or (f"The ``{opdef.name}`` primitive ({opdef.display_name}): operands "
-                               f"{', '.join(opdef.operands) or 'none'}; attributes "
-                               f"{', '.join(a.name for a in opdef.attrs) or 'none'}.")
-    fn.opdef = opdef
-    return fn
+    """The functional API's function for ``opdef`` (``F.<name>``: it carries ``.opdef``)."""
+    return getattr(F, opdef.name)
 
 
 def _axis(axis):
@@ -35,24 +26,23 @@ def _axis(axis):
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - MindSpore's name
     """``ops.sum(x, dim=None, keepdim=False)``: the ``reduce_sum`` primitive."""
-    out = apply(REGISTRY["reduce_sum"], (input,), {"axis": _axis(dim), "keep_dims": bool(keepdim)})
+    out = F.reduce_sum(input, axis=_axis(dim), keep_dims=bool(keepdim))
     return out if dtype is None else cast(out, dtype)
 
 
 def mean(x, axis=None, keep_dims=False):
     """``ops.mean(x, axis=None, keep_dims=False)``: the ``reduce_mean`` primitive."""
-    return apply(REGISTRY["reduce_mean"], (x,), {"axis": _axis(axis), "keep_dims": bool(keep_dims)})
+    return F.reduce_mean(x, axis=_axis(axis), keep_dims=bool(keep_dims))
 
 
 def cast(input_x, dtype):
     """``ops.cast(x, dtype)``."""
-    return apply(REGISTRY["cast"], (input_x,), {"dtype": to_dtype(dtype)})
+    return F.cast(input_x, dtype=to_dtype(dtype))
 
 
 def fill(type, shape, value):  # noqa: A002 - MindSpore's parameter name
     """``ops.fill(type, shape, value)``: a tensor of ``shape`` filled with ``value``."""
-    return apply(REGISTRY["fill"], (), REGISTRY["fill"].check_attrs(
-        {"dtype": type, "shape": tuple(shape), "value": _scalar(value)}))
+    return F.fill(dtype=type, shape=tuple(shape), value=_scalar(value))
 
 
 def _scalar(value):
@@ -81,16 +71,16 @@ def _shape(size):
 
 def concat(tensors, axis=0):
     """``ops.concat((x, y), axis=0)``."""
-    return apply(REGISTRY["concat"], tuple(tensors), {"axis": int(axis)})
+    return F.concat(*tensors, axis=int(axis))
 
 
 def gather(input_params, input_indices, axis):
     """``ops.gather(params, indices, axis)``: the ``take`` primitive."""
-    return apply(REGISTRY["take"], (input_params, input_indices), {"axis": int(axis)})
+    return F.take(input_params, input_indices, axis=int(axis))
 
 
 def squeeze(input, axis=None):  # noqa: A002
-    return apply(REGISTRY["squeeze"], (input,), {"axis": _axis(axis)})
+    return F.squeeze(input, axis=_axis(axis))
 
 
 # MindSpore-specific spellings; everything else comes from the registry as op_function(entry).

@@ -17,6 +17,7 @@ import numpy as np
 
 from graphcell_ir.errors import GraphcellError, OpError
 from graphcell_ir.ir.types import ScalarType, TensorType, dtype_from_numpy, scalar_dtype
+from graphcell_ir.ops.functional import set_default_emitter
 from graphcell_ir.ops.registry import OpDef
 
 # The seam for the tape (the PyNative autodiff issue fills it): called after every op with
@@ -131,3 +132,4 @@ class EagerEmitter:
 
 
 EAGER = EagerEmitter()
+set_default_emitter(EAGER)  # PyNative: F.<op>(...) on Tensors runs at once

@@ -32,6 +32,16 @@ class Emitter(Protocol):
 
 
 _emitter: ContextVar[Emitter | None] = ContextVar("graphcell_emitter", default=None)
+_default: list[Emitter | None] = [None]
+
+
+def set_default_emitter(emitter: Emitter | None) -> None:
+    """The emitter ``bind`` uses outside any ``using_emitter`` context.
+
+    graphcell installs its eager (PyNative) emitter here at import, so ``F.add(x, y)`` on Tensors
+    runs at once; graphcell_ir on its own has none, and ``bind`` then raises NoEmitterError.
+    """
+    _default[0] = emitter
 
 
 @contextmanager
@@ -45,7 +55,7 @@ def using_emitter(emitter: Emitter):
 
 
 def current_emitter() -> Emitter | None:
-    return _emitter.get()
+    return _emitter.get() or _default[0]
 
 
 def split_args(op: OpDef, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
@@ -65,7 +75,7 @@ def split_args(op: OpDef, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
 
 def bind(op: OpDef, *args, **kwargs):
     """Apply ``op`` through the current emitter."""
-    emitter = _emitter.get()
+    emitter = _emitter.get() or _default[0]
     if emitter is None:
         raise NoEmitterError(f"{op.name} was called outside any emitter; functional ops run inside "
                              "graphcell's PyNative runtime or an IR builder")
