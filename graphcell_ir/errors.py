@@ -48,3 +48,40 @@ class RegistryError(GraphcellError):
 
 class NoEmitterError(GraphcellError, RuntimeError):
     """A functional op was called with no emitter installed (neither eager nor IR-building)."""
+
+
+class IRError(GraphcellError):
+    """The IR API was used wrongly (erasing an op whose results are still used, ...)."""
+
+
+class IRVerifyError(IRError):
+    """The IR breaks an invariant; the message names the op, its location and shows its context.
+
+    ``op`` and ``function`` are the offending op (None when the problem is not one op's) and the
+    function it is in.
+    """
+
+    def __init__(self, message: str, op=None, function=None):
+        super().__init__(message)
+        self.op = op
+        self.function = function
+
+
+class IRParseError(IRError, ValueError):
+    """Malformed ``.gcir`` text: the message gives file, line, column, the line with a caret, and
+    what was expected there."""
+
+    def __init__(self, message: str, *, filename: str = "<string>", line: int = 0, col: int = 0,
+                 source_line: str = ""):
+        self.reason = message
+        self.filename, self.line, self.col, self.source_line = filename, line, col, source_line
+        caret = " " * max(col - 1, 0) + "^"
+        super().__init__(f"{filename}:{line}:{col}: {message}\n  {source_line}\n  {caret}")
+
+
+class InterpError(GraphcellError, RuntimeError):
+    """The reference interpreter cannot run a function (wrong inputs, missing constants...)."""
+
+
+class GraphvizError(GraphcellError, RuntimeError):
+    """Rendering the IR needs the Graphviz ``dot`` program, which is not on PATH."""

@@ -235,3 +235,25 @@ def type_of_value(value) -> Type:
     if value is None:
         return NONE
     raise TypeError(f"no IR type for a value of type {type(value).__name__}")
+
+
+def type_problem(t) -> str | None:
+    """What makes ``t`` unusable as a value's type (a negative dimension...), or None."""
+    if isinstance(t, TensorType):
+        if not isinstance(t.dtype, DType):
+            return f"dtype {t.dtype!r} is not a DType"
+        if not isinstance(t.shape, tuple) or any(not isinstance(d, (int, np.integer))
+                                                 or isinstance(d, bool) or d < 0 for d in t.shape):
+            return f"shape {t.shape!r} must be a tuple of non-negative ints"
+        return None
+    if isinstance(t, ScalarType):
+        return None if isinstance(t.dtype, DType) else f"dtype {t.dtype!r} is not a DType"
+    if isinstance(t, TupleType):
+        for e in t.elements:
+            p = type_problem(e)
+            if p:
+                return p
+        return None
+    if isinstance(t, NoneType):
+        return None
+    return f"{t!r} is not an IR type"

@@ -18,7 +18,8 @@ from graphcell_ir.ops import functional as F
 from graphcell_ir.ops.registry import NONDIFF, AttrKind, Kind, Trait, attr, defop
 from graphcell_ir.ops.shape_rules import (broadcast_binary, broadcast_binary_float, broadcast_compare,
                                           broadcast_logical, broadcast_shapes, result_dtype,
-                                          same_as_input, unary_bool, unary_float, require_tensorish)
+                                          same_as_input, same_as_numeric_input, unary_bool, unary_float,
+                                          require_tensorish)
 
 EW = Kind.ELEMENTWISE
 
@@ -211,7 +212,7 @@ isnan = defop("isnan", ("x",), kind=EW, ms_name="IsNan",
 
 # --- unary math --------------------------------------------------------------------------------
 
-neg = defop("neg", ("x",), kind=EW, ms_name="Neg", infer=same_as_input, ref=_unary(np.negative),
+neg = defop("neg", ("x",), kind=EW, ms_name="Neg", infer=same_as_numeric_input, ref=_unary(np.negative),
             kernel="-{x}", bprop=lambda x, out, dout: (F.neg(dout),))
 abs = defop("abs", ("x",), kind=EW, ms_name="Abs", infer=same_as_input, ref=_unary(np.abs),
             kernel="abs({x})", bprop=lambda x, out, dout: (F.mul(dout, F.sign(x)),))

@@ -76,6 +76,8 @@ transpose = defop("transpose", ("x",), kind=LAYOUT, ms_name="Transpose",
 
 def _broadcast_to_infer(x, *, shape):
     x = require_tensor(x)
+    if any(s < -1 for s in shape):
+        raise ShapeError(f"target shape {_fmt(shape)} has a negative size (only -1, 'keep', is allowed)")
     shape = tuple(x.shape[i - len(shape) + x.ndim] if s == -1 else s for i, s in enumerate(shape))
     if len(shape) < x.ndim or broadcast_shapes(x.shape, shape) != shape:
         raise ShapeError(f"cannot broadcast a tensor of shape {_fmt(x.shape)} to {_fmt(shape)}")

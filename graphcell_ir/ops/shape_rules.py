@@ -80,8 +80,16 @@ def broadcast_logical(x: Type, y: Type) -> Type:
 
 
 def same_as_input(x: Type) -> Type:
-    """Unary ops that keep shape and dtype (neg, abs, relu, ...)."""
+    """Unary ops that keep shape and dtype (abs, relu, ...)."""
     require_tensorish(x, "input")
+    return x
+
+
+def same_as_numeric_input(x: Type) -> Type:
+    """Like ``same_as_input`` for arithmetic that has no meaning on Bool (neg, sign, square)."""
+    require_tensorish(x, "input")
+    if x.dtype.is_bool:
+        raise OpTypeError(f"input must be numeric, got {x}")
     return x
 
 

@@ -1,4 +1,5 @@
 """The scripts in ``examples/`` run to completion in a fresh process and print what they promise."""
+import os
 import re
 import subprocess
 import sys
@@ -14,8 +15,11 @@ FULL_MIN_ACCURACY = 0.95
 
 
 def run_example(name, *args, timeout=300):
+    # the checkout on PYTHONPATH too, so the examples run from a checkout that is not installed
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(EXAMPLES.parent),
+                                                                       os.environ.get("PYTHONPATH")]))}
     run = subprocess.run([sys.executable, str(EXAMPLES / name), *args], capture_output=True,
-                         text=True, timeout=timeout, cwd=EXAMPLES.parent)
+                         text=True, timeout=timeout, cwd=EXAMPLES.parent, env=env)
     assert run.returncode == 0, f"{name} exited {run.returncode}:\n{run.stdout}\n{run.stderr}"
     return run.stdout
 

@@ -1,0 +1,1 @@
+"""Reverse-mode autodiff on the IR, built from the registry's bprop rules."""

@@ -1,0 +1,1 @@
+"""Execution: the reference interpreter (the oracle) and, later, the numba backend."""

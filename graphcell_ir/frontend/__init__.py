@@ -1,0 +1,1 @@
+"""The frontend: Python source of ``construct`` -> IR, through a Resolver (resolve.py)."""

@@ -1,0 +1,1 @@
+"""IR-to-IR passes and the pass manager."""
