@@ -156,12 +156,31 @@ def _release_all(out, extra: list) -> None:
     tape.release(tuple(flat))
 
 
-def _pack(result: _Result, want_pos, single_pos, want_w, single_w):
-    pos = result.position_grads[0] if single_pos else result.position_grads
-    ws = result.weight_grads[0] if single_w else result.weight_grads
-    if want_pos and want_w:
-        return pos, ws
-    return pos if want_pos else ws
+@dataclass(frozen=True)
+class _GradSpec:
+    """What ``grad``/``value_and_grad`` differentiate, and the shape of what they return."""
+
+    positions: tuple | None
+    single_pos: bool
+    weights: tuple | None
+    single_w: bool
+
+    @classmethod
+    def of(cls, fn, grad_position, weights, api: str) -> "_GradSpec":
+        fn_name = _name_of(fn)
+        positions, single_pos = _normalize_positions(grad_position, fn_name)
+        ws, single_w = _normalize_weights(weights, fn_name)
+        if positions is None and ws is None:
+            raise ValueError(f"{api} of {fn_name}: grad_position and weights cannot both be None")
+        return cls(positions, single_pos, ws, single_w)
+
+    def pack(self, result: _Result):
+        """DESIGN §10.6: a single position gives a bare Tensor; both kinds give (pos, weights)."""
+        pos = result.position_grads[0] if self.single_pos else result.position_grads
+        ws = result.weight_grads[0] if self.single_w else result.weight_grads
+        if self.positions is not None and self.weights is not None:
+            return pos, ws
+        return pos if self.positions is not None else ws
 
 
 def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
@@ -172,15 +191,11 @@ def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
     ``has_aux=True``, ``fn`` returns ``(output, aux...)``; only ``output`` is differentiated and the
     call returns ``(grads, (aux...))``.
     """
-    fn_name = _name_of(fn)
-    positions, single_pos = _normalize_positions(grad_position, fn_name)
-    ws, single_w = _normalize_weights(weights, fn_name)
-    if positions is None and ws is None:
-        raise ValueError(f"grad of {fn_name}: grad_position and weights cannot both be None")
+    spec = _GradSpec.of(fn, grad_position, weights, "grad")
 
     def grad_fn(*args):
-        result = _differentiate(fn, args, positions, ws, None, has_aux)
-        grads = _pack(result, positions is not None, single_pos, ws is not None, single_w)
+        result = _differentiate(fn, args, spec.positions, spec.weights, None, has_aux)
+        grads = spec.pack(result)
         if has_aux:
             return grads, tuple(result.outputs[1:])
         return grads
@@ -191,16 +206,11 @@ def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
 def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
     """Like :func:`grad`, returning ``(value, grads)``; with ``has_aux`` the value is the whole
     ``(output, aux...)`` tuple."""
-    fn_name = _name_of(fn)
-    positions, single_pos = _normalize_positions(grad_position, fn_name)
-    ws, single_w = _normalize_weights(weights, fn_name)
-    if positions is None and ws is None:
-        raise ValueError(f"value_and_grad of {fn_name}: grad_position and weights cannot both be None")
+    spec = _GradSpec.of(fn, grad_position, weights, "value_and_grad")
 
     def value_and_grad_fn(*args):
-        result = _differentiate(fn, args, positions, ws, None, has_aux)
-        return result.outputs, _pack(result, positions is not None, single_pos, ws is not None,
-                                     single_w)
+        result = _differentiate(fn, args, spec.positions, spec.weights, None, has_aux)
+        return result.outputs, spec.pack(result)
     return value_and_grad_fn
 
 

@@ -114,42 +114,6 @@ def test_lenet_sample_one_momentum_step():
     assert losses[0] < float(loss) and all(a > b for a, b in zip(losses, losses[1:]))
 
 
-# --- hook_programming.md: register_backward_hook on the BatchNorm2d of a Conv2d+BN network ----
-
-def test_backward_hook_sample_on_conv_batchnorm(capsys):
-    def backward_hook_function(cell, grad_input, grad_output):
-        print(grad_input)
-        print(grad_output)
-
-    class Net(nn.Cell):
-        def __init__(self):
-            super(Net, self).__init__()
-            self.conv = nn.Conv2d(1, 2, kernel_size=2, stride=1, padding=0, weight_init="ones",
-                                  pad_mode="valid")
-            self.bn = nn.BatchNorm2d(2, momentum=0.99, eps=0.00001, gamma_init="ones")
-            self.handle = self.bn.register_backward_hook(backward_hook_function)
-            self.relu = nn.ReLU()
-
-        def construct(self, x):
-            x = self.conv(x)
-            x = self.bn(x)
-            x = self.relu(x)
-            return x
-
-    net = Net()
-    grad_net = ms.grad(net)
-    output = grad_net(ms.Tensor(np.ones([1, 1, 2, 2]).astype(np.float32)))
-    print(output)
-    net.handle.remove()
-    output = grad_net(ms.Tensor(np.ones([1, 1, 2, 2]).astype(np.float32)))
-    print("-------------\n", output)
-    bn_grad = "(Tensor(shape=[1, 2, 1, 1], dtype=Float32, value=\n[[[[ {v}]],\n  [[ {v}]]]]),)\n"
-    grads = "[[[[1.99999 1.99999]\n   [1.99999 1.99999]]]]\n"
-    assert capsys.readouterr().out == (bn_grad.format(v="9.99994993e-01")
-                                       + bn_grad.format(v="1.00000000e+00") + grads
-                                       + "-------------\n " + grads)
-
-
 # --- WithLossCell and TrainOneStepCell ------------------------------------------------------
 
 def _regression():
