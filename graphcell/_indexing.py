@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphcell.runtime.dispatch import apply
-from graphcell_ir.ops import REGISTRY
+from graphcell_ir.ops import functional as F
 
 _ARRAYISH = (np.ndarray, list)
 
@@ -66,21 +65,21 @@ def _mask_indices(x, axis: int, mask: np.ndarray):
         raise IndexError(f"boolean mask of shape {list(mask.shape)} does not match the indexed "
                          f"dimensions {list(covered)} of a Tensor of shape {list(x.shape)}")
     flat_shape = x.shape[:axis] + (int(np.prod(covered, dtype=np.int64)),) + x.shape[axis + mask.ndim:]
-    flat = apply(REGISTRY["reshape"], (x,), {"shape": flat_shape})
+    flat = F.reshape(x, shape=flat_shape)
     return flat, Tensor._wrap(np.flatnonzero(mask).astype(np.int64))
 
 
 def getitem(x, key):
     static, advanced = _split(key)
     if advanced is None:
-        return apply(REGISTRY["getitem"], (x,), {"key": static})
+        return F.getitem(x, key=static)
     axis, arr = advanced
     if arr.dtype == np.bool_:
         flat, idx = _mask_indices(x, axis, arr)
-        return apply(REGISTRY["take"], (flat, idx), {"axis": axis})
+        return F.take(flat, idx, axis=axis)
     if arr.dtype.kind not in "iu":
         raise IndexError(f"index tensors must be integer or boolean, got dtype {arr.dtype}")
-    return apply(REGISTRY["take"], (x, _tensor_cls()._wrap(arr.astype(np.int64))), {"axis": axis})
+    return F.take(x, _tensor_cls()._wrap(arr.astype(np.int64)), axis=axis)
 
 
 def _value_operand(x, value):
@@ -93,20 +92,43 @@ def _value_operand(x, value):
 
 
 def setitem(x, key, value) -> None:
-    """Compute the updated tensor through the registry, then give ``x`` its data."""
+    """Compute the updated tensor through the registry, then ``x`` becomes it.
+
+    The ops read a snapshot of ``x`` (same data, same tape node), so when a gradient is being
+    recorded the tape sees ``old x -> setitem -> new x`` rather than a node feeding itself.
+    """
     Tensor = _tensor_cls()
+    x_obj, x = x, _snapshot(x)
     static, advanced = _split(key)
     if advanced is None:
         if not isinstance(value, (bool, int, float, Tensor)):
             value = Tensor(value, x.dtype)
-        out = apply(REGISTRY["setitem"], (x, value), {"key": static})
+        out = F.setitem(x, value, key=static)
     else:
         axis, arr = advanced
         if arr.dtype == np.bool_:
             flat, idx = _mask_indices(x, axis, arr)
-            upd = apply(REGISTRY["scatter_update"], (flat, idx, _value_operand(x, value)), {"axis": axis})
-            out = apply(REGISTRY["reshape"], (upd,), {"shape": x.shape})
+            upd = F.scatter_update(flat, idx, _value_operand(x, value), axis=axis)
+            out = F.reshape(upd, shape=x.shape)
         else:
             idx = Tensor._wrap(arr.astype(np.int64))
-            out = apply(REGISTRY["scatter_update"], (x, idx, _value_operand(x, value)), {"axis": axis})
+            out = F.scatter_update(x, idx, _value_operand(x, value), axis=axis)
+    _become(x_obj, out)
+
+
+def _snapshot(x):
+    """A new Tensor standing for x's current value, in x's place on the tape."""
+    snap = _tensor_cls()._wrap(x._data)
+    node = snap._node = x._node
+    if node is not None:
+        node.outputs = tuple(snap if o is x else o for o in node.outputs)
+    return snap
+
+
+def _become(x, out) -> None:
+    """``x`` takes ``out``'s data and, when taped, its place as the node's output."""
     x._data = out._data
+    node = out._node
+    x._node = node
+    if node is not None:
+        node.outputs = tuple(x if o is out else o for o in node.outputs)

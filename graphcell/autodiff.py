@@ -108,7 +108,7 @@ def _differentiate(fn, args: tuple, positions, weights, sens, has_aux: bool) -> 
     fn_name = _name_of(fn)
     nested = tape.is_recording()
     args = list(args)
-    leaves = []
+    leaves, leaf_nodes = [], []
     for p in positions or ():
         if not -len(args) <= p < len(args):
             raise IndexError(f"grad of {fn_name}: grad_position {p} is out of range for "
@@ -118,7 +118,9 @@ def _differentiate(fn, args: tuple, positions, weights, sens, has_aux: bool) -> 
                             f"differentiated, got {type(args[p]).__name__}")
         args[p], node = tape.make_leaf(args[p], f"input{p}")
         leaves.append(args[p])
+        leaf_nodes.append(node)
     saved_nodes = [(w, _leaf_for_weight(w)) for w in weights or ()]
+    weight_nodes = [w._node for w, _ in saved_nodes]
     out, pos_grads, w_grads = None, (), ()
     try:
         with tape.recording():
@@ -126,11 +128,11 @@ def _differentiate(fn, args: tuple, positions, weights, sens, has_aux: bool) -> 
         outs = _split_outputs(out, has_aux, fn_name)
         sens = (tuple(_fill_like(o, 1) for o in outs) if sens is None
                 else _check_sens(sens, outs, fn_name))
-        stop = {id(t._node) for t in leaves} | {id(w._node) for w, _ in saved_nodes}
+        stop = {id(n) for n in leaf_nodes + weight_nodes}
         with nullcontext() if nested else tape.paused():
             grads = tape.backward(outs, sens, stop)
-        pos_grads = tuple(_or_zeros(grads.get(id(t)), t) for t in leaves)
-        w_grads = tuple(_or_zeros(grads.get(id(w)), w) for w, _ in saved_nodes)
+        pos_grads = tuple(_or_zeros(grads.get(id(n)), t) for n, t in zip(leaf_nodes, leaves))
+        w_grads = tuple(_or_zeros(grads.get(id(n)), w) for n, (w, _) in zip(weight_nodes, saved_nodes))
     finally:
         if not nested:  # free the tape, even when fn or a bprop raised
             _release_all(out, leaves + [w for w, _ in saved_nodes] + list(pos_grads + w_grads))

@@ -154,10 +154,11 @@ def _toposort(roots: list) -> list[Node]:
 
 
 def backward(outputs: tuple, sens: tuple, stop_at: set[int] | frozenset = frozenset()) -> dict:
-    """Propagate ``sens`` from ``outputs``; return ``{id(tensor): gradient}`` for leaf outputs.
+    """Propagate ``sens`` from ``outputs``; return ``{id(leaf node): gradient}``.
 
-    ``stop_at`` holds ids of nodes whose inputs are not followed (this call's leaves when it is
-    nested in an outer gradient call).
+    Leaves are keyed by node, not by tensor: an in-place write (``x[0] = v``) moves a leaf's value
+    to a snapshot tensor, but the node stays. ``stop_at`` holds ids of nodes whose inputs are not
+    followed (this call's leaves when it is nested in an outer gradient call).
     """
     from graphcell_ir.ops import functional as F
     ct: dict[int, object] = {}
@@ -172,9 +173,8 @@ def backward(outputs: tuple, sens: tuple, stop_at: set[int] | frozenset = frozen
         for node in _toposort(roots):
             douts = [ct.pop(id(o), None) for o in node.outputs]
             if node.is_leaf or id(node) in stop_at:
-                for o, d in zip(node.outputs, douts):
-                    if d is not None:
-                        grads[id(o)] = d
+                if douts[0] is not None:
+                    grads[id(node)] = douts[0]
                 continue
             if all(d is None for d in douts):
                 continue

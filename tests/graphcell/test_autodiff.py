@@ -128,3 +128,19 @@ def test_hook_backward_wrong_arity_is_an_error():
     bad = ops.HookBackward(lambda g: (g[0], g[0]))
     with pytest.raises(ValueError, match="HookBackward hook .* returned 2 gradient"):
         ms.grad(lambda x: bad(x).sum())(Tensor([1.0]))
+
+
+def test_gradient_through_in_place_setitem():
+    def f(x, y):
+        z = x * 1
+        z[0] = y * 3           # z[0] no longer depends on x
+        return (z * z).sum()
+    gx, gy = ms.grad(f, grad_position=(0, 1))(Tensor([1.0, 2.0]), Tensor(5.0))
+    assert gx.asnumpy().tolist() == [0.0, 4.0] and float(gy) == 90.0
+
+
+def test_in_place_write_to_a_differentiated_input():
+    def g(x):
+        x[1] = 0.0
+        return (x * 2).sum()
+    assert ms.grad(g)(Tensor([1.0, 2.0])).asnumpy().tolist() == [2.0, 0.0]
