@@ -6,9 +6,14 @@
     python -m graphcell_ir net.gcir --locs none      # print without locations
     python -m graphcell_ir net.gcir --emit dot -o net.dot
     python -m graphcell_ir - < net.gcir              # read stdin
+    python -m graphcell_ir net.gcir -p simplify,cse,dce      # run passes, print the result
+    python -m graphcell_ir net.gcir -p default --report --dump-dir dumps/
 
-``-p pass1,pass2`` is reserved for the pass pipeline (the pass manager hooks into
-``run_passes``). Errors print their message, without a traceback, and exit with status 1.
+``-p`` takes pass names and pipeline names (``default``, ``cleanup``...; see
+``graphcell_ir.passes.pipelines``); the IR is verified after every pass unless ``--no-verify``.
+``--report`` prints what each pass did to stderr, ``--dump-dir`` writes the IR after every pass
+that changed it, ``--print-after cse,fuse`` prints it to stderr after those passes.
+Errors print their message, without a traceback, and exit with status 1.
 """
 from __future__ import annotations
 
@@ -25,7 +30,14 @@ def build_arg_parser() -> argparse.ArgumentParser:
                                  description="Read, verify and print graphcell IR (.gcir).")
     ap.add_argument("file", help="the .gcir file to read ('-' for standard input)")
     ap.add_argument("-p", "--passes", default="",
-                    help="comma-separated passes to run, in order (e.g. -p simplify,cse,dce)")
+                    help="comma-separated passes or pipelines to run, in order "
+                         "(e.g. -p simplify,cse,dce or -p default)")
+    ap.add_argument("--report", action="store_true",
+                    help="print what each pass did (changed, op counts, time) to stderr")
+    ap.add_argument("--dump-dir", default=None,
+                    help="write the IR after every pass that changed it to this directory")
+    ap.add_argument("--print-after", default=None,
+                    help="print the IR to stderr after these passes (comma-separated, or all)")
     ap.add_argument("--locs", choices=LOC_MODES, default="user",
                     help="how to print locations (default: user)")
     ap.add_argument("--emit", choices=("gcir", "dot", "svg"), default="gcir",
@@ -37,11 +49,35 @@ def build_arg_parser() -> argparse.ArgumentParser:
     return ap
 
 
-def run_passes(module, names: Sequence[str], verify_each: bool) -> None:
-    """Run the named passes on ``module`` in order (the pass manager plugs in here)."""
-    if names:
-        raise GraphcellError(f"cannot run passes {', '.join(names)}: no pass pipeline is "
-                             "available in this version of graphcell_ir")
+def run_passes(module, names: Sequence[str], verify_each: bool, *, report: bool = False,
+               dump_dir: str | None = None, print_after: str | None = None) -> list:
+    """Run the named passes (or pipelines) on ``module`` in place; returns the PassReports."""
+    if not names:
+        return []
+    from graphcell_ir.passes import PassManager, format_reports, resolve
+    from graphcell_ir.passes.pipelines import parse_pipeline
+    manager = PassManager(resolve(names), verify_each=verify_each, dump_dir=dump_dir,
+                          print_after=None if print_after is None else parse_pipeline(print_after))
+    reports = manager.run(module)
+    if report:
+        print(format_reports(reports), file=sys.stderr)
+    return reports
+
+
+def opt(text: str | bytes, *, filename: str = "<string>", passes: str = "", locs: str = "user",
+        emit: str = "gcir", verify: bool = True, require_locs: bool = False,
+        report: bool = False, dump_dir: str | None = None,
+        print_after: str | None = None) -> str:
+    """What the command line does, as a function: parse, verify, run ``passes``, render."""
+    from graphcell_ir.ir.verify import verify as verify_ir
+    from graphcell_ir.passes.pipelines import parse_pipeline
+    from graphcell_ir.text.parser import parse_module
+    module = parse_module(text, filename=filename)
+    if verify:
+        verify_ir(module, require_locs=True if require_locs else None)
+    run_passes(module, parse_pipeline(passes), verify_each=verify, report=report,
+               dump_dir=dump_dir, print_after=print_after)
+    return _render(module, emit, locs)
 
 
 def _read(path: str) -> tuple[str, str]:
@@ -65,16 +101,10 @@ def _render(module, emit: str, locs: str) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_arg_parser().parse_args(argv)
     try:
-        from graphcell_ir.ir.verify import verify
-        from graphcell_ir.text.parser import parse_module
         text, name = _read(args.file)
-        module = parse_module(text, filename=name)
-        require = True if args.require_locs else None
-        if not args.no_verify:
-            verify(module, require_locs=require)
-        passes = [p.strip() for p in args.passes.split(",") if p.strip()]
-        run_passes(module, passes, verify_each=not args.no_verify)
-        out = _render(module, args.emit, args.locs)
+        out = opt(text, filename=name, passes=args.passes, locs=args.locs, emit=args.emit,
+                  verify=not args.no_verify, require_locs=args.require_locs,
+                  report=args.report, dump_dir=args.dump_dir, print_after=args.print_after)
         if args.output == "-":
             sys.stdout.write(out)
         else:

@@ -85,3 +85,77 @@ class InterpError(GraphcellError, RuntimeError):
 
 class GraphvizError(GraphcellError, RuntimeError):
     """Rendering the IR needs the Graphviz ``dot`` program, which is not on PATH."""
+
+
+class PassError(GraphcellError):
+    """A pass pipeline could not run: an unknown pass name, or a pass that raised.
+
+    ``pass_name`` is the pass concerned (None for a bad pipeline spelling).
+    """
+
+    def __init__(self, message: str, pass_name: str | None = None):
+        super().__init__(message)
+        self.pass_name = pass_name
+
+
+class PassVerifyError(PassError, IRVerifyError):
+    """The IR was invalid after a pass: the message names the pass, then gives the verifier's
+    message with the ops around the bad one (``op`` and ``function`` as in IRVerifyError)."""
+
+    def __init__(self, message: str, pass_name: str | None = None, op=None, function=None):
+        GraphcellError.__init__(self, message)
+        self.pass_name = pass_name
+        self.op = op
+        self.function = function
+
+
+class AutodiffError(GraphcellError):
+    """The IR gradient transform cannot do what was asked: a ``wrt`` index that is not a tensor
+    argument, an unknown function, a recursive call, a custom bprop Function of the wrong
+    signature, a construct it does not differentiate yet. The message names the function, and the
+    op and its location when one op is at fault."""
+
+
+class BpropShapeError(AutodiffError, ValueError):
+    """A bprop rule or a custom bprop Function gave a gradient whose shape is not its operand's
+    (an error in both modes, DESIGN.md §10.9)."""
+
+
+# --- graph-mode compilation (graphcell_ir.frontend) -----------------------------------------------
+
+class GraphCompileError(GraphcellError):
+    """Graph mode could not compile a function.
+
+    The message lists every problem found (not only the first), each as
+    ``file:line:col: what`` followed by the source line with a caret and the chain of inlined
+    calls that led there. ``diagnostics`` holds them as
+    :class:`graphcell_ir.frontend.errors.Diagnostic` records (file, line, col, message...). The
+    compiler's own exception, when there was one, is kept as ``__cause__``.
+    """
+
+    def __init__(self, message: str, diagnostics=()):
+        super().__init__(message)
+        self.diagnostics = tuple(diagnostics)
+
+    def __str__(self) -> str:
+        return self.args[0] if self.args else ""
+
+
+class GraphSyntaxError(GraphCompileError, SyntaxError):
+    """Python syntax or a construct that graph mode does not support (``try``, ``with``,
+    ``yield``, a loop-carried value that changes type, ...).
+
+    It is a ``SyntaxError`` so that ``except SyntaxError`` catches it, but its ``filename`` and
+    ``lineno`` stay None: a traceback then prints the message as is, with all the problems, instead
+    of Python's one-location layout. Read the locations from ``diagnostics``.
+    """
+
+
+class GraphTypeError(GraphCompileError, TypeError):
+    """An op got operands of the wrong dtype or kind while compiling (an ``OpTypeError`` at the
+    user's line), or user code raised a TypeError that compiling reached."""
+
+
+class GraphValueError(GraphCompileError, ValueError):
+    """Operand shapes that do not fit (a ``ShapeError`` at the user's line), or user code raised a
+    ValueError that compiling reached (a layer rejecting its input)."""

@@ -1,10 +1,11 @@
 """The reference interpreter: runs IR op by op with the registry's numpy ``ref`` functions.
 
 It is the oracle that passes and the compiled backend are tested against, so it is deliberately
-simple: every primitive runs through ``opdef.ref``, ``if``/``while`` run their regions, ``call``
-runs the callee, ``const`` gives its array. To keep the cost per op low (a few microseconds on
-tiny tensors), each function is compiled once into a list of closures over an environment dict
-keyed by the IR values; literals and constants are put in that dict before the first op runs.
+simple: every primitive runs through ``opdef.ref``, ``if``/``while``/``fused`` run their regions,
+``call`` runs the callee, ``const`` gives its array. To keep the cost per op low (a few
+microseconds on tiny tensors), each function is compiled once into a list of closures over an
+environment dict keyed by the IR values; literals and constants are put in that dict before the
+first op runs.
 
 ``check_types=True`` compares every value an op produces with its IR type (an oracle for shape
 rules against references). Constants are handed to ops as read-only arrays, so a reference that
@@ -30,7 +31,7 @@ import numpy as np
 
 from graphcell_ir.errors import InterpError
 from graphcell_ir.ir.core import Block, Function, Literal, Module, Op, Value
-from graphcell_ir.ir.structural import CALL, CONST, IF, WHILE, const_array
+from graphcell_ir.ir.structural import CALL, CONST, FUSED, IF, WHILE, const_array
 from graphcell_ir.ir.types import (NONE, ScalarType, TensorType, TupleType, Type,
                                    dtype_from_numpy)
 
@@ -128,7 +129,7 @@ class _Compiled:
 
     def step(self, op: Op) -> Step:
         special = {IF: self.if_step, WHILE: self.while_step, CALL: self.call_step,
-                   CONST: self.const_step}.get(op.opdef)
+                   CONST: self.const_step, FUSED: self.fused_step}.get(op.opdef)
         step = special(op) if special is not None else _ref_step(op)
         return _checked(step, op) if self.interp.check_types else step
 
@@ -172,6 +173,18 @@ class _Compiled:
                     env[a] = x
                 vals = body_run(env)
             for r, x in zip(outs, vals):
+                env[r] = x
+        return step
+
+    def fused_step(self, op: Op) -> Step:
+        """A fused kernel runs its body on its operands, op by op, like any block."""
+        ins, outs, args = op.operands, op.results, op.regions[0].block.args
+        body_run = self.block(op.regions[0].block)
+
+        def step(env: dict) -> None:
+            for a, v in zip(args, ins):
+                env[a] = env[v]
+            for r, x in zip(outs, body_run(env)):
                 env[r] = x
         return step
 

@@ -1,4 +1,5 @@
-"""IR-structural ops: ``const``, ``if``, ``while``, ``yield``, ``return``, ``call``, and tuples.
+"""IR-structural ops: ``const``, ``if``, ``while``, ``yield``, ``return``, ``call``, ``fused``
+(one kernel) and tuples.
 
 Why these are not in the op registry: the registry (``graphcell_ir.ops``) declares *primitives*,
 functions of their operands that PyNative runs eagerly, with a numpy ``ref``, a shape rule over
@@ -32,6 +33,17 @@ Shapes of the control-flow ops (``.gcir`` spelling)::
 carried values. Both regions take the carried values as block arguments and may also use any value
 defined before the ``while`` (regions are not isolated from above). The predicate of ``if`` and
 ``while`` is a ``bool`` scalar or a ``bool[]`` tensor.
+
+``fused`` is one kernel made by elementwise fusion (``graphcell_ir.passes.fuse``): its value is
+its body run on its operands. The body is isolated from above (it sees only its block arguments,
+which mirror the operands, and literals), holds pure primitives and constants, and yields the
+results::
+
+    %y = fused(%x, %a) : f32[4,8] body(%x_1: f32[4,8], %a_1: f32[8]) {
+      %0 = mul(%x_1, %a_1) : f32[4,8]
+      %1 = tanh(%0) : f32[4,8]
+      yield %1
+    }  loc(...)
 """
 from __future__ import annotations
 
@@ -41,10 +53,11 @@ from typing import Callable
 import numpy as np
 
 from graphcell_ir.errors import IRError, OpTypeError
+from graphcell_ir.ir.core import Literal
 from graphcell_ir.ir.types import (ScalarType, TensorType, TupleType, Type, dtype_from_numpy,
                                    bool_)
 from graphcell_ir.ops import REGISTRY, lookup
-from graphcell_ir.ops.registry import NONDIFF, AttrKind, Kind, OpDef, attr
+from graphcell_ir.ops.registry import NONDIFF, AttrKind, Kind, OpDef, Trait, attr
 
 
 @dataclass(frozen=True, eq=False)
@@ -267,6 +280,45 @@ CONST = _ConstDef(name="const", operands=(), kind=Kind.OPAQUE, infer=_needs_buil
                   check=_check_const)
 
 
+# --- fused (one kernel, made by elementwise fusion) ---------------------------------------------
+
+def _check_fused(op) -> str | None:
+    block = op.regions[0].block if len(op.regions) == 1 else None
+    if block is None:
+        return f"needs one body region, has {len(op.regions)}"
+    operands = [v.type for v in op.operands]
+    if [a.type for a in block.args] != operands:
+        return (f"the body's arguments {_types(a.type for a in block.args)} must have the types "
+                f"of the operands {_types(operands)}")
+    got = _yielded(op, 0)
+    if got is None:
+        return "the body does not end with yield"
+    if [v.type for v in got] != [r.type for r in op.results]:
+        return (f"the body yields {_types(v.type for v in got)} but the op has results "
+                f"{_types(r.type for r in op.results)}")
+    defined = set(block.args)
+    for inner in block:
+        if inner.opdef is not YIELD and not _fusable_body_op(inner):
+            return f"its body may hold only pure primitives and constants, not {inner.opdef.name}"
+        for v in inner.operands:  # a literal has no defining op: it is visible everywhere
+            if v not in defined and not isinstance(v, Literal):
+                return (f"its body uses a value defined outside it (in {inner.opdef.name}); a "
+                        "fused body sees only its block arguments")
+        defined.update(inner.results)
+    return None
+
+
+def _fusable_body_op(op) -> bool:
+    d = op.opdef
+    if d is CONST:
+        return True
+    return not (op.regions or isinstance(d, StructuralOpDef) or d.kind is Kind.SIDE_EFFECT
+                or Trait.RANDOM in d.traits)
+
+
+FUSED = _structural("fused", ("*inputs",), region_names=("body",), check=_check_fused)
+
+
 # --- tuples (pure; would belong in the registry) -----------------------------------------------
 
 def _tuple_get_infer(t: Type, *, index: int) -> Type:
@@ -286,7 +338,7 @@ TUPLE_GET = OpDef(name="tuple_get", operands=("t",), kind=Kind.OPAQUE,
 
 
 STRUCTURAL: dict[str, OpDef] = {d.name: d for d in (CONST, IF, WHILE, YIELD, RETURN, CALL,
-                                                     MAKE_TUPLE, TUPLE_GET)}
+                                                     FUSED, MAKE_TUPLE, TUPLE_GET)}
 """The IR-level ops by their text spelling (the parser's first stop before the registry)."""
 
 
