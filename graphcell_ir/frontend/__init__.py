@@ -1,1 +1,14 @@
-"""The frontend: Python source of ``construct`` -> IR, through a Resolver (resolve.py)."""
+"""The frontend: Python source of ``construct`` -> IR, through a Resolver (resolve.py).
+
+- :func:`compile_function` (``to_ir.py``): the entry point; returns a :class:`CompiledFrontend`
+  (``output.py``: the verified IR and how Python arguments, Parameters and results map onto it);
+- ``resolve.py``: the protocol graphcell implements to say what user objects mean;
+- :class:`PythonResolver` (``simple.py``): a resolver for plain Python/numpy functions.
+"""
+from graphcell_ir.frontend.output import (CompiledFrontend, OutDict, OutResult, OutSeq, OutStatic,
+                                          rebuild)
+from graphcell_ir.frontend.simple import PythonResolver
+from graphcell_ir.frontend.to_ir import compile_function
+
+__all__ = ["compile_function", "CompiledFrontend", "PythonResolver", "OutResult", "OutStatic",
+           "OutSeq", "OutDict", "rebuild"]

@@ -16,27 +16,56 @@ How the frontend acts on each record:
   result, which the runtime writes back after the call (DESIGN §4).
 - ``Constant(array)``: a tensor value captured from Python (a Tensor that is not a Parameter):
   a ``const`` op.
-- ``Inline(function, self_obj, scope)``: Python source to parse and inline at the call site: a
-  helper function, a method (``self_obj`` bound as its first argument), a jit-decorated function.
-  ``scope`` names the frame in locations (``Conv2d.construct``).
-- ``CellCall(cell, construct, forward_pre_hooks, forward_hooks, has_backward_hooks)``: calling a
-  sub-cell: inline each forward-pre hook (``hook(cell, inputs)``; a non-None result replaces the
-  inputs), then ``construct``, then each forward hook (``hook(cell, inputs, outputs)``), with the
-  call chain ``Outer.construct>Inner.construct`` in every op's location.
-  ``has_backward_hooks`` lets the frontend warn that backward hooks do not run in graph mode yet.
+- ``Inline(function, self_obj, scope, library=False)``: Python source to parse and inline at the
+  call site: a helper function, a method (``self_obj`` bound as its first argument; a bound method
+  object as ``function`` is unwrapped the same way), a jit-decorated function. ``scope`` names the
+  frame in locations (``Conv2d.construct``; empty: the function's ``__qualname__``).
+  ``library=True`` marks framework code (graphcell's own layers): its ops get the ``lib`` mark, so
+  ``locs="user"`` printing and error messages point at the user's line that called it.
+- ``CellCall(cell, construct, forward_pre_hooks, forward_hooks, has_backward_hooks, bprop,
+  bprop_params)``: calling a sub-cell: inline each forward-pre hook (``hook(cell, inputs)``; a
+  non-None result replaces the inputs), then ``construct``, then each forward hook
+  (``hook(cell, inputs, outputs)``), with the call chain ``Outer.construct>Inner.construct`` in
+  every op's location. ``has_backward_hooks`` lets the frontend warn that backward hooks do not
+  run in graph mode yet. ``bprop`` (an ``Inline`` of ``bprop(self, *inputs, out, dout)``) is the
+  cell's custom backward: where the call is differentiated, ``construct`` becomes a Function of
+  its own and ``bprop`` another, linked by the ``bprop`` attribute IR autodiff understands
+  (``grads.py``, ``bprop.py``). ``bprop_params`` are the Parameters whose gradients ``bprop``
+  returns in a dict, as ``(input_grads, {parameter: grad})`` (MindSpore's ``internal_params``).
 - ``PrimitiveCall(opdef, attrs)``: a callable that is one registry op: a Primitive instance
   (``attrs`` are its constructor attributes; call arguments fill the operands, then the remaining
   attributes in declared order, as ``graphcell_ir.ops.functional.split_args`` does).
-- ``Traced(function)``: a library function written against ``graphcell_ir.ops.functional`` (the
-  ``ops`` adapters, Tensor methods): the frontend calls it with IR values while its Builder is the
-  current emitter (``functional.using_emitter``). Statics pass through as Python values.
+- ``Traced(function, is_property=False)``: a library function written against
+  ``graphcell_ir.ops.functional`` (the ``ops`` adapters, Tensor methods): the frontend calls it
+  with IR values while its Builder is the current emitter (``functional.using_emitter``). Statics
+  pass through as Python values. ``is_property=True`` (only from ``tensor_method``) answers an
+  attribute that is not called, such as ``x.T``: the frontend calls ``function(x)`` at once.
 - ``StaticCall(function)``: a callable evaluated at compile time when all its arguments are static
   (``ms.Tensor([7, 8, 9])`` in ``construct``, ``np.sqrt(2)``); its result is classified again.
+- ``GradTransform(function)``: a function that makes a gradient function (``grad``,
+  ``value_and_grad``, a ``GradOperation`` instance): called while compiling with its arguments as
+  Python objects — cells and functions as they are, Parameters as the Parameter objects — and its
+  result is classified again (usually a ``GradCall``).
+- ``GradCall(fn, positions, weights, sens_param, has_aux, pack, name)``: calling a gradient
+  function of ``fn``: ``fn`` is compiled into a Function of its own (called with the call's
+  arguments, as the frontend would call it), IR autodiff adds its gradient Function, and the call
+  site calls that (``grads.py``). ``positions`` are the differentiated argument positions (None:
+  every tensor argument, as ``GradOperation(get_all=True)``); ``weights`` the Parameters;
+  ``sens_param`` takes the cotangent of the output as the last argument; ``has_aux`` differentiates
+  the first returned value only. ``pack(value, position_grads, weight_grads)`` arranges what the
+  call returns (default: the three as a tuple).
 - ``Unsupported(reason)``: the frontend raises ``GraphSyntaxError`` at the use, with ``reason``.
 
 ``tensor_method(name)`` answers ``x.<name>`` on an IR tensor value (``x.sum``, ``x.astype``...):
 a record as above (usually ``Traced`` with the unbound method), or ``None`` when there is no such
 method. ``x.shape``, ``x.dtype`` and ``x.ndim`` are answered by the frontend from the value's type.
+
+``is_tensor_class(cls)`` (optional: the frontend calls it only if the resolver has it, and takes
+False otherwise) says whether a tensor value computed in the graph is an instance of ``cls``, so
+that ``isinstance(x, Tensor)`` in ``construct`` (layers validate their inputs this way) is True.
+Objects that are still Python objects (a Parameter read from ``self``) get Python's ``isinstance``.
+
+Later additions keep old resolvers working: new fields have defaults, new methods are optional.
 """
 from __future__ import annotations
 
@@ -72,6 +101,7 @@ class Inline:
     function: Callable
     self_obj: Any = None
     scope: str = ""
+    library: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,6 +111,8 @@ class CellCall:
     forward_pre_hooks: tuple[Inline, ...] = ()
     forward_hooks: tuple[Inline, ...] = ()
     has_backward_hooks: bool = False
+    bprop: Inline | None = None
+    bprop_params: tuple = ()
 
 
 @dataclass(frozen=True, eq=False)
@@ -92,6 +124,7 @@ class PrimitiveCall:
 @dataclass(frozen=True, eq=False)
 class Traced:
     function: Callable
+    is_property: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -99,12 +132,33 @@ class StaticCall:
     function: Callable
 
 
+@dataclass(frozen=True, eq=False)
+class GradTransform:
+    function: Callable
+
+
+def _default_pack(value, position_grads: tuple, weight_grads: tuple):
+    return value, position_grads, weight_grads
+
+
+@dataclass(frozen=True, eq=False)
+class GradCall:
+    fn: Any
+    positions: tuple[int, ...] | None = (0,)
+    weights: tuple = ()
+    sens_param: bool = False
+    has_aux: bool = False
+    pack: Callable = _default_pack
+    name: str = ""
+
+
 @dataclass(frozen=True)
 class Unsupported:
     reason: str
 
 
-Resolved = Static | Param | Constant | Inline | CellCall | PrimitiveCall | Traced | StaticCall | Unsupported
+Resolved = (Static | Param | Constant | Inline | CellCall | PrimitiveCall | Traced | StaticCall
+            | GradTransform | GradCall | Unsupported)
 
 
 class Resolver(Protocol):
@@ -113,3 +167,5 @@ class Resolver(Protocol):
 
     def tensor_method(self, name: str) -> Resolved | None:
         """``x.<name>`` on a tensor value, or None when tensors have no such attribute."""
+
+    # optional (see the module docstring): def is_tensor_class(self, cls) -> bool

@@ -1,0 +1,578 @@
+"""Expressions: names, constants, operators, attributes, indexing, displays, comprehensions.
+
+Every operator has two meanings: on static operands it is Python's, evaluated while compiling
+(shapes, numbers, tuples); as soon as one operand is an IR value it is the registry op
+(``x + 1`` -> ``add``, ``a < b`` -> ``less``, ``x @ w`` -> ``matmul``). ``and``/``or``/``not``
+on tensors give bool tensors (both sides are evaluated, as MindSpore does).
+
+Indexing a tensor needs a static key (ints, slices with static bounds, None, ``...``) and gives
+``getitem``; indexing a tuple, list or any static object is Python's.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import operator
+
+import numpy as np
+
+from graphcell_ir.frontend import resolve as R
+from graphcell_ir.frontend.errors import Kind, PoisonAbort
+from graphcell_ir.frontend.scope import (MISSING, POISON, BoundMethod, Closure, Poison,
+                                         Undefined, has_poison, leaves)
+from graphcell_ir.frontend.source import arg_names
+from graphcell_ir.ir.core import Value
+from graphcell_ir.ir.types import ScalarType, TensorType, TupleType, bool_
+from graphcell_ir.ops.registry import lookup
+
+_BINOPS = {
+    ast.Add: ("add", operator.add), ast.Sub: ("sub", operator.sub),
+    ast.Mult: ("mul", operator.mul), ast.Div: ("div", operator.truediv),
+    ast.FloorDiv: ("floor_div", operator.floordiv), ast.Mod: ("mod", operator.mod),
+    ast.Pow: ("pow", operator.pow), ast.MatMult: ("matmul", operator.matmul),
+    ast.BitAnd: ("logical_and", operator.and_), ast.BitOr: ("logical_or", operator.or_),
+    ast.BitXor: ("not_equal", operator.xor), ast.LShift: (None, operator.lshift),
+    ast.RShift: (None, operator.rshift),
+}
+_BITWISE = (ast.BitAnd, ast.BitOr, ast.BitXor)
+_CMPOPS = {
+    ast.Lt: ("less", operator.lt), ast.LtE: ("less_equal", operator.le),
+    ast.Gt: ("greater", operator.gt), ast.GtE: ("greater_equal", operator.ge),
+    ast.Eq: ("equal", operator.eq), ast.NotEq: ("not_equal", operator.ne),
+}
+_SYMBOL = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
+           ast.Mod: "%", ast.Pow: "**", ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|",
+           ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>", ast.Lt: "<", ast.LtE: "<=",
+           ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+_OPS = {name: lookup(name) for name in ("add", "sub", "mul", "div", "floor_div", "mod", "pow",
+                                        "matmul", "logical_and", "logical_or", "logical_not",
+                                        "not_equal", "less", "less_equal", "greater",
+                                        "greater_equal", "equal", "neg", "getitem", "setitem",
+                                        "reshape", "fill")}
+MAX_ITEMS = 100_000
+"""Iterating a static Python object while compiling stops here (an endless generator...)."""
+
+
+def owned(v):
+    """A list or dict read from the user's objects, copied: the compiled code may append to it
+    (``outs.append(y)``) without changing the user's object while compiling."""
+    t = type(v)
+    return list(v) if t is list else dict(v) if t is dict else v
+
+
+def describe(v) -> str:
+    """How messages name a frontend value: its IR type, or the Python type of a static."""
+    if isinstance(v, Value):
+        return f"a tensor {v.type}" if isinstance(v.type, TensorType) else f"a value {v.type}"
+    if isinstance(v, tuple):
+        return f"a tuple of {len(v)}"
+    if v is None:
+        return "None"
+    if isinstance(v, (bool, int, float)):
+        return f"the {type(v).__name__} {v!r}"
+    return f"a {type(v).__name__}"
+
+
+class ExprMixin:
+    """``visit_<expr>`` methods and the expression helpers other mixins use."""
+
+    # -- leaves --
+    def visit_Constant(self, node):
+        return node.value
+
+    def visit_Name(self, node):
+        return self.lookup(node.id, node)
+
+    def lookup(self, name: str, node):
+        f = self.frame
+        while f is not None:
+            v = f.vars.get(name, MISSING)
+            if v is not MISSING:
+                if isinstance(v, Undefined):
+                    self.fail(node, v.message, v.kind or Kind.ERROR)
+                return v
+            if f.outer is None and name in f.parsed.local_names:
+                self.fail(node, f"local variable {name!r} is used before it is assigned")
+            f = f.outer
+        frame = self.frame
+        if name in frame.closure:
+            return owned(frame.closure[name])
+        if name in frame.globals:
+            return owned(frame.globals[name])
+        if hasattr(builtins, name):
+            return getattr(builtins, name)
+        self.fail(node, f"name {name!r} is not defined")
+
+    def require_static(self, v, node, what: str):
+        """``v`` when nothing in it is an IR value; else an error saying ``what`` needs it."""
+        v = self.realize_deep(v, node)
+        for x in leaves(v):
+            if isinstance(x, Value):
+                self.fail(node, f"{what} must be known while compiling, but it depends on "
+                                f"{describe(x)}", Kind.UNSUPPORTED)
+        return v
+
+    # -- displays --
+    def elements(self, elts) -> list:
+        out = []
+        for e in elts:
+            if isinstance(e, ast.Starred):
+                out.extend(self.iterate(self.eval(e.value), e))
+            else:
+                out.append(self.eval(e))
+        return out
+
+    def visit_Tuple(self, node):
+        return tuple(self.elements(node.elts))
+
+    def visit_List(self, node):
+        return self.elements(node.elts)
+
+    def visit_Set(self, node):
+        items = self.require_static(self.elements(node.elts), node, "a set's elements")
+        return set(items)
+
+    def visit_Dict(self, node):
+        out = {}
+        for k, v in zip(node.keys, node.values):
+            if k is None:  # {**other}
+                other = self.realize(self.eval(v), v)
+                if type(other) is not dict:
+                    self.fail(v, f"'**' in a dict display needs a dict, got {describe(other)}")
+                out.update(other)
+            else:
+                key = self.eval(k)
+                if not self.is_parameter_object(key):  # {self.w: dw}: keyed by the Parameter
+                    key = self.require_static(key, k, "a dict key")
+                out[key] = self.eval(v)
+        return out
+
+    def is_parameter_object(self, v) -> bool:
+        """Whether ``v`` is a Parameter as a Python object (read from ``self``, not computed)."""
+        return not isinstance(v, Value) and self.is_tensor_object(v) and \
+            isinstance(self.classify(v), R.Param)
+
+    def visit_Starred(self, node):
+        self.fail(node, "a starred expression is only allowed in calls, displays and "
+                        "assignment targets", Kind.UNSUPPORTED)
+
+    def visit_JoinedStr(self, node):
+        parts = []
+        for v in node.values:
+            parts.append(v.value if isinstance(v, ast.Constant) else self.eval(v))
+        return "".join(parts)
+
+    def visit_FormattedValue(self, node):
+        v = self.realize(self.eval(node.value), node.value)
+        if isinstance(v, Value):  # only error messages format tensors while compiling
+            v = f"Tensor({v.type})"
+        conv = {115: str, 114: repr, 97: ascii}.get(node.conversion)
+        if conv is not None:
+            v = conv(v)
+        spec = self.eval(node.format_spec) if node.format_spec is not None else ""
+        try:
+            return format(v, spec)
+        except Exception as e:
+            self.fail(node, f"formatting {describe(v)}: {e}")
+
+    # -- operators --
+    def visit_BinOp(self, node):
+        return self.binop(type(node.op), self.eval(node.left), self.eval(node.right), node)
+
+    def binop(self, op: type, a, b, node):
+        a, b = self.realize(a, node), self.realize(b, node)
+        if isinstance(a, Poison) or isinstance(b, Poison):
+            return POISON
+        name, pyop = _BINOPS[op]
+        if not isinstance(a, Value) and not isinstance(b, Value):
+            return self.static_op(pyop, _SYMBOL[op], a, b, node)
+        for x in (a, b):
+            if type(x) in (tuple, list, dict):
+                self.fail(node, f"unsupported operand types for {_SYMBOL[op]}: {describe(a)} and "
+                                f"{describe(b)}", Kind.TYPE)
+        if op in _BITWISE and not all(_is_bool(x) for x in (a, b)):
+            self.fail(node, f"the bitwise operator {_SYMBOL[op]} on integer tensors is not "
+                            "supported in graph mode (on bool tensors it is the logical one)",
+                      Kind.UNSUPPORTED)
+        if name is None:
+            self.fail(node, f"the operator {_SYMBOL[op]} on tensors is not supported in graph "
+                            "mode", Kind.UNSUPPORTED)
+        return self.emit(_OPS[name], (a, b), {}, node)
+
+    def static_op(self, pyop, symbol: str, a, b, node):
+        try:
+            return pyop(a, b)
+        except Exception as e:
+            self.fail(node, f"{describe(a)} {symbol} {describe(b)} while compiling: "
+                            f"{type(e).__name__}: {e}", Kind.TYPE if isinstance(e, TypeError)
+                      else Kind.ERROR, e)
+
+    def visit_UnaryOp(self, node):
+        v = self.realize(self.eval(node.operand), node.operand)
+        if isinstance(v, Poison):
+            return POISON
+        op = type(node.op)
+        if op is ast.Not:
+            t = self.truth(v, node.operand)
+            return (not t) if not isinstance(t, Value) else \
+                self.emit(_OPS["logical_not"], (t,), {}, node)
+        if not isinstance(v, Value):
+            pyop = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}[op]
+            try:
+                return pyop(v)
+            except Exception as e:
+                self.fail(node, f"{type(e).__name__} while compiling: {e}", Kind.TYPE, e)
+        if op is ast.UAdd:
+            return v
+        if op is ast.USub:
+            return self.emit(_OPS["neg"], (v,), {}, node)
+        if _is_bool(v):
+            return self.emit(_OPS["logical_not"], (v,), {}, node)
+        self.fail(node, "the operator ~ on integer tensors is not supported in graph mode",
+                  Kind.UNSUPPORTED)
+
+    def visit_BoolOp(self, node):
+        is_and = isinstance(node.op, ast.And)
+        result = self.realize(self.eval(node.values[0]), node.values[0])
+        for rhs_node in node.values[1:]:
+            if isinstance(result, Poison):
+                return POISON
+            if not isinstance(result, Value):
+                t = self.truth(result, node)
+                if t != is_and:  # Python's short circuit: the static operand decides
+                    return result
+                result = self.realize(self.eval(rhs_node), rhs_node)
+                continue
+            rhs = self.truth(self.eval(rhs_node), rhs_node)
+            left = self.truth(result, node)
+            if isinstance(rhs, Poison):
+                return POISON
+            if not isinstance(rhs, Value):
+                result = left if rhs == is_and else rhs
+            else:
+                result = self.emit(_OPS["logical_and" if is_and else "logical_or"],
+                                   (left, rhs), {}, node)
+        return result
+
+    def visit_Compare(self, node):
+        left = self.eval(node.left)
+        result = True
+        for op, comp in zip(node.ops, node.comparators):
+            right = self.eval(comp)
+            r = self.compare(type(op), left, right, node)
+            if isinstance(r, Poison):
+                return POISON
+            if result is True:
+                result = r
+            else:
+                result = self.emit(_OPS["logical_and"], (self.truth(result, node),
+                                                         self.truth(r, node)), {}, node) \
+                    if isinstance(r, Value) or isinstance(result, Value) else (result and r)
+            if result is False:
+                return False  # Python stops at the first false comparison
+            left = right
+        return result
+
+    def compare(self, op: type, a, b, node):
+        if op in (ast.Is, ast.IsNot):  # identity of Python objects, never realized
+            same = a is b
+            return same if op is ast.Is else not same
+        a, b = self.realize(a, node), self.realize(b, node)
+        if isinstance(a, Poison) or isinstance(b, Poison):
+            return POISON
+        if op in (ast.In, ast.NotIn):
+            if isinstance(b, Value):
+                self.fail(node, "'in' on a tensor is not supported in graph mode",
+                          Kind.UNSUPPORTED)
+            r = self.static_op(lambda x, y: x in y, "in", a, b, node)
+            return r if op is ast.In else not r
+        name, pyop = _CMPOPS[op]
+        if not isinstance(a, Value) and not isinstance(b, Value):
+            return self.static_op(pyop, _SYMBOL[op], a, b, node)
+        if a is None or b is None:  # x == None: a static answer, as for Python objects
+            return (op is ast.NotEq)
+        return self.emit(_OPS[name], (a, b), {}, node)
+
+    def truth(self, v, node):
+        """``bool(v)``: a Python bool for statics, a bool predicate (``bool`` or ``bool[]``) for
+        IR values. A tensor of more than one element is an error, as in Python."""
+        v = self.realize(v, node)
+        if isinstance(v, Poison):
+            return POISON
+        if not isinstance(v, Value):
+            try:
+                return bool(v)
+            except Exception as e:
+                self.fail(node, f"the truth value of {describe(v)}: {type(e).__name__}: {e}",
+                          Kind.TYPE, e)
+        t = v.type
+        if isinstance(t, ScalarType):
+            return v if t.dtype is bool_ else self.emit(_OPS["not_equal"], (v, 0), {}, node)
+        if not isinstance(t, TensorType):
+            self.fail(node, f"the truth value of a value of type {t} is not defined", Kind.TYPE)
+        if t.size != 1:
+            self.fail(node, f"the truth value of a tensor of shape {list(t.shape)} is ambiguous "
+                            "in a condition: reduce it first (x.all(), x.any(), x.sum() > 0)",
+                      Kind.VALUE)
+        if t.shape != ():
+            v = self.emit(_OPS["reshape"], (v,), {"shape": ()}, node)
+        if t.dtype is not bool_:
+            v = self.emit(_OPS["not_equal"], (v, 0), {}, node)
+        return v
+
+    def visit_IfExp(self, node):
+        c = self.truth(self.eval(node.test), node.test)
+        if isinstance(c, Poison):
+            return POISON
+        if not isinstance(c, Value):
+            return self.eval(node.body if c else node.orelse)
+        return self.ir_ifexp(node, c)
+
+    def visit_NamedExpr(self, node):
+        v = self.eval(node.value)
+        self.assign(node.target, v, node)
+        return v
+
+    # -- attributes --
+    def visit_Attribute(self, node):
+        return self.get_attr(self.eval(node.value), node.attr, node)
+
+    def get_attr(self, base, name: str, node):
+        if isinstance(base, Poison):
+            return POISON
+        if self.is_tensor_object(base):
+            return self.tensor_attr(self.realize(base, node), name, node)
+        if isinstance(base, (Closure, BoundMethod)):
+            self.fail(node, f"attribute {name!r} of {describe(base)} is not supported in graph "
+                            "mode", Kind.UNSUPPORTED)
+        try:
+            return owned(getattr(base, name))
+        except AttributeError as e:
+            self.fail(node, str(e) or f"{describe(base)} has no attribute {name!r}", Kind.ERROR, e)
+        except Exception as e:
+            self.fail(node, f"reading .{name} while compiling raised {type(e).__name__}: {e}",
+                      Kind.ERROR, e)
+
+    def tensor_attr(self, v: Value, name: str, node):
+        t = v.type
+        if name in ("shape", "dtype", "ndim") and isinstance(t, (TensorType, ScalarType)):
+            return tuple(t.shape) if name == "shape" else t.dtype if name == "dtype" \
+                else len(t.shape)
+        if name not in self._tensor_methods:
+            self._tensor_methods[name] = self.resolver.tensor_method(name)
+        rec = self._tensor_methods[name]
+        if rec is None:
+            self.fail(node, f"a tensor has no attribute {name!r}")
+        if isinstance(rec, R.Static):
+            return rec.value
+        if isinstance(rec, R.Unsupported):
+            self.fail(node, rec.reason, Kind.UNSUPPORTED)
+        if isinstance(rec, R.Traced) and rec.is_property:
+            return self.call_traced(rec.function, [v], {}, node, name)
+        return BoundMethod(rec, v, name)
+
+    # -- indexing --
+    def visit_Subscript(self, node):
+        base = self.realize(self.eval(node.value), node.value)
+        key = self.eval(node.slice)
+        if isinstance(base, Poison) or has_poison(key):
+            return POISON
+        if isinstance(base, Value):
+            return self.getitem(base, key, node)
+        key = self.require_static(key, node.slice, "an index into a tuple, list or Python object")
+        try:
+            return owned(base[key])
+        except Exception as e:
+            self.fail(node, f"{describe(base)}[{key!r}] while compiling: {type(e).__name__}: {e}",
+                      Kind.VALUE if isinstance(e, (IndexError, KeyError)) else Kind.TYPE, e)
+
+    def visit_Slice(self, node):
+        parts = []
+        for p in (node.lower, node.upper, node.step):
+            v = None if p is None else self.require_static(self.eval(p), p, "a slice bound")
+            if v is not None and not isinstance(v, (int, np.integer)):
+                self.fail(p, f"a slice bound must be an int or None, got {describe(v)}", Kind.TYPE)
+            parts.append(None if v is None else int(v))
+        return slice(*parts)
+
+    def getitem(self, v: Value, key, node):
+        if isinstance(v.type, TupleType):
+            return self._tuple_get(v, self.require_static(key, node, "an index into a tuple"), node)
+        return self.emit(_OPS["getitem"], (v,), {"key": self.tensor_key(key, node)}, node)
+
+    def _tuple_get(self, v: Value, index, node):
+        self.b.loc = self.loc(node)
+        with self.op_errors(node):
+            return self.b.tuple_get(v, int(index))
+
+    def tensor_key(self, key, node) -> tuple:
+        items = key if type(key) is tuple else (key,)
+        out = []
+        for k in items:
+            k = self.realize(k, node)
+            if isinstance(k, Value):
+                self.fail(node, f"indexing a tensor with {describe(k)} is not supported in graph "
+                                "mode yet: the index must be known while compiling (ints, "
+                                "slices, None, ...)", Kind.UNSUPPORTED)
+            if k is None or k is Ellipsis or isinstance(k, slice):
+                out.append(k)
+            elif isinstance(k, (bool, np.bool_)):
+                self.fail(node, "indexing a tensor with a bool is not supported in graph mode",
+                          Kind.UNSUPPORTED)
+            elif isinstance(k, (int, np.integer)):
+                out.append(int(k))
+            else:
+                self.fail(node, f"indexing a tensor with {describe(k)} is not supported in graph "
+                                "mode (use ints, slices, None and ...)", Kind.UNSUPPORTED)
+        return tuple(out)
+
+    # -- iteration --
+    def iterate(self, v, node, what: str = "iterating") -> list:
+        """The items of ``v`` while compiling: a tuple/list's elements, a tensor's rows
+        (``x[0]``, ``x[1]``...), a static Python iterable's items."""
+        v = self.realize(v, node)
+        if isinstance(v, Poison):
+            raise PoisonAbort()
+        if type(v) in (tuple, list):
+            return list(v)
+        if type(v) is dict:
+            return list(v)
+        if isinstance(v, Value):
+            t = v.type
+            if isinstance(t, TupleType):
+                return [self._tuple_get(v, i, node) for i in range(len(t.elements))]
+            if not isinstance(t, TensorType) or not t.shape:
+                self.fail(node, f"{what} over {describe(v)}: a 0-d tensor is not iterable",
+                          Kind.TYPE)
+            return [self.emit(_OPS["getitem"], (v,), {"key": (i,)}, node)
+                    for i in range(t.shape[0])]
+        if isinstance(v, (Closure, BoundMethod)):
+            self.fail(node, f"{describe(v)} is not iterable", Kind.TYPE)
+        try:
+            it = iter(v)
+            out = []
+            for x in it:
+                out.append(x)
+                if len(out) > MAX_ITEMS:
+                    self.fail(node, f"{what} over {describe(v)} gave more than {MAX_ITEMS} items "
+                                    "while compiling", Kind.UNSUPPORTED)
+            return out
+        except TypeError as e:
+            self.fail(node, f"{describe(v)} is not iterable", Kind.TYPE, e)
+
+    # -- comprehensions --
+    def visit_ListComp(self, node):
+        return self.comprehension(node, lambda: [self.eval(node.elt)], list)
+
+    def visit_GeneratorExp(self, node):
+        # materialised as a tuple: graph mode has no lazy generators, only their values
+        return self.comprehension(node, lambda: [self.eval(node.elt)], tuple)
+
+    def visit_SetComp(self, node):
+        items = self.comprehension(node, lambda: [self.eval(node.elt)], list)
+        return set(self.require_static(items, node, "a set's elements"))
+
+    def visit_DictComp(self, node):
+        pairs = self.comprehension(node, lambda: [(self.require_static(
+            self.eval(node.key), node.key, "a dict key"), self.eval(node.value))], list)
+        return dict(pairs)
+
+    def comprehension(self, node, element, kind):
+        frame = self.frame
+        saved = frame.vars
+        frame.vars = dict(saved)  # the loop variables are the comprehension's own
+        out: list = []
+        try:
+            self._generators(node.generators, 0, element, out)
+        except _Poisoned:
+            return POISON
+        finally:
+            frame.vars = saved
+        return kind(out)
+
+    def _generators(self, gens, i: int, element, out: list) -> None:
+        if i == len(gens):
+            out.extend(element())
+            return
+        gen = gens[i]
+        if gen.is_async:
+            self.fail(gen, "an async comprehension is not supported in graph mode",
+                      Kind.UNSUPPORTED)
+        src = self.realize(self.eval(gen.iter), gen.iter)
+        if isinstance(src, Poison):
+            raise _Poisoned()
+        if isinstance(src, Value):
+            self.fail(gen.iter, f"a comprehension over {describe(src)} is not supported in graph "
+                                "mode: use a for loop, or ops on the whole tensor",
+                      Kind.UNSUPPORTED)
+        for item in self.iterate(src, gen.iter, "a comprehension"):
+            self.assign(gen.target, item, gen)
+            keep = True
+            for cond in gen.ifs:
+                t = self.truth(self.eval(cond), cond)
+                if isinstance(t, Value):
+                    self.fail(cond, "a comprehension filtered by a tensor condition is not "
+                                    "supported in graph mode", Kind.UNSUPPORTED)
+                if not t:
+                    keep = False
+                    break
+            if keep:
+                self._generators(gens, i + 1, element, out)
+
+    # -- functions made in the code --
+    def visit_Lambda(self, node):
+        return self.make_closure(node, "<lambda>", node.body)
+
+    def make_closure(self, node, name: str, body) -> Closure:
+        params = set(arg_names(node.args))
+        body_nodes = body if isinstance(body, list) else [body]
+        for n in (x for b in body_nodes for x in ast.walk(b)):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in params:
+                v = self.frame.vars.get(n.id, MISSING)
+                if v is not MISSING and any(isinstance(x, Value) for x in leaves(v)):
+                    kind = "lambda" if isinstance(node, ast.Lambda) else f"function {name!r}"
+                    self.fail(n, f"a {kind} that captures the tensor variable {n.id!r} is not "
+                                 "supported in graph mode: pass it as an argument",
+                              Kind.UNSUPPORTED)
+        return Closure(node, self.frame, self.frame.vars, self._signature(node.args), name)
+
+    def _signature(self, args: ast.arguments) -> inspect.Signature:
+        P = inspect.Parameter
+        params = []
+        pos = args.posonlyargs + args.args
+        defaults = [self.eval(d) for d in args.defaults]
+        first_default = len(pos) - len(defaults)
+        for i, a in enumerate(pos):
+            kind = P.POSITIONAL_ONLY if i < len(args.posonlyargs) else P.POSITIONAL_OR_KEYWORD
+            d = defaults[i - first_default] if i >= first_default else P.empty
+            params.append(P(a.arg, kind, default=d))
+        if args.vararg is not None:
+            params.append(P(args.vararg.arg, P.VAR_POSITIONAL))
+        for a, d in zip(args.kwonlyargs, args.kw_defaults):
+            params.append(P(a.arg, P.KEYWORD_ONLY,
+                            default=P.empty if d is None else self.eval(d)))
+        if args.kwarg is not None:
+            params.append(P(args.kwarg.arg, P.VAR_KEYWORD))
+        return inspect.Signature(params)
+
+    # -- unsupported expressions --
+    def visit_Yield(self, node):
+        self.fail(node, "'yield' (a generator) is not supported in graph mode", Kind.UNSUPPORTED)
+
+    def visit_YieldFrom(self, node):
+        self.fail(node, "'yield from' (a generator) is not supported in graph mode",
+                  Kind.UNSUPPORTED)
+
+    def visit_Await(self, node):
+        self.fail(node, "'await' is not supported in graph mode", Kind.UNSUPPORTED)
+
+
+class _Poisoned(Exception):
+    """A comprehension over a poisoned value: its value is poison too (already reported)."""
+
+
+def _is_bool(x) -> bool:
+    if isinstance(x, Value):
+        return getattr(x.type, "dtype", None) is bool_
+    return isinstance(x, (bool, np.bool_))
