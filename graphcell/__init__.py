@@ -25,3 +25,5 @@ from graphcell.autodiff import grad, value_and_grad
 from graphcell.parameter import Parameter, ParameterTuple
 from graphcell import common
 from graphcell import nn
+from graphcell.graph.jit import jit, ms_function  # noqa: E402
+from graphcell import graph  # noqa: E402

@@ -1,8 +1,15 @@
-"""Gradient APIs: ``grad``, ``value_and_grad`` and ``ops.GradOperation`` (PyNative).
+"""Gradient APIs: ``grad``, ``value_and_grad`` and ``ops.GradOperation``.
 
-All three reduce to one call, ``_differentiate``: mark the chosen inputs and weights as gradient
-leaves, run the function while the tape records, walk the tape back from its output, and return
-one gradient per leaf — zeros for a leaf the output does not depend on (DESIGN §10.6).
+Each returns a :class:`GradFunction` holding a :class:`GradRequest` (what is differentiated, and
+how the call's result is packed: DESIGN §10.6). Calling it:
+
+- in PyNative mode, reduces to one call, ``_differentiate``: mark the chosen inputs and weights as
+  gradient leaves, run the function while the tape records, walk the tape back from its output,
+  and return one gradient per leaf — zeros for a leaf the output does not depend on;
+- in ``GRAPH_MODE`` (unless a PyNative gradient is being recorded), compiles the gradient through
+  IR autodiff (``graphcell/graph/grad.py``); inside compiled code (``construct``, ``@jit``) the
+  frontend compiles the call in place (``graphcell_ir/frontend/grads.py``). Both modes pack the
+  result with the same ``GradRequest.pack``.
 
 Example::
 
@@ -15,8 +22,11 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 from dataclasses import dataclass
+from typing import Any, Callable
 
-from graphcell.runtime import tape
+from graphcell.context import GRAPH_MODE
+from graphcell.context import _values as _context_values
+from graphcell.runtime import dispatch, tape
 from graphcell.runtime.tape import Node
 from graphcell.tensor import Tensor
 from graphcell_ir.ops import REGISTRY
@@ -176,13 +186,100 @@ class _GradSpec:
             raise ValueError(f"{api} of {fn_name}: grad_position and weights cannot both be None")
         return cls(positions, single_pos, ws, single_w)
 
-    def pack(self, result: _Result):
+    def pack(self, position_grads: tuple, weight_grads: tuple):
         """DESIGN §10.6: a single position gives a bare Tensor; both kinds give (pos, weights)."""
-        pos = result.position_grads[0] if self.single_pos else result.position_grads
-        ws = result.weight_grads[0] if self.single_w else result.weight_grads
+        pos = position_grads[0] if self.single_pos else position_grads
+        ws = weight_grads[0] if self.single_w else weight_grads
         if self.positions is not None and self.weights is not None:
             return pos, ws
         return pos if self.positions is not None else ws
+
+
+@dataclass(frozen=True, eq=False)
+class GradRequest:
+    """What a gradient function differentiates, and how its call returns — read by PyNative
+    (:meth:`GradFunction.__call__`) and by graph mode (the resolver's ``GradCall``) alike.
+
+    ``positions``: the differentiated argument positions; None for every Tensor argument
+    (``GradOperation(get_all=True)``). ``weights``: Parameters. ``sens_param``: the last call
+    argument is the output's cotangent. ``has_aux``: only the first returned value is
+    differentiated. ``pack(value, position_grads, weight_grads)`` builds what the call returns.
+    ``api`` and ``options`` name the API and its settings (with the rest, the cache key).
+    """
+
+    fn: Any
+    positions: tuple | None
+    weights: tuple
+    sens_param: bool
+    has_aux: bool
+    pack: Callable
+    api: str
+    options: tuple = ()
+
+    @property
+    def key(self) -> tuple:
+        """What is differentiated and how (graph mode's compile cache key, with ``fn``)."""
+        return (self.api, self.options, self.positions, tuple(id(w) for w in self.weights),
+                self.sens_param, self.has_aux)
+
+    @property
+    def name(self) -> str:
+        return f"{self.api} of {_name_of(self.fn)}"
+
+
+class GradFunction:
+    """What ``grad``, ``value_and_grad`` and ``GradOperation()(fn)`` return: call it with
+    ``fn``'s arguments.
+
+    In PyNative mode the call runs ``fn`` on the tape. In ``GRAPH_MODE``, and wherever compiled
+    code calls it (``construct``, a ``@jit`` function), the gradient is compiled — forward,
+    backward and all — as one IR function (``graphcell/graph/grad.py``); ``lower(*args)`` shows
+    that IR and ``cache_log`` what was compiled.
+    """
+
+    def __init__(self, request: GradRequest, name: str):
+        self.request = request
+        self.__name__ = self.__qualname__ = name
+
+    def __call__(self, *args):
+        if _context_values["mode"] == GRAPH_MODE and dispatch.recorder is None:
+            return _graph_grad().call(self, args)
+        return self._pynative(args)
+
+    def _pynative(self, args: tuple):
+        r = self.request
+        fn_name = _name_of(r.fn)
+        sens = None
+        if r.sens_param:
+            if not args:
+                raise TypeError(f"GradOperation(sens_param=True) of {fn_name}: the last argument "
+                                "must be the sens (the output's gradient), got no arguments")
+            *args, sens = args
+        args = tuple(args)
+        positions = r.positions
+        if positions is None:
+            positions = tuple(p for p, a in enumerate(args) if isinstance(a, Tensor))
+        elif r.api == "GradOperation" and positions and not args:
+            raise TypeError(f"GradOperation of {fn_name}: no input to differentiate")
+        result = _differentiate(r.fn, args, positions, r.weights, sens, r.has_aux)
+        return r.pack(result.outputs, result.position_grads, result.weight_grads)
+
+    def lower(self, *args):
+        """The compiled gradient's IR for these arguments (``.as_text()`` prints it)."""
+        return _graph_grad().lower(self, args)
+
+    @property
+    def cache_log(self):
+        """What graph mode compiled for this gradient, and why."""
+        return _graph_grad().staged(self).log
+
+    def __repr__(self) -> str:
+        return f"<{self.request.name}>"
+
+
+def _graph_grad():
+    from graphcell.graph import grad as graph_grad  # imports graphcell.graph: on first use
+    return graph_grad
 
 
 def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
@@ -191,18 +288,16 @@ def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
 
     ``grad_position`` is an int (a bare gradient), a tuple of ints, or None (weights only). With
     ``has_aux=True``, ``fn`` returns ``(output, aux...)``; only ``output`` is differentiated and the
-    call returns ``(grads, (aux...))``.
+    call returns ``(grads, (aux...))``. Returns a :class:`GradFunction`.
     """
     spec = _GradSpec.of(fn, grad_position, weights, "grad")
 
-    def grad_fn(*args):
-        result = _differentiate(fn, args, spec.positions, spec.weights, None, has_aux)
-        grads = spec.pack(result)
-        if has_aux:
-            return grads, tuple(result.outputs[1:])
-        return grads
-    grad_fn.__name__ = f"grad_{getattr(fn, '__name__', 'fn')}"
-    return grad_fn
+    def pack(value, position_grads, weight_grads):
+        grads = spec.pack(position_grads, weight_grads)
+        return (grads, tuple(value[1:])) if has_aux else grads
+    request = GradRequest(fn, spec.positions or (), spec.weights or (), False, bool(has_aux), pack,
+                          "grad", (spec.single_pos, spec.single_w))
+    return GradFunction(request, f"grad_{getattr(fn, '__name__', 'fn')}")
 
 
 def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
@@ -210,10 +305,11 @@ def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=
     ``(output, aux...)`` tuple."""
     spec = _GradSpec.of(fn, grad_position, weights, "value_and_grad")
 
-    def value_and_grad_fn(*args):
-        result = _differentiate(fn, args, spec.positions, spec.weights, None, has_aux)
-        return result.outputs, spec.pack(result)
-    return value_and_grad_fn
+    def pack(value, position_grads, weight_grads):
+        return value, spec.pack(position_grads, weight_grads)
+    request = GradRequest(fn, spec.positions or (), spec.weights or (), False, bool(has_aux), pack,
+                          "value_and_grad", (spec.single_pos, spec.single_w))
+    return GradFunction(request, "value_and_grad_fn")
 
 
 class GradOperation:
@@ -230,39 +326,23 @@ class GradOperation:
         self.get_by_list = bool(get_by_list)
         self.sens_param = bool(sens_param)
 
-    def __call__(self, fn, weights=None):
+    def __call__(self, fn, weights=None) -> GradFunction:
         fn_name = _name_of(fn)
+        ws = ()
         if self.get_by_list:
             if weights is None:
                 raise TypeError(f"GradOperation(get_by_list=True) of {fn_name}: pass the weights, "
                                 "GradOperation(get_by_list=True)(fn, weights)")
             ws = tuple(weights) if not hasattr(weights, "requires_grad") else (weights,)
             ws, _ = _normalize_weights(ws, fn_name)
-        else:
-            ws = None
+        positions = None if self.get_all else () if self.get_by_list else (0,)
+        request = GradRequest(fn, positions, ws, self.sens_param, False, self._pack,
+                              "GradOperation", (self.get_all, self.get_by_list))
+        return GradFunction(request, f"grad_{getattr(fn, '__name__', 'fn')}")
 
-        def grad_fn(*args):
-            sens = None
-            if self.sens_param:
-                if not args:
-                    raise TypeError(f"GradOperation(sens_param=True) of {fn_name}: the last argument "
-                                    "must be the sens (the output's gradient), got no arguments")
-                *args, sens = args
-            n = len(args)
-            if self.get_all:
-                positions = tuple(range(n))
-            elif self.get_by_list:
-                positions = ()
-            else:
-                if n == 0:
-                    raise TypeError(f"GradOperation of {fn_name}: no input to differentiate")
-                positions = (0,)
-            positions = tuple(p for p in positions if isinstance(args[p], Tensor)) \
-                if self.get_all else positions
-            result = _differentiate(fn, tuple(args), positions, ws, sens, False)
-            if self.get_all and self.get_by_list:
-                return result.position_grads, result.weight_grads
-            if self.get_by_list:
-                return result.weight_grads
-            return result.position_grads if self.get_all else result.position_grads[0]
-        return grad_fn
+    def _pack(self, value, position_grads, weight_grads):
+        if self.get_all and self.get_by_list:
+            return position_grads, weight_grads
+        if self.get_by_list:
+            return weight_grads
+        return position_grads if self.get_all else position_grads[0]

@@ -73,6 +73,13 @@ def _non_negative_int(name):
     return check
 
 
+def check_jit_level(v):
+    """``v`` if it is a jit level (``'O0'``, ``'O1'``, ``'O2'``, or ``''`` for the default)."""
+    if v not in ("", "O0", "O1", "O2"):
+        raise ValueError(f"jit_level must be 'O0', 'O1' or 'O2' (or '' for the default), got {v!r}")
+    return v
+
+
 _KEYS: dict[str, _Key] = {
     "mode": _Key(PYNATIVE_MODE, _mode, "GRAPH_MODE (0) compiles construct; PYNATIVE_MODE (1) runs it op by op"),
     "device_target": _Key("CPU", _device_target, "'CPU'; 'GPU'/'Ascend' are accepted and run on the CPU"),
@@ -82,6 +89,8 @@ _KEYS: dict[str, _Key] = {
     "save_graphs": _Key(False, _save_graphs, "write the IR after every pass that changed it"),
     "save_graphs_path": _Key(".", _path, "directory for save_graphs dumps"),
     "max_call_depth": _Key(1000, _non_negative_int("max_call_depth"), "accepted for compatibility"),
+    "jit_level": _Key("", check_jit_level, "graph mode: 'O0' runs the frontend's IR as it is; 'O1'/'O2' "
+                                      "(and the default '') run the default pass pipeline"),
 }
 
 _values: dict[str, Any] = {k: spec.default for k, spec in _KEYS.items()}

@@ -38,7 +38,10 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
+from graphcell.context import GRAPH_MODE
+from graphcell.context import _values as _context_values
 from graphcell.parameter import Parameter, ParameterTuple, is_generated_name
+from graphcell.runtime import dispatch
 from graphcell.runtime.hooks import CellHooks
 from graphcell.tensor import Tensor
 
@@ -105,9 +108,32 @@ class Cell(CellHooks):
         # the executable) plugs in here. PyNative hooks and a custom bprop wrap construct
         # (runtime/hooks.py: forward-pre -> input boundary -> construct -> forward -> output
         # boundary, DESIGN §9); a cell with neither runs construct directly.
+        # In GRAPH_MODE the call is compiled (graphcell/graph/bridge.py), except while a PyNative
+        # gradient is being recorded: the tape must see the ops until graph-mode autodiff lands.
+        if _context_values["mode"] == GRAPH_MODE and dispatch.recorder is None:
+            return _graph_call(self, args, kwargs)
         if self._has_hooks_or_bprop():
             return self._call_with_hooks(args, kwargs, self.construct)
         return self.construct(*args, **kwargs)
+
+    def compile(self, *inputs, **kwargs):
+        """Compile ``construct`` for these inputs (graph mode) without running it; returns the
+        ``Lowered`` IR, whose ``as_text()`` prints it. A later call with inputs of the same
+        signature runs the compiled function without compiling again.
+
+        Example::
+
+            >>> import numpy as np
+            >>> import graphcell as ms
+            >>> from graphcell import nn
+            >>> ir = nn.ReLU().compile(ms.Tensor(np.ones((2, 3), np.float32)))
+            >>> print(ir.as_text(locs="none"))
+            func @ReLU.construct(%x: f32[2,3]) -> f32[2,3] {
+              %0 = relu(%x) : f32[2,3]
+              return %0
+            }
+        """
+        return _graph_bridge().compile_cell(self, inputs, kwargs)
 
     def construct(self, *args, **kwargs):
         """The computation of the cell; every subclass defines it."""
@@ -453,6 +479,22 @@ class Cell(CellHooks):
 
     def __str__(self) -> str:
         return self.__repr__()
+
+
+_bridge = None
+
+
+def _graph_bridge():
+    """graphcell.graph.bridge, imported on first use (it imports this module)."""
+    global _bridge
+    if _bridge is None:
+        from graphcell.graph import bridge
+        _bridge = bridge
+    return _bridge
+
+
+def _graph_call(cell: Cell, args: tuple, kwargs: dict):
+    return (_bridge or _graph_bridge()).call_cell(cell, args, kwargs)
 
 
 def _name_taken(cell: Cell, name: str) -> bool:

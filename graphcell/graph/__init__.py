@@ -1,0 +1,71 @@
+"""Graph mode: compiling ``construct`` and ``@jit`` functions through graphcell_ir, and running them.
+
+The pieces, in the order a call meets them (DESIGN §2):
+
+- ``jit.py`` — ``graphcell.jit`` / ``ms_function``; ``bridge.py`` — ``GRAPH_MODE`` cell calls and
+  ``Cell.compile`` (the seam in ``nn/cell.py``); ``entry.py`` — the compiled ``__call__`` of a
+  cell with forward hooks;
+- ``cache.py`` — the compile cache and the hot path of a call; ``signature.py`` — input keys;
+  ``guards.py`` and ``reads.py`` — which attributes a compile read, and whether they changed;
+  ``log.py`` — hits, compiles and why;
+- ``compile.py`` — frontend + passes + guards; ``resolver.py`` — what Python objects mean to the
+  compiler; ``traced.py`` — library code run on IR values; ``warn.py`` — graph-mode warnings;
+  ``errors.py`` — errors without the compiler's frames;
+- ``executor.py`` — running the compiled function, writing Parameters back; ``lowered.py`` — the
+  IR text; ``grad.py`` — gradient functions called in ``GRAPH_MODE``.
+
+Gradients (``grad.py``): ``ms.grad``, ``ms.value_and_grad`` and ``ops.GradOperation`` called in
+``GRAPH_MODE`` compile forward and backward as one IR function; called inside compiled code
+(``construct``, a ``@jit`` function, ``TrainOneStepCell``) they are compiled in place by the
+frontend (``graphcell_ir/frontend/grads.py``), with a cell's custom ``bprop``. While a PyNative
+gradient is being recorded, cells and ``@jit`` functions run as Python, so the tape sees their ops.
+
+What graph mode does not do yet: backward hooks and ``HookBackward`` (they warn once and are
+skipped), ``print`` of tensors, numpy arrays as inputs.
+
+Example::
+
+    >>> import graphcell as ms
+    >>> from graphcell import graph
+    >>> isinstance(graph.cache_info(), graph.CacheInfo)
+    True
+"""
+from __future__ import annotations
+
+from graphcell.graph.jit import JitFunction, jit, ms_function
+from graphcell.graph.log import CacheInfo, CacheLog, all_logs
+from graphcell.graph.lowered import Lowered
+from graphcell.graph.warn import GraphModeWarning
+
+__all__ = ["jit", "ms_function", "JitFunction", "Lowered", "CacheInfo", "CacheLog",
+           "GraphModeWarning", "cache_info", "clear_cache"]
+
+
+def cache_info(obj=None) -> CacheInfo:
+    """The compile-cache log of ``obj`` — a cell (its graph-mode calls and ``@jit`` methods) or a
+    ``@jit`` function — or of every compiled function when ``obj`` is None.
+
+    Each log lists the hits, and every compile with its reason (``first call``, ``new input
+    signature: x f32[2,3] -> f32[4,3]``, ``training flag changed``...).
+    """
+    if obj is None:
+        return CacheInfo(all_logs())
+    log = getattr(obj, "cache_log", None)
+    if isinstance(log, CacheLog):
+        return CacheInfo([log])
+    cache = getattr(obj, "__dict__", {}).get("_graph_cache") or {}
+    return CacheInfo([staged.log for key, staged in cache.items() if key != "call"])
+
+
+def clear_cache(obj=None) -> None:
+    """Forget compiled versions: of ``obj`` (a cell or a ``@jit`` function), or all of them."""
+    from graphcell.graph.cache import ALL, Staged
+    if obj is None:
+        for staged in list(ALL):
+            staged.clear()
+        return
+    staged = getattr(obj, "_staged", None)
+    if isinstance(staged, Staged):
+        staged.clear()
+    for s in (getattr(obj, "__dict__", {}).get("_graph_cache") or {}).values():
+        s.clear()

@@ -1,0 +1,60 @@
+"""Graph mode's side of ``Cell.__call__`` and ``Cell.compile`` (the seam in ``nn/cell.py``).
+
+In ``GRAPH_MODE`` a cell call compiles the call — forward-pre hooks, ``construct``, forward
+hooks, as MindSpore 2.x does — once per input signature, and runs the compiled function with the
+cell's current Parameter values (``cache.py`` says when it recompiles). ``Cell.compile(*inputs)``
+compiles ahead of time and returns the :class:`Lowered` IR.
+
+Example::
+
+    >>> import numpy as np
+    >>> import graphcell as ms
+    >>> from graphcell import nn, ops
+    >>> class Threshold(nn.Cell):
+    ...     def __init__(self, threshold, value):
+    ...         super().__init__()
+    ...         self.threshold, self.value = threshold, value
+    ...     def construct(self, inputs):
+    ...         cond = ops.gt(inputs, self.threshold)
+    ...         value = ops.fill(inputs.dtype, inputs.shape, self.value)
+    ...         return ops.select(cond, inputs, value)
+    >>> ms.set_context(mode=ms.GRAPH_MODE)
+    >>> m = Threshold(0.1, 20)
+    >>> m(ms.Tensor([0.1, 0.2, 0.3], ms.float32)).asnumpy()
+    array([20. ,  0.2,  0.3], dtype=float32)
+    >>> ms.set_context(mode=ms.PYNATIVE_MODE)
+"""
+from __future__ import annotations
+
+from graphcell.graph.cache import Staged
+from graphcell.graph.jit import staged_for
+from graphcell.graph.lowered import Lowered
+from graphcell.graph.resolver import construct_of
+
+__all__ = ["call_cell", "compile_cell", "cell_staged"]
+
+_CALL = "call"   # the key of a cell's graph-mode call in its _graph_cache
+
+
+def cell_staged(cell) -> Staged:
+    """The :class:`Staged` of ``cell``'s graph-mode call (made on first use)."""
+    cache = cell.__dict__.get("_graph_cache")
+    staged = cache.get(_CALL) if cache is not None else None
+    if staged is None:
+        staged = staged_for(cell, construct_of(cell), call_cell=True)
+        cell.__dict__["_graph_cache"][_CALL] = staged
+    return staged
+
+
+def call_cell(cell, args: tuple, kwargs: dict):
+    """``cell(*args, **kwargs)`` in graph mode."""
+    cache = cell.__dict__.get("_graph_cache")
+    staged = cache.get(_CALL) if cache is not None else None
+    if staged is None:
+        staged = cell_staged(cell)
+    return staged(args, kwargs)
+
+
+def compile_cell(cell, args: tuple, kwargs: dict) -> Lowered:
+    """``cell.compile(*args)``: compile for these inputs, cache, and return the IR."""
+    return cell_staged(cell).compile(args, kwargs).lowered()

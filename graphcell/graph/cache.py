@@ -1,0 +1,260 @@
+"""``Staged``: the compile cache of one function for one ``self``, and the hot path of a call.
+
+What a compiled version is keyed by (DESIGN §4, §10.9), cheapest test first:
+
+1. the function and its ``self`` object (one ``Staged`` each; a cell keeps its own in its
+   ``__dict__``, so a hit never walks the cell tree);
+2. the input signature: dtype and shape of every Tensor argument, type and value of every Python
+   argument, the structure of tuple/list arguments — and the ``training`` flag of ``self``;
+3. the guards (``guards.py``): every attribute of every cell the compile read (``self.value``,
+   sub-cells, Parameters, flags such as a sub-cell's ``training``) is still the same object, and
+   no forward hook was registered or removed;
+4. the shapes and dtypes of the Parameters the function takes (``set_data`` may change a shape).
+
+A call that matches all four runs the compiled function; any other call compiles, and the log
+says why (``CacheLog``). Several versions are kept per signature (``set_train()`` /
+``set_train(False)`` alternating does not recompile each time). A compile or a first run that
+fails leaves the cache as it was.
+
+Example::
+
+    >>> import numpy as np
+    >>> import graphcell as ms
+    >>> from graphcell import ops
+    >>> @ms.jit
+    ... def double(x):
+    ...     return ops.mul(x, 2.0)
+    >>> _ = double(ms.Tensor(np.ones(2, np.float32))); _ = double(ms.Tensor(np.ones(2, np.float32)))
+    >>> _ = double(ms.Tensor(np.ones(3, np.float32)))
+    >>> print(double.cache_log)
+    double: 1 hit, 2 compiles
+      compile 1: first call (x f32[2])
+      compile 2: new input signature: x f32[2] -> f32[3] (x f32[3])
+"""
+from __future__ import annotations
+
+import inspect
+import weakref
+from operator import attrgetter
+from typing import Any, Callable
+
+from graphcell.graph import warn
+from graphcell.graph.compile import Compiled, compile_call
+from graphcell.graph.entry import hooked_call
+from graphcell.graph.log import CacheLog
+from graphcell.graph.signature import InputError, arg_specs, describe_spec, flatten
+from graphcell.nn.cell import Cell
+
+__all__ = ["Staged", "MAX_VERSIONS", "MAX_ENTRIES"]
+
+MAX_VERSIONS = 8
+"""Compiled versions kept per input signature (differing in guards: flags, attributes...)."""
+MAX_ENTRIES = 64
+"""Compiled versions kept per staged function; the oldest is dropped first."""
+
+_SHAPE_DTYPE = attrgetter("shape", "dtype")
+ALL: "weakref.WeakSet[Staged]" = weakref.WeakSet()
+"""Every live Staged (``graphcell.graph.clear_cache()`` clears them all)."""
+
+
+class Staged:
+    """The compiled versions of ``fn`` bound to ``self_obj`` (None for a plain function).
+
+    ``call_cell=True`` makes it the graph-mode call of a cell: when the cell has forward hooks,
+    they are compiled in with ``construct`` (MindSpore 2.x runs them in graph mode too).
+    ``jit_level`` overrides the context's for this function (``jit(f, jit_level="O0")``).
+    """
+
+    def __init__(self, fn: Callable, self_obj: Any, name: str, call_cell: bool = False,
+                 jit_level: str | None = None):
+        self.fn = fn
+        self.jit_level = jit_level
+        self.self_obj = self_obj
+        self.name = name
+        self.call_cell = call_cell
+        self.log = CacheLog(name)
+        ALL.add(self)
+        self._is_cell = isinstance(self_obj, Cell)
+        self._entries: dict[tuple, list[Compiled]] = {}
+        self._order: list[tuple[tuple, Compiled]] = []   # oldest first, for eviction
+        self._last: tuple[tuple, Compiled, tuple] | None = None   # key, version, args specs
+        self._signature, self._arg_names, self._n_fixed = _signature_of(fn, self_obj is not None)
+
+    # --- calling -------------------------------------------------------------------------------
+
+    def __call__(self, args: tuple, kwargs: dict | None = None):
+        """Run the compiled version for ``args`` (compiling first when there is none)."""
+        if kwargs or len(args) != self._n_fixed:
+            args = self._bind(args, kwargs or {})
+        training = self.self_obj.__dict__.get("training") if self._is_cell else None
+        try:
+            key, leaves = flatten(args, training)
+        except InputError as e:
+            raise InputError(f"{self.name}: {e}") from None
+        versions = self._entries.get(key)
+        if versions is not None:
+            for c in versions:
+                if c.guards.hold():
+                    arrays = [p._data for p in c.params]
+                    if tuple(map(_SHAPE_DTYPE, arrays)) == c.param_sig:
+                        self.log.hits += 1
+                        return c.executable(leaves, arrays)
+        return self._miss(key, leaves, args)
+
+    def _miss(self, key: tuple, leaves: list, args: tuple):
+        for c in self._entries.get(key, ()):
+            if not c.guards.hold() and c.guards.explain() is None:
+                c.guards.refresh()  # an attribute set again to an equal value: nothing changed
+            if c.guards.hold():
+                arrays = [p._data for p in c.params]
+                if tuple(map(_SHAPE_DTYPE, arrays)) == c.param_sig:
+                    self.log.hits += 1
+                    return c.executable(leaves, arrays)
+        reason = self._reason(key, args)
+        compiled = self._compile(args)
+        out = compiled.executable(leaves, [p._data for p in compiled.params])
+        self._store(key, compiled, args, reason)  # only once the first run succeeded
+        return out
+
+    def _bind(self, args: tuple, kwargs: dict) -> tuple:
+        """``args`` and ``kwargs`` as the positional arguments, defaults filled in."""
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self.name}: {e}") from None
+        bound.apply_defaults()
+        if bound.kwargs:
+            raise TypeError(f"{self.name}: keyword-only arguments ({', '.join(bound.kwargs)}) "
+                            "are not supported by graph mode yet; pass them by position")
+        return tuple(bound.args)
+
+    # --- compiling -----------------------------------------------------------------------------
+
+    def _compile(self, args: tuple) -> Compiled:
+        fn, name = self.fn, self.name
+        if self.call_cell:
+            d = self.self_obj.__dict__
+            if d.get("_forward_pre_hook") or d.get("_forward_hook"):
+                # compiled as a call of the cell: the frontend inlines the hooks (and warns about
+                # backward hooks as it does for sub-cells); the function is Cell.__call__
+                fn, name = hooked_call(self.self_obj), f"{type(self.self_obj).__name__}.__call__"
+            elif d.get("_backward_pre_hook") or d.get("_backward_hook"):
+                warn.backward_hooks(self.self_obj)
+        return compile_call(fn, self.self_obj, args, name=name, arg_names=self._arg_names,
+                            jit_level=self.jit_level)
+
+    def lower(self, args: tuple, kwargs: dict | None = None) -> Compiled:
+        """Compile for ``args`` without running or caching (``jit(f).lower``)."""
+        if kwargs or len(args) != self._n_fixed:
+            args = self._bind(args, kwargs or {})
+        return self._compile(args)
+
+    def compile(self, args: tuple, kwargs: dict | None = None) -> Compiled:
+        """Compile for ``args`` and cache the result without running it (``Cell.compile``)."""
+        if kwargs or len(args) != self._n_fixed:
+            args = self._bind(args, kwargs or {})
+        training = self.self_obj.__dict__.get("training") if self._is_cell else None
+        key, _ = flatten(args, training)
+        for c in self._entries.get(key, ()):
+            if c.guards.hold() and _param_change(c) is None:
+                return c
+        reason = self._reason(key, args)
+        compiled = self._compile(args)
+        self._store(key, compiled, args, reason)
+        return compiled
+
+    def _store(self, key: tuple, compiled: Compiled, args: tuple, reason: str) -> None:
+        versions = self._entries.setdefault(key, [])
+        versions.insert(0, compiled)
+        self._order.append((key, compiled))
+        if len(versions) > MAX_VERSIONS:
+            self._forget(key, versions[-1])
+        if len(self._order) > MAX_ENTRIES:
+            self._forget(*self._order[0])
+        self._last = (key, compiled, tuple(arg_specs(args)))
+        self.log.compiled(reason, compiled.signature)
+
+    def _forget(self, key: tuple, compiled: Compiled) -> None:
+        versions = self._entries.get(key, [])
+        if compiled in versions:
+            versions.remove(compiled)
+        if not versions:
+            self._entries.pop(key, None)
+        self._order = [(k, c) for k, c in self._order if c is not compiled]
+
+    def clear(self) -> None:
+        """Forget every compiled version (the log is kept)."""
+        self._entries.clear()
+        self._order.clear()
+        self._last = None
+
+    # --- explaining ----------------------------------------------------------------------------
+
+    def _reason(self, key: tuple, args: tuple) -> str:
+        """Why this call compiles: compared with a version of the same signature when there is
+        one (guards, parameter shapes), else with the last version compiled."""
+        for c in self._entries.get(key, ()):
+            why = c.guards.explain() or _param_change(c)
+            if why:
+                return why
+        if self._last is None:
+            return "first call"
+        last_key, _, last_specs = self._last
+        reasons = []
+        if last_key[0] != key[0]:
+            owner = type(self.self_obj).__name__
+            reasons.append(f"training flag changed: {owner}.training {last_key[0]} -> {key[0]}")
+        changed = [(n, describe_spec(a), describe_spec(b)) for n, a, b in
+                   zip(self._names(len(args)), last_specs, arg_specs(args))
+                   if not _same_spec(a, b)]
+        if len(last_specs) != len(args):
+            changed.append(("arguments", f"{len(last_specs)}", f"{len(args)}"))
+        if changed:
+            reasons.append("new input signature: " + ", ".join(f"{n} {a} -> {b}"
+                                                                 for n, a, b in changed))
+        return "; ".join(reasons) or "new input signature"
+
+    def _names(self, n: int) -> list[str]:
+        names = list(self._arg_names)[:n]
+        return names + [f"arg{i}" for i in range(len(names), n)]
+
+
+def _same_spec(a, b) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (tuple, list)):
+        return len(a) == len(b) and all(_same_spec(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def _param_change(c: Compiled) -> str | None:
+    for p, (shape, dtype) in zip(c.params, c.param_sig):
+        d = p._data
+        if d.shape != shape or d.dtype != dtype:
+            old = describe_spec(_tensor_type(shape, dtype))
+            return f"parameter shape changed: {p.name} {old} -> {describe_spec(_tensor_type(d.shape, d.dtype))}"
+    return None
+
+
+def _tensor_type(shape, dtype):
+    from graphcell_ir.ir.types import TensorType, dtype_from_numpy
+    return TensorType(dtype_from_numpy(dtype), tuple(shape))
+
+
+def _signature_of(fn: Callable, bound: bool):
+    """The call signature of ``fn`` without ``self``, the names of its positional parameters,
+    and how many a call that needs no binding passes."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None, (), -1
+    params = list(sig.parameters.values())
+    if bound and params:
+        params = params[1:]
+    sig = sig.replace(parameters=params)
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    has_var = any(p.kind is p.VAR_POSITIONAL for p in params)
+    names = tuple(p.name for p in positional)
+    n_fixed = len(positional) if not has_var and all(
+        p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params) else -1
+    return sig, names, n_fixed

@@ -1,0 +1,151 @@
+"""Running a compiled function: arrays in, Tensors out, mutated Parameters written back.
+
+:class:`Program` is what compiling produced, in graphcell's terms: the IR function, which of its
+arguments are the call's tensors and which are Parameters, which extra results are the new values
+of mutated Parameters (DESIGN §4), and the Python structure of what ``construct`` returns.
+:class:`Executable` runs it. The backend behind it is the reference interpreter today; the numba
+backend replaces ``_backend`` without changing anything a caller sees.
+
+The order of a call (DESIGN §2): read the Parameters' current arrays, run, and only when the run
+succeeded write the mutated Parameters back, so a failed run leaves every Parameter as it was.
+A value that must not be shared is copied on the way out: read-only arrays (constants of the
+compiled function) and, for a written-back Parameter, any array the call received.
+
+Example::
+
+    >>> import numpy as np
+    >>> from graphcell_ir.text import parse_module
+    >>> from graphcell_ir.frontend.output import OutResult
+    >>> m = parse_module('''func @f(%x: f32[2]) -> f32[2] {
+    ...   %0 = neg(%x) : f32[2]
+    ...   return %0
+    ... }
+    ... ''')
+    >>> exe = Executable(Program(m, m["f"], inputs=(0,), params=(), mutated=(), output=OutResult(0)))
+    >>> exe([np.array([1.0, 2.0], np.float32)], [])
+    Tensor(shape=[2], dtype=Float32, value= [-1.00000000e+00, -2.00000000e+00])
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from graphcell.graph.errors import without_frames
+from graphcell.tensor import Tensor
+from graphcell_ir.errors import InterpError, OpError
+from graphcell_ir.backend.interp import Interpreter
+from graphcell_ir.frontend.output import OutDict, OutResult, OutStatic
+from graphcell_ir.ir.core import Function, Module
+
+__all__ = ["Program", "Executable"]
+
+
+# --- the output structure ------------------------------------------------------------------------
+
+def _rebuild(spec) -> Callable[[list], Any]:
+    """A function from the result list to the Python value ``spec`` (the frontend's output
+    structure: ``OutResult``/``OutStatic``/``OutSeq``/``OutDict``) describes; Tensors out."""
+    if isinstance(spec, OutResult):
+        i = spec.index
+        return lambda results: _wrap(results[i])
+    if isinstance(spec, OutStatic):
+        value = spec.value
+        return lambda results: value
+    parts = [_rebuild(s) for s in spec.items]
+    if isinstance(spec, OutDict):
+        keys = spec.keys
+        return lambda results: {k: p(results) for k, p in zip(keys, parts)}
+    if spec.kind is tuple:
+        if len(parts) == 2:
+            first, second = parts
+            return lambda results: (first(results), second(results))
+        return lambda results: tuple(p(results) for p in parts)
+    kind = spec.kind
+    return lambda results: kind(p(results) for p in parts)
+
+
+def _wrap(x):
+    if isinstance(x, np.ndarray):
+        if not x.flags.writeable:  # a constant of the function: the caller gets its own copy
+            x = x.copy()
+        return Tensor._wrap(x)
+    if isinstance(x, np.generic):
+        return Tensor._wrap(np.asarray(x))
+    return x
+
+
+# --- the program and its executable --------------------------------------------------------------
+
+@dataclass
+class Program:
+    """A compiled function in graphcell's terms.
+
+    ``inputs``: for each argument of ``function``, an int ``i`` (the call's ``i``-th tensor) or a
+    Parameter. ``params``: the Parameters among them, in argument order. ``mutated``: the
+    Parameter written back from each result after the outputs. ``output``: the structure of what
+    the function returns to Python (the frontend's ``OutResult``/``OutStatic``/``OutSeq``/
+    ``OutDict``); the results after the ``n_outputs`` first are the mutated Parameters' values.
+    """
+
+    module: Module
+    function: Function
+    inputs: tuple
+    params: tuple
+    mutated: tuple
+    output: Any
+    n_outputs: int = field(default=-1)
+
+    def __post_init__(self):
+        if not self.params:
+            self.params = tuple(a for a in self.inputs if not isinstance(a, int))
+        if self.n_outputs < 0:
+            self.n_outputs = len(self.function.result_types or ()) - len(self.mutated)
+
+
+def _backend(program: Program) -> Callable[[list], list]:
+    """The runner of the compiled function: a list of arguments in, the list of results out."""
+    return Interpreter(program.module).compiled(program.function)
+
+
+class Executable:
+    """Runs a :class:`Program`: ``exe(tensor_arrays, param_arrays)`` -> the outputs."""
+
+    def __init__(self, program: Program):
+        self.program = program
+        self._run = _backend(program)
+        self._rebuild = _rebuild(program.output)
+        n_inputs = sum(1 for a in program.inputs if isinstance(a, int))
+        natural = tuple(range(n_inputs)) + tuple(program.params)
+        self._natural = tuple(program.inputs) == natural  # tensors first, then parameters
+        where = {id(p): i for i, p in enumerate(program.params)}
+        self._order = tuple(("t", a) if isinstance(a, int) else ("p", where[id(a)])
+                            for a in program.inputs)
+        self._n_out = program.n_outputs
+        self._mutated = tuple(program.mutated)
+
+    def __call__(self, tensors: list, params: list):
+        if self._natural:
+            args = tensors + params
+        else:
+            args = [tensors[i] if k == "t" else params[i] for k, i in self._order]
+        try:
+            results = self._run(args)
+        except InterpError as e:
+            if isinstance(e.__cause__, OpError):  # the data do not fit the op: the user's error
+                raise without_frames(e) from e.__cause__
+            raise
+        if self._mutated:
+            self._write_back(results[self._n_out:], args)
+        return self._rebuild(results)
+
+    def _write_back(self, values: list, args: list) -> None:
+        for p, v in zip(self._mutated, values):
+            if not isinstance(v, np.ndarray):
+                v = np.asarray(v)
+            if not v.flags.writeable or any(v is a for a in args):
+                v = v.copy()
+            if v.dtype != p._data.dtype:
+                v = v.astype(p._data.dtype)
+            p._data = v

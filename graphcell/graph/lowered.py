@@ -1,0 +1,66 @@
+"""``Lowered``: the IR of one compiled call, for reading (``net.compile(x)``, ``jit(f).lower(x)``).
+
+Example::
+
+    >>> import numpy as np
+    >>> import graphcell as ms
+    >>> from graphcell import ops
+    >>> @ms.jit
+    ... def add_fn(x, y):
+    ...     return ops.add(x, y)
+    >>> x = ms.Tensor(np.ones((2, 2), np.float32))
+    >>> print(add_fn.lower(x, x).as_text(locs="none"))
+    func @add_fn(%x: f32[2,2], %y: f32[2,2]) -> f32[2,2] {
+      %0 = add(%x, %y) : f32[2,2]
+      return %0
+    }
+"""
+from __future__ import annotations
+
+from graphcell.graph.executor import Program
+from graphcell_ir.text.printer import LOC_MODES, print_module
+
+__all__ = ["Lowered"]
+
+
+class Lowered:
+    """The compiled IR of one function for one input signature.
+
+    ``as_text(locs="user")`` prints the module (``"user"``: the user's source line on every op;
+    ``"full"``: every inlined frame; ``"none"``: no locations). ``module`` and ``function`` are
+    the IR objects; ``param_names`` the Parameters that are arguments, in order.
+    """
+
+    def __init__(self, program: Program, signature: str = ""):
+        self.program = program
+        self.signature = signature
+
+    @property
+    def module(self):
+        return self.program.module
+
+    @property
+    def function(self):
+        return self.program.function
+
+    @property
+    def param_names(self) -> list[str]:
+        return [p.name for p in self.program.params]
+
+    @property
+    def mutated_names(self) -> list[str]:
+        """The Parameters the function writes back, in result order."""
+        return [p.name for p in self.program.mutated]
+
+    def as_text(self, locs: str = "user") -> str:
+        """The IR text (``.gcir``); ``locs`` is ``"user"``, ``"full"`` or ``"none"``."""
+        if locs not in LOC_MODES:
+            raise ValueError(f"as_text: locs must be one of {', '.join(map(repr, LOC_MODES))}, "
+                             f"got {locs!r}")
+        return print_module(self.program.module, locs=locs).rstrip("\n")
+
+    def __str__(self) -> str:
+        return self.as_text()
+
+    def __repr__(self) -> str:
+        return f"<Lowered @{self.program.function.name}({self.signature})>"

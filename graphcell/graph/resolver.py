@@ -1,0 +1,368 @@
+"""``GraphResolver``: what graphcell's Python objects mean to the compiler (DESIGN §2, §5).
+
+The frontend parses ``construct`` and asks the resolver about every object it meets (attributes
+of ``self``, globals, closure variables, callables); the records it answers with are defined in
+``graphcell_ir.frontend.resolve``. The rules, in the order they are tried:
+
+=================================================  =============================================
+object                                             record
+=================================================  =============================================
+``Parameter``                                      ``Param`` (one per Parameter, by identity)
+``Tensor``                                         ``Constant`` (its values, captured now)
+numbers, str, None, dtypes, slices, modules,       ``Static``
+tuples/lists/dicts, ``CellList``, plain objects
+``Cell``                                           ``CellCall``: construct, forward hooks
+``SequentialCell``                                 ``CellCall`` of a loop over its cells
+Primitive instance (``ops.Add()``)                 ``PrimitiveCall(opdef, init_attrs)``
+registry function (``ops.add``, ``F.add``)         ``PrimitiveCall(opdef, {})``
+graphcell library function (``ops.sum``, nn        ``Traced`` (called with IR values, see
+helpers), ``Tensor`` methods                       ``traced.py``)
+``Tensor``, Primitive classes, numpy, ``math``,    ``StaticCall`` (run while compiling)
+builtins, ``initializer``, dtype helpers
+``@jit`` functions and methods                     ``Inline`` of the wrapped function
+user functions, methods, callable objects          ``Inline``
+``ops.HookBackward(fn)``                           identity (``Traced``), with a warning
+``ms.grad``, ``ms.value_and_grad``, a              ``GradTransform`` (run while compiling)
+``GradOperation`` instance
+what they return (a ``GradFunction``)              ``GradCall``: compiled with IR autodiff
+                                                   (``graphcell_ir/frontend/grads.py``)
+a cell with a ``bprop`` method                     ``CellCall`` with ``bprop`` (and
+                                                   ``bprop_params``: its ``internal_params``)
+``print``, cell or Parameter classes               ``Unsupported`` with the reason
+=================================================  =============================================
+
+The resolver also remembers what it met — the Parameters (the compiled function's ``param``
+arguments), the cells (whose attributes the compile cache guards) — for the bridge.
+
+Example::
+
+    >>> import graphcell as ms
+    >>> from graphcell import nn, ops
+    >>> r = GraphResolver()
+    >>> r.classify(ops.Add()), r.classify(3)
+    (PrimitiveCall(opdef=<OpDef add>, attrs={}), Static(value=3))
+    >>> type(r.classify(nn.ReLU())).__name__
+    'CellCall'
+"""
+from __future__ import annotations
+
+import builtins
+import inspect
+import types
+from typing import Any, Callable
+
+import numpy as np
+
+from graphcell.autodiff import GradFunction, GradOperation
+from graphcell.graph import warn
+from graphcell.graph.traced import GraphTensor, traced
+from graphcell.nn.cell import Cell
+from graphcell.nn.container import CellList, SequentialCell
+from graphcell.ops.primitive import Primitive
+from graphcell.parameter import Parameter
+from graphcell.runtime.hooks import HookBackward
+from graphcell.tensor import Tensor
+from graphcell_ir.frontend.resolve import (CellCall, Constant, GradCall, GradTransform, Inline,
+                                           Param, PrimitiveCall, Resolved, StaticCall, Static,
+                                           Traced, Unsupported)
+from graphcell_ir.ir.types import DType, TensorType, dtype_from_numpy
+
+__all__ = ["GraphResolver", "sequential_construct"]
+
+_STATIC_TYPES = (bool, int, float, complex, str, bytes, type(None), type(Ellipsis), slice, range,
+                 DType, np.generic, np.dtype, types.ModuleType)
+_CONTAINERS = (tuple, list, dict)
+
+# Library modules whose functions are written against F: the frontend calls them (Traced).
+_TRACED_MODULES = ("graphcell.ops", "graphcell.nn", "graphcell._indexing", "graphcell.tensor",
+                   "graphcell_ir.ops")
+# Library modules whose functions compute Python values or Tensors from statics (StaticCall).
+_STATIC_MODULES = ("graphcell.common", "graphcell.dtype", "graphcell.context", "graphcell.seed",
+                   "numpy", "math", "operator", "functools", "itertools")
+_UNSUPPORTED_BUILTINS = {
+    "print": "print() in graph mode: the values of tensors are not known while compiling; print "
+             "in PyNative mode, or return the value and print it after the call",
+    "input": "input() cannot run inside a compiled function",
+    "open": "open() cannot run inside a compiled function",
+    "exec": "exec() cannot run inside a compiled function",
+    "eval": "eval() cannot run inside a compiled function",
+    "breakpoint": "breakpoint() in graph mode: debug in PyNative mode "
+                  "(set_context(mode=PYNATIVE_MODE)), where construct runs as Python",
+}
+# Tensor methods that need values, which do not exist while compiling.
+_VALUE_METHODS = ("asnumpy", "item", "tolist", "copy", "__array__", "__bool__", "__float__",
+                  "__int__", "__index__", "__format__", "__setitem__", "set_data", "init_data")
+_GRAD_TRANSFORMS = ("grad", "value_and_grad")
+
+
+def sequential_construct(self, input_data):
+    """``SequentialCell.construct`` as the frontend compiles it: each cell after the other."""
+    for cell in self.cell_list:
+        input_data = cell(input_data)
+    return input_data
+
+
+class GraphResolver:
+    """Classifies objects for one compile and remembers the Parameters and cells it met.
+
+    ``watch(cell)`` is called for every cell the compile meets (the bridge records which of its
+    attributes the compile reads, for the cache guards); ``root`` names the compiled cell in
+    warnings.
+    """
+
+    def __init__(self, watch: Callable[[Any], None] | None = None, root: Any = None):
+        self.params: list[Parameter] = []
+        self.cells: list[Cell] = []
+        self._param_records: dict[int, Param] = {}
+        self._cell_ids: set[int] = set()
+        self._watch = watch
+        self.root = root
+
+    # --- the protocol ----------------------------------------------------------------------------
+
+    def classify(self, obj: Any) -> Resolved:
+        """What ``obj`` means to the compiler (see the table in the module docstring)."""
+        if isinstance(obj, _STATIC_TYPES):
+            return Static(obj)
+        if isinstance(obj, Tensor):
+            return self._tensor(obj)
+        if isinstance(obj, Cell):
+            return self._cell(obj)
+        if isinstance(obj, _CONTAINERS):
+            return Static(obj)
+        if isinstance(obj, Primitive):
+            return _primitive(obj)
+        if isinstance(obj, HookBackward):
+            warn.hook_backward(obj, self.root)
+            return Traced(_identity)
+        if isinstance(obj, GradFunction):
+            return _grad_call(obj.request)
+        if isinstance(obj, GradOperation):
+            return GradTransform(obj)
+        opdef = getattr(obj, "opdef", None)
+        if opdef is not None and callable(obj) and not isinstance(obj, type):
+            return PrimitiveCall(opdef, {})  # ops.add / F.add: one registry op
+        jitted = getattr(obj, "__graphcell_jit__", None)
+        if jitted is not None:
+            return self._method_or_function(jitted, getattr(obj, "__self__", None))
+        if isinstance(obj, type):
+            return _class(obj)
+        if isinstance(obj, types.FunctionType):
+            return self._function(obj)
+        if isinstance(obj, types.MethodType):
+            return self._bound_method(obj)
+        if isinstance(obj, (types.BuiltinFunctionType, types.BuiltinMethodType, np.ufunc)):
+            return _builtin(obj)
+        return self._other(obj)
+
+    def tensor_method(self, name: str) -> Resolved | None:
+        """``x.<name>`` on an IR tensor: a ``Traced`` Tensor method (None when there is none);
+        a property (``x.T``, ``x.size``) is ``Traced(..., is_property=True)``."""
+        return _tensor_method(name)
+
+    def is_tensor_class(self, cls) -> bool:
+        """Whether a tensor computed in the graph is an instance of ``cls`` (``isinstance(x,
+        Tensor)`` in construct): True for ``Tensor`` and its bases, False for ``Parameter``."""
+        return isinstance(cls, type) and issubclass(Tensor, cls)
+
+    # --- the kinds of objects ----------------------------------------------------------------
+
+    def _tensor(self, t: Tensor) -> Resolved:
+        if isinstance(t, Parameter):
+            record = self._param_records.get(id(t))
+            if record is None:
+                d = t._data
+                record = Param(t, TensorType(dtype_from_numpy(d.dtype), d.shape), t.name,
+                               t.requires_grad)
+                self._param_records[id(t)] = record
+                self.params.append(t)
+            return record
+        if isinstance(t, GraphTensor):
+            return Unsupported("a compiled tensor escaped from library code into a Python value")
+        return Constant(t._data)
+
+    def _meet(self, cell: Cell) -> None:
+        if id(cell) not in self._cell_ids:
+            self._cell_ids.add(id(cell))
+            self.cells.append(cell)
+            if self._watch is not None:
+                self._watch(cell)
+
+    def _cell(self, cell: Cell) -> Resolved:
+        self._meet(cell)
+        if isinstance(cell, CellList):
+            return Static(cell)  # the frontend unrolls loops over it and indexes it statically
+        d = cell.__dict__
+        backward = bool(d.get("_backward_pre_hook") or d.get("_backward_hook"))  # the frontend warns
+        construct = construct_of(cell)
+        return CellCall(cell, Inline(construct, cell, f"{cell.cls_name}.construct",
+                                     _is_library(construct)),
+                        _hooks(cell, "_forward_pre_hook"), _hooks(cell, "_forward_hook"), backward,
+                        *_bprop(cell))
+
+    def _function(self, fn: types.FunctionType) -> Resolved:
+        module = fn.__module__ or ""
+        if module.startswith("graphcell.graph"):
+            return Inline(fn, None, _scope(fn), library=True)
+        if _in(module, _TRACED_MODULES):
+            return Traced(traced(fn))
+        if _in(module, _STATIC_MODULES):
+            return StaticCall(fn)
+        if _in(module, ("graphcell.testing",)):   # check_grads' helpers: plain Python
+            return Inline(fn, None, _scope(fn), library=True)
+        if _in(module, ("graphcell",)):
+            if module == "graphcell.autodiff" and fn.__name__ in _GRAD_TRANSFORMS:
+                return GradTransform(fn)
+            return Unsupported(f"graphcell.{fn.__name__}() cannot be called inside a compiled "
+                               "function")
+        return Inline(fn, None, _scope(fn))
+
+    def _method_or_function(self, fn: Callable, self_obj: Any) -> Resolved:
+        if self_obj is None:
+            return self._function(fn) if isinstance(fn, types.FunctionType) else self.classify(fn)
+        if isinstance(self_obj, Cell):
+            self._meet(self_obj)
+        return Inline(fn, self_obj, f"{type(self_obj).__name__}.{fn.__name__}", _is_library(fn))
+
+    def _bound_method(self, m: types.MethodType) -> Resolved:
+        owner, fn = m.__self__, m.__func__
+        if isinstance(owner, type):  # a classmethod: run it while compiling when it is a library's
+            return StaticCall(m) if _in(owner.__module__, ("graphcell", "numpy")) else Inline(
+                fn, owner, f"{owner.__name__}.{fn.__name__}")
+        if isinstance(owner, Tensor):
+            if isinstance(owner, (Parameter, GraphTensor)):
+                return Unsupported(f"calling {m.__name__}() on a Parameter taken from Python; "
+                                   "use self.<parameter> in construct")
+            return StaticCall(m)  # a captured constant's method: evaluated while compiling
+        if isinstance(owner, Cell) or not _in(getattr(fn, "__module__", "") or "", _TRACED_MODULES):
+            return self._method_or_function(fn, owner)
+        return Traced(traced(m))
+
+    def _other(self, obj: Any) -> Resolved:
+        if callable(obj):
+            call = getattr(type(obj), "__call__", None)
+            if isinstance(call, types.FunctionType):
+                return self._method_or_function(call, obj)
+            return Unsupported(f"a {type(obj).__name__} object cannot be called in graph mode")
+        return Static(obj)  # a plain Python object: its attributes are read while compiling
+
+
+def _is_library(fn) -> bool:
+    """graphcell's own code (a layer's construct, an optimizer's helper): its ops are marked
+    ``lib``, so locations and errors point at the user's line that called it."""
+    return _in(getattr(fn, "__module__", "") or "", ("graphcell", "graphcell_ir"))
+
+
+def _in(module: str, prefixes: tuple[str, ...]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+def construct_of(cell: Cell) -> Callable:
+    """The Python function that is ``cell``'s construct (jit wrappers and containers unwrapped)."""
+    own = cell.__dict__.get("construct")
+    fn = own if own is not None else type(cell).construct
+    fn = getattr(fn, "__graphcell_jit__", fn)
+    if isinstance(cell, SequentialCell) and fn is SequentialCell.construct:
+        return sequential_construct
+    return fn
+
+
+def _hooks(cell: Cell, table: str) -> tuple[Inline, ...]:
+    hooks = cell.__dict__.get(table) or {}
+    out = []
+    for fn in hooks.values():
+        if isinstance(fn, types.MethodType):
+            out.append(Inline(fn.__func__, fn.__self__, _scope(fn)))
+        else:
+            out.append(Inline(fn, None, _scope(fn)))
+    return tuple(out)
+
+
+def _scope(fn) -> str:
+    """The name of ``fn``'s frame in locations: its qualified name without ``<locals>`` parts."""
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or "function"
+    return name.split("<locals>.")[-1]
+
+
+def _primitive(prim: Primitive) -> Resolved:
+    opdef = prim.opdef
+    if opdef.variadic:  # MindSpore passes variadic operands as one tuple: ops.Concat()((x, y))
+        return Traced(_variadic(prim))
+    return PrimitiveCall(opdef, dict(prim.init_attrs))
+
+
+def _variadic(prim: Primitive) -> Callable:
+    from graphcell_ir.ops import functional as F
+    opdef, init = prim.opdef, dict(prim.init_attrs)
+
+    def call(*args):
+        if args and isinstance(args[0], (tuple, list)):
+            args = (*args[0], *args[1:])
+        return F.bind(opdef, *args, **init)
+    call.__qualname__ = call.__name__ = prim.name
+    return call
+
+
+def _identity(*values):
+    return values[0] if len(values) == 1 else values
+
+
+def _class(cls: type) -> Resolved:
+    if issubclass(cls, Parameter):
+        return Unsupported("creating a Parameter inside a compiled function; create it in "
+                           "__init__ and use self.<name> in construct")
+    if issubclass(cls, Cell):
+        return Unsupported(f"creating a {cls.__name__} inside a compiled function; create cells "
+                           "in __init__ and call self.<name> in construct")
+    return StaticCall(cls)  # Tensor, Primitive classes, HookBackward, int, tuple, np.float32...
+
+
+def _builtin(fn) -> Resolved:
+    name = getattr(fn, "__name__", "")
+    if getattr(fn, "__self__", None) is builtins and name in _UNSUPPORTED_BUILTINS:
+        return Unsupported(_UNSUPPORTED_BUILTINS[name])
+    return StaticCall(fn)
+
+
+_METHODS: dict[str, Resolved | None] = {}
+
+
+def _tensor_method(name: str) -> Resolved | None:
+    if name in _METHODS:
+        return _METHODS[name]
+    record = _method_record(name)
+    _METHODS[name] = record
+    return record
+
+
+def _method_record(name: str) -> Resolved | None:
+    if name.startswith("_") and not (name.startswith("__") and name.endswith("__")):
+        return None
+    if name in _VALUE_METHODS:
+        return Unsupported(f"x.{name}: the values of a tensor are not known while graph mode "
+                           "compiles; compute with ops, or run in PyNative mode")
+    attr = inspect.getattr_static(GraphTensor, name, None)
+    if attr is None or name in ("__init__", "__new__", "__class__", "__slots__", "__dict__",
+                                "__weakref__", "__module__", "__doc__"):
+        return None
+    if isinstance(attr, property):
+        return Traced(traced(attr.fget), is_property=True)
+    if isinstance(attr, (staticmethod, classmethod)):
+        return StaticCall(getattr(GraphTensor, name))
+    if callable(attr):
+        return Traced(traced(getattr(GraphTensor, name)))
+    return Static(attr)
+
+
+def _bprop(cell: Cell) -> tuple:
+    """``(Inline of bprop, internal_params)`` of a cell with a custom bprop, else ``(None, ())``."""
+    fn = getattr(type(cell), "bprop", None)
+    if not callable(fn):
+        return None, ()
+    params = tuple(getattr(cell, "internal_params", ()) or ())
+    return Inline(fn, cell, f"{cell.cls_name}.bprop", _is_library(fn)), params
+
+
+def _grad_call(request) -> GradCall:
+    return GradCall(request.fn, request.positions, tuple(request.weights), request.sens_param,
+                    request.has_aux, request.pack, request.name)

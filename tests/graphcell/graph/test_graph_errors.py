@@ -1,0 +1,168 @@
+"""Errors in graph mode: at the user's line, without the compiler's traceback, and leaving
+Parameters and caches as they were."""
+import traceback
+
+import numpy as np
+import pytest
+
+import graphcell as ms
+from graphcell import nn, ops, Tensor
+from graphcell_ir.errors import GraphCompileError, GraphSyntaxError, GraphValueError
+
+HERE = __file__.rsplit("/", 1)[-1]
+
+
+def line_of(fn, text):
+    import inspect
+    lines, start = inspect.getsourcelines(fn)
+    return start + next(i for i, line in enumerate(lines) if text in line)
+
+
+class WithTry(nn.Cell):
+    def construct(self, x):
+        try:
+            x = x + 1
+        except ValueError:
+            pass
+        return x
+
+
+class BadShapes(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = ms.Parameter(Tensor(np.ones((4, 2), np.float32)), name="w")
+
+    def construct(self, x):
+        return ops.matmul(x, self.w)
+
+
+class AssignsThenFails(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.b = ms.Parameter(Tensor(np.zeros(3, np.float32)), name="b")
+
+    def construct(self, x):
+        ops.assign(self.b, x)
+        print(x)
+        return x
+
+
+class AssignsThenFailsAtRun(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.b = ms.Parameter(Tensor(np.zeros(3, np.float32)), name="b")
+
+    def construct(self, x, idx):
+        ops.assign(self.b, x)
+        return ops.gather(x, idx, 0)
+
+
+def x3():
+    return Tensor(np.ones(3, np.float32))
+
+
+def test_unsupported_syntax_points_at_the_users_line(graph_mode):
+    with pytest.raises(GraphSyntaxError) as info:
+        WithTry()(x3())
+    message = str(info.value)
+    assert f"{HERE}:{line_of(WithTry.construct, 'try:')}" in message
+    assert "try" in message and "^" in message
+
+
+def test_no_compiler_frames_in_the_traceback(graph_mode):
+    with pytest.raises(GraphCompileError) as info:
+        WithTry()(x3())
+    text = "".join(traceback.format_exception(info.value))
+    assert "graphcell_ir/frontend" not in text and "graphcell_ir\\frontend" not in text
+
+
+def test_shape_errors_point_at_the_users_line(graph_mode):
+    with pytest.raises(GraphValueError) as info:
+        BadShapes()(Tensor(np.ones((2, 3), np.float32)))
+    message = str(info.value)
+    assert f"{HERE}:{line_of(BadShapes.construct, 'ops.matmul')}" in message
+    assert "MatMul" in message
+
+
+def test_a_failed_compile_leaves_parameters_and_cache_alone(graph_mode):
+    net = AssignsThenFails()
+    with pytest.raises(GraphSyntaxError, match="print"):
+        net(Tensor(np.full(3, 7.0, np.float32)))
+    assert net.b.asnumpy().tolist() == [0.0, 0.0, 0.0]
+    info = ms.graph.cache_info(net)
+    assert (info.hits, info.misses) == (0, 0)
+
+
+def test_a_failed_run_leaves_parameters_and_cache_alone(graph_mode):
+    net = AssignsThenFailsAtRun()
+    x = Tensor(np.full(3, 7.0, np.float32))
+    with pytest.raises(Exception):
+        net(x, Tensor(np.array([5], np.int32)))     # out of range: fails while running
+    assert net.b.asnumpy().tolist() == [0.0, 0.0, 0.0]
+    assert ms.graph.cache_info(net).misses == 0
+    out = net(x, Tensor(np.array([1], np.int32)))
+    assert out.asnumpy().tolist() == [7.0] and net.b.asnumpy().tolist() == [7.0, 7.0, 7.0]
+    assert ms.graph.cache_info(net).reasons == ["first call"]
+
+
+def test_a_failed_jit_compile_leaves_parameters_alone():
+    net = AssignsThenFails()
+
+    @ms.jit
+    def step(x):
+        return net(x)
+    with pytest.raises(GraphSyntaxError):
+        step(Tensor(np.full(3, 7.0, np.float32)))
+    assert net.b.asnumpy().tolist() == [0.0, 0.0, 0.0]
+
+
+def test_reading_tensor_values_in_construct_is_an_error(graph_mode):
+    class Reads(nn.Cell):
+        def construct(self, x):
+            return x.asnumpy()
+    with pytest.raises(GraphCompileError, match="asnumpy"):
+        Reads()(x3())
+
+
+def test_a_gradient_transform_given_a_tensor_names_the_line(graph_mode):
+    class Grads(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.net = nn.Dense(3, 1)
+
+        def construct(self, x):
+            return ops.GradOperation()(x * 2)(x)      # differentiates a tensor, not a function
+    with pytest.raises(GraphCompileError, match="gradient transform") as info:
+        Grads()(Tensor(np.ones((1, 3), np.float32)))
+    assert "GradOperation()(x * 2)(x)" in str(info.value)
+
+
+@pytest.mark.parametrize("bad, words", [
+    (np.ones(3, np.float32), "numpy"),
+    (object(), "object"),
+])
+def test_inputs_graph_mode_cannot_take(graph_mode, bad, words):
+    with pytest.raises(TypeError, match=words):
+        nn.ReLU()(bad)
+
+
+def test_wrong_arguments_name_the_function():
+    @ms.jit
+    def f(x, y):
+        return x + y
+    with pytest.raises(TypeError, match="f: missing a required argument"):
+        f(x3())
+
+
+def test_layers_reject_bad_inputs_at_the_users_line(graph_mode):
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Dense(4, 2)
+
+        def construct(self, x):
+            return self.fc(x)
+    with pytest.raises(GraphValueError) as info:
+        Net()(Tensor(np.ones((2, 3), np.float32)))
+    assert "in_channels=4" in str(info.value)
+    assert f"{HERE}:{line_of(Net.construct, 'self.fc(x)')}" in str(info.value)
