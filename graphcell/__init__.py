@@ -27,3 +27,4 @@ from graphcell import common
 from graphcell import nn
 from graphcell.graph.jit import jit, ms_function  # noqa: E402
 from graphcell import graph  # noqa: E402
+from graphcell.aot import export, load  # noqa: E402

@@ -1,9 +1,15 @@
 """The ``graphcell`` command line.
 
     graphcell --version
-    graphcell info            versions, CPU and the kernel cache directory
+    graphcell info                                   versions, CPU and the kernel cache directory
+    graphcell ir net.py:Net --input f32[2,3] [--grad] [--after PASS | --all-passes]
+                 [--format text|dot|svg] [-o OUT]    the IR of a network, at any pass
+    graphcell export net.py:Net --input f32[2,3] -o net.gcpkg      write an artifact
+    graphcell run net.gcpkg --input x.npy [-o y.npy]               run an artifact
+    graphcell precompile net.gcpkg                   verify an artifact, build what can be built
 
-Later subcommands (``ir``, ``export``, ``run``, ``precompile``) plug into ``_SUBCOMMANDS``.
+``graphcell <command> --help`` says more, with examples. The ahead-of-time commands live in
+``graphcell/aot/commands.py``; each subcommand is one entry of ``_SUBCOMMANDS``.
 """
 from __future__ import annotations
 
@@ -14,6 +20,8 @@ import sys
 from importlib import metadata
 
 import graphcell
+from graphcell.aot.commands import COMMANDS
+from graphcell.aot.manifest import FORMAT, FORMAT_VERSION
 from graphcell_ir.backend.cache_dir import cache_dir
 
 
@@ -47,6 +55,7 @@ def info_lines() -> list[str]:
         f"platform: {platform.platform()}",
         f"cpu: {_cpu_name()} ({os.cpu_count()} logical cores, {platform.machine()})",
         f"cache directory: {cache_dir()}",
+        f"artifact format: {FORMAT} version {FORMAT_VERSION} (.gcpkg)",
     ]
 
 
@@ -58,6 +67,7 @@ def _cmd_info(args: argparse.Namespace) -> int:
 _SUBCOMMANDS = {
     "info": ("print versions, the CPU and the kernel cache directory",
              "example: graphcell info", lambda p: None, _cmd_info),
+    **COMMANDS,
 }
 
 
@@ -67,7 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"graphcell {graphcell.__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (help_text, epilog, add_args, run) in _SUBCOMMANDS.items():
-        p = sub.add_parser(name, help=help_text, description=help_text, epilog=epilog)
+        p = sub.add_parser(name, help=help_text, description=help_text, epilog=epilog,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
         add_args(p)
         p.set_defaults(run=run)
     return parser

@@ -159,3 +159,22 @@ class GraphTypeError(GraphCompileError, TypeError):
 class GraphValueError(GraphCompileError, ValueError):
     """Operand shapes that do not fit (a ``ShapeError`` at the user's line), or user code raised a
     ValueError that compiling reached (a layer rejecting its input)."""
+
+
+class ArtifactError(GraphcellError, ValueError):
+    """An exported artifact (``graphcell.export`` / ``graphcell.load``) cannot be written or
+    trusted: not a graphcell artifact, truncated, a member missing or with the wrong hash, a bad
+    manifest, IR that does not parse or verify, weights that do not fit the parameter types.
+
+    ``path`` is the artifact file (None when not known), ``member`` the part at fault (None for
+    the whole file). Loading raises it before running anything.
+    """
+
+    def __init__(self, message: str, path=None, member: str | None = None):
+        where = f"{path}" if path is not None else "artifact"
+        if member is not None:
+            where += f" [{member}]"
+        super().__init__(f"{where}: {message}")
+        self.reason = message
+        self.path = path
+        self.member = member

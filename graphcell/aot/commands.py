@@ -1,0 +1,203 @@
+"""The ``graphcell`` subcommands of ahead-of-time work: ``ir``, ``export``, ``run``, ``precompile``.
+
+Each is an ``(add_arguments, run)`` pair that ``graphcell/cli.py`` registers in ``_SUBCOMMANDS``;
+``run(args)`` returns the exit status (1 with a one-line ``error:`` message for a bad file, spec,
+artifact or network — no traceback).
+
+Example::
+
+    >>> import argparse
+    >>> p = argparse.ArgumentParser(); add_ir_arguments(p)
+    >>> p.parse_args(["net.py:Net", "--input", "f32[2,3]", "--all-passes"]).all_passes
+    True
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import numpy as np
+
+from graphcell_ir.errors import GraphcellError
+
+__all__ = ["COMMANDS"]
+
+FORMATS = ("text", "dot", "svg")
+_INPUT_HELP = ("an example input, DTYPE[DIMS] (f32[32,1,32,32], i32[32], f32[]); repeat for "
+               "each input, in order")
+
+
+def _fail(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 1
+
+
+def _write(text: str, out: str | None) -> None:
+    if out in (None, "-"):
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    else:
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(text)
+
+
+def _guarded(run):
+    """Errors a user can cause print one line and exit 1."""
+    from graphcell.aot.targets import TargetError
+
+    def wrapper(args: argparse.Namespace) -> int:
+        try:
+            return run(args)
+        except (GraphcellError, TargetError, OSError, TypeError, ValueError) as e:
+            return _fail(str(e))
+    wrapper.__doc__ = run.__doc__
+    return wrapper
+
+
+# --- graphcell ir --------------------------------------------------------------------------------
+
+def add_ir_arguments(p: argparse.ArgumentParser) -> None:
+    from graphcell_ir.passes.pipelines import DEFAULT
+    p.add_argument("target", metavar="FILE.py:NAME",
+                   help="NAME in FILE.py: a Cell class (built with no arguments), a Cell or a "
+                        "function")
+    p.add_argument("--input", action="append", default=[], metavar="SPEC", help=_INPUT_HELP)
+    p.add_argument("--grad", action="store_true",
+                   help="the gradient instead: ms.grad(NAME, grad_position=0, weights=its "
+                        "trainable params), forward and backward as one function")
+    stage = p.add_mutually_exclusive_group()
+    stage.add_argument("--after", metavar="PASS", choices=["frontend", *DEFAULT],
+                       help=f"the IR after this pass ({', '.join(['frontend', *DEFAULT])}); "
+                            "default: the final IR graph mode runs")
+    stage.add_argument("--all-passes", action="store_true",
+                       help="the IR from the frontend and after every pass, each under a header")
+    p.add_argument("--format", choices=FORMATS, default="text",
+                   help="text (.gcir), Graphviz dot, or svg (needs Graphviz's dot on PATH)")
+    p.add_argument("--locs", choices=("user", "full", "none"), default="user",
+                   help="source locations in text (default: user)")
+    p.add_argument("-o", "--output", default=None, metavar="OUT", help="write here, not stdout")
+
+
+@_guarded
+def run_ir(args: argparse.Namespace) -> int:
+    from graphcell.aot.targets import example_inputs, ir_stages, load_target
+    net = load_target(args.target)
+    stages = ir_stages(net, example_inputs(args.input), grad=args.grad, locs=args.locs)
+    if args.after:
+        stages = [next(s for s in stages if s[0] == args.after)]
+    elif not args.all_passes:
+        stages = stages[-1:]
+    if args.format == "svg" and len(stages) > 1:
+        return _fail("--format svg draws one stage: use --after PASS, not --all-passes")
+    parts = [_render(name, text, consts, args.format, len(stages) > 1)
+             for name, text, consts in stages]
+    _write("\n".join(parts), args.output)
+    return 0
+
+
+def _render(stage: str, text: str, consts: dict, fmt: str, header: bool) -> str:
+    head = f"// ----- IR after {stage} -----\n" if header else ""
+    if fmt == "text":
+        return head + text
+    from graphcell_ir.ir.export import to_dot, to_svg
+    from graphcell_ir.text.parser import parse_module
+    module = parse_module(text, consts=consts)
+    return head + (to_dot(module) if fmt == "dot" else to_svg(module))
+
+
+# --- graphcell export ----------------------------------------------------------------------------
+
+def add_export_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("target", metavar="FILE.py:NAME",
+                   help="NAME in FILE.py: a Cell class (built with no arguments), a Cell (a "
+                        "TrainOneStepCell exports a training step) or a function")
+    p.add_argument("--input", action="append", default=[], metavar="SPEC", help=_INPUT_HELP)
+    p.add_argument("-o", "--output", required=True, metavar="OUT.gcpkg",
+                   help="the artifact to write (.gcpkg is added when missing)")
+
+
+@_guarded
+def run_export(args: argparse.Namespace) -> int:
+    import os
+
+    from graphcell.aot import export
+    from graphcell.aot.targets import example_inputs, load_target
+    net = load_target(args.target)
+    start = time.perf_counter()
+    path = export(net, *example_inputs(args.input), file_name=args.output)
+    print(f"wrote {path} ({os.path.getsize(path)} bytes) in {time.perf_counter() - start:.2f} s")
+    return 0
+
+
+# --- graphcell run -------------------------------------------------------------------------------
+
+def add_run_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("artifact", metavar="ARTIFACT", help="a .gcpkg written by graphcell export")
+    p.add_argument("--input", action="append", default=[], metavar="X.npy",
+                   help="an input array (.npy, read without pickle); repeat for each input")
+    p.add_argument("-o", "--output", default=None, metavar="Y.npy",
+                   help="save the output (.npy for one tensor, .npz for several: out0, out1...); "
+                        "default: print it")
+
+
+@_guarded
+def run_run(args: argparse.Namespace) -> int:
+    from graphcell.aot import load
+    cell = load(args.artifact)
+    inputs = [np.load(path, allow_pickle=False) for path in args.input]
+    arrays = _leaves(cell(*inputs))
+    if args.output is None:
+        for i, a in enumerate(arrays):
+            print(f"out{i}: {a.dtype}{list(a.shape)}\n{np.array2string(a, threshold=50)}")
+    elif args.output.endswith(".npz"):
+        np.savez(args.output, **{f"out{i}": a for i, a in enumerate(arrays)})
+    elif len(arrays) == 1:
+        np.save(args.output, arrays[0], allow_pickle=False)
+    else:
+        return _fail(f"the artifact returns {len(arrays)} tensors; save them to a .npz")
+    return 0
+
+
+def _leaves(out) -> list[np.ndarray]:
+    from graphcell.tensor import Tensor
+    if isinstance(out, Tensor):
+        return [out.asnumpy()]
+    if isinstance(out, dict):
+        out = list(out.values())
+    if isinstance(out, (tuple, list)):
+        return [a for x in out for a in _leaves(x)]
+    return [] if out is None else [np.asarray(out)]
+
+
+# --- graphcell precompile ------------------------------------------------------------------------
+
+def add_precompile_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("artifact", metavar="ARTIFACT", help="a .gcpkg written by graphcell export")
+
+
+@_guarded
+def run_precompile(args: argparse.Namespace) -> int:
+    from graphcell.aot.tools import precompile
+    print("\n".join(precompile(args.artifact)))
+    return 0
+
+
+COMMANDS = {
+    "ir": ("print or draw the IR of a network, at any stage of the pass pipeline",
+           "examples:\n  graphcell ir lenet.py:LeNet5 --input f32[32,1,32,32]\n"
+           "  graphcell ir lenet.py:LeNet5 --input f32[32,1,32,32] --all-passes\n"
+           "  graphcell ir lenet.py:LeNet5 --input f32[32,1,32,32] --after cse --format dot -o g.dot\n"
+           "  graphcell ir lenet.py:LeNet5 --input f32[32,1,32,32] --grad",
+           add_ir_arguments, run_ir),
+    "export": ("compile a network and write it as one artifact (.gcpkg)",
+               "example:\n  graphcell export lenet.py:LeNet5 --input f32[32,1,32,32] -o lenet.gcpkg",
+               add_export_arguments, run_export),
+    "run": ("load an artifact and run it on .npy inputs",
+            "example:\n  graphcell run lenet.gcpkg --input x.npy -o y.npy",
+            add_run_arguments, run_run),
+    "precompile": ("verify an artifact and prepare everything that can be compiled ahead of the "
+                   "first call",
+                   "example:\n  graphcell precompile lenet.gcpkg",
+                   add_precompile_arguments, run_precompile),
+}
+"""name -> (help, epilog with examples, add_arguments, run)."""

@@ -1,0 +1,222 @@
+"""``graphcell.export``: compile a network as graph mode does and write it as one artifact file.
+
+The network (a Cell, a function, a ``@jit`` function or method) is compiled by the graph-mode
+bridge (``graphcell.graph``: frontend, then the optimizing pipeline) for the example inputs. The
+compiled program becomes the members of ``container.py``: the IR text, the parameters' values, the
+constant table and the manifest (``manifest.py``). Before writing, the text is parsed back and
+verified, so export never writes an artifact that ``load`` would reject.
+
+A training step — a ``TrainOneStepCell``, or any function that updates Parameters — exports the
+same way: the parameters it writes back are listed as ``mutated`` and are updated in place by each
+call of the loaded ``GraphCell``.
+
+Example::
+
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> import graphcell as ms
+    >>> from graphcell import nn
+    >>> net = nn.Dense(3, 2)
+    >>> path = ms.export(net, ms.Tensor(np.ones((4, 3), np.float32)),
+    ...                  file_name=os.path.join(tempfile.mkdtemp(), "dense"))
+    >>> os.path.basename(path)
+    'dense.gcpkg'
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import tempfile
+import zipfile
+from typing import Any
+
+import numpy as np
+
+from graphcell_ir.errors import ArtifactError, GraphcellError
+from graphcell_ir.ir.walk import walk
+from graphcell_ir.text.values import HostRef
+from graphcell.aot import container as C
+from graphcell.aot.manifest import (FORMAT, FORMAT_VERSION, dtype_name, encode_output,
+                                    environment)
+
+__all__ = ["export", "build_members", "compile_for_export", "SUFFIX", "FORMATS"]
+
+SUFFIX = ".gcpkg"
+FORMATS = ("GCIR", "MINDIR")
+"""``file_format`` values: ``"GCIR"``; ``"MINDIR"`` is accepted as its MindSpore spelling."""
+IR_LOCS = "full"   # every inlined frame: the text round-trips exactly
+
+
+def export(net, *inputs, file_name: str, file_format: str = "GCIR", **kwargs) -> str:
+    """Compile ``net`` for ``inputs`` and write the artifact ``file_name`` (``.gcpkg`` is added
+    when missing). Returns the path written.
+
+    ``net`` is a Cell (its ``construct``), a function or a ``@jit`` function/method; ``inputs``
+    are example Tensors (their dtypes and shapes are the artifact's input signature; Python
+    values among them are compiled in as constants). MindSpore's other keywords are accepted and
+    ignored. Raises ArtifactError when the compiled program cannot be written (it returns a
+    Python object JSON cannot say, or calls back into Python).
+    """
+    fmt = str(file_format).upper()
+    if fmt not in FORMATS:
+        raise ValueError(f"export: file_format={file_format!r} is not supported; graphcell "
+                         f"writes {' or '.join(map(repr, FORMATS))} (both the .gcpkg artifact)")
+    if not isinstance(file_name, (str, os.PathLike)) or not str(file_name):
+        raise TypeError(f"export: file_name must be a non-empty path, got {file_name!r}")
+    path = os.fspath(file_name)
+    if not path.endswith(SUFFIX):
+        path += SUFFIX
+    members = build_members(compile_for_export(net, inputs))
+    _write_atomically(path, members)
+    return path
+
+
+def compile_for_export(net, inputs: tuple, jit_level: str = "O1"):
+    """The bridge's ``Compiled`` of ``net`` for ``inputs``, optimized (not cached on ``net``)."""
+    staged = staged_of(net, jit_level)
+    return staged.lower(tuple(inputs), {})
+
+
+def staged_of(net, jit_level: str | None):
+    """A fresh ``graphcell.graph.cache.Staged`` for ``net`` (Cell, function, ``@jit``)."""
+    from graphcell.graph.cache import Staged
+    from graphcell.graph.jit import BoundJit, JitFunction
+    from graphcell.graph.resolver import construct_of
+    from graphcell.nn.cell import Cell
+    if isinstance(net, Cell):
+        fn = construct_of(net)
+        return Staged(fn, net, f"{type(net).__name__}.{fn.__name__}", call_cell=True,
+                      jit_level=jit_level)
+    if isinstance(net, BoundJit):
+        fn = net.__graphcell_jit__
+        return Staged(fn, net.__self__, f"{type(net.__self__).__name__}.{fn.__name__}",
+                      jit_level=jit_level)
+    fn = net.__graphcell_jit__ if isinstance(net, JitFunction) else net
+    if not callable(fn):
+        raise TypeError(f"export: expected a Cell or a function, got {type(net).__name__}")
+    bound = getattr(fn, "__self__", None)
+    if bound is not None and hasattr(fn, "__func__"):   # a plain bound method
+        return Staged(fn.__func__, bound, f"{type(bound).__name__}.{fn.__name__}",
+                      jit_level=jit_level)
+    name = (getattr(fn, "__qualname__", None) or fn.__name__).split("<locals>.")[-1]
+    return Staged(fn, None, name, jit_level=jit_level)
+
+
+# --- the members ---------------------------------------------------------------------------------
+
+def build_members(compiled) -> dict[str, bytes]:
+    """The artifact's members (name -> bytes) for a bridge ``Compiled``."""
+    from graphcell_ir.passes.pipelines import DEFAULT
+    from graphcell_ir.text.printer import print_module
+    program = compiled.program
+    _check_params(program)
+    text = print_module(program.module, locs=IR_LOCS)
+    _check_text(text, program.module.consts)
+    ir = text.encode("utf-8")
+    weights = npz_bytes({p.name: p._data for p in program.params})
+    consts = npz_bytes(dict(program.module.consts))
+    manifest = _manifest(program, DEFAULT, {C.IR: ir, C.WEIGHTS: weights, C.CONSTS: consts})
+    return {C.MANIFEST: manifest, C.IR: ir, C.WEIGHTS: weights, C.CONSTS: consts}
+
+
+def _manifest(program, pipeline, members: dict[str, bytes]) -> bytes:
+    created_by, cpu = environment()
+    n_inputs = len(program.inputs) - len(program.params)
+    inputs = [_tensor_entry(a.name_hint or f"input{i}", a.type.dtype.np_dtype, a.type.shape)
+              for i, a in enumerate(program.function.args[:n_inputs])]
+    params = [dict(_tensor_entry(p.name, p._data.dtype, p._data.shape),
+                   requires_grad=bool(p.requires_grad)) for p in program.params]
+    m = {
+        "format": FORMAT, "format_version": FORMAT_VERSION,
+        "kind": "train_step" if program.mutated else "inference",
+        "function": program.function.name,
+        "inputs": inputs, "params": params,
+        "mutated": [p.name for p in program.mutated],
+        "n_outputs": program.n_outputs,
+        "output": encode_output(program.output),
+        "pipeline": list(pipeline),
+        "created_by": created_by, "cpu": cpu,
+        "members": {name: {"sha256": C.sha256(data), "size": len(data)}
+                    for name, data in members.items()},
+    }
+    return (json.dumps(m, indent=1, sort_keys=False) + "\n").encode("utf-8")
+
+
+def _tensor_entry(name: str, dtype, shape) -> dict:
+    return {"name": name, "dtype": dtype_name(dtype), "shape": [int(d) for d in shape]}
+
+
+def _check_params(program) -> None:
+    names = [p.name for p in program.params]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ArtifactError(f"several parameters are named {', '.join(map(repr, dup))}; give "
+                            "each Parameter a unique name before exporting")
+    ids = {id(p) for p in program.params}
+    for p in program.mutated:
+        if id(p) not in ids:
+            raise ArtifactError(f"the function writes parameter {p.name!r} without taking it "
+                                "as an argument")
+    if any(not isinstance(a, int) for a in program.inputs[:len(program.inputs) - len(ids)]):
+        raise ArtifactError("the compiled function interleaves inputs and parameters")
+
+
+def _check_text(text: str, consts: dict) -> None:
+    """Parse the text back and verify it: what ``load`` will do. Host callbacks (``@name``
+    attributes) cannot be exported."""
+    from graphcell_ir.ir.verify import verify
+    from graphcell_ir.text.parser import parse_module
+    try:
+        module = parse_module(text, consts=consts)
+        verify(module)
+    except GraphcellError as e:
+        raise ArtifactError(f"the compiled IR does not read back ({e}); this is a graphcell bug, "
+                            "please report it") from e
+    for op in walk(module):
+        for key, value in op.attrs.items():
+            if _has_host_ref(value):
+                raise ArtifactError(f"op {op.opdef.name!r} calls back into Python ({key}="
+                                    f"@{_has_host_ref(value)}); such a network cannot be "
+                                    "exported (no Python runs from an artifact)")
+
+
+def _has_host_ref(value) -> str | None:
+    if isinstance(value, HostRef):
+        return value.name
+    if isinstance(value, tuple):
+        return next((n for n in map(_has_host_ref, value) if n), None)
+    return None
+
+
+def npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
+    """``arrays`` as the bytes of an ``.npz`` (no pickled objects; any key, even ``file``)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+        for key, arr in arrays.items():
+            if arr.dtype.hasobject:
+                raise ArtifactError(f"array {key!r} holds Python objects; it cannot be exported")
+            info = zipfile.ZipInfo(key + ".npy", date_time=(2020, 1, 1, 0, 0, 0))
+            with z.open(info, "w", force_zip64=arr.nbytes > (1 << 30)) as f:
+                np.lib.format.write_array(f, arr, allow_pickle=False)
+    return buf.getvalue()
+
+
+def _write_atomically(path: str, members: dict[str, bytes]) -> None:
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".gcpkg-", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            C.write_members(f, members)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def describe(members: dict[str, Any]) -> str:
+    """One line per member: name and size (for the CLI)."""
+    return "\n".join(f"  {name}: {len(data)} bytes" for name, data in members.items())

@@ -1,0 +1,230 @@
+"""``graphcell.load``: read an artifact, check everything in it, and return an ``nn.GraphCell``.
+
+The checks, in order; the first that fails raises ``ArtifactError`` naming the file, the member
+and the problem, and nothing has run:
+
+1. the archive: a zip holding exactly the four members, sizes within limits, CRCs right;
+2. the manifest: JSON with every field of the format (``manifest.py``);
+3. the hashes: each member's size and SHA-256 are the manifest's;
+4. the arrays: ``weights.npz`` and ``consts.npz`` read with ``allow_pickle=False``;
+5. the IR: it parses and verifies; the function named by the manifest exists and its arguments
+   and results are the manifest's inputs, params and mutated params, with their types;
+6. the weights: one array per parameter, of the parameter's dtype and shape; every constant the
+   IR refers to is in the table.
+
+Nothing from the file is unpickled or executed: the IR is data that graphcell's executor runs
+with the installed op registry.
+
+Example::
+
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> import graphcell as ms
+    >>> from graphcell import nn
+    >>> x = ms.Tensor(np.ones((4, 3), np.float32))
+    >>> net = nn.Dense(3, 2)
+    >>> path = ms.export(net, x, file_name=os.path.join(tempfile.mkdtemp(), "dense"))
+    >>> cell = ms.load(path)
+    >>> bool(np.allclose(cell(x).asnumpy(), net(x).asnumpy()))
+    True
+"""
+from __future__ import annotations
+
+import io
+import os
+import warnings
+import zipfile
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from graphcell_ir.errors import ArtifactError, GraphcellError
+from graphcell_ir.ir.core import Function, Module
+from graphcell_ir.ir.structural import CONST
+from graphcell_ir.ir.types import TensorType, to_dtype
+from graphcell_ir.ir.walk import walk
+from graphcell.aot import container as C
+from graphcell.aot.manifest import decode_output, parse_manifest
+
+__all__ = ["load", "read_artifact", "ArtifactGraph", "NativeCodeWarning"]
+
+
+class NativeCodeWarning(UserWarning):
+    """``load(native=True)`` ran the IR instead: artifacts hold no native code yet."""
+
+
+@dataclass
+class ArtifactGraph:
+    """What an artifact holds, checked: the IR module and function to run, the manifest, the
+    parameter values by name, and the output structure. ``nn.GraphCell(graph)`` runs it."""
+
+    path: str
+    module: Module
+    function: Function
+    manifest: dict
+    weights: dict[str, np.ndarray]
+    output: Any
+
+    @property
+    def kind(self) -> str:
+        return self.manifest["kind"]
+
+    @property
+    def inputs(self) -> list[dict]:
+        return self.manifest["inputs"]
+
+    @property
+    def params(self) -> list[dict]:
+        return self.manifest["params"]
+
+    @property
+    def mutated(self) -> list[str]:
+        return self.manifest["mutated"]
+
+    @property
+    def n_outputs(self) -> int:
+        return self.manifest["n_outputs"]
+
+
+def load(path, native: bool = False, **kwargs):
+    """Load the artifact at ``path`` (written by ``graphcell.export``) as an ``nn.GraphCell``.
+
+    ``native=True`` asks for native object code; artifacts do not hold any yet, so the IR is run
+    by graphcell's executor instead, with a :class:`NativeCodeWarning`. MindSpore's other keywords
+    (``dec_key``, ``obf_func``...) are accepted and ignored. Raises ArtifactError when the file
+    cannot be trusted.
+    """
+    if native:
+        warnings.warn("graphcell.load(native=True): artifacts do not hold native object code yet "
+                      "(the numba backend adds it); running the IR through graphcell's executor",
+                      NativeCodeWarning, stacklevel=2)
+    from graphcell.nn.graph_cell import GraphCell
+    return GraphCell(read_artifact(path))
+
+
+def read_artifact(path) -> ArtifactGraph:
+    """Read and check the artifact at ``path`` (or a binary file object); see the module doc."""
+    name = os.fspath(path) if isinstance(path, (str, os.PathLike)) else getattr(path, "name", "<file>")
+    try:
+        return _read(path, name)
+    except ArtifactError:
+        raise
+    except (GraphcellError, ValueError, TypeError, KeyError, IndexError, OSError, EOFError,
+            zipfile.BadZipFile, zlib.error, RecursionError, OverflowError, MemoryError) as e:
+        # a check above missed a way the file can be wrong: still refuse it, and say what broke
+        raise ArtifactError(f"cannot be loaded ({type(e).__name__}: {e})", name) from e
+
+
+def _read(source, path: str) -> ArtifactGraph:
+    members = C.read_members(source, path)
+    manifest = parse_manifest(members[C.MANIFEST], path)
+    _check_hashes(manifest, members, path)
+    consts = read_npz(members[C.CONSTS], path, C.CONSTS)
+    weights = read_npz(members[C.WEIGHTS], path, C.WEIGHTS)
+    module, fn = _read_ir(members[C.IR], manifest, consts, path)
+    _check_signature(fn, manifest, path)
+    _check_weights(weights, manifest, path)
+    _check_consts(module, consts, path)
+    try:
+        output = decode_output(manifest["output"], manifest["n_outputs"])
+    except ArtifactError as e:
+        raise ArtifactError(e.reason, path, C.MANIFEST) from None
+    return ArtifactGraph(path, module, fn, manifest, weights, output)
+
+
+def _check_hashes(manifest: dict, members: dict[str, bytes], path: str) -> None:
+    listed = manifest["members"]
+    expected = [n for n in C.MEMBERS if n != C.MANIFEST]
+    if sorted(listed) != sorted(expected):
+        raise ArtifactError(f"lists members {sorted(listed)}, expected {expected}", path,
+                            C.MANIFEST)
+    for name in expected:
+        data, entry = members[name], listed[name]
+        if len(data) != entry["size"]:
+            raise ArtifactError(f"is {len(data)} bytes but the manifest says {entry['size']}",
+                                path, name)
+        if C.sha256(data) != entry["sha256"]:
+            raise ArtifactError("SHA-256 does not match the manifest: the file was changed or "
+                                "corrupted after export", path, name)
+
+
+def read_npz(data: bytes, path: str, member: str) -> dict[str, np.ndarray]:
+    """The arrays of an ``.npz`` member, read with ``allow_pickle=False``."""
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as z:
+            return {key: z[key] for key in z.files}
+    except Exception as e:  # numpy raises many kinds on bad bytes; none of them is trusted
+        raise ArtifactError(f"cannot be read as arrays without pickle ({type(e).__name__}: {e})",
+                            path, member) from None
+
+
+def _read_ir(data: bytes, manifest: dict, consts: dict, path: str) -> tuple[Module, Function]:
+    from graphcell_ir.ir.verify import verify
+    from graphcell_ir.text.parser import parse_module
+    try:
+        module = parse_module(data, filename=f"{path}!{C.IR}", consts=consts)
+    except (GraphcellError, RecursionError) as e:
+        raise ArtifactError(f"the IR does not parse: {e}", path, C.IR) from None
+    try:
+        verify(module)
+    except (GraphcellError, RecursionError) as e:
+        raise ArtifactError(f"the IR does not verify: {e}", path, C.IR) from None
+    fn = module.get(manifest["function"])
+    if fn is None:
+        raise ArtifactError(f"has no function @{manifest['function']} (the manifest's "
+                            f"function); it has {', '.join('@' + f.name for f in module)}",
+                            path, C.IR)
+    return module, fn
+
+
+def _tensor_type(entry: dict) -> TensorType:
+    return TensorType(to_dtype(np.dtype(entry["dtype"])), tuple(entry["shape"]))
+
+
+def _check_signature(fn: Function, manifest: dict, path: str) -> None:
+    inputs, params = manifest["inputs"], manifest["params"]
+    args = fn.args
+    if len(args) != len(inputs) + len(params):
+        raise ArtifactError(f"@{fn.name} takes {len(args)} arguments; the manifest has "
+                            f"{len(inputs)} inputs and {len(params)} params", path, C.IR)
+    for i, (arg, entry) in enumerate(zip(args, inputs + params)):
+        is_param = i >= len(inputs)
+        what = f"param {entry['name']!r}" if is_param else f"input {entry['name']!r}"
+        if arg.param != is_param or arg.type != _tensor_type(entry):
+            raise ArtifactError(f"argument {i} of @{fn.name} is {arg.type}"
+                                f"{' param' if arg.param else ''}; the manifest's {what} is "
+                                f"{_tensor_type(entry)}", path, C.IR)
+    by_name = {p["name"]: p for p in params}
+    results = fn.result_types or ()
+    n_out, mutated = manifest["n_outputs"], manifest["mutated"]
+    if len(results) != n_out + len(mutated):
+        raise ArtifactError(f"@{fn.name} has {len(results)} results; the manifest has "
+                            f"{n_out} outputs and {len(mutated)} mutated params", path, C.IR)
+    for name, t in zip(mutated, results[n_out:]):
+        if t != _tensor_type(by_name[name]):
+            raise ArtifactError(f"the new value of param {name!r} is {t}, the param is "
+                                f"{_tensor_type(by_name[name])}", path, C.IR)
+
+
+def _check_weights(weights: dict, manifest: dict, path: str) -> None:
+    names = [p["name"] for p in manifest["params"]]
+    missing = [n for n in names if n not in weights]
+    extra = sorted(set(weights) - set(names))
+    if missing or extra:
+        raise ArtifactError(f"has no value for param(s) {missing}" if missing else
+                            f"holds arrays for unknown param(s) {extra}", path, C.WEIGHTS)
+    for p in manifest["params"]:
+        arr = weights[p["name"]]
+        if arr.dtype != np.dtype(p["dtype"]) or list(arr.shape) != p["shape"]:
+            raise ArtifactError(f"param {p['name']!r} is {arr.dtype}{list(arr.shape)}; the "
+                                f"IR and the manifest say {p['dtype']}{p['shape']}", path,
+                                C.WEIGHTS)
+
+
+def _check_consts(module: Module, consts: dict, path: str) -> None:
+    for op in walk(module):
+        if op.opdef is CONST and "ref" in op.attrs and op.attrs["ref"] not in consts:
+            raise ArtifactError(f"has no constant {op.attrs['ref']!r}, which the IR uses", path,
+                                C.CONSTS)

@@ -1,0 +1,216 @@
+"""The manifest of an artifact (``manifest.json``): building it, and checking one read from a file.
+
+A manifest is plain JSON (``format_version`` 1)::
+
+    {
+      "format": "graphcell-artifact", "format_version": 1,
+      "kind": "inference" | "train_step",      train_step: some parameters are written back
+      "function": "LeNet5.construct",           the IR function to run
+      "inputs":  [{"name": "x", "dtype": "float32", "shape": [32, 1, 32, 32]}, ...],
+      "params":  [{"name": "conv1.weight", "dtype": "float32", "shape": [...],
+                   "requires_grad": true}, ...],   in argument order (after the inputs)
+      "mutated": ["moments.fc1.weight", ...],       written back from the results after the outputs
+      "n_outputs": 1,
+      "output": {"result": 0},                       the Python structure of what a call returns
+      "pipeline": ["inline", ...],                   the passes the IR went through
+      "created_by": {"graphcell": "0.1.0", "numpy": ..., "numba": ..., "llvmlite": ..., "python": ...},
+      "cpu": {"machine": "x86_64", "name": "...", "cores": 8},
+      "members": {"model.gcir": {"sha256": "...", "size": 1234}, ...}
+    }
+
+The output structure: ``{"result": i}`` (the i-th result, a Tensor), ``{"static": v}`` (a
+constant Python value: None, bool, int, float, str), ``{"seq": [...], "kind": "tuple"|"list"}``,
+``{"dict": [[key, item], ...]}``.
+
+Example::
+
+    >>> from graphcell_ir.frontend.output import OutResult, OutSeq, OutStatic
+    >>> spec = OutSeq((OutResult(0), OutStatic(None)))
+    >>> encode_output(spec)
+    {'seq': [{'result': 0}, {'static': None}], 'kind': 'tuple'}
+    >>> decode_output(encode_output(spec), 1) == spec
+    True
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+from importlib import metadata
+from typing import Any
+
+import numpy as np
+
+from graphcell_ir.errors import ArtifactError
+from graphcell_ir.frontend.output import OutDict, OutResult, OutSeq, OutStatic
+
+__all__ = ["FORMAT", "FORMAT_VERSION", "KINDS", "encode_output", "decode_output", "environment",
+           "check_manifest", "parse_manifest", "DTYPES"]
+
+FORMAT = "graphcell-artifact"
+FORMAT_VERSION = 1
+KINDS = ("inference", "train_step")
+DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+          "float16", "float32", "float64")
+_STATIC_TYPES = (type(None), bool, int, float, str)
+_MAX_DEPTH = 64
+
+
+# --- the output structure ------------------------------------------------------------------------
+
+def encode_output(spec) -> dict:
+    """The JSON form of the frontend's output structure; ArtifactError for what JSON cannot say
+    (a returned Python object that is not None/bool/int/float/str, a namedtuple...)."""
+    if isinstance(spec, OutResult):
+        return {"result": spec.index}
+    if isinstance(spec, OutStatic):
+        if not isinstance(spec.value, _STATIC_TYPES):
+            raise ArtifactError(f"the function returns the Python value {spec.value!r} "
+                                f"({type(spec.value).__name__}); an artifact can only return "
+                                "tensors, None, bool, int, float and str")
+        return {"static": spec.value}
+    if isinstance(spec, OutDict):
+        for k in spec.keys:
+            if not isinstance(k, (str, int)) or isinstance(k, bool):
+                raise ArtifactError(f"the function returns a dict with key {k!r}; an artifact "
+                                    "can only use str and int keys")
+        return {"dict": [[k, encode_output(v)] for k, v in zip(spec.keys, spec.items)]}
+    if isinstance(spec, OutSeq) and spec.kind in (tuple, list):
+        return {"seq": [encode_output(s) for s in spec.items], "kind": spec.kind.__name__}
+    raise ArtifactError(f"the function returns a {getattr(spec, 'kind', type(spec)).__name__}; "
+                        "an artifact can only return tensors, tuples, lists, dicts and constants")
+
+
+def decode_output(obj, n_outputs: int, depth: int = 0):
+    """The output structure from its JSON form, checked (result indices below ``n_outputs``)."""
+    if depth > _MAX_DEPTH:
+        raise ArtifactError("the output structure nests too deeply", member="manifest.json")
+    if isinstance(obj, dict) and len(obj) == 1 and "result" in obj:
+        i = obj["result"]
+        if not _is_int(i) or not 0 <= i < n_outputs:
+            raise _bad(f"output result index {i!r} is not in [0, {n_outputs})")
+        return OutResult(i)
+    if isinstance(obj, dict) and len(obj) == 1 and "static" in obj:
+        if not isinstance(obj["static"], _STATIC_TYPES):
+            raise _bad(f"output constant {obj['static']!r} is not a plain value")
+        return OutStatic(obj["static"])
+    if isinstance(obj, dict) and set(obj) == {"seq", "kind"} and isinstance(obj["seq"], list):
+        kind = {"tuple": tuple, "list": list}.get(obj["kind"])
+        if kind is None:
+            raise _bad(f"output sequence kind {obj['kind']!r} is not tuple or list")
+        return OutSeq(tuple(decode_output(s, n_outputs, depth + 1) for s in obj["seq"]), kind)
+    if isinstance(obj, dict) and set(obj) == {"dict"} and isinstance(obj["dict"], list):
+        pairs = obj["dict"]
+        if not all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], (str, int))
+                   for p in pairs):
+            raise _bad("output dict entries must be [key, structure] pairs")
+        return OutDict(tuple(p[0] for p in pairs),
+                       tuple(decode_output(p[1], n_outputs, depth + 1) for p in pairs))
+    raise _bad(f"unknown output structure {json.dumps(obj)[:80]}")
+
+
+# --- the environment -----------------------------------------------------------------------------
+
+def environment() -> tuple[dict, dict]:
+    """``(created_by, cpu)``: the versions of what compiled the artifact, and the CPU."""
+    import graphcell
+    created_by = {"graphcell": graphcell.__version__, "python": platform.python_version()}
+    for dist in ("numpy", "numba", "llvmlite"):
+        try:
+            created_by[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            created_by[dist] = None
+    cpu = {"machine": platform.machine(), "name": _cpu_name(), "cores": os.cpu_count(),
+           "byteorder": sys.byteorder}
+    return created_by, cpu
+
+
+def _cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+# --- checking a manifest read from a file --------------------------------------------------------
+
+def parse_manifest(data: bytes, path) -> dict:
+    """The manifest's JSON, checked by :func:`check_manifest`."""
+    try:
+        obj = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as e:
+        raise ArtifactError(f"is not valid UTF-8 JSON ({e})", path, "manifest.json") from None
+    try:
+        check_manifest(obj)
+    except ArtifactError as e:
+        raise ArtifactError(e.reason, path, "manifest.json") from None
+    return obj
+
+
+def check_manifest(m: Any) -> None:
+    """Raise ArtifactError unless ``m`` has every field of the format, with the right types."""
+    if not isinstance(m, dict):
+        raise _bad("is not a JSON object")
+    if m.get("format") != FORMAT:
+        raise _bad(f"format is {m.get('format')!r}, not {FORMAT!r}: not a graphcell artifact")
+    if m.get("format_version") != FORMAT_VERSION:
+        raise _bad(f"format_version {m.get('format_version')!r} is not supported (this graphcell "
+                   f"reads version {FORMAT_VERSION}); export the network again")
+    _field(m, "kind", str)
+    if m["kind"] not in KINDS:
+        raise _bad(f"kind {m['kind']!r} is not one of {', '.join(KINDS)}")
+    _field(m, "function", str)
+    for key in ("inputs", "params"):
+        for i, t in enumerate(_field(m, key, list)):
+            _tensor_entry(t, f"{key}[{i}]")
+    names = [p["name"] for p in m["params"]]
+    if len(set(names)) != len(names):
+        raise _bad("params has duplicate names")
+    for name in _field(m, "mutated", list):
+        if name not in names:
+            raise _bad(f"mutated parameter {name!r} is not among the params")
+    if not _is_int(_field(m, "n_outputs", int)) or m["n_outputs"] < 0:
+        raise _bad("n_outputs must be a non-negative integer")
+    _field(m, "output", dict)
+    _field(m, "members", dict)
+    for name, entry in m["members"].items():
+        if not (isinstance(entry, dict) and isinstance(entry.get("sha256"), str)
+                and _is_int(entry.get("size"))):
+            raise _bad(f"members[{name!r}] must be {{'sha256': str, 'size': int}}")
+
+
+def _tensor_entry(t, where: str) -> None:
+    if not isinstance(t, dict) or not isinstance(t.get("name"), str):
+        raise _bad(f"{where} must be an object with a str name")
+    if t.get("dtype") not in DTYPES:
+        raise _bad(f"{where} has dtype {t.get('dtype')!r}, not one of {', '.join(DTYPES)}")
+    shape = t.get("shape")
+    if not isinstance(shape, list) or not all(_is_int(d) and d >= 0 for d in shape):
+        raise _bad(f"{where} has shape {shape!r}; expected a list of non-negative integers")
+
+
+def _field(m: dict, key: str, kind: type):
+    if key not in m:
+        raise _bad(f"has no {key!r} field")
+    if not isinstance(m[key], kind):
+        raise _bad(f"field {key!r} must be a {kind.__name__}, got {type(m[key]).__name__}")
+    return m[key]
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _bad(message: str) -> ArtifactError:
+    return ArtifactError(message, member="manifest.json")
+
+
+def dtype_name(dtype) -> str:
+    """The manifest's spelling of a numpy dtype (``float32``, ``bool``)."""
+    name = np.dtype(dtype).name
+    return "bool" if name == "bool" else name

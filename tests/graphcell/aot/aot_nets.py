@@ -1,0 +1,47 @@
+"""Small networks the artifact tests export (module level: the frontend reads their source)."""
+import numpy as np
+
+import graphcell as ms
+from graphcell import nn, ops
+
+
+class MLP(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Dense(4, 8)
+        self.relu = nn.ReLU()
+        self.fc2 = nn.Dense(8, 3)
+
+    def construct(self, x):
+        return self.fc2(self.relu(self.fc1(x)))
+
+
+class TwoOutputs(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.scale = ms.Parameter(ms.Tensor(np.array([2.0], np.float32)), name="scale")
+
+    def construct(self, x, y):
+        s = x * self.scale
+        return s + y, {"diff": s - y, "tag": None}
+
+
+def add_and_neg(x, y):
+    return ops.neg(ops.add(x, y))
+
+
+def train_step(seed=0):
+    """A TrainOneStepCell over MLP with Momentum: the parameters and moments are written back."""
+    np.random.seed(seed)
+    ms.set_seed(seed)
+    net = MLP()
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    opt = nn.Momentum(net.trainable_params(), learning_rate=0.1, momentum=0.9)
+    return net, nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
+
+
+def inputs(seed=0):
+    rng = np.random.default_rng(seed)
+    x = ms.Tensor(rng.standard_normal((5, 4)).astype(np.float32))
+    y = ms.Tensor(rng.integers(0, 3, 5).astype(np.int32))
+    return x, y

@@ -1,0 +1,98 @@
+"""graphcell ir / export / run / precompile, run in-process through cli.main."""
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from graphcell import cli
+
+NETS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "aot_nets.py")
+MLP = f"{NETS}:MLP"
+X = ["--input", "f32[5,4]"]
+
+
+def run(capsys, *argv):
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_ir_prints_the_final_ir(capsys):
+    code, out, _ = run(capsys, "ir", MLP, *X)
+    assert code == 0 and out.startswith("func @MLP.construct(%x: f32[5,4], %fc1.weight")
+
+
+def test_ir_after_a_pass_and_all_passes(capsys):
+    code, out, _ = run(capsys, "ir", MLP, *X, "--after", "frontend", "--locs", "none")
+    assert code == 0 and out.startswith("func @MLP.construct(")
+    code, out, _ = run(capsys, "ir", MLP, *X, "--all-passes")
+    headers = [line for line in out.splitlines() if line.startswith("// ----- IR after")]
+    assert [h.split()[4] for h in headers] == ["frontend", "inline", "fold", "simplify",
+                                                "dead_branch", "cse", "dce", "fuse", "final"]
+
+
+def test_ir_of_a_function_and_of_a_gradient(capsys):
+    code, out, _ = run(capsys, "ir", f"{NETS}:add_and_neg", *X, *X)
+    assert code == 0 and "neg(" in out
+    code, out, _ = run(capsys, "ir", MLP, *X, "--grad")
+    assert code == 0 and out.startswith("func @grad.")
+
+
+def test_ir_dot_and_svg(capsys, tmp_path):
+    code, _, _ = run(capsys, "ir", MLP, *X, "--format", "dot", "-o", str(tmp_path / "g.dot"))
+    assert code == 0 and (tmp_path / "g.dot").read_text().startswith("digraph gcir {")
+    code, out, err = run(capsys, "ir", MLP, *X, "--format", "svg")
+    if shutil.which("dot"):
+        assert code == 0 and "<svg" in out
+    else:
+        assert code == 1 and "not on PATH" in err
+
+
+def test_ir_bad_target_and_spec(capsys):
+    assert run(capsys, "ir", f"{NETS}:Nope", *X)[2].startswith("error: ")
+    code, _, err = run(capsys, "ir", MLP, "--input", "f32(5,4)")
+    assert code == 1 and "DTYPE[DIMS]" in err
+
+
+def test_export_run_precompile(capsys, tmp_path):
+    art = str(tmp_path / "mlp.gcpkg")
+    code, out, _ = run(capsys, "export", MLP, *X, "-o", art)
+    assert code == 0 and out.startswith(f"wrote {art}")
+    x = np.ones((5, 4), np.float32)
+    np.save(tmp_path / "x.npy", x)
+    code, out, _ = run(capsys, "run", art, "--input", str(tmp_path / "x.npy"))
+    assert code == 0 and out.startswith("out0: float32[5, 3]")
+    code, _, _ = run(capsys, "run", art, "--input", str(tmp_path / "x.npy"), "-o",
+                     str(tmp_path / "y.npy"))
+    import graphcell as ms
+    expected = ms.load(art)(x).asnumpy()
+    assert code == 0 and np.array_equal(np.load(tmp_path / "y.npy"), expected)
+    code, out, _ = run(capsys, "precompile", art)
+    assert code == 0 and out.startswith(f"{art}: verified") and "native kernels" in out
+
+
+def test_run_refuses_a_bad_artifact(capsys, tmp_path):
+    (tmp_path / "bad.gcpkg").write_bytes(b"junk")
+    code, _, err = run(capsys, "run", str(tmp_path / "bad.gcpkg"))
+    assert code == 1 and "not a graphcell artifact" in err
+
+
+@pytest.mark.parametrize("command", ["ir", "export", "run", "precompile", "info"])
+def test_help_is_complete_with_an_example(capsys, command):
+    with pytest.raises(SystemExit) as e:
+        cli.main([command, "--help"])
+    assert e.value.code == 0
+    out = capsys.readouterr().out
+    assert f"graphcell {command}" in out and "example" in out
+
+
+def test_console_script_exports(tmp_path):
+    exe = os.path.join(os.path.dirname(sys.executable), "graphcell")
+    argv = [exe] if os.path.exists(exe) else [sys.executable, "-m", "graphcell.cli"]
+    done = subprocess.run([*argv, "export", MLP, *X, "-o", str(tmp_path / "m")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "m.gcpkg").exists()
