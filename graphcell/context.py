@@ -89,6 +89,8 @@ _KEYS: dict[str, _Key] = {
     "save_graphs": _Key(False, _save_graphs, "write the IR after every pass that changed it"),
     "save_graphs_path": _Key(".", _path, "directory for save_graphs dumps"),
     "max_call_depth": _Key(1000, _non_negative_int("max_call_depth"), "accepted for compatibility"),
+    "compile_report": _Key(False, _bool("compile_report"), "print the time of each backend compile "
+                                                           "phase and kernel cache hits (also GRAPHCELL_LOG=compile)"),
     "jit_level": _Key("", check_jit_level, "graph mode: 'O0' runs the frontend's IR as it is; 'O1'/'O2' "
                                       "(and the default '') run the default pass pipeline"),
 }

@@ -27,6 +27,7 @@ Example::
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -105,8 +106,22 @@ class Program:
 
 
 def _backend(program: Program) -> Callable[[list], list]:
-    """The runner of the compiled function: a list of arguments in, the list of results out."""
-    return Interpreter(program.module).compiled(program.function)
+    """The runner of the compiled function: a list of arguments in, the list of results out.
+
+    The compiled backend (numba kernels, BLAS, references; it reruns a call on the interpreter
+    when anything is off, so results and errors are the interpreter's); ``GRAPHCELL_BACKEND=interp``
+    keeps the interpreter alone."""
+    interp = Interpreter(program.module)
+    if os.environ.get("GRAPHCELL_BACKEND") == "interp":
+        return interp.compiled(program.function)
+    from graphcell import context
+    from graphcell_ir.backend import report
+    from graphcell_ir.backend.executable import compile_executable
+    report.set_switch(lambda: context.get_context("compile_report"))
+    dump = None
+    if context.get_context("save_graphs"):
+        dump = os.path.join(context.get_context("save_graphs_path"), "kernels")
+    return compile_executable(program.module, program.function, interpreter=interp, dump_dir=dump)
 
 
 class Executable:

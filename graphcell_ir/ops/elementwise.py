@@ -177,11 +177,13 @@ def _bprop_select_by(pick_x):
 
 
 maximum = defop("maximum", ("x", "y"), kind=EW, traits={COMM, ASSOC}, ms_name="Maximum",
-                infer=broadcast_binary, ref=_arith(np.maximum), kernel="max({x}, {y})",
+                infer=broadcast_binary, ref=_arith(np.maximum),
+                kernel="({x} if ({x} >= {y} or {x} != {x}) else {y})",  # NaN wins, as in numpy
                 bprop=_bprop_select_by(lambda x, y: F.greater_equal(x, y)))
 
 minimum = defop("minimum", ("x", "y"), kind=EW, traits={COMM, ASSOC}, ms_name="Minimum",
-                infer=broadcast_binary, ref=_arith(np.minimum), kernel="min({x}, {y})",
+                infer=broadcast_binary, ref=_arith(np.minimum),
+                kernel="({x} if ({x} <= {y} or {x} != {x}) else {y})",  # NaN wins, as in numpy
                 bprop=_bprop_select_by(lambda x, y: F.less_equal(x, y)))
 
 # --- comparisons and logic ---------------------------------------------------------------------

@@ -1,0 +1,269 @@
+"""Compiling lowered kernels with numba, cached in memory and on disk.
+
+``compile_kernel(ks)`` turns a :class:`~graphcell_ir.backend.lower.KernelSource` into a
+:class:`Kernel`: a callable taking the fused op's operands and returning its results (it reshapes
+the operands to the domain's rank, allocates the outputs, calls the compiled loop nest and
+finishes reductions).
+
+Caches:
+
+- **memory**: by the source's content hash (the source is a function of the group's structure,
+  shapes and dtypes only, never of locations), so structurally equal groups share one kernel.
+- **disk**: the source is written to ``<cache_dir>/kernels/k_<hash>.py`` (atomically: a temporary
+  file, then ``os.replace``; two processes writing the same name write the same bytes), imported
+  from there, and compiled by ``numba.njit(cache=True)``, whose own index lives in
+  ``__pycache__`` beside it; a second process loads the machine code instead of compiling. A file
+  whose text is not exactly what the source hashes to (corrupt, truncated, stale) is rewritten;
+  a numba cache entry that fails to load is deleted and the kernel recompiled.
+
+:func:`cache_stats` reports hits and misses, and why each miss compiled.
+
+``GRAPHCELL_DISABLE_JIT=1`` (or ``jit=False``) runs the same source as plain Python (``prange`` is
+``range``, ``math`` returns NaN/Inf where Python raises, as libm does): a third oracle.
+"""
+from __future__ import annotations
+
+import glob
+import logging
+import math
+import os
+import sys
+import tempfile
+import time
+import types
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from graphcell_ir.backend import report
+from graphcell_ir.backend.cache_dir import cache_dir
+from graphcell_ir.backend.lower import KernelSource
+
+log = logging.getLogger("graphcell.backend")
+
+HEADER = '''"""A graphcell kernel (generated from a fused group; see graphcell_ir.backend.lower)."""
+import math
+
+import numpy as np
+from numpy import bool_, float16, float32, float64, int8, int16, int32, int64, uint8
+
+prange = range  # the loader puts numba's prange here when it compiles
+
+'''
+
+
+def jit_enabled(jit: bool | None = None) -> bool:
+    """Whether kernels are compiled with numba (``GRAPHCELL_DISABLE_JIT=1`` turns it off)."""
+    if jit is not None:
+        return jit
+    return os.environ.get("GRAPHCELL_DISABLE_JIT", "") not in ("1", "true", "yes")
+
+
+# --- statistics ----------------------------------------------------------------------------------
+
+@dataclass
+class CacheStats:
+    """Kernel cache counters; ``misses`` holds one reason per compile."""
+
+    memory_hits: int = 0
+    disk_hits: int = 0
+    misses: list[str] = field(default_factory=list)
+    compile_seconds: float = 0.0
+
+    def __str__(self) -> str:
+        lines = [f"kernels: {self.memory_hits} memory hits, {self.disk_hits} disk hits, "
+                 f"{len(self.misses)} compiles ({self.compile_seconds:.2f} s)"]
+        lines += [f"  miss: {m}" for m in self.misses[-20:]]
+        return "\n".join(lines)
+
+
+_STATS = CacheStats()
+_MEMORY: dict[tuple[str, bool], object] = {}
+
+
+def cache_stats() -> CacheStats:
+    """The process's kernel cache statistics (live object)."""
+    return _STATS
+
+
+def reset_cache(memory: bool = True) -> None:
+    """Forget the statistics (and the in-memory kernels): for tests."""
+    global _STATS
+    _STATS = CacheStats()
+    if memory:
+        _MEMORY.clear()
+
+
+def kernel_dir() -> Path:
+    return cache_dir() / "kernels"
+
+
+# --- the disk file -------------------------------------------------------------------------------
+
+def file_text(ks: KernelSource) -> str:
+    return HEADER + ks.source
+
+
+def _ensure_file(ks: KernelSource, reasons: list[str]) -> Path | None:
+    """The kernel's file, written if missing or wrong; None when the cache dir is unusable."""
+    d = kernel_dir()
+    path = d / f"k_{ks.key}.py"
+    want = file_text(ks)
+    try:
+        try:
+            have = path.read_text()
+        except FileNotFoundError:
+            have = None
+        except (OSError, UnicodeDecodeError):
+            have = ""
+        if have == want:
+            return path
+        reasons.append("no kernel file on disk" if have is None else
+                       "kernel file corrupt (content does not match its hash): rewritten")
+        if have is not None:
+            _drop_numba_cache(path)
+        d.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=path.stem, suffix=".tmp", dir=d)
+        with os.fdopen(fd, "w") as f:
+            f.write(want)
+        os.replace(tmp, path)
+        return path
+    except OSError as e:
+        reasons.append(f"cache dir not writable ({e}): compiled in memory only")
+        return None
+
+
+def _drop_numba_cache(path: Path) -> None:
+    for f in glob.glob(str(path.parent / "__pycache__" / f"{path.stem}.*")):
+        try:
+            os.remove(f)
+        except OSError:
+            pass
+
+
+# Kernels run as plain Python (the no-JIT oracle) see numpy scalars, which warn on inf/nan as the
+# references would; graphcell's arithmetic is silent like MindSpore's (see ops/elementwise.py).
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"graphcell_kernel_")
+
+
+def _load_module(ks: KernelSource, path: Path | None) -> types.ModuleType:
+    """The kernel's module: imported from ``path`` (so numba can cache it) or from the text."""
+    name = f"graphcell_kernel_{ks.key}"
+    mod = types.ModuleType(name)
+    mod.__file__ = str(path) if path is not None else f"<graphcell kernel {ks.key}>"
+    code = compile(file_text(ks), mod.__file__, "exec")
+    exec(code, mod.__dict__)
+    sys.modules[name] = mod  # numba's cache looks the function's module up by name
+    return mod
+
+
+class _IEEEMath:
+    """``math`` for the plain-Python oracle: NaN/Inf where Python raises a domain/range error."""
+
+    def __getattr__(self, name):
+        fn = getattr(math, name)
+        if not callable(fn):
+            return fn
+
+        def ieee(*args):
+            try:
+                return fn(*args)
+            except (OverflowError, ValueError):
+                with np.errstate(all="ignore"):
+                    return getattr(np, name)(*args)
+        return ieee
+
+
+# --- compiling -----------------------------------------------------------------------------------
+
+def compile_kernel(ks: KernelSource, jit: bool | None = None) -> Kernel:
+    """The :class:`Kernel` for ``ks`` (from the memory cache when it has one)."""
+    jit = jit_enabled(jit)
+    key = (ks.key, jit)
+    fn = _MEMORY.get(key)
+    if fn is not None:
+        _STATS.memory_hits += 1
+        return Kernel(ks, fn, jit)
+    t0 = time.perf_counter()
+    reasons: list[str] = []
+    path = _ensure_file(ks, reasons) if jit else None
+    mod = _load_module(ks, path)
+    if jit:
+        import numba
+        mod.prange = numba.prange
+        fn = numba.njit(cache=path is not None, error_model="numpy", parallel=ks.parallel,
+                        fastmath=False)(mod.kernel)
+    else:
+        mod.math = _IEEEMath()
+        fn = mod.kernel
+        reasons.append("plain Python (jit disabled)")
+    _MEMORY[key] = fn
+    report.phase("kernel load", time.perf_counter() - t0, ks.key)
+    k = Kernel(ks, fn, jit)
+    k.pending = reasons
+    return k
+
+
+class Kernel:
+    """A compiled kernel as a function of the fused op's operands -> list of its results."""
+
+    def __init__(self, ks: KernelSource, fn, jit: bool):
+        self.ks, self.fn, self.jit = ks, fn, jit
+        self.pending: list[str] | None = None   # reasons, until the first call tells hit or miss
+        self.consts = list(ks.consts)
+        self.shapes = ks.in_shapes
+        self.outs = ks.outputs
+        self.simple = all(o.fill is None for o in ks.outputs)
+
+    def __call__(self, *args) -> list:
+        ins = [a if s is None else np.asarray(a).reshape(s) for a, s in zip(args, self.shapes)]
+        outs = [np.empty(o.shape, o.dtype) if o.fill is None else np.full(o.shape, o.fill, o.dtype)
+                for o in self.outs]
+        if self.pending is not None:
+            self._first_call(ins, outs)
+        else:
+            self.fn(*ins, *self.consts, *outs)
+        if self.simple:
+            return [a.reshape(o.result_shape) for a, o in zip(outs, self.outs)]
+        return [_finish(a, o) for a, o in zip(outs, self.outs)]
+
+    def _first_call(self, ins, outs) -> None:
+        """The first call compiles (or loads from numba's disk cache): time it, count it."""
+        reasons, self.pending = self.pending, None
+        t0 = time.perf_counter()
+        try:
+            self.fn(*ins, *self.consts, *outs)
+        except Exception as e:
+            if not self.jit:
+                raise
+            log.info("kernel %s failed to load or compile (%s): recompiling without cache",
+                     self.ks.key, e)
+            _drop_numba_cache(kernel_dir() / f"k_{self.ks.key}.py")
+            reasons.append(f"numba cache entry unusable ({type(e).__name__}): rebuilt")
+            import numba
+            self.fn = numba.njit(error_model="numpy", parallel=self.ks.parallel)(
+                self.fn.py_func)
+            _MEMORY[(self.ks.key, True)] = self.fn
+            self.fn(*ins, *self.consts, *outs)
+        dt = time.perf_counter() - t0
+        stats = getattr(self.fn, "stats", None)
+        if stats is not None and sum(stats.cache_hits.values()):
+            _STATS.disk_hits += 1
+            report.phase("numba (disk cache hit)", dt, self.ks.key)
+            return
+        if self.jit and not reasons:
+            reasons.append("kernel file on disk but no numba cache entry for these types")
+        _STATS.misses.append(f"{self.ks.key} ({', '.join(self.ks.ops)}): {'; '.join(reasons)}")
+        _STATS.compile_seconds += dt
+        report.phase("numba compile" if self.jit else "python kernel", dt, self.ks.key)
+
+
+def _finish(acc: np.ndarray, o) -> np.ndarray:
+    """A kernel output as the op's result: mean's division, the result dtype, the shape."""
+    if o.count:
+        acc = acc / o.count
+    if acc.dtype != o.result_dtype:
+        acc = acc.astype(o.result_dtype)
+    return acc.reshape(o.result_shape)

@@ -1,0 +1,325 @@
+"""Lowering a ``fused`` op to readable Python kernel source (DESIGN §7, STYLE §9.8).
+
+A fused group has one iteration shape (its *domain*, see ``passes.fuse``). The kernel is a loop
+nest over that domain; every operand is read with broadcasting index arithmetic (an axis where the
+operand has extent 1 is indexed with ``0``), every op of the body becomes one line built from its
+registry template (``OpDef.kernel``: ``"{x} + {y}"``, ``"math.exp({x})"``), its value cast to the
+op's result dtype so float32 kernels stay float32, and every output is stored at the end of the
+iteration. A reduction accumulates into a keep-dims accumulator array with its template
+(``"{acc} + {x}"``), starting from its identity; the caller finishes it (mean's division, the
+final dtype and shape). Example of what comes out for ``tanh(x * a)`` on ``f32[4,8]``, ``f32[8]``::
+
+    def kernel(x, a, out0):
+        for i0 in range(4):
+            for i1 in range(8):
+                x_1 = x[i0, i1]
+                a_1 = a[0, i1]
+                v0 = float32(x_1 * a_1)  # mul
+                v1 = float32(math.tanh(v0))  # tanh
+                out0[i0, i1] = v1
+
+When every array spans the whole domain (no broadcasting, no reduction) the nest is collapsed
+into one flat loop. Above :data:`PARALLEL_MIN` elements the outer loop is a ``prange`` (unless a
+reduction reduces it). The source never mentions a location, so it is also the cache key: two
+structurally equal groups share one kernel.
+
+:func:`lower_fused` raises :class:`Unsupported` (with the reason) for what it cannot lower; the
+executable then runs that group with the reference implementations.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from graphcell_ir.ir.core import BlockArg, Literal, Op, OpResult, Value
+from graphcell_ir.ir.structural import CONST, YIELD, const_array
+from graphcell_ir.ir.types import ScalarType, TensorType
+from graphcell_ir.ops import reduction as R
+from graphcell_ir.ops.registry import Kind
+from graphcell_ir.ops.shape_rules import normalize_axes
+
+PARALLEL_MIN = 1 << 17
+"""Domains with at least this many elements get a ``prange`` outer loop."""
+
+LOWEST, HIGHEST = "lowest", "highest"
+_IDENTITY = {R.reduce_sum: 0, R.reduce_mean: 0, R.reduce_prod: 1, R.reduce_any: False,
+             R.reduce_all: True, R.reduce_max: LOWEST, R.reduce_min: HIGHEST}
+"""Where each reduction's accumulator starts (the templates only say how it folds)."""
+_MEANS = frozenset({R.reduce_mean})
+"""Reductions whose sum is divided by the number of elements reduced."""
+
+
+class Unsupported(Exception):
+    """The group cannot be lowered; ``str()`` says why."""
+
+
+@dataclass(frozen=True)
+class Output:
+    """How the caller allocates and finishes one kernel output.
+
+    ``shape``/``dtype``: the array the kernel writes (the domain-rank shape, keep-dims for a
+    reduction); ``result_shape``/``result_dtype``: what the fused op yields. ``fill``: the
+    accumulator's start value (None for an elementwise output); ``count``: the mean's divisor.
+    """
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    result_shape: tuple[int, ...]
+    result_dtype: np.dtype
+    fill: object = None
+    count: int = 0
+
+
+@dataclass(frozen=True)
+class KernelSource:
+    """A lowered group: the source of ``def kernel(inputs..., consts..., outputs...)``."""
+
+    source: str
+    in_shapes: tuple          # per operand: the domain-rank shape to reshape to, or None (scalar)
+    consts: tuple             # arrays passed after the operands (reshaped already)
+    outputs: tuple[Output, ...]
+    parallel: bool
+    ops: tuple[str, ...] = field(default=())   # names of the body's ops (for reports)
+
+    @property
+    def key(self) -> str:
+        """The content hash naming the kernel (its source determines it completely)."""
+        return hashlib.sha256(self.source.encode()).hexdigest()[:24]
+
+
+# --- the entry point -----------------------------------------------------------------------------
+
+def lower_fused(op: Op) -> KernelSource:
+    """The kernel source for fused op ``op``; :class:`Unsupported` when it cannot be lowered."""
+    return _Lowering(list(op.regions[0].block), list(op.operands), list(op.regions[0].block.args)).run()
+
+
+def lower_single(op: Op) -> KernelSource:
+    """A lone elementwise or reduction op as a one-op kernel."""
+    return _Lowering([op], list(op.operands), list(op.operands), single=True).run()
+
+
+# --- the lowering ----------------------------------------------------------------------------------
+
+_NAME = re.compile(r"[^0-9a-zA-Z_]")
+
+
+def _dtype_name(d: np.dtype) -> str:
+    return "bool_" if d == np.bool_ else d.name
+
+
+def _np_dtype(v: Value) -> np.dtype:
+    return v.type.dtype.np_dtype
+
+
+class _Lowering:
+    def __init__(self, body: list[Op], operands: list[Value], args: list[Value], single=False):
+        self.ops = [o for o in body if o.opdef is not YIELD]
+        term = body[-1] if body and body[-1].opdef is YIELD else None
+        self.yields = list(term.operands) if term is not None else \
+            [r for o in self.ops for r in o.results]
+        self.operands, self.args, self.single = operands, args, single
+        self.names: dict[Value, str] = {}
+        self.used: set[str] = {"kernel", "math", "np", "prange"}
+        self.lines: list[str] = []
+        self.pre: list[str] = []
+
+    def fresh(self, hint: str | None, default: str) -> str:
+        base = _NAME.sub("_", hint or "") or default
+        if base[0].isdigit():
+            base = "_" + base
+        name, n = base, 1
+        while name in self.used:
+            name, n = f"{base}_{n}", n + 1
+        self.used.add(name)
+        return name
+
+    # -- checks and the domain --
+    def domain(self) -> tuple[int, ...]:
+        shapes = []
+        for o in self.ops:
+            if o.opdef is CONST:
+                continue
+            if o.opdef.kernel is None or o.opdef.kind not in (Kind.ELEMENTWISE, Kind.REDUCTION):
+                raise Unsupported(f"{o.opdef.name} has no kernel template")
+            if o.opdef.kind is Kind.REDUCTION:
+                if o.opdef not in _IDENTITY:
+                    raise Unsupported(f"{o.opdef.name}: no known identity for its accumulator")
+                shapes.append(o.operands[0].type.shape)
+            else:
+                shapes.extend(r.type.shape for r in o.results)
+        if not shapes:
+            raise Unsupported("no elementwise op or reduction in the group")
+        dom = tuple(int(s) for s in np.broadcast_shapes(*shapes))
+        if 0 in dom:
+            raise Unsupported("an empty domain")
+        return dom
+
+    def run(self) -> KernelSource:
+        for v in list(self.operands) + self.yields:
+            if not isinstance(v.type, (TensorType, ScalarType)) and not isinstance(v, Literal):
+                raise Unsupported(f"a value of type {v.type}")
+        dom = self.domain()
+        n = len(dom) or 1
+        dom = dom or (1,)
+        reductions = [o for o in self.ops if o.opdef.kind is Kind.REDUCTION]
+        for o in reductions:
+            if _pad(o.operands[0].type.shape, n) != dom:
+                raise Unsupported("a reduction whose input is broadcast over the domain")
+        pad = lambda s: _pad(s, n)  # noqa: E731
+        const_ops = [o for o in self.ops if o.opdef is CONST]
+        arrays = [pad(v.type.shape) for v in self.args if isinstance(v.type, TensorType)]
+        arrays += [pad(o.results[0].type.shape) for o in const_ops]
+        arrays += [pad(v.type.shape) for v in self.yields if isinstance(v.type, TensorType)]
+        flat = not reductions and all(s == dom or all(e == 1 for e in s) for s in arrays)
+        if flat:
+            size = int(np.prod(dom))
+            pad = lambda s, n=n, full=dom: (size,) if _pad(s, n) == full else (1,)  # noqa: E731
+            dom, n = (size,), 1
+        reduced0 = any(0 in self.reduced_axes(o, n) for o in reductions)
+        parallel = int(np.prod(dom)) >= PARALLEL_MIN and dom[0] > 1 and not reduced0
+        idx = lambda s: ", ".join(f"i{k}" if s[k] == dom[k] else "0" for k in range(n))  # noqa: E731
+
+        params, in_shapes = [], []
+        loads = []
+        for operand, arg in zip(self.operands, self.args):
+            p = self.fresh(arg.name_hint or operand.name_hint, "x")
+            params.append(p)
+            if isinstance(arg.type, TensorType):
+                shape = pad(arg.type.shape)
+                in_shapes.append(shape)
+                self.names[arg] = self.fresh(p + "_1", "x")
+                loads.append(f"{self.names[arg]} = {p}[{idx(shape)}]")
+            else:
+                in_shapes.append(None)
+                self.names[arg] = p
+        consts = []
+        for o in const_ops:
+            arr = const_array(o)
+            p = self.fresh(f"c{len(consts)}", "c")
+            params.append(p)
+            shape = pad(arr.shape)
+            consts.append(np.ascontiguousarray(arr).reshape(shape))
+            self.names[o.results[0]] = self.fresh(p + "_1", "c")
+            loads.append(f"{self.names[o.results[0]]} = {p}[{idx(shape)}]")
+
+        body, accs = [], {}
+        for o in self.ops:
+            if o.opdef is CONST:
+                continue
+            if o.opdef.kind is Kind.REDUCTION:
+                p = self.fresh(f"acc{len(accs)}", "acc")
+                accs[o.results[0]] = (p, self.reduction(o, p, n, body))
+            else:
+                body.append(self.elementwise(o))
+        outputs, stores = [], []
+        for v in self.yields:
+            if v in accs:
+                outputs.append(accs.pop(v))
+                continue
+            if not isinstance(v.type, TensorType):
+                raise Unsupported("a scalar output")
+            p = self.fresh(f"out{len(outputs)}", "out")
+            shape = pad(v.type.shape)
+            stores.append(f"{p}[{idx(shape)}] = {self.value(v, _np_dtype(v))}")
+            outputs.append((p, Output(shape, _np_dtype(v), v.type.shape, _np_dtype(v))))
+        if accs:
+            raise Unsupported("a reduction whose result is not an output")
+        lines = [f"def kernel({', '.join(params + [p for p, _ in outputs])}):"]
+        lines += [f"    {line}" for line in self.pre]
+        indent = "    "
+        for k in range(n):
+            rng = "prange" if parallel and k == 0 else "range"
+            lines.append(f"{indent}for i{k} in {rng}({dom[k]}):")
+            indent += "    "
+        lines += [indent + line for line in loads + body + stores]
+        return KernelSource("\n".join(lines) + "\n", tuple(in_shapes), tuple(consts),
+                            tuple(out for _, out in outputs), parallel,
+                            tuple(o.opdef.name for o in self.ops))
+
+    # -- one op each --
+    def value(self, v: Value, want: np.dtype | None) -> str:
+        """The expression for operand ``v``; a literal is cast to ``want`` once, up front."""
+        if isinstance(v, Literal):
+            if v.value is None:
+                raise Unsupported("a None literal")
+            d = want if want is not None else _np_dtype(v)
+            if isinstance(v.value, float) and d.kind in "iub":
+                d = np.dtype(np.float64)
+            name = self.fresh(f"k{len(self.pre)}", "k")
+            self.pre.append(f"{name} = {_dtype_name(d)}({_literal(v.value)})")
+            return name
+        if v not in self.names:
+            raise Unsupported("an operand defined outside the group")
+        return self.names[v]
+
+    def operand_dtype(self, o: Op) -> np.dtype | None:
+        """The dtype literals of ``o`` take: its tensor operands' (MindSpore's weak scalars)."""
+        ds = [_np_dtype(v) for v in o.operands if not isinstance(v, Literal)]
+        return np.result_type(*ds) if ds else None
+
+    def elementwise(self, o: Op) -> str:
+        if len(o.results) != 1:
+            raise Unsupported(f"{o.opdef.name} has {len(o.results)} results")
+        want = self.operand_dtype(o) or _np_dtype(o.results[0])
+        names = [n.lstrip("*") for n in o.opdef.operands]
+        if o.opdef.variadic or len(names) != len(o.operands):
+            raise Unsupported(f"{o.opdef.name}: variadic operands")
+        values = {n: self.value(v, want) for n, v in zip(names, o.operands)}
+        attrs = {k: _literal(v) for k, v in o.attrs.items() if isinstance(v, (bool, int, float))}
+        expr = o.opdef.kernel.format(**values, **attrs)
+        r = o.results[0]
+        self.names[r] = self.fresh(None if self.single else r.name_hint, f"v{len(self.names)}")
+        return f"{self.names[r]} = {_dtype_name(_np_dtype(r))}({expr})  # {o.opdef.name}"
+
+    def reduced_axes(self, o: Op, n: int) -> tuple[int, ...]:
+        x = o.operands[0].type.shape
+        off = n - len(x)
+        return tuple(a + off for a in normalize_axes(o.attrs["axis"], len(x))) if x else ()
+
+    def reduction(self, o: Op, acc: str, n: int, body: list[str]) -> Output:
+        x = o.operands[0]
+        if x not in self.names:
+            raise Unsupported("a reduction of a literal")
+        red = set(self.reduced_axes(o, n))
+        shape = tuple(1 if k in red else s for k, s in enumerate(_pad(x.type.shape, n)))
+        cell = f"{acc}[{', '.join('0' if k in red else f'i{k}' for k in range(n))}]"
+        r_dtype = _np_dtype(o.results[0])
+        acc_dtype = np.dtype(np.float64 if r_dtype.kind == "f" else
+                            np.bool_ if r_dtype.kind == "b" else np.int64)
+        if o.opdef in _MEANS and r_dtype.kind != "f":
+            acc_dtype = np.dtype(np.int64)
+        xv = self.names[x]
+        step = o.opdef.kernel.format(acc=cell, x=xv)
+        if acc_dtype.kind == "f":  # numpy propagates NaN through every float reduction
+            body.append(f"{cell} = {xv} if {xv} != {xv} else ({step} if {cell} == {cell} "
+                        f"else {cell})  # {o.opdef.name}")
+        else:
+            body.append(f"{cell} = {step}  # {o.opdef.name}")
+        count = int(np.prod([x.type.shape[k - (n - len(x.type.shape))] for k in red])) \
+            if o.opdef in _MEANS else 0
+        return Output(shape, acc_dtype, o.results[0].type.shape, r_dtype,
+                      _identity(o.opdef, acc_dtype), count)
+
+
+def _pad(shape: tuple[int, ...], n: int) -> tuple[int, ...]:
+    return (1,) * (n - len(shape)) + tuple(shape)
+
+
+def _literal(v) -> str:
+    if isinstance(v, float) and not np.isfinite(v):
+        return f"float({str(v)!r})"
+    return repr(v)
+
+
+def _identity(opdef, dtype: np.dtype):
+    ident = _IDENTITY[opdef]
+    if ident in (LOWEST, HIGHEST):
+        if dtype.kind == "f":
+            return -np.inf if ident == LOWEST else np.inf
+        info = np.iinfo(dtype)
+        return info.min if ident == LOWEST else info.max
+    return ident
