@@ -37,9 +37,9 @@ from __future__ import annotations
 import inspect
 import linecache
 import types
-import weakref
-from typing import Any, Callable
+from typing import Callable
 
+from graphcell.autodiff import GradFunction
 from graphcell.graph.cache import Staged
 from graphcell.graph.entry import _parameters
 from graphcell.graph.jit import _GraphCache
@@ -49,8 +49,8 @@ from graphcell.nn.cell import Cell
 
 __all__ = ["call", "lower", "staged"]
 
-_BY_FUNCTION: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
-"""The gradients' Staged of plain functions: function -> {request key: Staged}."""
+_TABLE = "_graphcell_gradients"
+"""The attribute of a function (or gradient function) holding {request key: Staged}."""
 
 
 def call(grad_fn, args: tuple):
@@ -68,7 +68,7 @@ def staged(grad_fn) -> Staged:
     gradient function that differentiates the same thing the same way)."""
     request = grad_fn.request
     table = _table(request.fn, grad_fn)
-    key = ("grad",) + request.key
+    key = ("grad", getattr(request.fn, "__func__", None)) + request.key  # net vs net.construct
     s = table.get(key)
     if s is None:
         s = table[key] = Staged(_wrapper(grad_fn), None, _name(request))
@@ -76,18 +76,19 @@ def staged(grad_fn) -> Staged:
 
 
 def _table(fn, grad_fn) -> dict:
+    """Where the gradients of ``fn`` keep their compiled versions: with the cell (its
+    ``_graph_cache``), with the function (its ``__dict__``), else with ``grad_fn`` itself — never
+    in a global table, so they go when ``fn`` goes."""
     owner = fn.__self__ if isinstance(fn, types.MethodType) else fn
     if isinstance(owner, Cell):
         cache = owner.__dict__.get("_graph_cache")
         if cache is None:
             cache = owner.__dict__["_graph_cache"] = _GraphCache()
         return cache
-    if not isinstance(fn, types.MethodType):
-        try:
-            return _BY_FUNCTION.setdefault(fn, {})
-        except TypeError:  # not weak-referenceable or not hashable: cached with grad_fn only
-            pass
-    return grad_fn.__dict__.setdefault("_graph_cache", {})
+    d = getattr(fn, "__dict__", None) if not isinstance(fn, types.MethodType) else None
+    if not isinstance(d, dict):
+        d = grad_fn.__dict__
+    return d.setdefault(_TABLE, {})
 
 
 def _name(request) -> str:
@@ -119,9 +120,8 @@ def _call_parameters(request) -> tuple[str, ...]:
 
 
 def _parameters_of(fn) -> tuple[str, ...]:
-    inner = getattr(fn, "request", None)
-    if inner is not None and hasattr(fn, "_pynative"):   # a gradient function: its call's
-        return _call_parameters(inner)
+    if isinstance(fn, GradFunction):   # a gradient of a gradient: its call's parameters
+        return _call_parameters(fn.request)
     if isinstance(fn, Cell):
         return _parameters(construct_of(fn))
     try:

@@ -21,6 +21,7 @@ helpers), ``Tensor`` methods                       ``traced.py``)
 builtins, ``initializer``, dtype helpers
 ``@jit`` functions and methods                     ``Inline`` of the wrapped function
 user functions, methods, callable objects          ``Inline``
+``cell.trainable_params()`` and the like           ``StaticCall`` (the Parameters, as objects)
 ``ops.HookBackward(fn)``                           identity (``Traced``), with a warning
 ``ms.grad``, ``ms.value_and_grad``, a              ``GradTransform`` (run while compiling)
 ``GradOperation`` instance
@@ -93,6 +94,10 @@ _UNSUPPORTED_BUILTINS = {
 _VALUE_METHODS = ("asnumpy", "item", "tolist", "copy", "__array__", "__bool__", "__float__",
                   "__int__", "__index__", "__format__", "__setitem__", "set_data", "init_data")
 _GRAD_TRANSFORMS = ("grad", "value_and_grad")
+_PARAMETER_METHODS = ("trainable_params", "untrainable_params", "get_parameters",
+                      "parameters_and_names", "parameters_dict")
+"""Cell methods that list Parameters: evaluated while compiling (``GradOperation(get_by_list=
+True)(self.net, self.net.trainable_params())``); the Parameters stay Python objects."""
 
 
 def sequential_construct(self, input_data):
@@ -234,6 +239,10 @@ class GraphResolver:
                 return Unsupported(f"calling {m.__name__}() on a Parameter taken from Python; "
                                    "use self.<parameter> in construct")
             return StaticCall(m)  # a captured constant's method: evaluated while compiling
+        if isinstance(owner, Cell) and fn.__name__ in _PARAMETER_METHODS and \
+                fn.__module__ == "graphcell.nn.cell":
+            self._meet(owner)
+            return StaticCall(m)  # self.trainable_params(): the Parameters, while compiling
         if isinstance(owner, Cell) or not _in(getattr(fn, "__module__", "") or "", _TRACED_MODULES):
             return self._method_or_function(fn, owner)
         return Traced(traced(m))

@@ -3,7 +3,10 @@
 - :func:`compile_function` (``to_ir.py``): the entry point; returns a :class:`CompiledFrontend`
   (``output.py``: the verified IR and how Python arguments, Parameters and results map onto it);
 - ``resolve.py``: the protocol graphcell implements to say what user objects mean;
-- :class:`PythonResolver` (``simple.py``): a resolver for plain Python/numpy functions.
+- :class:`PythonResolver` (``simple.py``): a resolver for plain Python/numpy functions;
+- ``grads.py`` and ``bprop.py``: gradients inside compiled code (a ``GradCall`` becomes the
+  callee's own Function, its gradient Function from IR autodiff, and a ``call``) and cells' custom
+  ``bprop`` (two Functions linked by the ``bprop`` attribute).
 """
 from graphcell_ir.frontend.output import (CompiledFrontend, OutDict, OutResult, OutSeq, OutStatic,
                                           rebuild)

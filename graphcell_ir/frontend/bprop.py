@@ -125,10 +125,10 @@ class BpropMixin:
         one per argument with ``bprop_params``); ``None`` literals for no gradient."""
         cls = type(rec.cell).__name__
         by_param = {}
-        out = self.realize_deep(out, node) if not _is_param_dict_form(rec, out) else out
         if _is_param_dict_form(rec, out):
-            out, table = self.realize_deep(out[0], node), out[1]
-            by_param = self._param_grads(rec, table, callee, node)
+            out, table = out
+            by_param = self._param_grads(rec, table, callee, mirror, node)
+        out = self.realize_deep(out, node)
         grads = list(out) if type(out) in (tuple, list) else [out]
         n = len(callee.inner)
         if len(grads) != n:
@@ -165,7 +165,8 @@ class BpropMixin:
             for j, (xj, gj) in enumerate(zip(x, g)):
                 self._match(rec, xj, gj, f"{what}[{j}]", per_arg, node)
 
-    def _param_grads(self, rec: R.CellCall, table: dict, callee: Callee, node) -> dict:
+    def _param_grads(self, rec: R.CellCall, table: dict, callee: Callee, mirror: dict,
+                     node) -> dict:
         """``{parameter: grad}`` of the dict form, by ``construct``'s argument."""
         cls = type(rec.cell).__name__
         allowed = {id(p) for p in rec.bprop_params}
@@ -182,7 +183,8 @@ class BpropMixin:
             g = self.realize_deep(g, node)
             a = args.get(id(p.key))
             if a is None:
-                a = self._new_bprop_param(p, callee, self.fn, {})
+                self._new_bprop_param(p, callee, self.fn, mirror)
+                a = callee.function.args[-1]
             self._match(rec, a, g, f"Parameter '{p.name}'", out, node)
         return out
 

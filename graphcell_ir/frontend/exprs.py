@@ -342,6 +342,8 @@ class ExprMixin:
         if isinstance(base, Poison):
             return POISON
         if self.is_tensor_object(base):
+            if not isinstance(base, Value) and self._python_attribute(base, name):
+                return owned(getattr(base, name))   # a Parameter's name, requires_grad...
             return self.tensor_attr(self.realize(base, node), name, node)
         if isinstance(base, (Closure, BoundMethod)):
             self.fail(node, f"attribute {name!r} of {describe(base)} is not supported in graph "
@@ -353,6 +355,15 @@ class ExprMixin:
         except Exception as e:
             self.fail(node, f"reading .{name} while compiling raised {type(e).__name__}: {e}",
                       Kind.ERROR, e)
+
+    def _python_attribute(self, obj, name: str) -> bool:
+        """Whether ``obj.<name>`` of a tensor object still in Python (a Parameter read from
+        ``self``) is a plain attribute of the object rather than a tensor attribute or method."""
+        if name in ("shape", "dtype", "ndim") or name.startswith("__"):
+            return False
+        if name not in self._tensor_methods:
+            self._tensor_methods[name] = self.resolver.tensor_method(name)
+        return self._tensor_methods[name] is None and hasattr(obj, name)
 
     def tensor_attr(self, v: Value, name: str, node):
         t = v.type

@@ -22,8 +22,9 @@ outer callee holds a ``call`` of the inner gradient Function, which the outer tr
 and differentiates in turn. The ``inline`` pass later inlines every call; :func:`prune` drops the
 Functions nothing calls any more (the callee the gradient Function was copied from).
 
-What the differentiated callable uses from the enclosing function (a tensor captured by a
-``lambda``) becomes an extra argument of its Function (closure conversion), not differentiated.
+A tensor of the enclosing function that the differentiated callable reaches (a lambda reading
+a list the enclosing code appended a tensor to; lambdas that capture tensor variables are refused
+where they are made) becomes an extra argument of its Function, not differentiated.
 
 Example: a resolver that calls ``grad_loss`` a gradient function of ``loss`` (graphcell's calls
 ``ms.grad(loss)`` one)::
@@ -31,7 +32,7 @@ Example: a resolver that calls ``grad_loss`` a gradient function of ``loss`` (gr
     >>> from graphcell_ir.frontend import compile_function, PythonResolver
     >>> from graphcell_ir.frontend import resolve as R
     >>> from graphcell_ir.ir import TensorType, float32
-    >>> from graphcell_ir.text import print_module
+    >>> from graphcell_ir.text import print_function
     >>> def loss(x):
     ...     return (x * x).sum()
     >>> class GradOfLoss:
@@ -44,24 +45,14 @@ Example: a resolver that calls ``grad_loss`` a gradient function of ``loss`` (gr
     >>> grad_loss = GradOfLoss()
     >>> def f(x):
     ...     return grad_loss(x)
-    >>> m = compile_function(f, None, [TensorType(float32, (2,))], Resolver()).module
-    >>> print(print_module(m, locs="none"), end="")
+    >>> out = compile_function(f, None, [TensorType(float32, (2,))], Resolver())
+    >>> print(print_function(out.function, locs="none"), end="")
     func @f(%x: f32[2]) -> f32[], f32[2] {
       %0, %1 = call(%x) {callee="loss.grad"} : (f32[], f32[2])
       return %0, %1
     }
-    <BLANKLINE>
-    func @loss.grad(%x: f32[2]) -> f32[], f32[2] attributes {diff_outputs=[0], grad_of="loss", sens="ones", wrt=[0]} {
-      %0 = mul(%x, %x) : f32[2]
-      %1 = reduce_sum(%0) {axis=none, keep_dims=false} : f32[]
-      %2 = fill() {dtype=f32, shape=[], value=1} : f32[]
-      %3 = reshape(%2) {shape=[1]} : f32[1]
-      %4 = broadcast_to(%3) {shape=[2]} : f32[2]
-      %5 = mul(%4, %x) : f32[2]
-      %6 = mul(%4, %x) : f32[2]
-      %dx = add(%5, %6) : f32[2]
-      return %1, %dx
-    }
+    >>> [fn.name for fn in out.module], out.module["loss.grad"].attrs["wrt"]
+    (['f', 'loss.grad'], (0,))
 """
 from __future__ import annotations
 
@@ -83,7 +74,7 @@ from graphcell_ir.ir.structural import CALL
 from graphcell_ir.ir.types import TensorType
 from graphcell_ir.ir.verify import verify
 from graphcell_ir.ir.walk import walk
-from graphcell_ir.ops import functional as F
+from graphcell_ir.ops.registry import lookup
 
 __all__ = ["GradMixin", "Callee", "prune", "relocate", "unique_name"]
 
@@ -122,12 +113,15 @@ def unique_name(module: Module, name: str) -> str:
 
 
 def callee_name(fn) -> str:
-    """How Functions compiled from ``fn`` are named: ``Net.construct``, ``loss_fn``, ``grad_f``."""
+    """How the Function of a differentiated ``fn`` is named: ``Net`` (a cell: its class),
+    ``loss_fn``, ``grad_f``; its gradient Function adds ``.grad``."""
     if isinstance(fn, Closure):
-        return fn.name
-    if hasattr(type(fn), "construct"):
-        return f"{type(fn).__name__}.construct"
-    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__
+        name = fn.name
+    elif hasattr(type(fn), "construct"):
+        name = type(fn).__name__
+    else:
+        name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or \
+            type(fn).__name__
     name = name.split("<locals>.")[-1]
     return "".join(ch if ch.isalnum() or ch in "._" else "_" for ch in name) or "fn"
 
@@ -249,7 +243,7 @@ class GradMixin:
         return Callee(fn, [source_of[a] for a in fn.args], inner, output, mutated, len(results))
 
     def call_operands(self, callee: Callee, node) -> list:
-        """The caller's values for the arguments of ``callee``: Parameters at their current value."""
+        """The caller's values for ``callee``'s arguments (a Parameter: its current value)."""
         return [self.param_value(s, node) if isinstance(s, R.Param) else s for s in callee.sources]
 
     def emit_call(self, fn: Function, operands: list, node) -> tuple:
@@ -396,22 +390,9 @@ class GradMixin:
                 self.fail(node, f"{name}: sens must match the output: expected a Tensor of shape "
                                 f"{list(t.shape)}, got {describe(s)}", Kind.VALUE)
             if s.type.dtype != t.dtype:
-                self.b.loc = self.loc(node)
-                with F.using_emitter(self.emitter):
-                    s = F.cast_like(s, _Like(t))
+                s = self.emit(lookup("cast"), [s], {"dtype": t.dtype}, node)
             out.append(s)
         return out
-
-
-@dataclass(frozen=True)
-class _Like:
-    """Something with a ``dtype`` (what ``F.cast_like`` reads)."""
-
-    type: TensorType
-
-    @property
-    def dtype(self):
-        return self.type.dtype
 
 
 def _is_tensor(v) -> bool:

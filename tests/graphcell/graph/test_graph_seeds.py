@@ -103,7 +103,7 @@ def test_lenet5_forward_graph_equals_pynative():
 
 
 def test_lenet5_loss_graph_equals_pynative():
-    """The seed's forward + loss (the GradWrap part needs graph-mode autodiff)."""
+    """The seed's forward + loss (its GradWrap part: test_graph_grad_programs.py)."""
     ms.set_seed(2)
     net = LeNet5()
     criterion = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction='mean')
