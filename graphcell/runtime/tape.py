@@ -47,8 +47,14 @@ class Node:
 
 
 def op_backward(op: OpDef, inputs: tuple, attrs: dict, outputs: tuple):
-    """The backward of a registry op: its bprop rule with ``out``/``dout`` shaped like the op's."""
+    """The backward of a registry op: its bprop rule with ``out``/``dout`` shaped like the op's.
+
+    Rules that take ``needs`` are told which inputs are tracked, so an expensive gradient nobody
+    asked for (a network input's, through the first convolution) is never computed.
+    """
     single = len(outputs) == 1
+    if op.bprop_takes_needs:
+        attrs = {**attrs, "needs": tuple(getattr(a, "_node", None) is not None for a in inputs)}
 
     def backward(douts):
         out = outputs[0] if single else outputs

@@ -45,16 +45,17 @@ def _matmul_ref(x, y, *, transpose_a=False, transpose_b=False):
     return np.asarray(np.matmul(x, y))
 
 
-def bprop_matmul(x, y, out, dout, *, transpose_a, transpose_b):
+def bprop_matmul(x, y, out, dout, *, transpose_a, transpose_b, needs=(True, True)):
     if len(x.shape) != 2 or len(y.shape) != 2:
         return _bprop_matmul_batched(x, y, dout, transpose_a, transpose_b)
-    if transpose_a:
+    dx = dy = None
+    if needs[0] and transpose_a:
         dx = F.matmul(y, dout, transpose_a=transpose_b, transpose_b=True)
-    else:
+    elif needs[0]:
         dx = F.matmul(dout, y, transpose_a=False, transpose_b=not transpose_b)
-    if transpose_b:
+    if needs[1] and transpose_b:
         dy = F.matmul(dout, x, transpose_a=True, transpose_b=transpose_a)
-    else:
+    elif needs[1]:
         dy = F.matmul(x, dout, transpose_a=not transpose_a, transpose_b=False)
     return dx, dy
 

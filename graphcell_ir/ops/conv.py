@@ -234,9 +234,11 @@ def _conv2d_ref(x, w, *, out_channel=0, kernel_size=None, mode=1, data_format="N
     return np.ascontiguousarray(_from_groups(y, x.shape[0], geo), dtype=x.dtype)
 
 
-def bprop_conv2d(x, w, out, dout, *, out_channel, kernel_size, mode, data_format, **win):
-    return (F.conv2d_backprop_input(dout, w, input_size=tuple(x.shape), **win),
-            F.conv2d_backprop_filter(dout, x, filter_size=tuple(w.shape), **win))
+def bprop_conv2d(x, w, out, dout, *, out_channel, kernel_size, mode, data_format,
+                 needs=(True, True), **win):
+    dx = F.conv2d_backprop_input(dout, w, input_size=tuple(x.shape), **win) if needs[0] else None
+    dw = F.conv2d_backprop_filter(dout, x, filter_size=tuple(w.shape), **win) if needs[1] else None
+    return dx, dw
 
 
 conv2d = defop("conv2d", ("x", "weight"), kind=OPAQUE, ms_name="Conv2D",
@@ -361,18 +363,29 @@ def _max_and_argmax(x: np.ndarray, geo: Window):
     for i, j, rows, cols in geo.offsets():
         v = xp[:, :, rows, cols]
         if best is None:
-            best, idx = v.copy(), np.zeros(v.shape, np.int64)
+            best, idx = v.copy(), np.zeros(v.shape, np.int8 if geo.kh * geo.kw < 128 else np.int64)
             continue
         better = v > best
         if x.dtype.kind == "f":
             better |= np.isnan(v) & ~np.isnan(best)
-        best[better] = v[better]
-        idx[better] = i * geo.kw + j
+        np.copyto(best, v, where=better)   # in place: no scatter through boolean indexing
+        np.copyto(idx, i * geo.kw + j, where=better)
     return best, idx
 
 
+def _window_max(x: np.ndarray, geo: Window) -> np.ndarray:
+    """Each window's maximum: np.maximum over the kernel offsets (NaN wins, as in np.max); the
+    forward needs no argmax."""
+    xp = _pad_hw(x, geo, _lowest(x.dtype))
+    best = None
+    for _, _, rows, cols in geo.offsets():
+        v = xp[:, :, rows, cols]
+        best = v.copy() if best is None else np.maximum(best, v, out=best)
+    return best
+
+
 def _max_pool_ref(x, *, kernel_size, strides, pad_mode, data_format):
-    return _max_and_argmax(x, _pool_window(x.shape, kernel_size, strides, pad_mode))[0]
+    return _window_max(x, _pool_window(x.shape, kernel_size, strides, pad_mode))
 
 
 max_pool2d = defop("max_pool2d", ("x",), kind=OPAQUE, ms_name="MaxPool", attrs=_POOL_ATTRS,

@@ -18,6 +18,7 @@ Example::
 """
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from enum import Enum
 from types import MappingProxyType
@@ -186,9 +187,15 @@ class OpDef:
     mutates: tuple[int, ...] = ()
     doc: str = ""
     attr_index: MappingProxyType = field(init=False, repr=False)
+    bprop_takes_needs: bool = field(init=False, repr=False)
 
     def __post_init__(self):
         object.__setattr__(self, "attr_index", MappingProxyType({a.name: a for a in self.attrs}))
+        # A rule may declare a keyword ``needs`` (one bool per operand) to skip gradients nobody
+        # asked for, as JAX's transpose rules see which inputs are undefined primals. Callers
+        # that cannot tell (IR autodiff, which removes unused ops afterwards) leave it out.
+        takes = callable(self.bprop) and "needs" in inspect.signature(self.bprop).parameters
+        object.__setattr__(self, "bprop_takes_needs", takes)
 
     @property
     def display_name(self) -> str:

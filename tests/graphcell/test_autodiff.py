@@ -144,3 +144,26 @@ def test_in_place_write_to_a_differentiated_input():
         x[1] = 0.0
         return (x * 2).sum()
     assert ms.grad(g)(Tensor([1.0, 2.0])).asnumpy().tolist() == [2.0, 0.0]
+
+
+def test_rules_skip_gradients_nobody_needs():
+    # conv2d and matmul declare `needs`: the input's gradient is not computed when the input is
+    # not being differentiated (the tape tells the rule), and the result is unchanged.
+    from graphcell_ir.ops import REGISTRY
+    from graphcell.runtime import dispatch
+    assert REGISTRY["conv2d"].bprop_takes_needs and REGISTRY["matmul"].bprop_takes_needs
+    seen = []
+    recorder_run = dispatch.run
+
+    def spy(op, args, attrs):
+        seen.append(op.name)
+        return recorder_run(op, args, attrs)
+    x = Tensor(np.ones((2, 3), np.float32))
+    w = ms.Parameter(Tensor(np.ones((3, 4), np.float32)), name="w")
+    dispatch.run = spy
+    try:
+        gw = ms.grad(lambda x: ops.matmul(x, w).sum(), grad_position=None, weights=[w])(x)
+    finally:
+        dispatch.run = recorder_run
+    assert seen.count("matmul") == 2        # forward, and only the weight's gradient
+    assert gw[0].asnumpy().tolist() == [[2.0] * 4] * 3
