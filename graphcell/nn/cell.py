@@ -104,12 +104,12 @@ class Cell(CellHooks):
         return self._run_construct(args, kwargs)
 
     def _run_construct(self, args: tuple, kwargs: dict):
-        # THE SEAM. Graph-mode dispatch (GRAPH_MODE or @jit: the bridge compiles construct and runs
-        # the executable) plugs in here. PyNative hooks and a custom bprop wrap construct
+        # THE SEAM. In GRAPH_MODE the call is compiled and run (graphcell/graph/bridge.py), except
+        # while a PyNative gradient call is recording: its tape must see this cell's ops (in
+        # GRAPH_MODE, ms.grad itself compiles the gradient, so that only happens for PyNative
+        # grads of a cell run in GRAPH_MODE). PyNative hooks and a custom bprop wrap construct
         # (runtime/hooks.py: forward-pre -> input boundary -> construct -> forward -> output
         # boundary, DESIGN §9); a cell with neither runs construct directly.
-        # In GRAPH_MODE the call is compiled (graphcell/graph/bridge.py), except while a PyNative
-        # gradient is being recorded: the tape must see the ops until graph-mode autodiff lands.
         if _context_values["mode"] == GRAPH_MODE and dispatch.recorder is None:
             return _graph_call(self, args, kwargs)
         if self._has_hooks_or_bprop():
