@@ -138,6 +138,28 @@ def _binary(name: str, reflected: bool = False):
     return method
 
 
+BINARY_OPERATORS: tuple[tuple[str, str | None, str], ...] = (
+    ("__add__", "__radd__", "add"), ("__sub__", "__rsub__", "sub"),
+    ("__mul__", "__rmul__", "mul"), ("__truediv__", "__rtruediv__", "div"),
+    ("__floordiv__", "__rfloordiv__", "floor_div"), ("__mod__", "__rmod__", "mod"),
+    ("__pow__", "__rpow__", "pow"), ("__matmul__", "__rmatmul__", "matmul"),
+    ("__lt__", None, "less"), ("__le__", None, "less_equal"),
+    ("__gt__", None, "greater"), ("__ge__", None, "greater_equal"),
+    ("__eq__", None, "equal"), ("__ne__", None, "not_equal"),
+    ("__and__", None, "logical_and"), ("__or__", None, "logical_or"),
+)
+"""Python's binary operators and the registry op each one is (with its reflected form). The one
+such table: Tensor and graph mode's GraphTensor both install their methods from it."""
+
+
+def install_binary_operators(cls, make) -> None:
+    """Give ``cls`` every operator of BINARY_OPERATORS as ``make(op_name, reflected)``."""
+    for name, reflected_name, op_name in BINARY_OPERATORS:
+        setattr(cls, name, make(op_name, False))
+        if reflected_name:
+            setattr(cls, reflected_name, make(op_name, True))
+
+
 def _unary(name: str):
     fn = getattr(F, name)
 
@@ -290,18 +312,7 @@ class Tensor:
 
     # --- arithmetic and comparison operators (all through the registry) ---------------------
 
-    __add__, __radd__ = _binary("add"), _binary("add", True)
-    __sub__, __rsub__ = _binary("sub"), _binary("sub", True)
-    __mul__, __rmul__ = _binary("mul"), _binary("mul", True)
-    __truediv__, __rtruediv__ = _binary("div"), _binary("div", True)
-    __floordiv__, __rfloordiv__ = _binary("floor_div"), _binary("floor_div", True)
-    __mod__, __rmod__ = _binary("mod"), _binary("mod", True)
-    __pow__, __rpow__ = _binary("pow"), _binary("pow", True)
-    __matmul__, __rmatmul__ = _binary("matmul"), _binary("matmul", True)
-    __lt__, __le__ = _binary("less"), _binary("less_equal")
-    __gt__, __ge__ = _binary("greater"), _binary("greater_equal")
-    __eq__, __ne__ = _binary("equal"), _binary("not_equal")
-    __and__, __or__ = _binary("logical_and"), _binary("logical_or")
+    # the binary operators are installed from BINARY_OPERATORS below the class
     __neg__ = _unary("neg")
     __abs__ = _unary("abs")
     __invert__ = _unary("logical_not")
@@ -405,3 +416,6 @@ class Tensor:
         """In-place assignment (``net.b[0] = 1.``): the tensor takes the updated values."""
         from graphcell import _indexing
         _indexing.setitem(self, key, value)
+
+
+install_binary_operators(Tensor, _binary)

@@ -31,7 +31,7 @@ import functools
 import numpy as np
 
 from graphcell.parameter import Parameter
-from graphcell.tensor import Tensor
+from graphcell.tensor import Tensor, install_binary_operators
 from graphcell_ir.errors import GraphcellError
 from graphcell_ir.ir.core import Value
 from graphcell_ir.ir.types import TensorType
@@ -107,18 +107,6 @@ class GraphTensor(Tensor):
 
     __str__ = __repr__
 
-    __add__, __radd__ = _binary("add"), _binary("add", True)
-    __sub__, __rsub__ = _binary("sub"), _binary("sub", True)
-    __mul__, __rmul__ = _binary("mul"), _binary("mul", True)
-    __truediv__, __rtruediv__ = _binary("div"), _binary("div", True)
-    __floordiv__, __rfloordiv__ = _binary("floor_div"), _binary("floor_div", True)
-    __mod__, __rmod__ = _binary("mod"), _binary("mod", True)
-    __pow__, __rpow__ = _binary("pow"), _binary("pow", True)
-    __matmul__, __rmatmul__ = _binary("matmul"), _binary("matmul", True)
-    __lt__, __le__ = _binary("less"), _binary("less_equal")
-    __gt__, __ge__ = _binary("greater"), _binary("greater_equal")
-    __eq__, __ne__ = _binary("equal"), _binary("not_equal")
-    __and__, __or__ = _binary("logical_and"), _binary("logical_or")
     __hash__ = Tensor.__hash__
 
     asnumpy = _no_data("asnumpy()")
@@ -145,6 +133,9 @@ class GraphTensor(Tensor):
 
 
 # --- crossing the boundary -----------------------------------------------------------------------
+
+install_binary_operators(GraphTensor, _binary)
+
 
 def to_graph(v):
     """IR tensor values (also inside tuples/lists) as GraphTensors; everything else unchanged."""
