@@ -122,7 +122,7 @@ def _optimize(program: Program, name: str, jit_level: str | None) -> None:
     dump = None
     if context.get_context("save_graphs"):
         dump = os.path.join(context.get_context("save_graphs_path"), _safe(name))
-    PassManager(pipeline, dump_dir=dump).run(program.module)
+    program.pass_reports = tuple(PassManager(pipeline, dump_dir=dump).run(program.module))
 
 
 def _pipeline(jit_level: str | None):

@@ -88,6 +88,7 @@ class Program:
     Parameter written back from each result after the outputs. ``output``: the structure of what
     the function returns to Python (the frontend's ``OutResult``/``OutStatic``/``OutSeq``/
     ``OutDict``); the results after the ``n_outputs`` first are the mutated Parameters' values.
+    ``pass_reports``: one ``PassReport`` per pass of the pipeline that optimised it.
     """
 
     module: Module
@@ -97,6 +98,7 @@ class Program:
     mutated: tuple
     output: Any
     n_outputs: int = field(default=-1)
+    pass_reports: tuple = field(default=())  # what each optimisation pass did (PassReport)
 
     def __post_init__(self):
         if not self.params:

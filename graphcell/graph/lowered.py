@@ -36,6 +36,14 @@ class Lowered:
         self.signature = signature
 
     @property
+    def pass_reports(self) -> tuple:
+        """What each optimisation pass did: name, changed, ops before and after, time.
+
+        ``print(graphcell_ir.passes.manager.format_reports(lowered.pass_reports))`` shows them
+        as a table."""
+        return self.program.pass_reports
+
+    @property
     def module(self):
         return self.program.module
 
