@@ -27,6 +27,7 @@ Example::
 from __future__ import annotations
 
 from graphcell.graph.cache import Staged
+from graphcell.graph.errors import user_facing
 from graphcell.graph.jit import staged_for
 from graphcell.graph.lowered import Lowered
 from graphcell.graph.resolver import construct_of
@@ -46,6 +47,7 @@ def cell_staged(cell) -> Staged:
     return staged
 
 
+@user_facing
 def call_cell(cell, args: tuple, kwargs: dict):
     """``cell(*args, **kwargs)`` in graph mode."""
     cache = cell.__dict__.get("_graph_cache")

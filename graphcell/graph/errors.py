@@ -16,7 +16,11 @@ Example::
 """
 from __future__ import annotations
 
-__all__ = ["without_frames"]
+import functools
+
+from graphcell_ir.errors import GraphcellError
+
+__all__ = ["without_frames", "user_facing"]
 
 
 def without_frames(e: BaseException) -> BaseException:
@@ -28,3 +32,17 @@ def without_frames(e: BaseException) -> BaseException:
         cause.__traceback__ = None
         cause = cause.__cause__
     return e.with_traceback(None)
+
+
+def user_facing(fn):
+    """Decorate graph mode's entry points (a cell call, a jit call, a compiled gradient): a
+    graphcell error leaves them without the compiler's frames, so the traceback is the user's
+    call and the message, which names the user's file, line and source (as JAX filters its
+    internal frames)."""
+    @functools.wraps(fn)
+    def entry(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except GraphcellError as e:
+            raise without_frames(e) from e.__cause__
+    return entry

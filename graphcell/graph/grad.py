@@ -42,6 +42,7 @@ from typing import Callable
 from graphcell.autodiff import GradFunction
 from graphcell.graph.cache import Staged
 from graphcell.graph.entry import _parameters
+from graphcell.graph.errors import user_facing
 from graphcell.graph.jit import _GraphCache
 from graphcell.graph.lowered import Lowered
 from graphcell.graph.resolver import construct_of
@@ -53,6 +54,7 @@ _TABLE = "_graphcell_gradients"
 """The attribute of a function (or gradient function) holding {request key: Staged}."""
 
 
+@user_facing
 def call(grad_fn, args: tuple):
     """``grad_fn(*args)`` in graph mode."""
     return staged(grad_fn)(args, {})

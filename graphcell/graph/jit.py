@@ -35,6 +35,7 @@ from typing import Any, Callable
 
 from graphcell import context
 from graphcell.graph.cache import Staged
+from graphcell.graph.errors import user_facing
 from graphcell.graph.log import CacheLog
 from graphcell.graph.lowered import Lowered
 from graphcell.runtime import dispatch
@@ -91,7 +92,7 @@ class JitFunction:
     def __call__(self, *args, **kwargs):
         if dispatch.recorder is not None:  # a PyNative gradient is being taken: run as Python
             return self.__graphcell_jit__(*args, **kwargs)
-        return self._function_staged()(args, kwargs)
+        return _run_staged(self._function_staged(), args, kwargs)
 
     def __get__(self, obj, objtype=None):
         if obj is None:
@@ -138,7 +139,7 @@ class BoundJit:
     def __call__(self, *args, **kwargs):
         if dispatch.recorder is not None:
             return self._jit.__graphcell_jit__(self.__self__, *args, **kwargs)
-        return self._staged()(args, kwargs)
+        return _run_staged(self._staged(), args, kwargs)
 
     def _staged(self) -> Staged:
         return staged_for(self.__self__, self._jit.__graphcell_jit__, jit_level=self._jit.jit_level)
@@ -185,3 +186,8 @@ def staged_for(obj: Any, fn: Callable, call_cell: bool = False,
         name = f"{type(obj).__name__}.{fn.__name__}"
         staged = cache[key] = Staged(fn, obj, name, call_cell=call_cell, jit_level=jit_level)
     return staged
+
+
+@user_facing
+def _run_staged(staged: Staged, args: tuple, kwargs: dict):
+    return staged(args, kwargs)
