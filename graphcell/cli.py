@@ -59,14 +59,30 @@ def info_lines() -> list[str]:
     ]
 
 
+def cache_lines() -> list[str]:
+    """``graphcell info --cache``: what the kernel disk cache holds (a second process reuses it;
+    hits, misses and why each miss happened, in a process: graphcell_ir.backend.kernels.cache_stats())."""
+    from graphcell_ir.backend.kernels import disk_summary
+    d = disk_summary()
+    return [f"kernel cache: {d['directory']}",
+            f"  kernel sources: {d['kernels']}",
+            f"  compiled (numba) entries: {d['compiled entries']}",
+            f"  size: {d['bytes'] / 1024:.1f} KiB"]
+
+
 def _cmd_info(args: argparse.Namespace) -> int:
-    print("\n".join(info_lines()))
+    print("\n".join(info_lines() + (cache_lines() if args.cache else [])))
     return 0
+
+
+def _info_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--cache", action="store_true",
+                   help="also describe the kernel disk cache (GRAPHCELL_CACHE_DIR)")
 
 
 _SUBCOMMANDS = {
     "info": ("print versions, the CPU and the kernel cache directory",
-             "example: graphcell info", lambda p: None, _cmd_info),
+             "example: graphcell info --cache", _info_args, _cmd_info),
     **COMMANDS,
 }
 

@@ -100,6 +100,16 @@ def kernel_dir() -> Path:
     return cache_dir() / "kernels"
 
 
+def disk_summary() -> dict:
+    """What the disk cache holds: kernel sources, numba's compiled entries, and their size."""
+    d = kernel_dir()
+    files = [f for f in d.rglob("*") if f.is_file()] if d.is_dir() else []
+    return {"directory": str(d),
+            "kernels": sum(1 for f in files if f.name.startswith("k_") and f.suffix == ".py"),
+            "compiled entries": sum(1 for f in files if f.suffix in (".nbi", ".nbc")),
+            "bytes": sum(f.stat().st_size for f in files)}
+
+
 # --- the disk file -------------------------------------------------------------------------------
 
 def file_text(ks: KernelSource) -> str:

@@ -32,3 +32,15 @@ def test_console_script_is_installed():
 def test_no_command_prints_help_and_fails(capsys):
     assert cli.main([]) == 2
     assert "usage: graphcell" in capsys.readouterr().out
+
+
+def test_info_cache_describes_the_kernel_disk_cache(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("GRAPHCELL_CACHE_DIR", str(tmp_path))
+    kernels = tmp_path / "kernels"
+    kernels.mkdir()
+    (kernels / "k_abc.py").write_text("x = 1\n")
+    (kernels / "k_abc.kernel-1.py311.nbi").write_bytes(b"0" * 1024)
+    assert cli.main(["info", "--cache"]) == 0
+    out = capsys.readouterr().out
+    assert f"kernel cache: {kernels}" in out
+    assert "kernel sources: 1" in out and "compiled (numba) entries: 1" in out
