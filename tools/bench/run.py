@@ -4,8 +4,9 @@
   fused numba kernel), in GB/s (8 bytes moved per element: read x, write y) next to a numpy copy
   of x (the memory-bandwidth roof), numpy's op-by-op expression, and PyTorch (eager; run in
   ``/opt/torchvenv`` in a subprocess when torch is not importable here).
-- W1: MLP 784-1024-1024-10, batch 128, **forward only** (graph-mode training steps were not wired
-  when this was written): graphcell GRAPH_MODE vs numpy vs PyTorch.
+- W1: MLP 784-1024-1024-10, batch 128, ReLU, softmax cross-entropy: the forward, and the SGD
+  train step compiled as one Function in GRAPH_MODE, against the same step written by hand in
+  numpy and PyTorch eager.
 
 Times are the median of ``REPEATS`` after a warm-up call (the warm-up compiles).
 """
@@ -84,6 +85,49 @@ def w1_graphcell(x, ws):
     return median_time(lambda: net(t))
 
 
+def w1_numpy_train(x, labels, ws, lr=0.01):
+    """The W1 train step written by hand in numpy: forward, softmax cross-entropy, backward, SGD."""
+    def step():
+        h1 = x @ ws[0].T + ws[1]; a1 = np.maximum(h1, 0)
+        h2 = a1 @ ws[2].T + ws[3]; a2 = np.maximum(h2, 0)
+        z = a2 @ ws[4].T + ws[5]
+        p = np.exp(z - z.max(axis=1, keepdims=True)); p /= p.sum(axis=1, keepdims=True)
+        dz = p; dz[np.arange(len(labels)), labels] -= 1; dz /= len(labels)
+        da2 = dz @ ws[4]; dh2 = da2 * (h2 > 0)
+        da1 = dh2 @ ws[2]; dh1 = da1 * (h1 > 0)
+        grads = [dz.T @ a2, dz.sum(0), dh2.T @ a1, dh2.sum(0), dh1.T @ x, dh1.sum(0)]
+        for i, g in zip((4, 5, 2, 3, 0, 1), grads):  # grads run from the last layer back
+            ws[i] -= lr * g
+    return median_time(step)
+
+
+def w1_graphcell_train(x, labels):
+    """The W1 train step in GRAPH_MODE: TrainOneStepCell(WithLossCell(MLP), SGD), one Function."""
+    import graphcell as ms
+    from graphcell import nn
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net = _mlp()
+    loss = nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"))
+    step = nn.TrainOneStepCell(loss, nn.SGD(net.trainable_params(), learning_rate=0.01))
+    step.set_train()
+    t, y = ms.Tensor(x), ms.Tensor(labels.astype(np.int32))
+    return median_time(lambda: step(t, y))
+
+
+def _mlp():
+    from graphcell import nn
+
+    class MLP(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.l1, self.l2, self.l3 = nn.Dense(784, 1024), nn.Dense(1024, 1024), nn.Dense(1024, 10)
+            self.relu = nn.ReLU()
+
+        def construct(self, x):
+            return self.l3(self.relu(self.l2(self.relu(self.l1(x)))))
+    return MLP()
+
+
 TORCH_SCRIPT = r"""
 import json, time, torch, numpy as np
 torch.set_num_threads(%d)
@@ -98,9 +142,14 @@ def gelu():
     return 0.5*z*(1+torch.tanh(0.7978845608*(z+0.044715*z*z*z)))
 mlp = torch.nn.Sequential(torch.nn.Linear(784,1024), torch.nn.ReLU(), torch.nn.Linear(1024,1024),
                           torch.nn.ReLU(), torch.nn.Linear(1024,10))
-xb = torch.rand(128, 784)
+xb = torch.rand(128, 784); yb = torch.arange(128) %% 10
+opt = torch.optim.SGD(mlp.parameters(), lr=0.01); loss_fn = torch.nn.CrossEntropyLoss()
+def train():
+    opt.zero_grad(); loss_fn(mlp(xb), yb).backward(); opt.step()
 with torch.no_grad():
-    print(json.dumps({"w3": med(gelu), "w1": med(lambda: mlp(xb))}))
+    times = {"w3": med(gelu), "w1": med(lambda: mlp(xb))}
+times["w1_train"] = med(train)
+print(json.dumps(times))
 """
 
 
@@ -127,12 +176,16 @@ def main() -> None:
     xb = rng.random((128, 784), dtype=np.float32)
     ws = [rng.standard_normal(s).astype(np.float32) * 0.05
           for s in [(1024, 784), (1024,), (1024, 1024), (1024,), (10, 1024), (10,)]]
+    labels = np.arange(128) % 10
     rows += [("W1 fwd numpy", w1_numpy(xb, ws), None),
-             ("W1 fwd graphcell GRAPH_MODE", w1_graphcell(xb, ws), None)]
+             ("W1 fwd graphcell GRAPH_MODE", w1_graphcell(xb, ws), None),
+             ("W1 train step numpy (by hand)", w1_numpy_train(xb, labels, [w.copy() for w in ws]), None),
+             ("W1 train step graphcell GRAPH_MODE", w1_graphcell_train(xb, labels), None)]
     tt = torch_times()
     if tt:
         rows.insert(3, ("W3 torch eager", tt["w3"], gb))
         rows.append(("W1 fwd torch", tt["w1"], None))
+        rows.append(("W1 train step torch eager", tt["w1_train"], None))
     print(f"{'workload':34} {'ms':>9} {'GB/s':>8}")
     for name, t, size in rows:
         rate = f"{size / t:8.1f}" if size else f"{'':>8}"
