@@ -107,6 +107,11 @@ def sequential_construct(self, input_data):
     return input_data
 
 
+def _print_tensors(*objects, **kwargs) -> None:
+    builtins.print(*[Tensor(x) if isinstance(x, (np.ndarray, np.generic)) else x
+                     for x in objects], **kwargs)
+
+
 class GraphResolver:
     """Classifies objects for one compile and remembers the Parameters and cells it met.
 
@@ -169,6 +174,11 @@ class GraphResolver:
         """Whether a tensor computed in the graph is an instance of ``cls`` (``isinstance(x,
         Tensor)`` in construct): True for ``Tensor`` and its bases, False for ``Parameter``."""
         return isinstance(cls, type) and issubclass(Tensor, cls)
+
+    def print_callback(self) -> Callable:
+        """The function ``print(...)`` in construct calls when the graph runs: Python's print,
+        with the run-time numpy values as Tensors, so it prints what PyNative prints."""
+        return _print_tensors
 
     # --- the kinds of objects ----------------------------------------------------------------
 

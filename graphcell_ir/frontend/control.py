@@ -39,6 +39,7 @@ from graphcell_ir.frontend.source import assigned_names, contains, first
 from graphcell_ir.ir.core import Block, Literal, Op, Region, Value
 from graphcell_ir.ir.loc import UNKNOWN
 from graphcell_ir.ir.structural import IF, WHILE
+from graphcell_ir.ir.walk import walk
 from graphcell_ir.ir.types import (ScalarType, TensorType, Type, bool_, float32, int64)
 
 MAX_PROBES = 8
@@ -262,7 +263,8 @@ class ControlMixin:
         return out
 
     def build_if(self, loc, pred: Value, regions, pairs: list[_Pair]) -> tuple[Value, ...]:
-        if not pairs:  # nothing joined: the branches computed nothing that is used
+        if not pairs and not any(_has_callback(r.block) for r in regions):
+            # nothing joined: the branches computed nothing that is used (nor print)
             for r in regions:
                 _drop(r.block)
             return ()
@@ -549,6 +551,10 @@ def _fill(v, results):
 
 def _hint(name: str) -> str | None:
     return name if name.replace(".", "_").isidentifier() else None
+
+
+def _has_callback(block: Block) -> bool:
+    return any(op.opdef.name == "host_callback" for op in walk(block))
 
 
 def _drop(block: Block) -> None:

@@ -14,17 +14,22 @@ classes for ``raise``...). Those below also understand frontend values:
 - ``bool(x)`` is the truth value; ``int(x)``/``float(x)`` of a tensor are errors (the value is
   only known when the graph runs);
 - ``getattr``/``hasattr`` with a static name; zero-argument ``super()``;
-- ``print`` is not supported yet.
+- ``print(...)`` prints when the graph runs, in program order (as ``jax.debug.print``): the
+  tensor arguments become the operands of one ``host_callback`` op whose callback prints them
+  with the static ones, through the resolver's optional ``print_callback()`` (the function that
+  prints; default: Python's ``print``, with numpy arrays).
 """
 from __future__ import annotations
 
 import ast
 import builtins
 
+import numpy as np
+
 from graphcell_ir.frontend.errors import Kind
 from graphcell_ir.frontend.scope import POISON, BoundMethod, Closure, Poison
 from graphcell_ir.ir.core import Value
-from graphcell_ir.ir.types import TensorType, TupleType
+from graphcell_ir.ir.types import ScalarType, TensorType, TupleType
 from graphcell_ir.ops.registry import lookup
 
 
@@ -76,10 +81,52 @@ def _range(c, args, kwargs, node):
 
 
 def _print(c, args, kwargs, node):
-    c.fail(node, "print() is not supported in graph mode yet", Kind.UNSUPPORTED)
+    kw = {k: c.require_static(v, node, f"the {k}= argument of print()")
+          for k, v in kwargs.items()}
+    pieces, values = [], []
+    for a in args:
+        a = c.realize(a, node)
+        if isinstance(a, Value):
+            if not isinstance(a.type, (TensorType, ScalarType)):
+                c.fail(node, f"print() of a {a.type} value is not supported in graph mode; print "
+                             "its elements", Kind.UNSUPPORTED)
+            if isinstance(a.type, ScalarType):  # a run-time Python number: a 0-d tensor
+                pieces.append((len(values), "item"))  # (autodiff saves tensors only), given
+                a = _as_tensor(c, a, node)             # back to print as a Python number
+            else:
+                pieces.append(len(values))
+            values.append(a)
+        elif isinstance(a, (list, tuple, dict)) and _holds_value(a):
+            c.fail(node, "print() of a container holding tensors is not supported in graph "
+                         "mode; print its elements", Kind.UNSUPPORTED)
+        else:
+            pieces.append((a,))
+    get = getattr(c.resolver, "print_callback", None)
+    show = get() if get is not None else builtins.print
+
+    def piece(p, xs):
+        if isinstance(p, int):
+            return xs[p]
+        return xs[p[0]].item() if len(p) == 2 else p[0]
+
+    def print_(*xs):
+        show(*[piece(p, xs) for p in pieces], **kw)
+
+    print_.__name__ = "print"
+    c.emit(lookup("host_callback"), tuple(values), {"fn": print_, "name": "print"}, node)
+    return None
 
 
-_print.rejects = True  # reported whatever its arguments are (even poisoned ones)
+def _as_tensor(c, v, node):
+    zero = c.b.const(np.zeros((), v.type.dtype.np_dtype))
+    op = "logical_or" if v.type.dtype.np_dtype == np.bool_ else "add"
+    return c.emit(lookup(op), (zero, v), {}, node)
+
+
+def _holds_value(x) -> bool:
+    items = x.values() if isinstance(x, dict) else x
+    return any(isinstance(e, Value) or isinstance(e, (list, tuple, dict)) and _holds_value(e)
+               for e in items)
 
 
 def _items(c, x, node, what):

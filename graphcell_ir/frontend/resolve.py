@@ -65,6 +65,10 @@ False otherwise) says whether a tensor value computed in the graph is an instanc
 that ``isinstance(x, Tensor)`` in ``construct`` (layers validate their inputs this way) is True.
 Objects that are still Python objects (a Parameter read from ``self``) get Python's ``isinstance``.
 
+``print_callback()`` (optional) returns the function ``print(...)`` in compiled code calls when the
+graph runs, with the static arguments and the run-time values (numpy arrays, Python scalars) in
+order, and print's keyword arguments; without it, Python's ``print`` gets the numpy values.
+
 Later additions keep old resolvers working: new fields have defaults, new methods are optional.
 """
 from __future__ import annotations
@@ -169,3 +173,4 @@ class Resolver(Protocol):
         """``x.<name>`` on a tensor value, or None when tensors have no such attribute."""
 
     # optional (see the module docstring): def is_tensor_class(self, cls) -> bool
+    # optional: def print_callback(self) -> Callable[..., None]

@@ -8,15 +8,22 @@ Being ``Kind.SIDE_EFFECT``, it is never reordered, merged or dropped by the pass
 ``depend(value, expr)`` returns ``value`` and only adds an ordering edge: ``value`` is used after
 ``expr`` is computed (MindSpore's ``ops.depend``, typically ``ops.depend(loss, ops.assign(...))``).
 Simplification must not forward its operand past it before scheduling.
+
+``host_callback(*xs, fn=..., name=...)`` calls the Python function ``fn`` with the run-time values
+of ``xs`` when the graph runs, in program order (``print`` in graph mode, DESIGN.md §9). It returns
+its operands' values, or ``fn``'s replacement values when it returns some (one per operand, of the
+same types). ``fn`` is an ``ANY`` attribute (printed ``@name``); ``name`` labels the op in text.
+Being ``Kind.SIDE_EFFECT``, it is never reordered, merged, folded, fused or dropped; its gradient
+is the identity (a straight-through rule: the callback observes, it does not compute).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from graphcell_ir.errors import OpTypeError, ShapeError
-from graphcell_ir.ir.types import ScalarType, promote, promote_weak
+from graphcell_ir.ir.types import ScalarType, TensorType, promote, promote_weak
 from graphcell_ir.ops import functional as F
-from graphcell_ir.ops.registry import Kind, defop
+from graphcell_ir.ops.registry import AttrKind, Kind, attr, defop
 from graphcell_ir.ops.shape_rules import require_tensor, require_tensorish
 
 
@@ -67,3 +74,50 @@ depend = defop("depend", ("value", "expr"), kind=Kind.OPAQUE, ms_name="Depend",
                infer=_depend_infer, ref=lambda value, expr: value,
                bprop=lambda value, expr, out, dout: (dout, None),
                doc="Returns value, computed after expr: an ordering edge, no arithmetic.")
+
+
+def _host_callback_infer(*xs, fn=None, name=""):
+    for i, t in enumerate(xs):
+        if not isinstance(t, (TensorType, ScalarType)):
+            raise OpTypeError(f"operand {i} must be a tensor or a scalar, got {t}")
+    return xs[0] if len(xs) == 1 else tuple(xs)
+
+
+def _host_callback_ref(*xs, fn=None, name=""):
+    out = fn(*xs) if fn is not None else None
+    if out is None:
+        out = xs
+    else:
+        out = out if isinstance(out, (tuple, list)) else (out,)
+        if len(out) != len(xs):
+            raise OpTypeError(f"host_callback {name!r}: the callback returned {len(out)} "
+                              f"value(s) for {len(xs)} operand(s)")
+        out = tuple(_like(new, old, name) for new, old in zip(out, xs))
+    return out[0] if len(xs) == 1 else tuple(out)
+
+
+def _like(new, old, name):
+    if isinstance(old, (bool, int, float)) and not isinstance(old, np.generic):
+        return type(old)(np.asarray(new).item())
+    arr = np.asarray(new)
+    if arr.shape != np.shape(old):
+        raise ShapeError(f"host_callback {name!r}: the callback replaced a value of shape "
+                         f"{np.shape(old)} by one of shape {arr.shape}")
+    return arr.astype(np.asarray(old).dtype, copy=True)
+
+
+def bprop_host_callback(*args, fn=None, name=""):
+    # identity (straight-through): the callback runs forward only and its replacement values
+    # count as the operands themselves, as for jax.debug.callback's passed-through values
+    xs, dout = args[:-2], args[-1]
+    if len(xs) == 1:
+        return (dout,)
+    return tuple(dout) if dout is not None else (None,) * len(xs)
+
+
+host_callback = defop("host_callback", ("*xs",), kind=Kind.SIDE_EFFECT,
+                      attrs=(attr("fn", AttrKind.ANY, None), attr("name", AttrKind.STR, "")),
+                      infer=_host_callback_infer, ref=_host_callback_ref,
+                      bprop=bprop_host_callback,
+                      doc="Calls the Python function fn with the run-time values of xs, in "
+                          "program order; returns them (or fn's replacements of the same types).")

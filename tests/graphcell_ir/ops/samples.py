@@ -547,7 +547,24 @@ def _depend(g, dt):
     return (g.array(g.shape(), dt), g.array(g.shape(), g.pick(NUMERIC))), {}
 
 
+def _host_callback(g, dt):
+    xs = tuple(g.array(g.shape(), dt) for _ in range(g.int(1, 3)))
+    return xs, {"fn": _observe if g.flag() else _negate_all, "name": "probe"}
+
+
+def _observe(*xs):
+    return None  # the values pass through
+
+
+def _negate_all(*xs):
+    return tuple(-x for x in xs)  # replacement values of the same types
+
+
 _rows |= {
+    "host_callback": Sample(_host_callback, NUMERIC, bad=(Bad((NONE,), error=OpTypeError),),
+                            grad_attrs={"fn": None}),  # no callback: the checks compare text
+                                                      # round trips; replaced values get the
+                                                      # identity gradient (straight-through)
     "assign": Sample(_assign, NUMERIC, bad=(Bad((T("f32[3]"), T("f32[1]"))),
                                             Bad((T("f32[3]"), T("f64[3]")), error=OpTypeError),
                                             Bad((T("i32[3]"), T("f32[3]")), error=OpTypeError),
