@@ -13,8 +13,9 @@ What it checks, per function:
   tuple or none type.
 - **Blocks**: every block ends with its terminator (``return`` in a function body, ``yield`` in a
   region) and a terminator is only ever last.
-- **Side effects**: the results of a side-effecting op (``kind=SIDE_EFFECT``) are used; an unused
-  one would mean its effect (a parameter update) is lost.
+- **Side effects**: the results of an op that writes a variable (``opdef.mutates``: ``assign``)
+  are used; an unused one would mean the parameter update is lost. Other side-effecting ops (a
+  host callback) act when they run: passes keep them whether or not their results are used.
 - **Locations**: every op has a ``Loc``. With ``require_locs=True`` no op but a terminator may have
   the unknown location; by default (``None``) that is required only of functions where some op
   has a location, so text printed with ``locs="none"`` verifies while a pass that forgot to set
@@ -182,7 +183,7 @@ class _FunctionVerifier:
                               f"gives {t}")
 
     def effects(self, op: Op) -> None:
-        if op.opdef.kind is Kind.SIDE_EFFECT and not op.is_terminator:
+        if op.opdef.mutates and not op.is_terminator:
             for i, r in enumerate(op.results):
                 if not r.uses:
                     self.fail(op, f"result {i} of the side-effecting {op.opdef.name} is never "

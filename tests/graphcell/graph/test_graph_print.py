@@ -122,3 +122,24 @@ def test_print_in_a_differentiated_construct_prints_once(capsys):
     assert t2 == t1 and t1.count("\n") == 1
     np.testing.assert_allclose(v2, v1, rtol=1e-6)
     np.testing.assert_allclose(g2, g1, rtol=1e-6)
+
+
+def test_print_inside_if_and_loop_of_a_differentiated_network(capsys):
+    # the callback runs in the forward of the gradient Function too; nothing needs its result
+    class Net(ms.nn.Cell):
+        def construct(self, x):
+            y = x * 2
+            if y.sum() > 0:
+                print("positive:", y.sum())
+            return (y * y).sum()
+    x = ms.Tensor([1.0, 2.0])
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    value, grad = ms.value_and_grad(Net())(x)
+    pynative = capsys.readouterr().out
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        g_value, g_grad = ms.value_and_grad(Net())(x)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert capsys.readouterr().out == pynative == "positive: 6.0\n"
+    assert float(g_value) == float(value) and g_grad.asnumpy().tolist() == grad.asnumpy().tolist()
