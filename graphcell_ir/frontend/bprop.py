@@ -32,7 +32,6 @@ from graphcell_ir.frontend.scope import POISON, Poison, leaves, map_leaves
 from graphcell_ir.frontend.source import parse_function
 from graphcell_ir.ir.core import BlockArg, Function, Literal, Value
 from graphcell_ir.ir.types import TensorType
-from graphcell_ir.frontend.effects import thread_callbacks
 from graphcell_ir.ir.verify import verify
 
 __all__ = ["BpropMixin"]
@@ -110,7 +109,6 @@ class BpropMixin:
             self.b.loc = self._bprop_loc(rec, node)
             self.b.return_(*grads)
         relocate(bfn, self.loc(node))
-        thread_callbacks(bfn)  # print() in a bprop
         verify(bfn)
         return bfn
 

@@ -72,7 +72,6 @@ from graphcell_ir.ir.core import BlockArg, Function, Literal, Module, OpResult, 
 from graphcell_ir.ir.loc import UNKNOWN, Loc
 from graphcell_ir.ir.structural import CALL
 from graphcell_ir.ir.types import TensorType
-from graphcell_ir.frontend.effects import thread_callbacks
 from graphcell_ir.ir.verify import verify
 from graphcell_ir.ir.walk import walk
 from graphcell_ir.ops.registry import lookup
@@ -236,7 +235,6 @@ class GradMixin:
             mutated = tuple(s.record for s in self.mutated.values())
         _capture(fn, source_of)
         relocate(fn, self.loc(node))
-        thread_callbacks(fn)  # print(): host_callback results need a use (effects.py)
         try:
             verify(fn)
         except IRVerifyError as e:

@@ -86,7 +86,6 @@ from graphcell_ir.frontend.calls import CallMixin
 from graphcell_ir.frontend.control import ControlMixin
 from graphcell_ir.frontend.errors import (Diagnostic, FrontendError, Kind, PoisonAbort,
                                           kind_of, raise_diagnostics)
-from graphcell_ir.frontend.effects import thread_callbacks
 from graphcell_ir.frontend.exprs import ExprMixin
 from graphcell_ir.frontend.bprop import BpropMixin
 from graphcell_ir.frontend.grads import GradMixin, prune
@@ -213,8 +212,6 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, CallMixin, GradMixin, BpropMix
         if not self.diags:
             self._finish(leaves)
         raise_diagnostics(self.diags, self.name)
-        for f in self.module:
-            thread_callbacks(f)   # print(): host_callback results need a use (effects.py)
         prune(self.module, self.fn)   # Functions left by gradients (grads.py) nothing calls
         try:
             verify(self.module)
