@@ -21,7 +21,7 @@ from importlib import metadata
 
 import graphcell
 from graphcell.aot.commands import COMMANDS
-from graphcell.aot.manifest import FORMAT, FORMAT_VERSION
+from graphcell.aot.manifest import FORMAT, FORMAT_VERSION, cpu_name
 from graphcell_ir.backend.cache_dir import cache_dir
 
 
@@ -30,17 +30,6 @@ def _version(dist: str) -> str:
         return metadata.version(dist)
     except metadata.PackageNotFoundError:
         return "not installed"
-
-
-def _cpu_name() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def info_lines() -> list[str]:
@@ -53,7 +42,7 @@ def info_lines() -> list[str]:
         f"llvmlite: {_version('llvmlite')}",
         f"networkx: {_version('networkx')}",
         f"platform: {platform.platform()}",
-        f"cpu: {_cpu_name()} ({os.cpu_count()} logical cores, {platform.machine()})",
+        f"cpu: {cpu_name()} ({os.cpu_count()} logical cores, {platform.machine()})",
         f"cache directory: {cache_dir()}",
         f"artifact format: {FORMAT} version {FORMAT_VERSION} (.gcpkg)",
     ]

@@ -121,12 +121,13 @@ def environment() -> tuple[dict, dict]:
             created_by[dist] = metadata.version(dist)
         except metadata.PackageNotFoundError:
             created_by[dist] = None
-    cpu = {"machine": platform.machine(), "name": _cpu_name(), "cores": os.cpu_count(),
+    cpu = {"machine": platform.machine(), "name": cpu_name(), "cores": os.cpu_count(),
            "byteorder": sys.byteorder}
     return created_by, cpu
 
 
-def _cpu_name() -> str:
+def cpu_name() -> str:
+    """The CPU's model name (the manifest records it; `graphcell info` prints it)."""
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as f:
             for line in f:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import time
 
 from graphcell_ir.backend.cache_dir import cache_dir
+from graphcell_ir.ir.structural import FUSED
 from graphcell_ir.ir.walk import walk
 
 __all__ = ["precompile"]
@@ -36,7 +37,7 @@ def precompile(path) -> list[str]:
     GraphCell(graph)   # builds the executor's plan
     built = time.perf_counter()
     ops = list(walk(graph.module))
-    fused = sum(1 for op in ops if op.opdef.name == "fused")
+    fused = sum(1 for op in ops if op.opdef is FUSED)
     m = graph.manifest
     n_bytes = sum(a.nbytes for a in graph.weights.values())
     return [

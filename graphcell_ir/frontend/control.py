@@ -40,6 +40,7 @@ from graphcell_ir.ir.core import Block, Literal, Op, Region, Value
 from graphcell_ir.ir.loc import UNKNOWN
 from graphcell_ir.ir.structural import IF, WHILE
 from graphcell_ir.ir.walk import walk
+from graphcell_ir.ops.registry import Kind as OpKind
 from graphcell_ir.ir.types import (ScalarType, TensorType, Type, bool_, float32, int64)
 
 MAX_PROBES = 8
@@ -554,7 +555,9 @@ def _hint(name: str) -> str | None:
 
 
 def _has_callback(block: Block) -> bool:
-    return any(op.opdef.name == "host_callback" for op in walk(block))
+    """Whether a branch acts (a host callback, any side effect), so its ``if`` must stay even
+    when it assigns nothing."""
+    return any(op.opdef.kind is OpKind.SIDE_EFFECT and not op.is_terminator for op in walk(block))
 
 
 def _drop(block: Block) -> None:
