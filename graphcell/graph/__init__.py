@@ -20,8 +20,14 @@ Gradients (``grad.py``): ``ms.grad``, ``ms.value_and_grad`` and ``ops.GradOperat
 frontend (``graphcell_ir/frontend/grads.py``), with a cell's custom ``bprop``. While a PyNative
 gradient is being recorded, cells and ``@jit`` functions run as Python, so the tape sees their ops.
 
-What graph mode does not do yet: backward hooks and ``HookBackward`` (they warn once and are
-skipped), ``print`` of tensors, numpy arrays as inputs.
+Hooks (DESIGN §9, §10.4): forward-pre and forward hooks are compiled in where a cell is called;
+``ops.HookBackward`` and a cell's backward-pre and backward hooks become ``hook_backward`` ops
+(at the cell's output and input boundaries) whose gradients call the hooks through
+``host_callback`` ops when the graph runs — the same callbacks, arguments, order and replaced
+gradients as PyNative (``runtime/hooks.py``), visible in the IR text. A network without hooks
+compiles as if hooks did not exist. ``print`` of tensors prints the run-time values.
+
+What graph mode does not do yet: numpy arrays as inputs.
 
 Example::
 

@@ -8,7 +8,7 @@ What a compiled version is keyed by (DESIGN §4, §10.9), cheapest test first:
    argument, the structure of tuple/list arguments — and the ``training`` flag of ``self``;
 3. the guards (``guards.py``): every attribute of every cell the compile read (``self.value``,
    sub-cells, Parameters, flags such as a sub-cell's ``training``) is still the same object, and
-   no forward hook was registered or removed;
+   no hook was registered or removed on a cell it met;
 4. the shapes and dtypes of the Parameters the function takes (``set_data`` may change a shape).
 
 A call that matches all four runs the compiled function; any other call compiles, and the log
@@ -38,12 +38,12 @@ import weakref
 from operator import attrgetter
 from typing import Any, Callable
 
-from graphcell.graph import warn
 from graphcell.graph.compile import Compiled, compile_call
 from graphcell.graph.entry import hooked_call
 from graphcell.graph.log import CacheLog
 from graphcell.graph.signature import InputError, arg_specs, describe_spec, flatten
 from graphcell.nn.cell import Cell
+from graphcell.runtime.hooks import compiled_run, has_grad_callbacks
 
 __all__ = ["Staged", "MAX_VERSIONS", "MAX_ENTRIES"]
 
@@ -135,13 +135,15 @@ class Staged:
         if self.call_cell:
             d = self.self_obj.__dict__
             if d.get("_forward_pre_hook") or d.get("_forward_hook"):
-                # compiled as a call of the cell: the frontend inlines the hooks (and warns about
-                # backward hooks as it does for sub-cells); the function is Cell.__call__
+                # compiled as a call of the cell: the frontend inlines the hooks; the function
+                # is Cell.__call__. (Backward hooks alone change nothing here: no gradient is
+                # taken by this call; ms.grad(cell) compiles the cell's call with them.)
                 fn, name = hooked_call(self.self_obj), f"{type(self.self_obj).__name__}.__call__"
-            elif d.get("_backward_pre_hook") or d.get("_backward_hook"):
-                warn.backward_hooks(self.self_obj)
-        return compile_call(fn, self.self_obj, args, name=name, arg_names=self._arg_names,
-                            jit_level=self.jit_level)
+        compiled = compile_call(fn, self.self_obj, args, name=name, arg_names=self._arg_names,
+                                jit_level=self.jit_level)
+        if has_grad_callbacks(compiled.program.module):
+            compiled.executable = _WithHooks(compiled.executable)
+        return compiled
 
     def lower(self, args: tuple, kwargs: dict | None = None) -> Compiled:
         """Compile for ``args`` without running or caching (``jit(f).lower``)."""
@@ -217,6 +219,22 @@ class Staged:
     def _names(self, n: int) -> list[str]:
         names = list(self._arg_names)[:n]
         return names + [f"arg{i}" for i in range(len(names), n)]
+
+
+class _WithHooks:
+    """The executable of a version that calls backward hooks: a hook's exception stops the run
+    and is raised as PyNative raises it (``runtime/hooks.compiled_run``). Versions without hooks
+    keep their executable as it is (no cost on the hot path)."""
+
+    def __init__(self, executable):
+        self.executable = executable
+
+    def __call__(self, tensors: list, params: list):
+        with compiled_run():
+            return self.executable(tensors, params)
+
+    def __getattr__(self, name: str):
+        return getattr(self.executable, name)
 
 
 def _same_spec(a, b) -> bool:

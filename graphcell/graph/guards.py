@@ -9,8 +9,10 @@ stale graph). What is guarded, per cell:
 - each attribute read that lives in the cell's ``__dict__`` (numbers, strings, flags such as
   ``training``, Primitives, Tensors), and for a dict or list attribute also its items;
 - each Parameter and sub-cell read by name (``_params`` / ``_cells`` entries);
-- the hook tables of every cell the compile met (forward hooks are compiled in; backward hooks
-  are not yet, and a new one must give its warning).
+- the hook tables of every cell the compile met (forward hooks are compiled in, backward hooks
+  become ``hook_backward`` ops at the cell's boundaries: a new or removed hook changes the IR).
+  ``ops.HookBackward`` needs no guard: its op calls the object's ``hook_fn`` as it is when the
+  gradient runs.
 
 Attributes resolved on the class (methods, properties) and mutable objects reached through other
 objects (a list inside a plain Python object) are not guarded.
@@ -44,7 +46,8 @@ __all__ = ["Guards"]
 _HOOK_TABLES = (("_forward_pre_hook", "forward-pre hooks"), ("_forward_hook", "forward hooks"),
                 ("_backward_pre_hook", "backward-pre hooks"), ("_backward_hook", "backward hooks"))
 _NOT_GUARDED = frozenset({"_graph_cache", "_forward_pre_hook", "_forward_hook",
-                          "_backward_pre_hook", "_backward_hook", "__class__", "__dict__"})
+                          "_backward_pre_hook", "_backward_hook", "_backward_callbacks",
+                          "__class__", "__dict__"})
 _SCALARS = (bool, int, float, complex, str, bytes, type(None), DType)
 _MISSING = object()
 

@@ -11,7 +11,8 @@ object                                             record
 ``Tensor``                                         ``Constant`` (its values, captured now)
 numbers, str, None, dtypes, slices, modules,       ``Static``
 tuples/lists/dicts, ``CellList``, plain objects
-``Cell``                                           ``CellCall``: construct, forward hooks
+``Cell``                                           ``CellCall``: construct, forward hooks,
+                                                   and the boundaries of its backward hooks
 ``SequentialCell``                                 ``CellCall`` of a loop over its cells
 Primitive instance (``ops.Add()``)                 ``PrimitiveCall(opdef, init_attrs)``
 registry function (``ops.add``, ``F.add``)         ``PrimitiveCall(opdef, {})``
@@ -22,7 +23,7 @@ builtins, ``initializer``, dtype helpers
 ``@jit`` functions and methods                     ``Inline`` of the wrapped function
 user functions, methods, callable objects          ``Inline``
 ``cell.trainable_params()`` and the like           ``StaticCall`` (the Parameters, as objects)
-``ops.HookBackward(fn)``                           identity (``Traced``), with a warning
+``ops.HookBackward(fn)``, a cell's boundaries      ``Traced``: one ``hook_backward`` op
 ``ms.grad``, ``ms.value_and_grad``, a              ``GradTransform`` (run while compiling)
 ``GradOperation`` instance
 what they return (a ``GradFunction``)              ``GradCall``: compiled with IR autodiff
@@ -55,13 +56,12 @@ from typing import Any, Callable
 import numpy as np
 
 from graphcell.autodiff import GradFunction, GradOperation
-from graphcell.graph import warn
 from graphcell.graph.traced import GraphTensor, traced
 from graphcell.nn.cell import Cell
 from graphcell.nn.container import CellList, SequentialCell
 from graphcell.ops.primitive import Primitive
 from graphcell.parameter import Parameter
-from graphcell.runtime.hooks import HookBackward
+from graphcell.runtime.hooks import CellBackward, HookBackward, cell_backward
 from graphcell.tensor import Tensor
 from graphcell_ir.frontend.resolve import (CellCall, Constant, GradCall, GradTransform, Inline,
                                            Param, PrimitiveCall, Resolved, StaticCall, Static,
@@ -108,8 +108,16 @@ def sequential_construct(self, input_data):
 
 
 def _print_tensors(*objects, **kwargs) -> None:
-    builtins.print(*[Tensor(x) if isinstance(x, (np.ndarray, np.generic)) else x
-                     for x in objects], **kwargs)
+    builtins.print(*map(_as_tensors, objects), **kwargs)
+
+
+def _as_tensors(x):
+    """Run-time numpy values as Tensors, inside tuples and lists too (a hook prints ``inputs``)."""
+    if isinstance(x, (np.ndarray, np.generic)):
+        return Tensor(x)
+    if type(x) in (tuple, list):
+        return type(x)(map(_as_tensors, x))
+    return x
 
 
 class GraphResolver:
@@ -143,8 +151,7 @@ class GraphResolver:
         if isinstance(obj, Primitive):
             return _primitive(obj)
         if isinstance(obj, HookBackward):
-            warn.hook_backward(obj, self.root)
-            return Traced(_identity)
+            return Traced(obj)  # one hook_backward op, whose gradient calls the hook
         if isinstance(obj, GradFunction):
             return _grad_call(obj.request)
         if isinstance(obj, GradOperation):
@@ -207,13 +214,12 @@ class GraphResolver:
         self._meet(cell)
         if isinstance(cell, CellList):
             return Static(cell)  # the frontend unrolls loops over it and indexes it statically
-        d = cell.__dict__
-        backward = bool(d.get("_backward_pre_hook") or d.get("_backward_hook"))  # the frontend warns
         construct = construct_of(cell)
+        pre, post = _boundaries(cell)
         return CellCall(cell, Inline(construct, cell, f"{cell.cls_name}.construct",
                                      _is_library(construct)),
-                        _hooks(cell, "_forward_pre_hook"), _hooks(cell, "_forward_hook"), backward,
-                        *_bprop(cell))
+                        _hooks(cell, "_forward_pre_hook") + pre,
+                        _hooks(cell, "_forward_hook") + post, False, *_bprop(cell))
 
     def _function(self, fn: types.FunctionType) -> Resolved:
         module = fn.__module__ or ""
@@ -249,6 +255,8 @@ class GraphResolver:
                 return Unsupported(f"calling {m.__name__}() on a Parameter taken from Python; "
                                    "use self.<parameter> in construct")
             return StaticCall(m)  # a captured constant's method: evaluated while compiling
+        if isinstance(owner, CellBackward):
+            return Traced(m)  # a boundary of a cell's backward hooks: one hook_backward op
         if isinstance(owner, Cell) and fn.__name__ in _PARAMETER_METHODS and \
                 fn.__module__ == "graphcell.nn.cell":
             self._meet(owner)
@@ -297,6 +305,30 @@ def _hooks(cell: Cell, table: str) -> tuple[Inline, ...]:
     return tuple(out)
 
 
+def _boundaries(cell: Cell) -> tuple[tuple[Inline, ...], tuple[Inline, ...]]:
+    """The backward hooks of ``cell`` as a last forward-pre hook (the input boundary, with
+    backward hooks) and a last forward hook (the output boundary, with backward or backward-pre
+    hooks): where PyNative puts them (``runtime/hooks.py``), as ``hook_backward`` ops whose
+    gradients call the hooks. No backward hooks: nothing."""
+    d = cell.__dict__
+    back, back_pre = bool(d.get("_backward_hook")), bool(d.get("_backward_pre_hook"))
+    if not (back or back_pre):
+        return (), ()
+    backward, scope = cell_backward(cell), f"{cell.cls_name}.backward_hooks"
+    pre = (Inline(input_boundary, backward, scope, library=True),) if back else ()
+    return pre, (Inline(output_boundary, backward, scope, library=True),)
+
+
+def input_boundary(backward, cell, inputs):
+    """Compiled as the last forward-pre hook of a cell with backward hooks."""
+    return backward.mark_inputs(*inputs)
+
+
+def output_boundary(backward, cell, inputs, outputs):
+    """Compiled as the last forward hook of a cell with backward(-pre) hooks."""
+    return backward.mark_output(outputs)
+
+
 def _scope(fn) -> str:
     """The name of ``fn``'s frame in locations: its qualified name without ``<locals>`` parts."""
     name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or "function"
@@ -320,10 +352,6 @@ def _variadic(prim: Primitive) -> Callable:
         return F.bind(opdef, *args, **init)
     call.__qualname__ = call.__name__ = prim.name
     return call
-
-
-def _identity(*values):
-    return values[0] if len(values) == 1 else values
 
 
 def _class(cls: type) -> Resolved:

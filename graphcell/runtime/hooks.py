@@ -1,4 +1,4 @@
-"""PyNative hooks and custom ``bprop``: what a Cell call does beyond running ``construct``.
+"""Hooks and custom ``bprop``: what a Cell call does beyond running ``construct``.
 
 The boundaries follow MindSpore 2.x (DESIGN §9, §10.3), which match PyTorch's module hooks:
 
@@ -7,11 +7,15 @@ The boundaries follow MindSpore 2.x (DESIGN §9, §10.3), which match PyTorch's 
 
 In the backward walk the output boundary sees ``grad_output`` (after the forward hooks) and runs
 the backward-pre hooks; the input boundary sees ``grad_input`` (w.r.t. the inputs as they were
-after the forward-pre hooks) and runs the backward hooks with both. Boundaries are identity nodes
-on the tape, so they cost nothing when no gradient is being computed. A hook that returns a fresh
+after the forward-pre hooks) and runs the backward hooks with both. A hook that returns a fresh
 tensor (not computed from the cell's values) cuts the gradient: the fresh tensor is untracked.
 
-``HookBackward(fn)`` is the same idea as an op: identity forward, ``fn(grads)`` in the backward.
+A boundary is the registry op ``hook_backward`` (identity forward; its bprop rule calls a host
+callback on the gradients, ``graphcell_ir/ops/effects.py``), applied to the tensors among the
+values; ``ops.HookBackward(fn)`` is the same op with ``fn`` as the callback. PyNative runs the
+rule on the tape and graph mode emits it in the gradient's IR, so both modes call the same
+callbacks (:class:`GradCallback`) with the same values, and a hook's errors read the same. A
+boundary costs one identity op when no gradient is taken; cells without hooks have none.
 """
 from __future__ import annotations
 
@@ -19,8 +23,11 @@ import itertools
 from collections import OrderedDict
 from typing import Callable
 
+import numpy as np
+
 from graphcell.runtime import tape
 from graphcell.tensor import Tensor
+from graphcell_ir.errors import GraphcellError
 
 _ids = itertools.count()
 
@@ -56,22 +63,36 @@ def _identity_outputs(values: tuple) -> tuple:
     return tuple(Tensor._wrap(v._data) if isinstance(v, Tensor) else v for v in values)
 
 
+class BackwardTypeError(GraphcellError, TypeError):
+    """A backward hook or custom bprop returned something that is not gradients."""
+
+
+class BackwardValueError(GraphcellError, ValueError):
+    """A backward hook or custom bprop returned gradients of the wrong number, shape or dtype."""
+
+
 def _check_grads(replacement, expected: tuple, where: str) -> tuple:
-    """A hook's replacement gradients: a tuple of Tensors matching ``expected`` in arity and shape."""
+    """A hook's replacement gradients: a tuple of Tensors matching ``expected`` in arity, shape
+    and dtype. (GraphcellErrors, so the op runtime passes them on as they are.)"""
     got = _as_tuple(replacement) if isinstance(replacement, (tuple, Tensor)) else None
     if got is None:
-        raise TypeError(f"{where} must return None or a tuple of Tensors, got "
-                        f"{type(replacement).__name__}")
+        raise BackwardTypeError(f"{where} must return None or a tuple of Tensors, got "
+                                f"{type(replacement).__name__}")
     if len(got) != len(expected):
-        raise ValueError(f"{where} returned {len(got)} gradient(s), expected {len(expected)}")
+        raise BackwardValueError(f"{where} returned {len(got)} gradient(s), expected "
+                                 f"{len(expected)}")
     for i, (g, e) in enumerate(zip(got, expected)):
         if g is None:
             continue
         if not isinstance(g, Tensor):
-            raise TypeError(f"{where}: gradient {i} must be a Tensor, got {type(g).__name__}")
+            raise BackwardTypeError(f"{where}: gradient {i} must be a Tensor, got "
+                                    f"{type(g).__name__}")
         if e is not None and g.shape != e.shape:
-            raise ValueError(f"{where}: gradient {i} has shape {list(g.shape)}, expected "
-                             f"{list(e.shape)}")
+            raise BackwardValueError(f"{where}: gradient {i} has shape {list(g.shape)}, "
+                                     f"expected {list(e.shape)}")
+        if e is not None and g.dtype != e.dtype:  # MindSpore 2.10 refuses it too
+            raise BackwardValueError(f"{where}: gradient {i} has dtype {g.dtype}, expected "
+                                     f"{e.dtype}")
     return got
 
 
@@ -81,11 +102,121 @@ def _zeros_for(values: tuple, douts) -> tuple:
                  for v, d in zip(values, douts))
 
 
+# --- the boundary op and its callbacks ---------------------------------------------------------
+
+def is_tensor(v) -> bool:
+    """A tensor in either world: a Tensor (PyNative) or an IR value of tensor type (graph mode)."""
+    if isinstance(v, Tensor):
+        return True
+    from graphcell_ir.ir.core import Value
+    from graphcell_ir.ir.types import TensorType
+    return isinstance(v, Value) and isinstance(v.type, TensorType)
+
+
+def layout_of(values: tuple) -> tuple[bool, ...]:
+    """Which of ``values`` are tensors (only those pass through the ``hook_backward`` op)."""
+    return tuple(is_tensor(v) for v in values)
+
+
+def mark(values: tuple, callback: "GradCallback", name: str) -> tuple:
+    """``values`` through one ``hook_backward`` op calling ``callback`` with their gradients.
+
+    Written against the functional API, so it runs eagerly on Tensors (PyNative) and emits the op
+    under the graph-mode frontend (the resolver calls it with IR values).
+    """
+    from graphcell_ir.ops import functional as F
+    where = [i for i, v in enumerate(values) if is_tensor(v)]
+    if not where:
+        return values
+    out = F.hook_backward(*(values[i] for i in where), fn=callback, name=name)
+    out = (out,) if len(where) == 1 else tuple(out)
+    result = list(values)
+    for i, o in zip(where, out):
+        result[i] = o
+    return tuple(result)
+
+
+class HookFailed(BaseException):
+    """A hook raised ``error`` while a compiled function ran (see :func:`compiled_run`).
+
+    A BaseException, so that neither the generated runner (which reruns a failed call on the
+    reference interpreter, calling the earlier hooks again) nor the interpreter (which wraps
+    errors in InterpError) catches it: the call stops at once and the caller re-raises ``error``,
+    the exception PyNative gives for the same hook.
+    """
+
+    def __init__(self, error: BaseException):
+        super().__init__(error)
+        self.error = error
+
+
+_compiled_runs = [0]
+
+
+class compiled_run:
+    """``with compiled_run(): exe(...)`` — a compiled function runs: a hook's exception stops it
+    as :class:`HookFailed` and comes out as itself (parameters and caches untouched).
+
+    >>> with compiled_run():
+    ...     GradCallback(lambda grads: 1 / 0, (True,), "h")(np.ones(1))
+    Traceback (most recent call last):
+    ZeroDivisionError: division by zero
+    """
+
+    def __enter__(self):
+        _compiled_runs[0] += 1
+
+    def __exit__(self, kind, error, tb):
+        _compiled_runs[0] -= 1
+        if isinstance(error, HookFailed):
+            raise error.error.with_traceback(error.error.__traceback__) from None
+        return False
+
+
+class GradCallback:
+    """The ``fn`` of a ``hook_backward`` op: ``run(grads)`` on the gradients flowing back.
+
+    Called by the ``host_callback`` of the op's gradient with numpy arrays (one per tensor among
+    the marked values, ``layout``); ``run`` gets a tuple of Tensors with None where a value is
+    not a tensor, and returns None (keep them) or replacement Tensors, which are given back as
+    arrays (None entries as zeros). ``name`` is how the IR text shows it (``@name``).
+    """
+
+    def __init__(self, run: Callable[[tuple], tuple | None], layout: tuple[bool, ...], name: str):
+        self._run = run
+        self.layout = layout
+        self.__name__ = name
+
+    def __call__(self, *arrays):
+        it = iter(arrays)
+        grads = tuple(Tensor._wrap(np.array(next(it), copy=True)) if t else None
+                      for t in self.layout)
+        try:
+            new = self._run(grads)
+        except Exception as e:
+            if _compiled_runs[0]:
+                raise HookFailed(e) from None
+            raise
+        if new is None:
+            return None
+        return tuple(g._data if isinstance(g, Tensor) else np.zeros_like(old._data)
+                     for g, old, t in zip(new, grads, self.layout) if t)
+
+    def __repr__(self) -> str:
+        return f"<GradCallback {self.__name__}>"
+
+
+def has_grad_callbacks(module) -> bool:
+    """Whether a compiled module calls hooks (ops whose ``fn`` is a :class:`GradCallback`)."""
+    from graphcell_ir.ir.walk import walk
+    return any(isinstance(op.attrs.get("fn"), GradCallback) for op in walk(module))
+
+
 # --- HookBackward ------------------------------------------------------------------------------
 
 class HookBackward:
     """``ops.HookBackward(hook_fn)``: identity forward; ``hook_fn(grads)`` sees (and may replace)
-    the gradient flowing back through it.
+    the gradient flowing back through it, in PyNative and in graph mode.
 
     Example::
 
@@ -98,20 +229,102 @@ class HookBackward:
             raise TypeError(f"HookBackward: hook_fn must be callable, got {type(hook_fn).__name__}")
         self.hook_fn = hook_fn
         self.cell_id = cell_id
+        self._callbacks: dict[tuple, GradCallback] = {}
 
     def __call__(self, *inputs):
-        outputs = _identity_outputs(inputs)
-        where = f"HookBackward hook {_fn_name(self.hook_fn)}"
-
-        def backward(douts):
-            grads = _zeros_for(outputs, douts)
-            replaced = self.hook_fn(tuple(grads))
-            return grads if replaced is None else _check_grads(replaced, grads, where)
-        tape.record_custom(inputs, outputs, backward, "HookBackward")
+        outputs = mark(inputs, self.callback(layout_of(inputs)), "HookBackward")
         return outputs[0] if len(outputs) == 1 else outputs
+
+    def callback(self, layout: tuple[bool, ...]) -> GradCallback:
+        """The op's callback for inputs laid out as ``layout`` (one per layout, so that the op's
+        attributes stay the same from call to call). It calls ``hook_fn`` as it is when the
+        gradient runs: assigning ``hook.hook_fn`` takes effect without recompiling."""
+        cb = self._callbacks.get(layout)
+        if cb is None:
+            name = getattr(self.hook_fn, "__name__", None) or "hook"
+            cb = self._callbacks[layout] = GradCallback(self._run, layout, name)
+        return cb
+
+    def _run(self, grads: tuple):
+        fn = self.hook_fn
+        replaced = fn(grads)
+        if replaced is None:
+            return None
+        return _check_grads(replaced, grads, f"HookBackward hook {_fn_name(fn)}")
 
 
 # --- cell hooks --------------------------------------------------------------------------------
+
+class CellBackward:
+    """The backward hooks of one cell, as the callbacks of its two boundaries.
+
+    The output boundary's callback runs the backward-pre hooks and keeps ``grad_output`` for the
+    input boundary's, which runs the backward hooks with it and then forgets it. Calls of one
+    cell do not overlap (a cell does not call itself), and the backward of a call runs its output
+    boundary before its input boundary, so one slot serves every call, in both modes.
+    """
+
+    def __init__(self, cell):
+        self.cell = cell
+        self._grad_output: tuple = ()
+        self._callbacks: dict[tuple, GradCallback] = {}
+
+    def mark_inputs(self, *inputs) -> tuple:
+        """The input boundary (after the forward-pre hooks), when the cell has backward hooks."""
+        if not self.cell.__dict__.get("_backward_hook"):
+            return inputs
+        return mark(inputs, self._callback("input", layout_of(inputs)),
+                    f"{_name(self.cell)} backward hooks")
+
+    def mark_output(self, out):
+        """The output boundary (after the forward hooks), when the cell has backward(-pre) hooks."""
+        d = self.cell.__dict__
+        if not (d.get("_backward_pre_hook") or d.get("_backward_hook")):
+            return out
+        values = _as_tuple(out)
+        marked = mark(values, self._callback("output", layout_of(values)),
+                      f"{_name(self.cell)} backward-pre hooks")
+        return marked if isinstance(out, tuple) else marked[0]
+
+    def _callback(self, side: str, layout: tuple[bool, ...]) -> GradCallback:
+        cb = self._callbacks.get((side, layout))
+        if cb is None:
+            run = self._output if side == "output" else self._input
+            name = f"{_name(self.cell)}.{'backward_pre' if side == 'output' else 'backward'}_hooks"
+            cb = self._callbacks[(side, layout)] = GradCallback(run, layout, name)
+        return cb
+
+    def _output(self, grads: tuple):
+        cell, changed = self.cell, False
+        for fn in list(cell._hook_dict("backward_pre").values()):
+            replaced = fn(cell, grads)
+            if replaced is not None:
+                grads = _check_grads(replaced, grads,
+                                     f"{_name(cell)} backward-pre hook {_fn_name(fn)}")
+                changed = True
+        self._grad_output = tuple(grads)
+        return grads if changed else None
+
+    def _input(self, grads: tuple):
+        cell, changed = self.cell, False
+        grad_output, self._grad_output = self._grad_output, ()
+        for fn in list(cell._hook_dict("backward").values()):
+            replaced = fn(cell, grads, grad_output)
+            if replaced is not None:
+                grads = _check_grads(replaced, grads, f"{_name(cell)} backward hook {_fn_name(fn)}")
+                changed = True
+        return grads if changed else None
+
+
+def cell_backward(cell) -> CellBackward:
+    """The :class:`CellBackward` of ``cell`` (made on first use, kept with the cell)."""
+    d = cell.__dict__
+    cb = d.get("_backward_callbacks")
+    if cb is None:
+        cb = CellBackward(cell)
+        object.__setattr__(cell, "_backward_callbacks", cb)
+    return cb
+
 
 class CellHooks:
     """The hook registries of a Cell and the hooked call; ``nn.Cell`` inherits this."""
@@ -157,18 +370,17 @@ class CellHooks:
     def _call_with_hooks(self, args: tuple, kwargs: dict, run: Callable):
         """Run ``run(*inputs, **kwargs)`` (construct) with every hook and a custom bprop."""
         inputs = self._run_forward_pre_hooks(args)
-        back_pre = list(self._hook_dict("backward_pre").values())
-        back = list(self._hook_dict("backward").values())
-        record = {}  # grad_output seen at the output boundary, for the backward hooks
-        if back:
-            inputs = self._input_boundary(inputs, back, record)
+        backward = cell_backward(self) if self.__dict__.get("_backward_pre_hook") or \
+            self.__dict__.get("_backward_hook") else None
+        if backward is not None:
+            inputs = backward.mark_inputs(*inputs)
         if _has_custom_bprop(self):
             out = _run_with_custom_bprop(self, inputs, kwargs, run)
         else:
             out = run(*inputs, **kwargs)
         out = self._run_forward_hooks(inputs, out)
-        if back_pre or back:
-            out = self._output_boundary(out, back_pre, record)
+        if backward is not None:
+            out = backward.mark_output(out)
         return out
 
     def _run_forward_pre_hooks(self, args: tuple) -> tuple:
@@ -191,35 +403,6 @@ class CellHooks:
                                      f"{_describe(result)}, but the cell returns {_describe(out)}")
                 out = result
         return out
-
-    def _output_boundary(self, out, back_pre: list, record: dict):
-        values = _as_tuple(out)
-        outputs = _identity_outputs(values)
-
-        def backward(douts):
-            grads = _zeros_for(values, douts)
-            for fn in back_pre:
-                replaced = fn(self, tuple(grads))
-                if replaced is not None:
-                    grads = _check_grads(replaced, grads, f"{_name(self)} backward-pre hook {_fn_name(fn)}")
-            record["grad_output"] = tuple(grads)
-            return grads
-        tape.record_custom(values, outputs, backward, f"{_name(self)}:output")
-        return outputs if isinstance(out, tuple) else outputs[0]
-
-    def _input_boundary(self, inputs: tuple, back: list, record: dict) -> tuple:
-        outputs = _identity_outputs(inputs)
-
-        def backward(douts):
-            grads = _zeros_for(inputs, douts)
-            grad_output = record.get("grad_output", ())
-            for fn in back:
-                replaced = fn(self, tuple(grads), grad_output)
-                if replaced is not None:
-                    grads = _check_grads(replaced, grads, f"{_name(self)} backward hook {_fn_name(fn)}")
-            return grads
-        tape.record_custom(inputs, outputs, backward, f"{_name(self)}:input")
-        return outputs
 
 
 def _describe(v) -> str:

@@ -15,6 +15,7 @@ waiting for the garbage collector.
 """
 from __future__ import annotations
 
+import itertools
 from contextlib import contextmanager
 from typing import Callable
 
@@ -23,20 +24,25 @@ from graphcell_ir.ops.functional import using_emitter
 from graphcell_ir.ops.registry import OpDef
 
 
+_seq = itertools.count()
+
+
 class Node:
     """One recorded application: ``backward(douts) -> one gradient (or None) per input``.
 
     ``douts`` has one entry per output (None where no gradient arrived). ``inputs`` are the
-    values the op was applied to (Tensors or Python numbers).
+    values the op was applied to (Tensors or Python numbers). ``seq`` numbers nodes in the order
+    they were recorded: the backward walk runs them latest first.
     """
 
-    __slots__ = ("inputs", "outputs", "backward", "name")
+    __slots__ = ("inputs", "outputs", "backward", "name", "seq")
 
     def __init__(self, inputs: tuple, outputs: tuple, backward: Callable | None, name: str):
         self.inputs = inputs
         self.outputs = outputs
         self.backward = backward
         self.name = name
+        self.seq = next(_seq)
 
     @property
     def is_leaf(self) -> bool:
@@ -139,7 +145,10 @@ def record_custom(inputs: tuple, outputs: tuple, backward: Callable, name: str) 
 
 
 def _toposort(roots: list) -> list[Node]:
-    """Nodes reachable from ``roots``, each after every node that consumes its outputs."""
+    """Nodes reachable from ``roots``, latest recorded first — so each comes after every node
+    that consumes its outputs, and independent branches run in reverse program order, as in
+    MindSpore 2.10 and PyTorch (two ``HookBackward`` hooks on ``a`` and ``b`` of ``a + b`` run
+    ``b``'s first) and in IR autodiff."""
     order, seen = [], set()
     stack = [(n, False) for n in roots]
     while stack:
@@ -155,8 +164,12 @@ def _toposort(roots: list) -> list[Node]:
             parent = getattr(a, "_node", None)
             if parent is not None and id(parent) not in seen:
                 stack.append((parent, False))
-    order.reverse()
+    order.sort(key=_by_seq, reverse=True)
     return order
+
+
+def _by_seq(node: Node) -> int:
+    return node.seq
 
 
 def backward(outputs: tuple, sens: tuple, stop_at: set[int] | frozenset = frozenset()) -> dict:

@@ -187,9 +187,6 @@ class CallMixin:
 
     def call_cell(self, rec: R.CellCall, args: list, kwargs: dict, node):
         """A sub-cell: forward-pre hooks, ``construct``, forward hooks (DESIGN §9, §10.4)."""
-        if rec.has_backward_hooks:
-            self.warn(node, f"the backward hooks of {type(rec.cell).__name__} do not run in "
-                            "graph mode yet")
         inputs = tuple(args)
         for hook in rec.forward_pre_hooks:
             r = self.inline(hook.function, hook.self_obj, hook.scope, [rec.cell, inputs], {}, node,

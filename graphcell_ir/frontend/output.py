@@ -80,7 +80,7 @@ class CompiledFrontend:
     ``module`` holds ``function`` (verified); see the module docstring for the order of its
     arguments and results. ``params`` and ``mutated`` are the resolver's ``Param`` records
     (``.key`` is the Parameter object). ``warnings`` are messages the user should see once
-    (backward hooks that do not run in graph mode yet, ...).
+    (none today: backward hooks, which gave them, run in graph mode now).
     """
 
     module: Module

@@ -83,38 +83,49 @@ def _range(c, args, kwargs, node):
 def _print(c, args, kwargs, node):
     kw = {k: c.require_static(v, node, f"the {k}= argument of print()")
           for k, v in kwargs.items()}
-    pieces, values = [], []
-    for a in args:
-        a = c.realize(a, node)
-        if isinstance(a, Value):
-            if not isinstance(a.type, (TensorType, ScalarType)):
-                c.fail(node, f"print() of a {a.type} value is not supported in graph mode; print "
-                             "its elements", Kind.UNSUPPORTED)
-            if isinstance(a.type, ScalarType):  # a run-time Python number: a 0-d tensor
-                pieces.append((len(values), "item"))  # (autodiff saves tensors only), given
-                a = _as_tensor(c, a, node)             # back to print as a Python number
-            else:
-                pieces.append(len(values))
-            values.append(a)
-        elif isinstance(a, (list, tuple, dict)) and _holds_value(a):
-            c.fail(node, "print() of a container holding tensors is not supported in graph "
-                         "mode; print its elements", Kind.UNSUPPORTED)
-        else:
-            pieces.append((a,))
+    values: list = []
+    pieces = [_print_piece(c, a, values, node) for a in args]
     get = getattr(c.resolver, "print_callback", None)
     show = get() if get is not None else builtins.print
 
-    def piece(p, xs):
-        if isinstance(p, int):
-            return xs[p]
-        return xs[p[0]].item() if len(p) == 2 else p[0]
-
     def print_(*xs):
-        show(*[piece(p, xs) for p in pieces], **kw)
+        show(*[_build(p, xs) for p in pieces], **kw)
 
     print_.__name__ = "print"
     c.emit(lookup("host_callback"), tuple(values), {"fn": print_, "name": "print"}, node)
     return None
+
+
+def _print_piece(c, a, values: list, node):
+    """What ``print`` shows for argument ``a``: ``("value", i)`` (run-time value ``i``),
+    ``("item", i)`` (a run-time Python number), ``("seq", tuple|list, pieces)`` (a tuple or list
+    holding run-time values, as hooks print their ``inputs``) or ``("static", a)``."""
+    a = c.realize(a, node)
+    if isinstance(a, Value):
+        if not isinstance(a.type, (TensorType, ScalarType)):
+            c.fail(node, f"print() of a {a.type} value is not supported in graph mode; print "
+                         "its elements", Kind.UNSUPPORTED)
+        values.append(a if isinstance(a.type, TensorType) else _as_tensor(c, a, node))
+        # a run-time Python number travels as a 0-d tensor (autodiff saves tensors only) and is
+        # given back to print as a Python number
+        return ("value" if isinstance(a.type, TensorType) else "item", len(values) - 1)
+    if type(a) in (list, tuple) and _holds_value(a):
+        return ("seq", type(a), [_print_piece(c, e, values, node) for e in a])
+    if isinstance(a, (list, tuple, dict)) and _holds_value(a):
+        c.fail(node, "print() of a dict (or a tuple subclass) holding tensors is not supported "
+                     "in graph mode; print its elements", Kind.UNSUPPORTED)
+    return ("static", a)
+
+
+def _build(p, xs):
+    kind = p[0]
+    if kind == "value":
+        return xs[p[1]]
+    if kind == "item":
+        return xs[p[1]].item()
+    if kind == "seq":
+        return p[1](_build(e, xs) for e in p[2])
+    return p[1]
 
 
 def _as_tensor(c, v, node):

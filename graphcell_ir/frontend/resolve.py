@@ -26,8 +26,10 @@ How the frontend acts on each record:
   bprop_params)``: calling a sub-cell: inline each forward-pre hook (``hook(cell, inputs)``; a
   non-None result replaces the inputs), then ``construct``, then each forward hook
   (``hook(cell, inputs, outputs)``), with the call chain ``Outer.construct>Inner.construct`` in
-  every op's location. ``has_backward_hooks`` lets the frontend warn that backward hooks do not
-  run in graph mode yet. ``bprop`` (an ``Inline`` of ``bprop(self, *inputs, out, dout)``) is the
+  every op's location. Backward hooks are the resolver's to express as hooks of this kind:
+  graphcell's adds a last forward-pre hook and a last forward hook that put the values through a
+  ``hook_backward`` op, whose gradient calls the backward hooks (``has_backward_hooks`` is
+  unused, kept so old resolvers still work). ``bprop`` (an ``Inline`` of ``bprop(self, *inputs, out, dout)``) is the
   cell's custom backward: where the call is differentiated, ``construct`` becomes a Function of
   its own and ``bprop`` another, linked by the ``bprop`` attribute IR autodiff understands
   (``grads.py``, ``bprop.py``). ``bprop_params`` are the Parameters whose gradients ``bprop``

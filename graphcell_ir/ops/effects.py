@@ -15,6 +15,36 @@ its operands' values, or ``fn``'s replacement values when it returns some (one p
 same types). ``fn`` is an ``ANY`` attribute (printed ``@name``); ``name`` labels the op in text.
 Being ``Kind.SIDE_EFFECT``, it is never reordered, merged, folded, fused or dropped; its gradient
 is the identity (a straight-through rule: the callback observes, it does not compute).
+
+``hook_backward(*xs, fn=..., name=...)`` is the identity forward; its bprop rule calls ``fn`` on
+the gradients flowing back through it, as one ``host_callback`` op — so PyNative (which runs the
+rule eagerly) and IR autodiff (which emits it) share one rule, and the callback shows in the
+gradient's IR. A gradient no cotangent reached is given to ``fn`` as zeros, as PyNative's hooks see
+it. ``ops.HookBackward`` and the backward hooks of cells (at the cell's input and output
+boundaries) are applications of it (``graphcell/runtime/hooks.py``). It is ``Kind.OPAQUE``: a
+pure forward, never fused or folded (its ``fn`` is a host object), dropped when its value is
+unused (PyNative does not call a hook whose value does not reach the output either). Its meaning
+is in its gradient, so differentiate before optimising (as graph mode does): CSE may merge two
+applications of one ``fn`` to one value, which would then call ``fn`` once.
+
+Example: the rule, emitted into IR by the gradient transform::
+
+    >>> from graphcell_ir.text import parse_module, print_function
+    >>> from graphcell_ir.autodiff import grad_function
+    >>> m = parse_module('''func @f(%x: f32[2]) -> f32[] {
+    ...   %0 = hook_backward(%x) {fn=none, name="h"} : f32[2]
+    ...   %1 = reduce_sum(%0) {axis=none, keep_dims=false} : f32[]
+    ...   return %1
+    ... }
+    ... ''')
+    >>> print(print_function(grad_function(m, "f", wrt=[0]), locs="none"))
+    func @f.grad(%x: f32[2]) -> f32[], f32[2] attributes {...} {
+      %0 = hook_backward(%x) {fn=none, name="h"} : f32[2]
+      %1 = reduce_sum(%0) {axis=none, keep_dims=false} : f32[]
+      ...
+      %dx = host_callback(%4) {fn=none, name="h"} : f32[2]
+      return %1, %dx
+    }
 """
 from __future__ import annotations
 
@@ -121,3 +151,31 @@ host_callback = defop("host_callback", ("*xs",), kind=Kind.SIDE_EFFECT,
                       bprop=bprop_host_callback,
                       doc="Calls the Python function fn with the run-time values of xs, in "
                           "program order; returns them (or fn's replacements of the same types).")
+
+
+def _hook_backward_infer(*xs, fn=None, name=""):
+    for i, t in enumerate(xs):
+        if not isinstance(t, TensorType):
+            raise OpTypeError(f"operand {i} must be a tensor, got {t}")
+    return xs[0] if len(xs) == 1 else tuple(xs)
+
+
+def _hook_backward_ref(*xs, fn=None, name=""):
+    return xs[0] if len(xs) == 1 else tuple(xs)
+
+
+def bprop_hook_backward(*args, fn=None, name=""):
+    # fn sees every gradient (zeros where none arrived) and may replace them: one host callback
+    xs, dout = args[:-2], args[-1]
+    douts = (dout,) if len(xs) == 1 else tuple(dout)
+    douts = tuple(F.zeros_like(x) if d is None else d for x, d in zip(xs, douts))
+    new = F.host_callback(*douts, fn=fn, name=name)
+    return (new,) if len(xs) == 1 else tuple(new)
+
+
+hook_backward = defop("hook_backward", ("*xs",), kind=Kind.OPAQUE,
+                      attrs=(attr("fn", AttrKind.ANY, None), attr("name", AttrKind.STR, "")),
+                      infer=_hook_backward_infer, ref=_hook_backward_ref,
+                      bprop=bprop_hook_backward,
+                      doc="The identity; its gradient calls fn on the gradients flowing back "
+                          "(a host callback), which may replace them.")

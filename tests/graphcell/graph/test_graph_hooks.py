@@ -1,14 +1,10 @@
 """Hooks in graph mode (DESIGN §10.4): forward-pre and forward hooks are compiled in, on the
 called cell and on sub-cells (MindSpore 2.10 prints [2201. 2201.] and [300. 300.] for the two
-programs below); backward hooks and HookBackward warn once that they do not run yet."""
-import warnings
-
+programs below). Backward hooks and HookBackward: test_hooks_graph*.py."""
 import numpy as np
-import pytest
 
 import graphcell as ms
-from graphcell import nn, ops, Tensor
-from graphcell.graph import GraphModeWarning
+from graphcell import nn, Tensor
 
 
 class Inner(nn.Cell):
@@ -85,45 +81,3 @@ def test_graph_and_pynative_hooks_agree():
     expected = net(ones()).asnumpy()
     ms.set_context(mode=ms.GRAPH_MODE)
     np.testing.assert_array_equal(net(ones()).asnumpy(), expected)
-
-
-def test_backward_hooks_warn_once(graph_mode):
-    net = Net()
-    net.inner.register_backward_hook(lambda cell, gi, go: None)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        net(ones())
-        net(ones())
-        net(Tensor(np.ones(3, np.float32)))
-    mine = [w for w in caught if issubclass(w.category, UserWarning)]
-    assert len(mine) == 1, [str(w.message) for w in mine]
-    assert "Inner" in str(mine[0].message) and "graph mode" in str(mine[0].message)
-    assert mine[0].filename == __file__
-
-
-def test_backward_hook_on_the_called_cell_warns_once(graph_mode):
-    relu = nn.ReLU()
-    relu.register_backward_hook(lambda cell, gi, go: None)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        relu(ones())
-        relu(ones())
-    assert len(caught) == 1 and "ReLU" in str(caught[0].message)
-
-
-def test_hook_backward_is_the_identity_in_a_compiled_function():
-    hook = ops.HookBackward(lambda g: print(g))
-
-    @ms.jit
-    def f(x, y):
-        z = x * y
-        z = hook(z)
-        return z * y
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        out = f(Tensor(1.0, ms.float32), Tensor(2.0, ms.float32))
-        f(Tensor(1.0, ms.float32), Tensor(2.0, ms.float32))
-    assert out.asnumpy() == 4.0
-    assert len(caught) == 1 and issubclass(caught[0].category, GraphModeWarning)
-    assert "HookBackward" in str(caught[0].message)

@@ -78,23 +78,24 @@ def test_cell_call_with_hooks(r):
     assert not rec.has_backward_hooks and r.cells == [relu]
 
 
-def test_backward_hooks_are_flagged_for_the_frontend(r):
+def test_backward_hooks_become_boundary_hooks_without_a_warning(r):
     relu = nn.ReLU()
     relu.register_backward_hook(lambda cell, gi, go: None)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        assert r.classify(relu).has_backward_hooks     # the frontend warns at the call site
-    assert not caught
+        rec = r.classify(relu)
+    assert not caught and not rec.has_backward_hooks
+    assert [h.scope for h in rec.forward_pre_hooks] == ["ReLU.backward_hooks"]  # input boundary
+    assert [h.scope for h in rec.forward_hooks] == ["ReLU.backward_hooks"]      # output boundary
+    assert r.classify(nn.ReLU()).forward_hooks == ()                           # no hooks: none
 
 
-def test_hook_backward_is_an_identity_with_one_warning(r):
+def test_hook_backward_is_traced_without_a_warning(r):
     hook = ops.HookBackward(lambda g: None)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         rec = r.classify(hook)
-        r.classify(hook)
-    assert isinstance(rec, Traced) and rec.function(5) == 5 and rec.function(1, 2) == (1, 2)
-    assert len(caught) == 1 and "HookBackward" in str(caught[0].message)
+    assert isinstance(rec, Traced) and rec.function is hook and not caught
 
 
 def test_containers(r):

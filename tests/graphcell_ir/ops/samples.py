@@ -565,6 +565,10 @@ _rows |= {
                             grad_attrs={"fn": None}),  # no callback: the checks compare text
                                                       # round trips; replaced values get the
                                                       # identity gradient (straight-through)
+    "hook_backward": Sample(_host_callback, NUMERIC, bad=(Bad((NONE,), error=OpTypeError),
+                                                          Bad((T("f32"),), error=OpTypeError)),
+                            grad_attrs={"fn": None}),  # identity forward; without fn the
+                                                      # gradient passes through unchanged
     "assign": Sample(_assign, NUMERIC, bad=(Bad((T("f32[3]"), T("f32[1]"))),
                                             Bad((T("f32[3]"), T("f64[3]")), error=OpTypeError),
                                             Bad((T("i32[3]"), T("f32[3]")), error=OpTypeError),
