@@ -6,14 +6,22 @@ Prints a table. Peers are measured in the same run when importable (numpy always
 when ``torch`` is installed — put it in a separate venv and pass ``--torch-python PATH`` to time
 it there). Targets: x = x + y on [4] float32 at most 2 us/op without a tape and 6 us/op with
 one; the LeNet5 step within 4x of PyTorch eager; no memory growth over many steps.
+
+The LeNet5 step is timed ``--repeat`` times, alternating graphcell and PyTorch (each time the best
+of 3 x 10 steps), and the medians are compared: on a shared machine the two see the same load.
+The first step's cost is reported too, in fresh processes with an empty kernel cache directory
+(cold: numba compiles the conv/pool kernels) and then with the cache it left (warm).
 """
 from __future__ import annotations
 
 import argparse
 import gc
 import json
+import os
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 
@@ -191,6 +199,40 @@ def torch_lenet(python: str | None) -> float | None:
     return json.loads(run.stdout.strip().splitlines()[-1])["lenet"] if run.returncode == 0 else None
 
 
+FIRST_STEP = r"""
+import json, sys, time
+t0 = time.perf_counter()
+sys.path.insert(0, {tools!r})
+import bench_pynative as b
+step, x, y = b.lenet_train_step()
+t1 = time.perf_counter()
+step(x, y)
+t2 = time.perf_counter()
+step(x, y)
+t3 = time.perf_counter()
+from graphcell_ir.backend.kernels import cache_stats
+s = cache_stats()
+print(json.dumps({{"setup": t1 - t0, "first": t2 - t1, "second": t3 - t2, "compiles": len(s.misses),
+                  "compile_s": s.compile_seconds, "disk_hits": s.disk_hits}}))
+"""
+
+
+def first_steps() -> list[dict]:
+    """The first two LeNet5 steps in two fresh processes sharing a new, empty cache dir: cold
+    (the kernels compile) and warm (numba loads them from disk)."""
+    out = []
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, GRAPHCELL_CACHE_DIR=cache)
+        code = FIRST_STEP.format(tools=os.path.dirname(os.path.abspath(__file__)))
+        for _ in range(2):
+            run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                                 text=True, timeout=600)
+            if run.returncode != 0:
+                raise RuntimeError(run.stderr)
+            out.append(json.loads(run.stdout.strip().splitlines()[-1]))
+    return out
+
+
 def memory_growth(steps: int) -> float:
     """KiB still allocated after ``steps`` LeNet5 train steps, relative to after the first few."""
     step, x, y = lenet_train_step()
@@ -212,6 +254,8 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=10_000,
                         help="LeNet5 train steps for the memory check (issue 4: 10,000)")
     parser.add_argument("--torch-python", help="a python with torch installed (default: this one)")
+    parser.add_argument("--repeat", type=int, default=5,
+                        help="LeNet5 timings per framework, alternating (the median is reported)")
     args = parser.parse_args()
 
     rows = [("x = x + y, [4] f32, no tape (us/op)", graphcell_chain(), numpy_chain(), "<= 2.0"),
@@ -223,10 +267,21 @@ def main() -> int:
         peer = torch and {0: torch["chain"], 2: torch["taped"]}.get(i)
         print(f"{name:46} {ours:10.2f} {base if base is not None else float('nan'):8.2f} "
               f"{peer if peer else float('nan'):8.2f}  {target}")
-    ours, peer = graphcell_lenet_step(), torch_lenet(args.torch_python)
+    mine, theirs = [], []
+    for _ in range(args.repeat):   # alternate, so both see the same machine load
+        mine.append(graphcell_lenet_step())
+        theirs.append(torch_lenet(args.torch_python))
+    ours = statistics.median(mine)
+    peer = statistics.median(theirs) if None not in theirs else None
     ratio = f"  ({ours / peer:.1f}x torch)" if peer else ""
     print(f"{'LeNet5 train step, batch 32, Momentum (ms)':46} {ours:10.2f} {'':>8} "
           f"{peer if peer else float('nan'):8.2f}  <= 4x torch{ratio}")
+    print(f"  each run (ms): graphcell {' '.join(f'{t:.2f}' for t in mine)}"
+          + (f"; torch {' '.join(f'{t:.2f}' for t in theirs)}" if peer else ""))
+    for label, r in zip(("cold", "warm"), first_steps()):
+        print(f"  first step, {label} kernel cache: {r['first'] * 1e3:.0f} ms (second step "
+              f"{r['second'] * 1e3:.1f} ms; {r['compiles']} kernel compiles, "
+              f"{r['compile_s']:.2f} s; {r['disk_hits']} loaded from disk)")
     print(f"memory growth over {args.steps} LeNet5 train steps: {memory_growth(args.steps):.1f} KiB")
     if torch is None:
         print("(torch not importable: pass --torch-python to compare with PyTorch eager)")

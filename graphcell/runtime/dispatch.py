@@ -1,9 +1,11 @@
 """Eager execution of registry ops on Tensors: the one path every PyNative op takes.
 
-``apply(op, args, attrs)`` unwraps Tensors to numpy arrays, runs the op's reference
-implementation, wraps the results, and gives the tape its chance to record. ``ops.add``,
-``ops.Add()(...)``, ``Tensor.__add__`` and bprop rules run under PyNative all end up here, so there
-is one place to validate, one place to record gradients and one place to make fast.
+``apply(op, args, attrs)`` unwraps Tensors to numpy arrays, runs the op's implementation (its
+numpy reference, or the backend kernel ``graphcell_ir.backend.nnkernels`` has for it:
+convolution, pooling gradients, large selects, small matmuls — the ones graph mode runs too),
+wraps the results, and gives the tape its chance to record. ``ops.add``, ``ops.Add()(...)``,
+``Tensor.__add__`` and bprop rules run under PyNative all end up here, so there is one place to
+validate, one place to record gradients and one place to make fast.
 
 Validation: the op's shape/dtype rule runs once per distinct input signature (cached), so a bad
 call gets the registry's message (``Add: shapes [2,3] and [4] do not broadcast ...``) before any
@@ -15,6 +17,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from graphcell.runtime import allocator
+from graphcell_ir.backend import nnkernels
 from graphcell_ir.errors import GraphcellError, OpError
 from graphcell_ir.ir.types import ScalarType, TensorType, dtype_from_numpy, scalar_dtype
 from graphcell_ir.ops.functional import set_default_emitter
@@ -25,6 +29,9 @@ from graphcell_ir.ops.registry import OpDef
 recorder: Callable[[OpDef, tuple, dict, Any], None] | None = None
 
 _signatures: dict = {}
+_impls: dict = {}
+"""OpDef -> what runs it: the backend's kernel where it has a faster one (the same kernels the
+graph-mode executable calls), else the numpy reference."""
 
 
 def _type_of(v):
@@ -53,6 +60,7 @@ def check(op: OpDef, args: tuple, attrs: dict):
     except TypeError:  # an unhashable attr (a slice in an index key): no cache
         key, hit = None, None
     if hit is None:
+        allocator.tune()   # at the first op, not at import: recycle numpy's temporaries
         try:
             types = tuple(_type_of(a) for a in args)
         except TypeError as e:
@@ -64,11 +72,14 @@ def check(op: OpDef, args: tuple, attrs: dict):
 
 
 def run(op: OpDef, args: tuple, attrs: dict):
-    """Validate, then run the reference implementation on numpy values."""
+    """Validate, then run the op's implementation on numpy values."""
     check(op, args, attrs)
     arrays = [getattr(a, "_data", a) for a in args]
+    impl = _impls.get(op)
+    if impl is None:
+        impl = _impls[op] = nnkernels.implementation(op)
     try:
-        return op.ref(*arrays, **attrs)
+        return impl(*arrays, **attrs)
     except (GraphcellError, OpError):
         raise
     except (ValueError, TypeError, IndexError, FloatingPointError) as e:

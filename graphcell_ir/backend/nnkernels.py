@@ -1,0 +1,477 @@
+"""Kernels for convolution, pooling, select and small matmuls, shared by PyNative and graph mode.
+
+:data:`KERNELS` maps an op's ``OpDef`` to a function with the signature of its numpy reference
+(``ref(*arrays, **attrs)``) that computes the same result faster; :func:`implementation` is
+what both runtimes ask: the PyNative dispatcher (``graphcell.runtime.dispatch``) and the
+executable (for every primitive outside a fused group). Choices, measured on the LeNet5 shapes
+(docs/decisions.md has the numbers):
+
+- ``conv2d``: numba im2col into ``(N, C*KH*KW, OH*OW)``, then one batched BLAS GEMM
+  ``(G, Og, Cg*KH*KW) @ cols`` whose result is already NCHW (no transpose); a direct numba
+  loop nest was 1.6-4x slower;
+- ``conv2d_backprop_filter``: the same im2col, GEMM ``dy @ cols^T`` per sample, summed;
+- ``conv2d_backprop_input``: GEMM ``w^T @ dy``, then numba col2im into a padded buffer;
+- ``max_pool2d_grad`` (and ``max_pool2d_grad_grad``): a direct numba loop that finds each
+  window's first maximum again in one pass and scatters ``dy`` there (the reference needs a
+  pass per kernel offset, masks and a ``where``); ``avg_pool2d_grad``: a direct scatter loop;
+- ``max_pool2d`` and ``avg_pool2d`` forward keep their references: numpy's strided
+  ``maximum``/``add`` per offset beat the numba loops (0.09 vs 0.13 ms, 0.12 vs 0.14 ms);
+- ``select`` (ReLU's gradient) on same-shape float arrays of at least ``SELECT_MIN`` elements:
+  a flat numba loop, 7x faster than ``np.where`` on a random mask (0.07 vs 0.54 ms for
+  150k float32), which branches per element; anything else (broadcasting, scalars,
+  promotion) takes the reference;
+- ``matmul`` of 2-D floats with 2^19..2^23 multiply-adds: row blocks of at most 2^19, each a
+  single-threaded BLAS call (OpenBLAS wakes a second thread from ~1M, which stalls for
+  milliseconds when another process holds the other core); other products go to BLAS whole.
+
+Inputs of other dtypes than float32/float64 (float16, integer max-pooling) take the reference.
+Shapes are never checked inside a loop: both callers validate first (PyNative runs the op's
+shape rule, the executable runs verified IR behind its argument guard), and each wrapper derives
+the geometry from the shapes with the op's own rule, which raises on a mismatch.
+
+numba is imported at the first kernel call, not before: the loops (``nn_loops``) are plain
+Python, copied into ``<cache dir>/kernels/nn_<hash>.py`` and compiled there with
+``njit(cache=True)``, one specialisation per dtype actually used, so a second process loads
+machine code. First calls are timed in the compile report and counted in
+``kernels.cache_stats()``. With ``GRAPHCELL_DISABLE_JIT=1`` :func:`implementation` gives the
+references; :func:`loops` ``(jit=False)`` still runs the kernels' own Python (the third oracle).
+
+Example::
+
+    >>> import numpy as np
+    >>> from graphcell_ir.ops import REGISTRY
+    >>> conv = REGISTRY["conv2d"]
+    >>> implementation(conv, jit=False) is conv.ref     # no JIT: the numpy reference
+    True
+    >>> implementation(REGISTRY["max_pool2d"]) is REGISTRY["max_pool2d"].ref   # numpy is faster
+    True
+    >>> x, w = np.ones((1, 1, 3, 3)), np.ones((1, 1, 2, 2))
+    >>> kernel(conv, jit=False)(x, w, pad_mode="valid", pad=(0,), stride=(1,), dilation=(1,),
+    ...                         group=1)[0, 0].tolist()    # the kernel's loops, as Python
+    [[4.0, 4.0], [4.0, 4.0]]
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import sys
+import threading
+import time
+import types
+from pathlib import Path
+from types import MappingProxyType
+
+import numpy as np
+
+from graphcell_ir.backend import nn_loops
+from graphcell_ir.ops import contraction as C_
+from graphcell_ir.ops import conv as C
+from graphcell_ir.ops import elementwise as E
+
+
+
+def _log(msg: str, *args) -> None:
+    import logging   # not at import time: graphcell's import does not need it
+    logging.getLogger("graphcell.backend").info(msg, *args)
+
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+PARALLEL: frozenset[str] = frozenset()
+"""Loops compiled with ``parallel=True`` (their ``prange`` splits the batch over threads)."""
+
+
+# --- loading the loops ------------------------------------------------------------------------
+
+def _jit_on(jit: bool | None) -> bool:
+    if jit is not None:
+        return jit
+    from graphcell_ir.backend.kernels import jit_enabled
+    return jit_enabled()
+
+
+_LOADED: dict[bool, types.ModuleType] = {}
+
+
+def loops(jit: bool | None = None) -> types.ModuleType:
+    """The loop functions of ``nn_loops``: numba-compiled, or (``jit=False``) plain Python."""
+    jit = _jit_on(jit)
+    mod = _LOADED.get(jit)
+    if mod is None:
+        mod = _LOADED[jit] = _compile_module() if jit else nn_loops
+    return mod
+
+
+# --- native loops (graphcell_ir.backend.native; graphcell.load(native=True)) -------------------
+def use_native_loops(make) -> None:
+    """From now on ``loops(True)`` is ``make(compiled)``: linked machine code of these loops (same
+    source, compiled ahead of time), which calls ``compiled()`` — numba's loops, built on first
+    need — for argument types it has no code for. Process-wide."""
+    current = _LOADED.get(True)
+    _LOADED[True] = make((lambda: current) if current is not None else _compile_module)
+# --- end native loops ---
+
+
+def _source() -> str:
+    return Path(nn_loops.__file__).read_text()
+
+
+def _compile_module() -> types.SimpleNamespace:
+    """The loops' module loaded from the kernel cache dir, each function a lazy njit dispatcher
+    (numba's own cache beside the file holds the machine code per dtype); returns them wrapped
+    in :class:`_Loop` (the module's globals stay plain dispatchers, which loops call)."""
+    from graphcell_ir.backend import kernels, report
+    t0 = time.perf_counter()
+    text = _source()
+    # numba's cache index does not key on the njit options: they are part of the file's name
+    key = hashlib.sha256(f"{text}\n# {_JIT_OPTIONS} {sorted(PARALLEL)}".encode()).hexdigest()[:16]
+    path = _ensure_file(kernels.kernel_dir() / f"nn_{key}.py", text)
+    name = f"graphcell_kernel_nn_{key}"
+    mod = types.ModuleType(name)
+    mod.__file__ = str(path) if path is not None else f"<graphcell nn kernels {key}>"
+    exec(compile(text, mod.__file__, "exec"), mod.__dict__)
+    sys.modules[name] = mod  # numba's cache finds a function's module by name
+    import numba
+    mod.prange = numba.prange
+    names = [f for f, fn in vars(mod).items()
+             if isinstance(fn, types.FunctionType) and fn.__module__ == name]
+    _jit_all(mod, names, cache=path is not None)
+    report.phase("kernel load", time.perf_counter() - t0, f"nn kernels {key}")
+    return types.SimpleNamespace(**{f: _Loop(mod, f, path) for f in names})
+
+
+_JIT_OPTIONS = "error_model=numpy nogil=True"
+
+
+def _jit_all(mod: types.ModuleType, names: list[str], cache: bool) -> None:
+    import numba
+    for f in names:
+        fn = getattr(mod, f)
+        fn = getattr(fn, "py_func", fn)
+        setattr(mod, f, numba.njit(cache=cache, error_model="numpy", nogil=True,
+                                   parallel=f in PARALLEL)(fn))
+
+
+def _ensure_file(path: Path, text: str) -> Path | None:
+    """``path`` holding ``text`` (written atomically when missing or different); None when the
+    cache dir is unusable (the kernels then compile in memory only)."""
+    try:
+        try:
+            if path.read_text() == text:
+                return path
+        except (OSError, UnicodeDecodeError):
+            pass
+        path.parent.mkdir(parents=True, exist_ok=True)
+        import tempfile
+        fd, tmp = tempfile.mkstemp(prefix=path.stem, suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+        return path
+    except OSError as e:
+        _log("nn kernels compile in memory only: %s", e)
+        return None
+
+
+class _Loop:
+    """One compiled loop: times and counts the first call of each new specialisation, and
+    recompiles the module without numba's cache if a cached entry cannot be loaded."""
+
+    def __init__(self, mod: types.ModuleType, name: str, path: Path | None):
+        self.mod, self.name, self.path = mod, name, path
+        self.hits = 0   # numba's disk-cache hits so far
+        self.why = "no numba cache entry for these types" if path else "cache dir unusable"
+
+    def __call__(self, *args):
+        fn = getattr(self.mod, self.name)
+        n = len(fn.overloads)
+        t0 = time.perf_counter()
+        try:
+            out = fn(*args)
+        except Exception as e:
+            if len(fn.overloads) != n or self.path is None:
+                raise   # a specialisation that exists failed: not a cache problem
+            out = self._rebuild(e, args)
+            fn = getattr(self.mod, self.name)
+        if len(fn.overloads) != n:
+            self._first_call(fn, time.perf_counter() - t0)
+        return out
+
+    def _rebuild(self, err, args):
+        from graphcell_ir.backend import kernels
+        _log("nn kernel %s failed to load (%s): recompiling without cache", self.name, err)
+        kernels._drop_numba_cache(self.path)
+        names = [f for f, v in vars(self.mod).items() if hasattr(v, "py_func")]
+        _jit_all(self.mod, names, cache=False)
+        self.path = None
+        self.why = f"numba cache entry unusable ({type(err).__name__}): rebuilt in memory"
+        return getattr(self.mod, self.name)(*args)
+
+    def _first_call(self, fn, seconds: float) -> None:
+        from graphcell_ir.backend import kernels, report
+        stats, name = kernels.cache_stats(), f"nn_loops.{self.name}"
+        sig = str(fn.signatures[-1]) if fn.signatures else ""
+        hits = sum(fn.stats.cache_hits.values())
+        if hits > self.hits:
+            stats.disk_hits += 1
+            report.phase("numba (disk cache hit)", seconds, name)
+        else:
+            stats.misses.append(f"{name}{sig}: {self.why}")
+            stats.compile_seconds += seconds
+            report.phase("numba compile", seconds, f"{name}{sig}")
+        self.hits = hits
+
+
+# --- geometry (cached: the same few shapes come back every step) -------------------------------
+
+@functools.lru_cache(maxsize=512)
+def _conv_geo(x_shape, w_shape, win_items) -> C.Window:
+    return C._conv_window(x_shape, w_shape, **dict(win_items))
+
+
+@functools.lru_cache(maxsize=512)
+def _pool_geo(shape, kernel_size, strides, pad_mode) -> C.Window:
+    return C._pool_window(shape, kernel_size, strides, pad_mode)
+
+
+def _fast(*arrays) -> bool:
+    d = arrays[0].dtype
+    return d in _FLOATS and all(a.dtype == d for a in arrays)
+
+
+def _c(a: np.ndarray) -> np.ndarray:
+    return a if a.flags.c_contiguous else np.ascontiguousarray(a)
+
+
+def _win(g: C.Window):
+    return g.kh, g.kw, g.sh, g.sw, g.dh, g.dw
+
+
+_scratch = threading.local()
+
+
+def _workspace(shape: tuple, dtype) -> np.ndarray:
+    """A reusable buffer for a temporary that never leaves a kernel (the columns). A fresh
+    multi-MB array costs a page fault per 4 KiB page whenever malloc has given the memory back
+    (measured in the LeNet step: 0.6 ms of a 0.75 ms im2col); per thread, as a GEMM releases
+    the GIL."""
+    bufs = getattr(_scratch, "bufs", None)
+    if bufs is None:
+        bufs = _scratch.bufs = {}
+    key = (shape, dtype)
+    buf = bufs.get(key)
+    if buf is None:
+        if len(bufs) >= 8:   # a bounded cache: shapes of one model come back, others do not
+            bufs.clear()
+        buf = bufs[key] = np.empty(shape, dtype)
+    return buf
+
+
+def _cols(L, x: np.ndarray, g: C.Window) -> np.ndarray:
+    n, c = x.shape[:2]
+    cols = _workspace((n, c * g.kh * g.kw, g.oh * g.ow), x.dtype)
+    L.im2col(_c(x), *_win(g), g.pt, g.pl, g.oh, g.ow, cols)
+    return cols
+
+
+def _crop(xp: np.ndarray, g: C.Window, h: int, w: int) -> np.ndarray:
+    if xp.shape[2:] == (h, w):
+        return xp
+    return xp[:, :, g.pt:g.pt + h, g.pl:g.pl + w]
+
+
+def _padded_zeros(shape, g: C.Window, dtype) -> np.ndarray:
+    hp, wp = g.padded(*shape[2:])
+    return np.zeros((shape[0], shape[1], hp, wp), dtype)
+
+
+# --- convolution ------------------------------------------------------------------------------
+
+def _quiet(fn):
+    """Run ``fn`` without numpy's floating-point warnings: graphcell gives inf/nan silently, as
+    MindSpore does (the references are silenced by a warnings filter on their module; a GEMM's
+    partial sums warn from numpy's own modules, so a filter cannot catch them)."""
+    @functools.wraps(fn)
+    def quiet(*args, **kwargs):
+        with np.errstate(all="ignore"):
+            return fn(*args, **kwargs)
+    return quiet
+
+
+@_quiet
+
+def conv2d(L, x, w, *, out_channel=0, kernel_size=None, mode=1, data_format="NCHW", **win):
+    if not _fast(x, w):
+        return C.conv2d.ref(x, w, out_channel=out_channel, kernel_size=kernel_size, mode=mode,
+                            data_format=data_format, **win)
+    g, grp = _conv_geo(x.shape, w.shape, tuple(win.items())), win["group"]
+    n, o = x.shape[0], w.shape[0]
+    cols = _cols(L, x, g)
+    y = np.matmul(w.reshape(grp, o // grp, -1), cols.reshape(n, grp, -1, g.oh * g.ow))
+    return y.reshape(n, o, g.oh, g.ow)
+
+
+@_quiet
+def conv2d_backprop_filter(L, dy, x, *, filter_size, **win):
+    if not _fast(dy, x):
+        return C.conv2d_backprop_filter.ref(dy, x, filter_size=filter_size, **win)
+    g, grp = _conv_geo(x.shape, tuple(filter_size), tuple(win.items())), win["group"]
+    n, o = x.shape[0], filter_size[0]
+    cols = _cols(L, x, g).reshape(n, grp, -1, g.oh * g.ow)
+    d = _c(dy).reshape(n, grp, o // grp, g.oh * g.ow)
+    dw = np.matmul(d, cols.transpose(0, 1, 3, 2)).sum(axis=0)   # (G, Og, Cg*KH*KW)
+    return dw.reshape(filter_size)
+
+
+@_quiet
+def conv2d_backprop_input(L, dy, w, *, input_size, **win):
+    if not _fast(dy, w):
+        return C.conv2d_backprop_input.ref(dy, w, input_size=input_size, **win)
+    g, grp = _conv_geo(tuple(input_size), w.shape, tuple(win.items())), win["group"]
+    n, c, h, wd = input_size
+    o = w.shape[0]
+    wt = w.reshape(grp, o // grp, -1).transpose(0, 2, 1)          # (G, Cg*KH*KW, Og)
+    d = _c(dy).reshape(n, grp, o // grp, g.oh * g.ow)
+    dcols = np.matmul(wt, d, out=_workspace((n, grp, wt.shape[1], d.shape[3]), dy.dtype))
+    dxp = _padded_zeros(input_size, g, dy.dtype)
+    L.col2im(dcols.reshape(n, c * g.kh * g.kw, g.oh * g.ow), *_win(g), g.oh, g.ow, dxp)
+    return _crop(dxp, g, h, wd)
+
+
+# --- pooling ----------------------------------------------------------------------------------
+
+def _lowest(dtype) -> np.generic:
+    return dtype.type(-np.inf)
+
+
+def _padded(x: np.ndarray, g: C.Window, value) -> np.ndarray:
+    """``x`` padded as the window says (no copy when it has no padding)."""
+    if not (g.pt or g.pb or g.pl or g.pr):
+        return _c(x)
+    return np.pad(x, ((0, 0), (0, 0), (g.pt, g.pb), (g.pl, g.pr)), constant_values=value)
+
+
+def max_pool2d_grad(L, x, dy, *, kernel_size, strides, pad_mode, data_format):
+    if not _fast(x, dy):
+        return C.max_pool2d_grad.ref(x, dy, kernel_size=kernel_size, strides=strides,
+                                     pad_mode=pad_mode, data_format=data_format)
+    g = _pool_geo(x.shape, kernel_size, strides, pad_mode)
+    _require(dy.shape == x.shape[:2] + (g.oh, g.ow), "dy", dy.shape)
+    dxp = _padded_zeros(x.shape, g, dy.dtype)
+    n, c = x.shape[:2]
+    L.max_pool_grad(_padded(x, g, _lowest(x.dtype)), _c(dy), g.kh, g.kw, g.sh, g.sw,
+                    dxp.reshape(n, c, -1), *_argmax_rows(n, g.ow, x.dtype))
+    return _crop(dxp, g, *x.shape[2:])
+
+
+def max_pool2d_grad_grad(L, x, gr, *, kernel_size, strides, pad_mode, data_format):
+    if not _fast(x, gr):
+        return C.max_pool2d_grad_grad.ref(x, gr, kernel_size=kernel_size, strides=strides,
+                                          pad_mode=pad_mode, data_format=data_format)
+    g = _pool_geo(x.shape, kernel_size, strides, pad_mode)
+    _require(gr.shape == x.shape, "g", gr.shape)
+    out = np.empty(x.shape[:2] + (g.oh, g.ow), x.dtype)
+    n, c = x.shape[:2]
+    L.max_pool_grad_grad(_padded(x, g, _lowest(x.dtype)), _padded(gr, g, 0).reshape(n, c, -1),
+                         g.kh, g.kw, g.sh, g.sw, out, *_argmax_rows(n, g.ow, x.dtype))
+    return out
+
+
+def _argmax_rows(n: int, ow: int, dtype):
+    """The max-pool gradients' scratch rows (best value, flat index; one row per sample, so a
+    parallel batch loop shares none): allocated here, the loops never allocate."""
+    return np.empty((n, ow), dtype), np.empty((n, ow), np.int32)
+
+
+def avg_pool2d_grad(L, dy, *, input_size, kernel_size, strides, pad_mode, data_format):
+    if not _fast(dy):
+        return C.avg_pool2d_grad.ref(dy, input_size=input_size, kernel_size=kernel_size,
+                                     strides=strides, pad_mode=pad_mode, data_format=data_format)
+    g = _pool_geo(tuple(input_size), kernel_size, strides, pad_mode)
+    _require(dy.shape == tuple(input_size[:2]) + (g.oh, g.ow), "dy", dy.shape)
+    share = _c(dy / C._counts(input_size[2:], g, dy.dtype))
+    dxp = _padded_zeros(input_size, g, dy.dtype)
+    L.window_spread(share, g.kh, g.kw, g.sh, g.sw, dxp)
+    return _crop(dxp, g, *input_size[2:])
+
+
+def _require(ok: bool, what: str, shape) -> None:
+    """A last guard before a loop that trusts its shapes (callers have validated already)."""
+    if not ok:
+        from graphcell_ir.errors import ShapeError
+        raise ShapeError(f"{what} has the wrong shape {list(shape)} for this pooling window")
+
+
+# --- select (ReLU's gradient) --------------------------------------------------------------------
+
+SELECT_MIN = 4096
+"""Below this many elements numpy's ``where`` is as fast as a kernel call."""
+
+
+def select(L, cond, x, y):
+    if not (cond.__class__ is x.__class__ is y.__class__ is np.ndarray and cond.size >= SELECT_MIN
+            and cond.shape == x.shape == y.shape and cond.dtype == np.bool_ and _fast(x, y)):
+        return E.select.ref(cond, x, y)   # broadcasting, scalars, promotion: the reference
+    out = np.empty(x.shape, x.dtype)
+    L.select(_c(cond).reshape(-1), _c(x).reshape(-1), _c(y).reshape(-1), out.reshape(-1))
+    return out
+
+
+# --- small matrix products -------------------------------------------------------------------
+
+SMALL_GEMM = 1 << 23
+"""Products of at most this many multiply-adds (~0.3 ms on one core) run as row blocks of at
+most :data:`GEMM_BLOCK`; larger ones go to BLAS whole."""
+GEMM_BLOCK = 1 << 19
+"""Multiply-adds per BLAS call of a small product: under the ~1M at which numpy's OpenBLAS
+wakes its second thread (measured: 960k single-threaded, 1.15M threaded)."""
+
+
+@_quiet
+def matmul(L, x, y, *, transpose_a=False, transpose_b=False):
+    """A small 2-D product as a few single-threaded BLAS calls. Waking OpenBLAS's worker thread
+    saves ~0.01 ms on LeNet5's dense layers (32x400 @ 400x120) when the second core is idle,
+    and costs a median 14 ms per call when another process runs there (the worker waits for
+    the scheduler): 45 ms of a 50 ms train step on this shared 2-core machine."""
+    a = x.T if transpose_a and x.ndim == 2 else x
+    b = y.T if transpose_b and y.ndim == 2 else y
+    if a.ndim != 2 or b.ndim != 2 or not _fast(a, b):
+        return C_.matmul.ref(x, y, transpose_a=transpose_a, transpose_b=transpose_b)
+    (m, k), n = a.shape, b.shape[1]
+    rows = GEMM_BLOCK // max(k * n, 1)
+    if m * k * n <= GEMM_BLOCK or m * k * n > SMALL_GEMM or rows < 1:
+        return np.matmul(a, b)
+    out = np.empty((m, n), np.result_type(a, b))
+    for i in range(0, m, rows):
+        np.matmul(a[i:i + rows], b, out=out[i:i + rows])
+    return out
+
+
+# --- the table both runtimes read -------------------------------------------------------------
+
+KERNELS = MappingProxyType({
+    C.conv2d: conv2d,
+    C.conv2d_backprop_filter: conv2d_backprop_filter,
+    C.conv2d_backprop_input: conv2d_backprop_input,
+    C.max_pool2d_grad: max_pool2d_grad,
+    C.max_pool2d_grad_grad: max_pool2d_grad_grad,
+    C.avg_pool2d_grad: avg_pool2d_grad,
+    E.select: select,
+    C_.matmul: matmul,
+})
+"""OpDef -> its kernel: ``fn(loops, *arrays, **attrs)`` gives the op's ``ref(*arrays, **attrs)``
+(same results, up to rounding); :func:`kernel` binds the loops."""
+
+
+def kernel(op, jit: bool | None = None):
+    """``op``'s kernel as a drop-in for its ``ref``, its loops compiled or (``jit=False``) run
+    as Python: the third oracle. KeyError when ``op`` has none."""
+    return functools.partial(KERNELS[op], loops(jit))
+
+
+def implementation(op, jit: bool | None = None):
+    """What runs ``op`` outside a fused kernel: its kernel when it has one and the JIT is on,
+    else its numpy reference (faster than the kernel's loops run as Python)."""
+    if op not in KERNELS or not _jit_on(jit):
+        return op.ref
+    return kernel(op, jit=True)

@@ -1,0 +1,324 @@
+"""The convolution/pooling kernels (graphcell_ir/backend/nnkernels.py) against the numpy refs.
+
+Every op with a kernel is checked three ways on the registry's own sample inputs (groups,
+strides, dilations, every pad mode): the compiled kernel and the kernel's loops run as Python
+(the third oracle) against ``ref``, float32 and float64, plus NaN/Inf inputs and LeNet-sized
+shapes. Also: which callable each runtime picks, bad shapes stopping before any loop, the dtype
+fallbacks, the disk cache across processes, and that importing graphcell does not import numba.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings, strategies as st
+
+sys.path.insert(0, str(Path(__file__).parent.parent / "ops"))
+from samples import SAMPLES, Gen  # noqa: E402
+
+from graphcell_ir.backend import nnkernels  # noqa: E402
+from graphcell_ir.backend.nnkernels import KERNELS, implementation, kernel  # noqa: E402
+from graphcell_ir.errors import ShapeError  # noqa: E402
+from graphcell_ir.ops import REGISTRY  # noqa: E402
+
+OPS = sorted(KERNELS, key=lambda op: op.name)
+FLOATS = ("float32", "float64")
+CASES = [pytest.param(op, dt, id=f"{op.name}-{dt}") for op in OPS for dt in FLOATS]
+EXACT = {"max_pool2d_grad_grad", "avg_pool2d_grad", "select"}
+"""Kernels that pick, or add in the reference's order: bit-identical results. The conv
+kernels' GEMMs are blocked differently from the reference's, and max_pool2d_grad adds the
+gradients of overlapping windows that share a maximum window by window (the reference: offset
+by offset), so those agree to rounding."""
+
+
+def assert_matches(got, want, op, what=""):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape, \
+        f"{op.name} {what}: {got.dtype}{got.shape} != {want.dtype}{want.shape}"
+    assert (np.isnan(got) == np.isnan(want)).all(), f"{op.name} {what}: NaN positions differ"
+    if op.name in EXACT:
+        np.testing.assert_array_equal(got, want, err_msg=f"{op.name} {what}")
+        return
+    finite = np.isfinite(want)
+    np.testing.assert_array_equal(got[~finite & ~np.isnan(want)], want[~finite & ~np.isnan(want)])
+    tol = 2e-5 if want.dtype == np.float32 else 1e-12
+    scale = float(np.abs(want[finite]).max(initial=0.0)) + 1.0
+    np.testing.assert_allclose(got[finite], want[finite], rtol=tol, atol=tol * scale,
+                               err_msg=f"{op.name} {what}")
+
+
+def _sample(op, dtype, data):
+    """The registry sample row's inputs (some rows build an output size from a window they drew
+    too large: those draws are rejected)."""
+    try:
+        return SAMPLES[op.name].make(Gen(data), dtype)
+    except ShapeError:
+        assume(False)
+
+
+@pytest.mark.parametrize("op,dtype", CASES)
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_kernel_matches_reference(op, dtype, data):
+    operands, attrs = _sample(op, dtype, data)
+    attrs = op.check_attrs(attrs)
+    try:
+        want = op.ref(*operands, **attrs)
+    except ShapeError:   # a window the sample drew too large: the kernel refuses it too
+        for jit in (True, False):
+            with pytest.raises(ShapeError):
+                kernel(op, jit=jit)(*operands, **attrs)
+        return
+    assert_matches(kernel(op, jit=True)(*operands, **attrs), want, op, f"{attrs}")
+    assert_matches(kernel(op, jit=False)(*operands, **attrs), want, op, f"as Python, {attrs}")
+
+
+@pytest.mark.parametrize("op,dtype", CASES)
+@settings(max_examples=10, deadline=None)
+@given(data=st.data(), special=st.sampled_from([np.nan, np.inf, -np.inf]))
+def test_nan_and_inf_as_numpy(op, dtype, data, special):
+    operands, attrs = _sample(op, dtype, data)
+    attrs = op.check_attrs(attrs)
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
+    marked = []
+    for a in operands:
+        if isinstance(a, np.ndarray) and a.dtype.kind == "f":
+            a = a.copy()
+            a.flat[rng.integers(0, a.size, size=max(1, a.size // 5))] = special
+        marked.append(a)
+    try:
+        want = op.ref(*marked, **attrs)
+    except ShapeError:
+        return   # test_kernel_matches_reference checks that both refuse it
+    assert_matches(kernel(op, jit=True)(*marked, **attrs), want, op, f"{special} {attrs}")
+
+
+def _lenet(rng, dtype):
+    """The LeNet5 calls of a train step (both convolutions, both pools), larger than samples."""
+    win = dict(pad_mode="valid", pad=(0, 0, 0, 0), stride=(1, 1), dilation=(1, 1), group=1)
+    pool = dict(kernel_size=(2, 2), strides=(2, 2), pad_mode="valid", data_format="NCHW")
+    a = lambda *s: rng.standard_normal(s).astype(dtype)  # noqa: E731
+    x1, w1, x2, w2 = a(8, 1, 32, 32), a(6, 1, 5, 5), a(8, 6, 14, 14), a(16, 6, 5, 5)
+    return [
+        ("conv2d", (x1, w1), dict(win)), ("conv2d", (x2, w2), dict(win)),
+        ("conv2d_backprop_filter", (a(8, 6, 28, 28), x1), dict(filter_size=w1.shape, **win)),
+        ("conv2d_backprop_filter", (a(8, 16, 10, 10), x2), dict(filter_size=w2.shape, **win)),
+        ("conv2d_backprop_input", (a(8, 16, 10, 10), w2), dict(input_size=x2.shape, **win)),
+        ("max_pool2d_grad", (a(8, 6, 28, 28), a(8, 6, 14, 14)), dict(pool)),
+        ("max_pool2d_grad_grad", (a(8, 6, 28, 28), a(8, 6, 28, 28)), dict(pool)),
+        ("avg_pool2d_grad", (a(8, 6, 14, 14),), dict(input_size=(8, 6, 28, 28), **pool)),
+    ]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_lenet_shapes(dtype):
+    for name, operands, attrs in _lenet(np.random.default_rng(0), dtype):
+        op = REGISTRY[name]
+        attrs = op.check_attrs(attrs)
+        assert_matches(kernel(op, jit=True)(*operands, **attrs), op.ref(*operands, **attrs), op,
+                       "LeNet shapes")
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_select_on_large_arrays(dtype):
+    """The sample rows are below SELECT_MIN (they exercise the fallback); ReLU's gradient is
+    not."""
+    op = REGISTRY["select"]
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((3, nnkernels.SELECT_MIN)).astype(dtype)
+    y = rng.standard_normal(x.shape).astype(dtype)
+    x[0, :7] = [np.nan, np.inf, -np.inf, -0.0, np.nan, 1.0, 2.0]
+    y[0, :7] = [1.0, np.nan, -0.0, np.inf, np.nan, np.nan, -np.inf]
+    cond = rng.random(x.shape) < 0.5
+    for c, a, b in ((cond, x, y), (cond.T, x.T, y.T)):   # contiguous, then transposed views
+        for jit in (True, False):
+            got = kernel(op, jit=jit)(c, a, b)
+            np.testing.assert_array_equal(got, op.ref(c, a, b))
+            assert got.dtype == a.dtype and np.signbit(got).tolist() == np.signbit(
+                op.ref(c, a, b)).tolist()
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("ta,tb", [(False, False), (True, False), (False, True), (True, True)])
+def test_small_matmul_in_row_blocks(dtype, ta, tb):
+    """LeNet5's dense products are split into blocks (the samples are below GEMM_BLOCK)."""
+    op = REGISTRY["matmul"]
+    rng = np.random.default_rng(5)
+    for m, k, n in ((32, 400, 120), (400, 32, 120), (37, 120, 400), (1, 2000, 300)):
+        assert m * k * n > nnkernels.GEMM_BLOCK
+        x = rng.standard_normal((k, m) if ta else (m, k)).astype(dtype)
+        y = rng.standard_normal((n, k) if tb else (k, n)).astype(dtype)
+        x.flat[::97] = np.nan
+        y.flat[::89] = np.inf
+        assert_matches(kernel(op)(x, y, transpose_a=ta, transpose_b=tb),
+                       op.ref(x, y, transpose_a=ta, transpose_b=tb), op, f"{m}x{k}x{n}")
+
+
+def test_non_contiguous_inputs():
+    op = REGISTRY["conv2d"]
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((2, 3, 7, 9)).transpose(0, 1, 3, 2)   # a transposed view
+    w = rng.standard_normal((4, 6, 2, 2))[:, ::2]                   # a strided view
+    attrs = op.check_attrs({"stride": (2, 1)})
+    assert not x.flags.c_contiguous and not w.flags.c_contiguous
+    assert_matches(kernel(op)(x, w, **attrs), op.ref(x, w, **attrs), op, "views")
+
+
+# --- which callable runs an op ------------------------------------------------------------------
+
+def test_implementation_choice(monkeypatch):
+    conv = REGISTRY["conv2d"]
+    assert implementation(conv, jit=True).func is KERNELS[conv]
+    assert implementation(conv, jit=False) is conv.ref
+    monkeypatch.setenv("GRAPHCELL_DISABLE_JIT", "1")
+    assert implementation(conv) is conv.ref           # the switch: the references run
+    for name in ("max_pool2d", "avg_pool2d", "add"):   # numpy is as fast or faster
+        assert implementation(REGISTRY[name], jit=True) is REGISTRY[name].ref
+
+
+def test_pynative_and_executable_use_the_kernel():
+    from graphcell_ir.backend.executable import compile_executable
+    from graphcell_ir.ir import Builder, Function, Module, TensorType
+    from graphcell_ir.ir.types import float32
+    import graphcell as ms
+    from graphcell.runtime import dispatch
+    from graphcell_ir.ops import functional as F
+
+    conv = REGISTRY["conv2d"]
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((2, 3, 8, 8)).astype(np.float32)
+    w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    attrs = conv.check_attrs({"pad_mode": "same"})
+    want = conv.ref(x, w, **attrs)
+
+    got = F.conv2d(ms.Tensor(x), ms.Tensor(w), pad_mode="same").asnumpy()
+    assert dispatch._impls[conv].func is KERNELS[conv]
+    assert_matches(got, want, conv, "PyNative")
+
+    fn = Function("main")
+    m = Module([fn])
+    b = Builder.at_end(fn.body)
+    xv = fn.add_arg(TensorType(float32, x.shape), "x")
+    wv = fn.add_arg(TensorType(float32, w.shape), "w")
+    op = b.create(conv, [xv, wv], attrs)
+    b.return_(*op.results)
+    exe = compile_executable(m, "main", jit=True)
+    called = [g for g in exe.run.__globals__.values() if getattr(g, "func", None) is KERNELS[conv]]
+    assert called, exe.source
+    assert_matches(exe([x, w])[0], want, conv, "executable")
+    plain = compile_executable(m, "main", jit=False)
+    assert not [g for g in plain.run.__globals__.values()
+                if getattr(g, "func", None) is KERNELS[conv]]
+
+
+# --- bad input never reaches a loop -------------------------------------------------------------
+
+def test_bad_shapes_raise_before_the_loops():
+    f32 = np.float32
+    conv = REGISTRY["conv2d"]
+    with pytest.raises(ShapeError):   # 3 input channels, the weight wants 2
+        kernel(conv)(np.ones((1, 3, 5, 5), f32), np.ones((2, 2, 3, 3), f32),
+                     **conv.check_attrs({}))
+    with pytest.raises(ShapeError):   # window larger than the image
+        kernel(conv)(np.ones((1, 1, 2, 2), f32), np.ones((1, 1, 3, 3), f32),
+                     **conv.check_attrs({}))
+    grad = REGISTRY["max_pool2d_grad"]
+    attrs = grad.check_attrs({"kernel_size": (2, 2), "strides": (2, 2)})
+    with pytest.raises(ShapeError):   # dy of the input's shape, not the pooled one
+        kernel(grad)(np.ones((1, 1, 4, 4), f32), np.ones((1, 1, 4, 4), f32), **attrs)
+    bpi = REGISTRY["conv2d_backprop_input"]
+    with pytest.raises((ShapeError, ValueError)):   # dy does not match input_size
+        kernel(bpi)(np.ones((1, 1, 2, 2), f32), np.ones((1, 1, 3, 3), f32),
+                    **bpi.check_attrs({"input_size": (1, 1, 6, 6)}))
+
+
+def test_bad_shapes_in_pynative_name_the_op():
+    import graphcell as ms
+    from graphcell_ir.ops import functional as F
+    with pytest.raises(ShapeError, match="Conv2D"):
+        F.conv2d(ms.Tensor(np.ones((1, 3, 5, 5), np.float32)),
+                 ms.Tensor(np.ones((2, 2, 3, 3), np.float32)))
+
+
+@pytest.mark.parametrize("name,dtype", [("max_pool2d_grad", np.int32),
+                                        ("max_pool2d_grad", np.float16),
+                                        ("conv2d", np.float16)])
+def test_other_dtypes_take_the_reference(name, dtype):
+    op = REGISTRY[name]
+    rng = np.random.default_rng(3)
+    if name == "conv2d":
+        args = (rng.standard_normal((1, 2, 5, 5)).astype(dtype),
+                rng.standard_normal((3, 2, 2, 2)).astype(dtype))
+        attrs = op.check_attrs({})
+    else:
+        args = ((rng.standard_normal((1, 2, 4, 4)) * 5).astype(dtype),
+                (rng.standard_normal((1, 2, 2, 2)) * 5).astype(dtype))
+        attrs = op.check_attrs({"kernel_size": (2, 2), "strides": (2, 2)})
+    np.testing.assert_array_equal(kernel(op)(*args, **attrs), op.ref(*args, **attrs))
+
+
+# --- caching and imports --------------------------------------------------------------------------
+
+_CHILD = """
+import json, numpy as np
+from graphcell_ir.backend import kernels, nnkernels
+from graphcell_ir.ops import REGISTRY
+op = REGISTRY["max_pool2d_grad"]
+x = np.ones((1, 1, 4, 4), np.float32)
+nnkernels.kernel(op)(x, x[:, :, ::2, ::2].copy(), **op.check_attrs({"kernel_size": (2, 2), "strides": (2, 2)}))
+s = kernels.cache_stats()
+print(json.dumps({"hits": s.disk_hits, "misses": s.misses}))
+"""
+
+
+def test_second_process_loads_from_disk(tmp_path):
+    import json
+    env = dict(os.environ, GRAPHCELL_CACHE_DIR=str(tmp_path))
+    env.pop("GRAPHCELL_DISABLE_JIT", None)
+    runs = [json.loads(subprocess.run([sys.executable, "-c", _CHILD], env=env, check=True,
+                                      capture_output=True, text=True).stdout)
+            for _ in range(2)]
+    assert runs[0]["hits"] == 0 and any("max_pool_grad" in m for m in runs[0]["misses"])
+    assert runs[1] == {"hits": 1, "misses": []}
+    assert list((tmp_path / "kernels").glob("nn_*.py"))
+
+
+@pytest.mark.slow   # three processes, two numba compiles
+def test_corrupt_numba_cache_is_rebuilt(tmp_path):
+    import json
+    env = dict(os.environ, GRAPHCELL_CACHE_DIR=str(tmp_path))
+    env.pop("GRAPHCELL_DISABLE_JIT", None)
+
+    def run():
+        return json.loads(subprocess.run([sys.executable, "-c", _CHILD], env=env, check=True,
+                                         capture_output=True, text=True).stdout)
+    run()
+    entries = list((tmp_path / "kernels" / "__pycache__").glob("nn_*max_pool_grad*.nbc"))
+    assert entries
+    for f in entries:
+        f.write_bytes(b"garbage")
+    again = run()                      # no crash: compiled again, and it says why
+    assert again["hits"] == 0 and len(again["misses"]) == 1
+    assert "max_pool_grad" in again["misses"][0] and "unusable" in again["misses"][0]
+    third = run()                      # the bad entry was dropped: a clean compile or a hit
+    assert not any("unusable" in m for m in third["misses"])
+
+
+def test_stale_kernel_file_is_rewritten(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRAPHCELL_CACHE_DIR", str(tmp_path))
+    text = nnkernels._source()
+    path = tmp_path / "kernels" / "nn_test.py"
+    path.parent.mkdir(parents=True)
+    path.write_text(text[:100])                     # truncated: must be replaced
+    assert nnkernels._ensure_file(path, text) == path
+    assert path.read_text() == text
+
+
+def test_importing_graphcell_does_not_import_numba():
+    code = "import sys, graphcell, graphcell_ir.ops; print('numba' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
