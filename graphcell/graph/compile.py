@@ -29,6 +29,7 @@ from graphcell.graph.reads import ReadRecorder
 from graphcell.graph.resolver import GraphResolver
 from graphcell.graph.signature import arg_specs, describe_spec
 from graphcell.nn.cell import Cell
+from graphcell_ir.backend import report
 from graphcell_ir.errors import GraphCompileError
 from graphcell_ir.frontend.grads import prune
 
@@ -52,7 +53,22 @@ class Compiled:
 
 def compile_call(fn: Callable, self_obj: Any, args: tuple, *, name: str,
                  arg_names: tuple[str, ...] = (), jit_level: str | None = None) -> Compiled:
-    """Compile ``fn`` (bound to ``self_obj`` when not None) for the call's ``args``."""
+    """Compile ``fn`` (bound to ``self_obj`` when not None) for the call's ``args``.
+
+    The compile is one compile-report session (``graphcell_ir.backend.report``): it ends after
+    the executable's first run, which compiles the kernels."""
+    session = report.begin(name)
+    try:
+        compiled = _compile(fn, self_obj, args, name, arg_names, jit_level)
+    except BaseException:
+        session.end()
+        raise
+    session.suspend()
+    compiled.executable.session = session
+    return compiled
+
+
+def _compile(fn, self_obj, args, name, arg_names, jit_level) -> Compiled:
     specs = arg_specs(args)
     signature = ", ".join(f"{n} {describe_spec(s)}" if n else describe_spec(s)
                           for n, s in zip(_names(arg_names, len(specs)), specs))
@@ -63,7 +79,7 @@ def compile_call(fn: Callable, self_obj: Any, args: tuple, *, name: str,
             recorder.watch(self_obj)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            result = _frontend(fn, self_obj, specs, resolver, name)
+            result = _timed_frontend(fn, self_obj, specs, resolver, name)
     except GraphCompileError as e:
         raise without_frames(e) from e.__cause__
     finally:
@@ -103,6 +119,12 @@ def _frontend(fn, self_obj, specs, resolver, name):
     return compile_function(fn, self_obj, specs, resolver, name=name)
 
 
+def _timed_frontend(fn, self_obj, specs, resolver, name):
+    """The frontend, reported as ``frontend`` (without the ``autodiff`` phases it ran)."""
+    with report.timed("frontend", name):
+        return _frontend(fn, self_obj, specs, resolver, name)
+
+
 def _program(result) -> Program:
     """The frontend's ``CompiledFrontend`` as a :class:`Program`: the tensor leaves of the
     arguments come first (depth first, as ``signature.flatten`` collects them), then one ``param``
@@ -123,6 +145,8 @@ def _optimize(program: Program, name: str, jit_level: str | None) -> None:
     if context.get_context("save_graphs"):
         dump = os.path.join(context.get_context("save_graphs_path"), _safe(name))
     program.pass_reports = tuple(PassManager(pipeline, dump_dir=dump).run(program.module))
+    for r in program.pass_reports:
+        report.phase(f"pass {r.name}", r.seconds, f"{-r.removed:+d} ops" if r.changed else "")
 
 
 def _pipeline(jit_level: str | None):

@@ -36,11 +36,15 @@ import numpy as np
 from graphcell.graph.errors import without_frames
 from graphcell.tensor import Tensor
 from graphcell_ir.errors import InterpError, OpError
+from graphcell import context
+from graphcell_ir.backend import report
 from graphcell_ir.backend.interp import Interpreter
 from graphcell_ir.frontend.output import OutDict, OutResult, OutStatic
 from graphcell_ir.ir.core import Function, Module
 
 __all__ = ["Program", "Executable"]
+
+report.set_switch(lambda: context.get_context("compile_report"))
 
 
 # --- the output structure ------------------------------------------------------------------------
@@ -107,31 +111,35 @@ class Program:
             self.n_outputs = len(self.function.result_types or ()) - len(self.mutated)
 
 
-def _backend(program: Program) -> Callable[[list], list]:
+def _backend(program: Program, native=None) -> Callable[[list], list]:
     """The runner of the compiled function: a list of arguments in, the list of results out.
 
     The compiled backend (numba kernels, BLAS, references; it reruns a call on the interpreter
     when anything is off, so results and errors are the interpreter's); ``GRAPHCELL_BACKEND=interp``
-    keeps the interpreter alone."""
+    keeps the interpreter alone. ``native``: kernels linked from an artifact (``graphcell.load``)."""
     interp = Interpreter(program.module)
     if os.environ.get("GRAPHCELL_BACKEND") == "interp":
         return interp.compiled(program.function)
     from graphcell import context
-    from graphcell_ir.backend import report
     from graphcell_ir.backend.executable import compile_executable
-    report.set_switch(lambda: context.get_context("compile_report"))
     dump = None
     if context.get_context("save_graphs"):
         dump = os.path.join(context.get_context("save_graphs_path"), "kernels")
-    return compile_executable(program.module, program.function, interpreter=interp, dump_dir=dump)
+    return compile_executable(program.module, program.function, interpreter=interp, dump_dir=dump,
+                              native=native)
 
 
 class Executable:
-    """Runs a :class:`Program`: ``exe(tensor_arrays, param_arrays)`` -> the outputs."""
+    """Runs a :class:`Program`: ``exe(tensor_arrays, param_arrays)`` -> the outputs.
 
-    def __init__(self, program: Program):
+    ``session``: the compile-report session of the compile that made it, ended by the first
+    run (which compiles the kernels)."""
+
+    session = None
+
+    def __init__(self, program: Program, native=None):
         self.program = program
-        self._run = _backend(program)
+        self._run = _backend(program, native)
         self._rebuild = _rebuild(program.output)
         n_inputs = sum(1 for a in program.inputs if isinstance(a, int))
         natural = tuple(range(n_inputs)) + tuple(program.params)
@@ -148,7 +156,10 @@ class Executable:
         else:
             args = [tensors[i] if k == "t" else params[i] for k, i in self._order]
         try:
-            results = self._run(args)
+            if self.session is not None:
+                results = self._first_run(args)
+            else:
+                results = self._run(args)
         except InterpError as e:
             if isinstance(e.__cause__, OpError):  # the data do not fit the op: the user's error
                 raise without_frames(e) from e.__cause__
@@ -156,6 +167,16 @@ class Executable:
         if self._mutated:
             self._write_back(results[self._n_out:], args)
         return self._rebuild(results)
+
+    def _first_run(self, args: list) -> list:
+        """The first call: its time without the kernel compiles inside it is ``first run``."""
+        session, self.session = self.session, None
+        session.resume()
+        try:
+            with report.timed("first run"):
+                return self._run(args)
+        finally:
+            session.end()
 
     def _write_back(self, values: list, args: list) -> None:
         for p, v in zip(self._mutated, values):

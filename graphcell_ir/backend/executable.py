@@ -12,18 +12,22 @@ runner is straight-line Python generated from the IR (``exe.source`` shows it)::
         v2 = R1(v1, w)  # matmul
         return [v0, v2]
 
+- a lone relu, sigmoid, sqrt or erf (no group took it) is a one-op kernel (:data:`LONE_KERNELS`);
 - a ``fused`` op calls its numba kernel (:mod:`.lower`, :mod:`.kernels`); when the group cannot be
   lowered, or its domain has fewer than ``kernel_min_size`` elements, its body runs inline with the
   registry's references instead (the reason is logged and kept in ``exe.fallbacks``);
 - every other primitive calls its registry ``ref`` (numpy: BLAS for ``matmul``, vectorized
-  conv/pool/softmax...), attributes bound once with ``functools.partial``;
+  softmax...) or, for convolution and pooling gradients, the kernel :mod:`.nnkernels` gives
+  (the one PyNative uses too), attributes bound once with ``functools.partial``;
 - ``const`` and literals are globals of the runner; ``if``/``while`` are Python control flow;
   ``call`` calls the callee's own executable.
 
 Anything unusual at run time (an argument of another type or shape than compiled for, any
 exception) reruns the call with the reference interpreter, which gives the same results or raises
-the same error as it always does. Compiling never raises either: a function the generator cannot
-handle runs on the interpreter.
+the same error as it always does. A rerun restores the random generator's state first (random
+ops draw the same numbers, once); a call that fails after a host callback ran is not rerun.
+Compiling never raises either: a function the generator cannot handle runs on the interpreter.
+Functions that run GEMMs time their calls to choose BLAS's thread count (:mod:`.blas_threads`).
 """
 from __future__ import annotations
 
@@ -31,18 +35,25 @@ import functools
 import logging
 import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 from graphcell_ir.backend import report
+from graphcell_ir.backend.blas_threads import Tuner
 from graphcell_ir.backend.interp import Interpreter
 from graphcell_ir.backend.kernels import compile_kernel, file_text, jit_enabled
-from graphcell_ir.backend.lower import Unsupported, lower_fused
+from graphcell_ir.backend.lower import Unsupported, lower_fused, lower_single
+from graphcell_ir.backend.nnkernels import implementation
 from graphcell_ir.ir.core import Block, Function, Literal, Module, Op, Value
 from graphcell_ir.ir.structural import CALL, CONST, FUSED, IF, WHILE, const_array
 from graphcell_ir.ir.types import TensorType
+from graphcell_ir.ops import conv as C
+from graphcell_ir.ops import elementwise as E
+from graphcell_ir.ops import random as op_random
+from graphcell_ir.ops.effects import assign, host_callback
+from graphcell_ir.ops.layout import broadcast_to
+from graphcell_ir.ops.registry import Kind, Trait
 
 log = logging.getLogger("graphcell.backend")
 
@@ -57,20 +68,35 @@ def default_kernel_min_size() -> int:
         return 0
 
 
+LONE_KERNELS = frozenset({E.relu, E.sigmoid, E.sqrt, E.erf})
+"""Elementwise ops that run as a one-op kernel when no fused group took them: the ones whose
+kernel measured faster than their numpy reference (f32, 64k and 512k elements, 2 cores: relu
+3.5x — numpy's maximum against a zeros array —, sqrt 1.8x, sigmoid 1.2x, erf 8-25x — numpy has
+no erf ufunc). Plain arithmetic, comparisons, tanh and exp (numpy's are SIMD; numba calls scalar
+libm exp) measured equal or slower, so they keep numpy."""
+
+LONE_MIN_SIZE = 4096
+"""Below this many elements a kernel call's overhead eats what it saves."""
+
+
 def compile_executable(module: Module, fn: Function | str, *, jit: bool | None = None,
                        kernel_min_size: int | None = None, dump_dir: str | Path | None = None,
-                       interpreter: Interpreter | None = None) -> Executable:
+                       interpreter: Interpreter | None = None, native=None) -> Executable:
     """The executable of ``fn`` (a Function of ``module`` or its name). Never raises: what
-    cannot be compiled runs on the reference interpreter."""
+    cannot be compiled runs on the reference interpreter. ``native``: linked kernels
+    (``native.NativeKernels``) used instead of compiling the ones they have."""
     if isinstance(fn, str):
         fn = module[fn]
     interp = interpreter or Interpreter(module)
     opts = _Options(jit_enabled(jit), default_kernel_min_size() if kernel_min_size is None
                     else kernel_min_size, Path(dump_dir) if dump_dir is not None else None, interp)
+    opts.native = native
     return _build(fn, opts, {})
 
 
 class _Options:
+    native = None   # linked native kernels (graphcell_ir.backend.native), or None
+
     def __init__(self, jit, min_size, dump_dir, interp):
         self.jit, self.min_size, self.dump_dir, self.interp = jit, min_size, dump_dir, interp
 
@@ -81,11 +107,15 @@ class Executable:
     def __init__(self, fn: Function, run, source: str, kernels: list, fallbacks: list[str]):
         self.function = fn
         self.run = run
+        # BLAS's thread count, timed per executable, for functions that call BLAS
+        self.blas = Tuner() if source and _uses_blas(fn) else None
         self.source = source
         self.kernels = kernels        # the Kernel objects it calls
         self.fallbacks = fallbacks    # why each op that could have been a kernel is not
 
     def __call__(self, args) -> list:
+        if self.blas is not None:
+            return self.blas(lambda: self.run(args))
         return self.run(args)
 
     def __repr__(self) -> str:
@@ -95,22 +125,33 @@ class Executable:
 
 def _build(fn: Function, opts: _Options, done: dict) -> Executable:
     slow = opts.interp.compiled(fn)
-    t0 = time.perf_counter()
-    try:
-        gen = _Gen(fn, opts, done, slow)
-        source = gen.function()
-        ns = dict(gen.globals)
-        exec(compile(source, f"<graphcell runner @{fn.name}>", "exec"), ns)
-        exe = Executable(fn, ns["run"], source, gen.kernels, gen.fallbacks)
-    except Exception as e:  # never crash: the interpreter runs it
-        log.warning("@%s runs on the interpreter: %s: %s", fn.name, type(e).__name__, e)
-        exe = Executable(fn, lambda args: slow(args), "", [], [f"whole function: {e}"])
+    counts = []
+    with report.timed(f"lower @{fn.name}", _Counts(counts)):
+        try:
+            gen = _Gen(fn, opts, done, slow)
+            source = gen.function()
+            ns = dict(gen.globals)
+            exec(compile(source, f"<graphcell runner @{fn.name}>", "exec"), ns)
+            exe = Executable(fn, ns["run"], source, gen.kernels, gen.fallbacks)
+        except Exception as e:  # never crash: the interpreter runs it
+            log.warning("@%s runs on the interpreter: %s: %s", fn.name, type(e).__name__, e)
+            exe = Executable(fn, lambda args: slow(args), "", [], [f"whole function: {e}"])
+        counts.append(exe)
     done[fn] = exe
-    report.phase(f"lower @{fn.name}", time.perf_counter() - t0,
-                 f"{len(exe.kernels)} kernels, {len(exe.fallbacks)} fallbacks")
     if opts.dump_dir is not None:
         _dump(exe, opts.dump_dir)
     return exe
+
+
+class _Counts:
+    """The lower phase's detail, read when the phase ends: "3 kernels, 1 fallbacks"."""
+
+    def __init__(self, holder: list):
+        self.holder = holder
+
+    def __str__(self) -> str:
+        exe = self.holder[0] if self.holder else None
+        return f"{len(exe.kernels)} kernels, {len(exe.fallbacks)} fallbacks" if exe else ""
 
 
 def _dump(exe: Executable, d: Path) -> None:
@@ -145,6 +186,8 @@ class _Gen:
         self.names: dict[Value, str] = {}
         self.lines: list[str] = []
         self.kernels: list = []
+        self.fresh: set[Value] = set()   # results of kernel calls: new arrays nobody else holds
+        self.deferred: dict[Value, tuple] = {}   # broadcast_to results left to the kernels
         self.fallbacks: list[str] = []
         self.n = 0
 
@@ -177,11 +220,19 @@ class _Gen:
                 self.lines.append(f"    if {name}.__class__ is not ndarray or {name}.shape != "
                                   f"{a.type.shape!r} or {name}.dtype != {d}:")
                 self.lines.append("        return slow(args)")
+        state, effects = "None", "False"
+        if _draws_random(self.fn):  # a rerun must draw what this run drew: save the state
+            self.globals["rng"] = op_random.generator
+            self.lines.append("    state = rng().bit_generator.state")
+            state = "state"
+        if _calls_back(self.fn):
+            self.lines.append("    effects = False")
+            effects = "effects"
         self.lines.append("    try:")
         outs = self.block(self.fn.body, "        ")
         self.lines.append(f"        return [{', '.join(outs)}]")
         self.lines.append("    except Exception:  # the interpreter reproduces the error exactly")
-        self.lines.append("        return failed(args)")
+        self.lines.append(f"        return failed(args, {state}, {effects})")
         return "\n".join(self.lines) + "\n"
 
     def block(self, block: Block, ind: str) -> list[str]:
@@ -222,17 +273,84 @@ class _Gen:
             self.if_(op, ind)
         elif d is WHILE:
             self.while_(op, ind)
+        elif d in LONE_KERNELS and self.lone(op, ind):
+            pass
+        elif d is broadcast_to and self.kernels_broadcast(op):
+            self.deferred[op.results[0]] = (op, ind)
+        elif d is assign and self.fresh_only_for(op):
+            self.assign(op, ind, self.use(op.operands[1]), "assign (the kernel's new buffer)")
         elif d is CALL:
             callee = self.fn.module[op.attrs["callee"]]
+            if _calls_back(callee):
+                self.lines.append(f"{ind}effects = True")
             f = self.glob("F", _Call(callee, self.opts, self.done))
             args = ", ".join(self.use(v) for v in op.operands)
             self.assign(op, ind, f"{f}({args})", f"call @{callee.name}")
         else:
             self.ref(op, ind)
 
+    def lone(self, op: Op, ind: str) -> bool:
+        """A lone elementwise op (in no fused group) as a one-op kernel, when its kind is one
+        whose kernel beats its numpy reference (:data:`LONE_KERNELS`) and it is big enough."""
+        size = max(int(np.prod(r.type.shape)) for r in op.results
+                   if isinstance(r.type, TensorType)) if op.results else 0
+        if size < max(self.opts.min_size, LONE_MIN_SIZE):
+            return False
+        try:
+            ks = lower_single(op)
+            if not self.linked(ks):
+                return False
+            kernel = compile_kernel(ks, self.opts.jit, self.opts.native)
+        except Exception as e:
+            log.info("lone %s not compiled, its reference runs: %s", op.opdef.name, e)
+            return False
+        self.kernels.append(kernel)
+        self.fresh.update(op.results)
+        k = self.glob("K", kernel)
+        args = ", ".join(self.use(v) for v in op.operands)
+        (r,) = op.results
+        self.lines.append(f"{ind}{self.var(r)}, = {k}({args})  # {op.opdef.name} "
+                          f"(kernel {kernel.ks.key[:12]})")
+        return True
+
+    def linked(self, ks) -> bool:
+        """Whether ``ks`` may be used: always, unless kernels come linked from an artifact
+        (``native.by_key``) — then only those it has (asked without counting a miss), since an
+        artifact exported before lone-op and broadcast kernels existed has plain group kernels."""
+        by_key = getattr(self.opts.native, "by_key", None)
+        return by_key is None or not self.opts.jit or ks.key in by_key
+
+    def kernels_broadcast(self, op: Op) -> bool:
+        """A ``broadcast_to`` read only by fused groups of its block is left to their kernels
+        (which broadcast by index) instead of materialising the big array; it is emitted after
+        all if one of them falls back to references (:meth:`materialise`)."""
+        (x,), (r,) = op.operands, op.results
+        return (isinstance(x.type, TensorType)
+                and x.type.dtype == r.type.dtype and bool(r.uses)
+                and all(u.opdef is FUSED and u.parent is op.parent for u in r.uses))
+
+    def materialise(self, values, ind: str) -> None:
+        for v in values:
+            if v in self.deferred:
+                op, _ = self.deferred.pop(v)
+                self.ref(op, ind)
+
+    def fresh_only_for(self, op: Op) -> bool:
+        """``assign(variable, value)`` may take ``value`` as the variable's new array instead of
+        a copy: ``value`` is a buffer a kernel just allocated, of the variable's type, and this
+        assign is its only use (nothing else can see or change it). Saves a copy of every
+        parameter per training step."""
+        variable, value = op.operands
+        return (value in self.fresh and value.uses == {op: 1}
+                and isinstance(value.type, TensorType) and value.type == variable.type)
+
     def ref(self, op: Op, ind: str) -> None:
+        if op.opdef is host_callback:  # from here on a failure must not rerun the call
+            self.lines.append(f"{ind}effects = True")
         attrs = dict(op.attrs)
-        fn = functools.partial(op.opdef.ref, **attrs) if attrs else op.opdef.ref
+        # -- which callable runs a non-fused primitive (nnkernels: conv/pool kernels, else ref) --
+        impl = implementation(op.opdef, self.opts.jit)
+        fn = functools.partial(impl, **attrs) if attrs else impl
         r = self.glob("R", fn)
         args = ", ".join(self.use(v) for v in op.operands)
         if len(op.results) > 1:
@@ -247,16 +365,27 @@ class _Gen:
                                  if isinstance(v.type, TensorType)])
             if size < self.opts.min_size:
                 raise Unsupported(f"{size} elements, below kernel_min_size")
-            kernel = compile_kernel(lower_fused(op), self.opts.jit)
+            operands, shapes = list(op.operands), {}
+            for i, v in enumerate(operands):
+                if v in self.deferred:  # the kernel reads broadcast_to's input by index
+                    operands[i] = self.deferred[v][0].operands[0]
+                    shapes[i] = operands[i].type.shape
+            ks = lower_fused(op, shapes)
+            if shapes and not self.linked(ks):  # an artifact's kernel takes the full array
+                self.materialise(op.operands, ind)
+                operands, ks = list(op.operands), lower_fused(op)
+            kernel = compile_kernel(ks, self.opts.jit, self.opts.native)
         except Exception as e:
             reason = f"fused ({names}): {e}"
             if not isinstance(e, Unsupported):
                 log.info("kernel not compiled, references run instead: %s", reason)
             self.fallbacks.append(reason)
+            self.materialise(op.operands, ind)
             return self.inline_body(op, ind)
         self.kernels.append(kernel)
+        self.fresh.update(op.results)
         k = self.glob("K", kernel)
-        args = ", ".join(self.use(v) for v in op.operands)
+        args = ", ".join(self.use(v) for v in operands)
         self.assign(op, ind, f"{k}({args})", f"fused: {names} (kernel {kernel.ks.key[:12]})")
 
     def inline_body(self, op: Op, ind: str) -> None:
@@ -300,11 +429,55 @@ class _Gen:
             self.lines.append(f"{ind}{tup(res)} = {tup(carried)}")
 
 
-def _failed(name: str, slow, args):
-    """The runner raised: log why, and let the interpreter run the call (and raise its error)."""
-    log.info("@%s: the compiled runner raised %r; the interpreter reruns the call", name,
-             sys.exc_info()[1])
+def _failed(name: str, slow, args, state=None, effects: bool = False):
+    """The runner raised: log why, and let the interpreter run the call (and raise its error).
+
+    ``state``: the random generator's state when the call began, restored first so the rerun
+    draws the same numbers and the generator advances once. ``effects``: a host callback already
+    ran, so the call is not rerun (the callback would run twice): the runner's error is raised.
+    """
+    error = sys.exc_info()[1]
+    if effects:
+        log.info("@%s: the compiled runner raised %r after a host callback ran; not rerun",
+                 name, error)
+        raise error
+    log.info("@%s: the compiled runner raised %r; the interpreter reruns the call", name, error)
+    if state is not None:
+        op_random.generator().bit_generator.state = state
     return slow(args)
+
+
+def _ops(fn: Function, seen: set | None = None):
+    """Every op of ``fn``, in its regions and in the functions it calls."""
+    seen = set() if seen is None else seen
+    if fn in seen:
+        return
+    seen.add(fn)
+    stack = list(fn.body)
+    while stack:
+        op = stack.pop()
+        yield op
+        for r in op.regions:
+            stack.extend(r.block)
+        if op.opdef is CALL:
+            yield from _ops(fn.module[op.attrs["callee"]], seen)
+
+
+_BLAS_OPS = frozenset({C.conv2d, C.conv2d_backprop_input, C.conv2d_backprop_filter})
+
+
+def _uses_blas(fn: Function) -> bool:
+    """Whether ``fn`` runs GEMMs: contractions and the convolutions (im2col + GEMM)."""
+    return any(op.opdef.kind is Kind.CONTRACTION or op.opdef in _BLAS_OPS
+               for op in _ops(fn))
+
+
+def _draws_random(fn: Function) -> bool:
+    return any(Trait.RANDOM in op.opdef.traits for op in _ops(fn))
+
+
+def _calls_back(fn: Function) -> bool:
+    return any(op.opdef is host_callback for op in _ops(fn))
 
 
 def _unpacking(fn, n: int, name: str):

@@ -43,6 +43,13 @@ from graphcell_ir.backend.lower import KernelSource
 
 log = logging.getLogger("graphcell.backend")
 
+# numba's OpenMP workers spin for a while after each parallel loop; on a machine with few cores
+# that spin steals the core BLAS threads and the runner need next (measured on W2: a 4-9 ms step
+# became 20-150 ms). Sleeping workers cost a wake-up per parallel loop instead, which is why
+# only big domains get a parallel loop (lower.PARALLEL_MIN). Read once, when numba first loads
+# libgomp; a user's own setting wins.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 HEADER = '''"""A graphcell kernel (generated from a fused group; see graphcell_ir.backend.lower)."""
 import math
 
@@ -188,9 +195,17 @@ class _IEEEMath:
 
 # --- compiling -----------------------------------------------------------------------------------
 
-def compile_kernel(ks: KernelSource, jit: bool | None = None) -> Kernel:
-    """The :class:`Kernel` for ``ks`` (from the memory cache when it has one)."""
+def compile_kernel(ks: KernelSource, jit: bool | None = None, native=None) -> Kernel:
+    """The :class:`Kernel` for ``ks`` (from the memory cache when it has one).
+
+    ``native``: linked machine code (``native.NativeKernels``, from an artifact); a kernel it
+    has runs as is, nothing compiled and numba not imported."""
     jit = jit_enabled(jit)
+    # --- native kernels (graphcell_ir.backend.native): linked ahead of time, not compiled ---
+    fn = native.lookup(ks) if native is not None and jit else None
+    if fn is not None:
+        return Kernel(ks, fn, jit)
+    # --- end native kernels ---
     key = (ks.key, jit)
     fn = _MEMORY.get(key)
     if fn is not None:

@@ -9,19 +9,23 @@ iteration. A reduction accumulates into a keep-dims accumulator array with its t
 (``"{acc} + {x}"``), starting from its identity; the caller finishes it (mean's division, the
 final dtype and shape). Example of what comes out for ``tanh(x * a)`` on ``f32[4,8]``, ``f32[8]``::
 
-    def kernel(x, a, out0):
-        for i0 in range(4):
-            for i1 in range(8):
-                x_1 = x[i0, i1]
-                a_1 = a[0, i1]
-                v0 = float32(x_1 * a_1)  # mul
-                v1 = float32(math.tanh(v0))  # tanh
-                out0[i0, i1] = v1
+    def kernel(x0, x1, out0):
+        for i0 in range(x0.shape[0]):
+            for i1 in range(x0.shape[1]):
+                x0_1 = x0[i0, i1]
+                x1_1 = x1[0, i1]
+                v2 = float32(x0_1 * x1_1)  # mul
+                v3 = float32(min(max((lambda a: ...)(...))))  # tanh (an arithmetic template)
+                out0[i0, i1] = v3
 
 When every array spans the whole domain (no broadcasting, no reduction) the nest is collapsed
-into one flat loop. Above :data:`PARALLEL_MIN` elements the outer loop is a ``prange`` (unless a
-reduction reduces it). The source never mentions a location, so it is also the cache key: two
-structurally equal groups share one kernel.
+into one flat loop. Loop bounds are read at run time from arrays that span each axis, so the
+source (the cache key) holds the broadcasting pattern but not the sizes: a network's optimizer
+updates, one per parameter shape, share one compiled kernel. A group with enough work
+(:data:`PARALLEL_MIN` elements and :data:`PARALLEL_MIN_WORK` element-ops) gets a ``prange`` outer
+loop (unless a reduction reduces it). The source never mentions a location, so it is also the cache key: two
+structurally equal groups share one kernel (names are numbered, never the program's: two
+parameters' updates differ only in their names).
 
 :func:`lower_fused` raises :class:`Unsupported` (with the reason) for what it cannot lower; the
 executable then runs that group with the reference implementations.
@@ -29,7 +33,9 @@ executable then runs that group with the reference implementations.
 from __future__ import annotations
 
 import hashlib
+import io
 import re
+import tokenize
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -41,8 +47,15 @@ from graphcell_ir.ops import reduction as R
 from graphcell_ir.ops.registry import Kind
 from graphcell_ir.ops.shape_rules import normalize_axes
 
-PARALLEL_MIN = 1 << 17
-"""Domains with at least this many elements get a ``prange`` outer loop."""
+PARALLEL_MIN = 1 << 20
+"""Domains with at least this many elements may get a ``prange`` outer loop. Below it, waking
+the worker threads costs about what the loop does (a 150k-element select ran no faster on 2
+cores)."""
+PARALLEL_MIN_WORK = 1 << 25
+"""...and at least this many element-ops (elements x ops of the group): a memory-bound group
+(an SGD update: 2 ops an element) gains little from a second core, and loses much when that core
+is busy (W1's 1M-element update: 0.5 ms serial, 5.5 ms parallel on a loaded machine), while W3's
+GELU (11 ops, 4M elements) is compute-bound."""
 
 LOWEST, HIGHEST = "lowest", "highest"
 _IDENTITY = {R.reduce_sum: 0, R.reduce_mean: 0, R.reduce_prod: 1, R.reduce_any: False,
@@ -83,6 +96,8 @@ class KernelSource:
     outputs: tuple[Output, ...]
     parallel: bool
     ops: tuple[str, ...] = field(default=())   # names of the body's ops (for reports)
+    in_dtypes: tuple = field(default=())       # per operand: its IR dtype name, None for a scalar
+    #                                            (what graphcell_ir.backend.native compiles for)
 
     @property
     def key(self) -> str:
@@ -92,9 +107,14 @@ class KernelSource:
 
 # --- the entry point -----------------------------------------------------------------------------
 
-def lower_fused(op: Op) -> KernelSource:
-    """The kernel source for fused op ``op``; :class:`Unsupported` when it cannot be lowered."""
-    return _Lowering(list(op.regions[0].block), list(op.operands), list(op.regions[0].block.args)).run()
+def lower_fused(op: Op, shapes: dict[int, tuple] | None = None) -> KernelSource:
+    """The kernel source for fused op ``op``; :class:`Unsupported` when it cannot be lowered.
+
+    ``shapes``: operand index -> the shape the caller passes instead (one that broadcasts to the
+    operand's: the kernel broadcasts it by its index arithmetic, so a ``broadcast_to`` feeding
+    the group need not be materialised)."""
+    return _Lowering(list(op.regions[0].block), list(op.operands), list(op.regions[0].block.args),
+                     shapes=shapes).run()
 
 
 def lower_single(op: Op) -> KernelSource:
@@ -116,12 +136,14 @@ def _np_dtype(v: Value) -> np.dtype:
 
 
 class _Lowering:
-    def __init__(self, body: list[Op], operands: list[Value], args: list[Value], single=False):
+    def __init__(self, body: list[Op], operands: list[Value], args: list[Value], single=False,
+                 shapes: dict[int, tuple] | None = None):
         self.ops = [o for o in body if o.opdef is not YIELD]
         term = body[-1] if body and body[-1].opdef is YIELD else None
         self.yields = list(term.operands) if term is not None else \
             [r for o in self.ops for r in o.results]
         self.operands, self.args, self.single = operands, args, single
+        self.arg_shapes = {args[i]: tuple(sh) for i, sh in (shapes or {}).items()}
         self.names: dict[Value, str] = {}
         self.used: set[str] = {"kernel", "math", "np", "prange"}
         self.lines: list[str] = []
@@ -136,6 +158,9 @@ class _Lowering:
             name, n = f"{base}_{n}", n + 1
         self.used.add(name)
         return name
+
+    def shape_of(self, arg: Value) -> tuple:
+        return self.arg_shapes.get(arg, arg.type.shape)
 
     # -- checks and the domain --
     def domain(self) -> tuple[int, ...]:
@@ -171,7 +196,7 @@ class _Lowering:
                 raise Unsupported("a reduction whose input is broadcast over the domain")
         pad = lambda s: _pad(s, n)  # noqa: E731
         const_ops = [o for o in self.ops if o.opdef is CONST]
-        arrays = [pad(v.type.shape) for v in self.args if isinstance(v.type, TensorType)]
+        arrays = [pad(self.shape_of(v)) for v in self.args if isinstance(v.type, TensorType)]
         arrays += [pad(o.results[0].type.shape) for o in const_ops]
         arrays += [pad(v.type.shape) for v in self.yields if isinstance(v.type, TensorType)]
         flat = not reductions and all(s == dom or all(e == 1 for e in s) for s in arrays)
@@ -180,16 +205,18 @@ class _Lowering:
             pad = lambda s, n=n, full=dom: (size,) if _pad(s, n) == full else (1,)  # noqa: E731
             dom, n = (size,), 1
         reduced0 = any(0 in self.reduced_axes(o, n) for o in reductions)
-        parallel = int(np.prod(dom)) >= PARALLEL_MIN and dom[0] > 1 and not reduced0
+        size = int(np.prod(dom))
+        parallel = (size >= PARALLEL_MIN and size * len(self.ops) >= PARALLEL_MIN_WORK
+                    and dom[0] > 1 and not reduced0)
         idx = lambda s: ", ".join(f"i{k}" if s[k] == dom[k] else "0" for k in range(n))  # noqa: E731
 
         params, in_shapes = [], []
         loads = []
         for operand, arg in zip(self.operands, self.args):
-            p = self.fresh(arg.name_hint or operand.name_hint, "x")
+            p = self.fresh(f"x{len(params)}", "x")
             params.append(p)
             if isinstance(arg.type, TensorType):
-                shape = pad(arg.type.shape)
+                shape = pad(self.shape_of(arg))
                 in_shapes.append(shape)
                 self.names[arg] = self.fresh(p + "_1", "x")
                 loads.append(f"{self.names[arg]} = {p}[{idx(shape)}]")
@@ -230,15 +257,23 @@ class _Lowering:
             raise Unsupported("a reduction whose result is not an output")
         lines = [f"def kernel({', '.join(params + [p for p, _ in outputs])}):"]
         lines += [f"    {line}" for line in self.pre]
+        # Extents are read at run time from an array spanning each axis, so the source (the
+        # cache key) holds the broadcasting pattern but not the sizes.
+        arrays_by_name = [(p, sh) for p, sh in zip(params, in_shapes) if sh is not None]
+        arrays_by_name += [(p, c.shape) for p, c in zip(params[len(in_shapes):], consts)]
+        arrays_by_name += [(p, out.shape) for p, out in outputs]
+        bounds = [_extent(arrays_by_name, dom, k) for k in range(n)]
         indent = "    "
         for k in range(n):
             rng = "prange" if parallel and k == 0 else "range"
-            lines.append(f"{indent}for i{k} in {rng}({dom[k]}):")
+            lines.append(f"{indent}for i{k} in {rng}({bounds[k]}):")
             indent += "    "
         lines += [indent + line for line in loads + body + stores]
+        in_dtypes = tuple(_np_dtype(a).name if isinstance(a.type, TensorType) else None
+                          for a in self.args)
         return KernelSource("\n".join(lines) + "\n", tuple(in_shapes), tuple(consts),
                             tuple(out for _, out in outputs), parallel,
-                            tuple(o.opdef.name for o in self.ops))
+                            tuple(o.opdef.name for o in self.ops), in_dtypes=in_dtypes)
 
     # -- one op each --
     def value(self, v: Value, want: np.dtype | None) -> str:
@@ -272,7 +307,9 @@ class _Lowering:
         attrs = {k: _literal(v) for k, v in o.attrs.items() if isinstance(v, (bool, int, float))}
         expr = o.opdef.kernel.format(**values, **attrs)
         r = o.results[0]
-        self.names[r] = self.fresh(None if self.single else r.name_hint, f"v{len(self.names)}")
+        if want == np.float32 and _np_dtype(r) == np.float32:
+            expr = _literals_as(expr, "float32")
+        self.names[r] = self.fresh(None, f"v{len(self.names)}")
         return f"{self.names[r]} = {_dtype_name(_np_dtype(r))}({expr})  # {o.opdef.name}"
 
     def reduced_axes(self, o: Op, n: int) -> tuple[int, ...]:
@@ -303,6 +340,34 @@ class _Lowering:
             if o.opdef in _MEANS else 0
         return Output(shape, acc_dtype, o.results[0].type.shape, r_dtype,
                       _identity(o.opdef, acc_dtype), count)
+
+
+def _extent(arrays: list, dom: tuple, k: int) -> str:
+    """The loop bound of axis ``k``: ``1``, or the extent of an array that spans the axis."""
+    if dom[k] == 1:
+        return "1"
+    for name, shape in arrays:
+        if shape[k] == dom[k]:
+            return f"{name}.shape[{k}]"
+    return str(dom[k])
+
+
+def _literals_as(expr: str, dtype: str) -> str:
+    """``expr`` with every float literal wrapped in ``dtype(...)``: a template's constants take
+    the op's dtype, as Python scalars do in numpy (a float32 template stays float32, and twice as
+    wide in SIMD, instead of widening to float64 at its first literal).
+
+    >>> _literals_as("0.5 * (x + 1.0) + 2", "float32")
+    'float32(0.5) * (x + float32(1.0)) + 2'
+    """
+    out, last = [], 0
+    for tok in tokenize.generate_tokens(io.StringIO(expr).readline):
+        if tok.type == tokenize.NUMBER and re.fullmatch(r"[0-9.]+(e[-+]?[0-9]+)?", tok.string,
+                                                        re.I) and re.search(r"[.eE]", tok.string):
+            start, end = tok.start[1], tok.end[1]
+            out += [expr[last:start], f"{dtype}({tok.string})"]
+            last = end
+    return "".join(out) + expr[last:]
 
 
 def _pad(shape: tuple[int, ...], n: int) -> tuple[int, ...]:

@@ -1,25 +1,55 @@
-"""The compile report: how long each backend phase took, printed as it happens.
+"""The compile report: how long each phase of a compile took, and the kernel cache hits.
 
 On when ``GRAPHCELL_LOG`` lists ``compile`` (``GRAPHCELL_LOG=compile``) or when a caller turns it
-on (graphcell's ``set_context(compile_report=True)`` does, through :func:`enable`). Lines go to
-stderr::
+on (graphcell's ``set_context(compile_report=True)`` does, through :func:`set_switch`). Lines go
+to stderr as each phase ends, then a summary when the compile's first run is over::
 
-    [graphcell compile] lower @main: 0.4 ms (3 kernels, 1 fallback)
+    [graphcell compile] frontend: 85.1 ms (TrainOneStepCell.construct)
+    [graphcell compile] autodiff: 12.0 ms (construct.grad)
+    [graphcell compile] pass cse: 3.2 ms (-14 ops)
+    [graphcell compile] lower @main: 40.4 ms (13 kernels, 0 fallbacks)
     [graphcell compile] numba compile: 212.0 ms (k_3f2a...)
+    [graphcell compile] TrainOneStepCell.construct compiled in 2.41 s: frontend 85 ms,
+      autodiff 12 ms, passes 61 ms, kernel generation 48 ms, numba 2.13 s, first run 70 ms;
+      kernels: 11 compiled, 2 from the disk cache, 0 from memory
 
-Phases reported: ``lower`` (kernel source generation per function), ``kernel load`` (writing and
-importing the kernel file), ``numba compile`` / ``numba (disk cache hit)`` (the first call of each
-kernel), ``executable`` (generating the function's Python runner). The frontend and the passes are
-timed by their own tools (``PassManager`` reports); see ``phase`` for adding others.
+Phases: ``frontend`` (parse and emit IR, without autodiff), ``autodiff``, ``pass <name>`` (each
+pass), ``lower @fn`` and ``kernel load`` (kernel generation: the runner and the kernel sources),
+``numba compile`` / ``numba (disk cache hit)`` (the first call of each kernel).
+
+A compile is a :class:`Session` (:func:`begin`, ``suspend`` when the IR is compiled, ``resume``
+for the first run, ``end``); when stderr is a terminal and the
+compile has run for :data:`PROGRESS_AFTER` seconds, a progress line on stderr shows the phase it
+is in, rewritten in place and erased at the end (whether or not the report is on;
+``GRAPHCELL_PROGRESS=0`` turns it off).
+
+Example::
+
+    >>> s = begin("f")
+    >>> with timed("frontend"):
+    ...     pass
+    >>> sorted(s.totals())
+    ['frontend']
+    >>> s.end()
 """
 from __future__ import annotations
 
 import os
 import sys
+import time
 from contextlib import contextmanager
+
+PROGRESS_AFTER = 1.0
+"""Seconds a compile runs before the progress line appears."""
 
 _forced: bool | None = None
 _switch = None
+_active: "Session | None" = None
+
+# How phase names group into the summary's columns (the first prefix that matches).
+_GROUPS = (("frontend", "frontend"), ("autodiff", "autodiff"), ("pass ", "passes"),
+           ("lower ", "kernel generation"), ("kernel load", "kernel generation"),
+           ("numba", "numba"), ("python kernel", "numba"), ("first run", "first run"))
 
 
 def set_switch(fn) -> None:
@@ -48,7 +78,138 @@ def enable(on: bool = True):
 
 
 def phase(name: str, seconds: float, detail: str = "") -> None:
-    """Report one phase (when the report is on)."""
+    """Report one phase: printed when the report is on, added to the active session."""
+    s = _active if _active is not None and not _active.ended else None
+    if s is not None:
+        s.add(name, seconds)
     if enabled():
+        if s is not None:
+            s.clear_progress()
         more = f" ({detail})" if detail else ""
         print(f"[graphcell compile] {name}: {seconds * 1e3:.1f} ms{more}", file=sys.stderr)
+    if s is not None:
+        s.progress(name)
+
+
+@contextmanager
+def timed(name: str, detail: str = ""):
+    """Time the ``with`` block as phase ``name``, without the phases reported inside it (so a
+    summary adds up: the frontend's time does not count the autodiff it ran)."""
+    s = _active if _active is not None and not _active.ended else None
+    n0, t0 = (len(s.phases) if s is not None else 0), time.perf_counter()
+    try:
+        yield
+    finally:
+        inner = sum(sec for _, sec in s.phases[n0:]) if s is not None else 0.0
+        phase(name, time.perf_counter() - t0 - inner, detail)
+
+
+def begin(name: str) -> "Session":
+    """Start the session of one compile (it becomes the active one until it ends)."""
+    global _active
+    _active = Session(name, _live(_active))
+    return _active
+
+
+def _live(s: "Session | None") -> "Session | None":
+    while s is not None and s.ended:
+        s = s.outer
+    return s
+
+
+def active() -> "Session | None":
+    return _active
+
+
+class Session:
+    """The phases of one compile, for the summary and the progress line."""
+
+    def __init__(self, name: str, outer: "Session | None" = None):
+        self.name, self.outer = name, outer
+        self.start = time.perf_counter()
+        self.phases: list[tuple[str, float]] = []
+        self.stats0 = _kernel_counts()
+        self.shown = False           # a progress line is on the terminal
+        self.last_draw = 0.0
+        self.ended = False
+
+    def add(self, name: str, seconds: float) -> None:
+        self.phases.append((name, seconds))
+
+    def totals(self) -> dict[str, float]:
+        """Seconds per summary group (``frontend``, ``autodiff``, ``passes``...)."""
+        out: dict[str, float] = {}
+        for name, sec in self.phases:
+            group = next((g for prefix, g in _GROUPS if name.startswith(prefix)), name)
+            out[group] = out.get(group, 0.0) + sec
+        return out
+
+    # -- the progress line --
+    def progress(self, phase_name: str) -> None:
+        now = time.perf_counter()
+        if (now - self.start < PROGRESS_AFTER or now - self.last_draw < 0.1
+                or os.environ.get("GRAPHCELL_PROGRESS", "1") == "0" or not _is_tty()):
+            return
+        self.last_draw = now
+        line = f"[graphcell] compiling {self.name}: {phase_name} ({now - self.start:.1f} s)"
+        sys.stderr.write("\r" + line[:100] + "\x1b[K")
+        sys.stderr.flush()
+        self.shown = True
+
+    def clear_progress(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+            self.shown = False
+
+    # -- between the compile and its first run --
+    def suspend(self) -> None:
+        """The compile is over but its first run (which compiles kernels) has not happened:
+        stop collecting (a compile that is never run, ``net.compile(x)``, leaves nothing)."""
+        global _active
+        self.clear_progress()
+        if _active is self:
+            _active = _live(self.outer)
+
+    def resume(self) -> None:
+        """The first run starts: collect again (until :meth:`end`)."""
+        global _active
+        if not self.ended:
+            self.outer, _active = _live(_active), self
+
+    # -- the end --
+    def summary(self) -> str:
+        total = time.perf_counter() - self.start
+        parts = [f"{g} {_ms(sec)}" for g, sec in self.totals().items()]
+        mem, disk, compiles = (max(0, a - b) for a, b in zip(_kernel_counts(), self.stats0))
+        return (f"[graphcell compile] {self.name} compiled in {_ms(total)}: {', '.join(parts)}; "
+                f"kernels: {compiles} compiled, {disk} from the disk cache, {mem} from memory")
+
+    def end(self) -> None:
+        """Erase the progress line, print the summary (when the report is on), deactivate."""
+        global _active
+        if self.ended:
+            return
+        self.ended = True
+        self.clear_progress()
+        if enabled():
+            print(self.summary(), file=sys.stderr)
+        if _active is self:
+            _active = _live(self.outer)
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds:.2f} s" if seconds >= 1 else f"{seconds * 1e3:.0f} ms"
+
+
+def _is_tty() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _kernel_counts() -> tuple[int, int, int]:
+    from graphcell_ir.backend.kernels import cache_stats  # kernels reports through this module
+    s = cache_stats()
+    return s.memory_hits, s.disk_hits, len(s.misses)

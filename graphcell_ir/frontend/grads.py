@@ -61,6 +61,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from graphcell_ir.autodiff import grad_function
+from graphcell_ir.backend import report
 from graphcell_ir.errors import GraphcellError, IRVerifyError
 from graphcell_ir.frontend import resolve as R
 from graphcell_ir.frontend.errors import FrontendError, Kind, PoisonAbort, kind_of
@@ -369,10 +370,11 @@ class GradMixin:
     def _gradient(self, callee: Callee, rec: R.GradCall, diff: list, name: str, node) -> Function:
         fn = callee.function
         try:
-            return grad_function(self.module, fn, callee.wrt,
-                                 sens="arg" if rec.sens_param else "ones", outputs=diff,
-                                 n_mutated=len(callee.mutated),
-                                 name=unique_name(self.module, f"{fn.name}.grad"))
+            with report.timed("autodiff", fn.name):  # the compile report's autodiff phase
+                return grad_function(self.module, fn, callee.wrt,
+                                     sens="arg" if rec.sens_param else "ones", outputs=diff,
+                                     n_mutated=len(callee.mutated),
+                                     name=unique_name(self.module, f"{fn.name}.grad"))
         except GraphcellError as e:
             self.fail(node, f"{name}: cannot differentiate {fn.name}: {e}", kind_of(e), e)
 

@@ -1,0 +1,71 @@
+"""The arithmetic-only math templates (tanh, sigmoid) compiled by numba, on dense grids.
+
+The registry's template test evaluates templates as float64 Python at a few points; here the
+compiled kernels run in both float dtypes (float32 evaluates the template's literals in float32,
+see ``lower._literals_as``) over the whole range, against numpy, in ulps.
+"""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from backend_support import one_op_module  # noqa: E402
+
+from graphcell_ir.backend.executable import compile_executable  # noqa: E402
+from graphcell_ir.ops import REGISTRY  # noqa: E402
+
+GRID = np.concatenate([np.linspace(-25, 25, 20001), np.geomspace(1e-30, 30, 2001),
+                       -np.geomspace(1e-30, 30, 2001), [0.0, -0.0, np.inf, -np.inf, np.nan,
+                                                        19.06, 20.0, 1e-300]])
+
+
+def _kernel(name: str, x: np.ndarray):
+    m, args = one_op_module(REGISTRY[name], (x,), {})
+    exe = compile_executable(m, "main", jit=True, kernel_min_size=0)
+    assert not exe.fallbacks and len(exe.kernels) == 1
+    return exe, exe(args)[0]
+
+
+def _ulps(got: np.ndarray, want: np.ndarray) -> float:
+    eps = np.finfo(want.dtype).eps
+    ok = np.isfinite(want) & (want != 0)
+    return float(np.max(np.abs(got[ok] - want[ok]) / (np.abs(want[ok]) * eps)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_tanh_kernel_is_within_a_few_ulps_of_numpy(dtype):
+    x = GRID.astype(dtype)
+    exe, got = _kernel("tanh", x)
+    want = np.tanh(x)
+    assert got.dtype == want.dtype
+    assert _ulps(got, want) <= 8
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    assert np.all(np.abs(got[~np.isnan(got)]) <= 1)
+    assert np.array_equal(np.signbit(got), np.signbit(want))  # -0.0 stays -0.0
+    assert got[x == np.inf][0] == 1 and got[x == -np.inf][0] == -1
+    assert np.array_equal(_kernel("tanh", -x)[1], -got, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sigmoid_kernel_matches_numpy(dtype):
+    x = GRID.astype(dtype)
+    _, got = _kernel("sigmoid", x)
+    want = REGISTRY["sigmoid"].ref(x)
+    tol = 4 * np.finfo(dtype).eps
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol, equal_nan=True)
+
+
+def test_float32_kernels_compute_in_float32():
+    """A float literal of a float32 template is a float32 constant (no silent float64 widening)."""
+    exe, _ = _kernel("tanh", GRID.astype(np.float32)[:64])
+    src = exe.kernels[0].ks.source
+    assert "float32(0.25)" in src
+    bare = re.sub(r"float32\([0-9.e+-]+\)", "", src)
+    assert not re.search(r"\b[0-9]+\.[0-9]", bare), bare
+    exe64, _ = _kernel("tanh", GRID[:64])
+    assert "float32(0.25)" not in exe64.kernels[0].ks.source

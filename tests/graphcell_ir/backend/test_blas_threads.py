@@ -1,0 +1,74 @@
+"""The BLAS thread tuner: it times calls under each candidate count, keeps the faster, measures
+again as the load changes, and always gives the user's setting back."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from graphcell_ir.backend import blas_threads as B
+
+
+class FakeBlas:
+    def __init__(self, n: int):
+        self.n, self.history = n, []
+
+    def set(self, n):
+        self.n = n
+        self.history.append(n)
+
+    def get(self):
+        return self.n
+
+
+@pytest.fixture
+def blas(monkeypatch):
+    fake = FakeBlas(4)
+    monkeypatch.setattr(B, "_API", (fake.set, fake.get))
+    monkeypatch.delenv("GRAPHCELL_BLAS_THREADS", raising=False)
+    return fake
+
+
+def _work(fake, slow_with: int):
+    def run():
+        time.sleep(0.004 if fake.n == slow_with else 0.0005)
+        return fake.n
+    return run
+
+
+@pytest.mark.parametrize("slow_with,best", [(4, 1), (1, 4)])
+def test_keeps_the_faster_count_and_restores_the_users(blas, slow_with, best):
+    t = B.Tuner()
+    assert t.candidates == (1, 4)
+    seen = [t(_work(blas, slow_with)) for _ in range(1 + 2 * B.PROBES + 5)]
+    assert t.choice == best and seen[-5:] == [best] * 5
+    assert blas.n == 4  # the user's count is back after every call
+
+
+def test_measures_again_after_retune_calls(blas, monkeypatch):
+    monkeypatch.setattr(B, "RETUNE", 20)
+    t = B.Tuner()
+    for _ in range(19):
+        t(_work(blas, slow_with=4))
+    assert t.choice == 1
+    for _ in range(1 + 2 * B.PROBES):  # the load changed: 1 thread is now the slow one
+        t(_work(blas, slow_with=1))
+    assert t.choice == 4
+
+
+def test_nested_calls_run_under_the_outer_choice(blas):
+    outer, inner = B.Tuner(), B.Tuner()
+    assert outer(lambda: inner(lambda: blas.n)) == blas.history[0]  # the outer's count
+    assert inner.calls == 0 and len(blas.history) == 2  # the inner one set and timed nothing
+
+
+@pytest.mark.parametrize("setting,want", [("0", ()), ("3", (3,))])
+def test_environment_setting(blas, monkeypatch, setting, want):
+    monkeypatch.setenv("GRAPHCELL_BLAS_THREADS", setting)
+    assert B.Tuner().candidates == want
+
+
+def test_no_openblas_means_no_tuning(monkeypatch):
+    monkeypatch.setattr(B, "_API", None)
+    t = B.Tuner()
+    assert t.choice is None and t(lambda: 7) == 7
