@@ -1,13 +1,19 @@
-"""Ahead-of-time numbers for LeNet5 inference (batch 32): compile, export, load, call.
+"""Ahead-of-time numbers for LeNet5 (batch 32), inference and a training step (Momentum).
 
-    python tools/bench_aot.py [--calls 50]
+    python tools/bench_aot.py [--calls 30] [--repeat 5]
 
-- cold compile: the first graph-mode compile of LeNet5 in this process (frontend + passes);
-- export: ``ms.export`` time and the artifact's size;
-- load + first call in a fresh process (python started, graphcell imported, ``ms.load``, one
-  call), and that process's ``ms.load`` + first call alone;
-- steady state: the median time of a call of the loaded GraphCell vs the in-process compiled
-  cell (graph mode), over ``--calls`` calls.
+For each of the two artifacts:
+
+- cold compile: the first graph-mode compile in this process (frontend + passes);
+- export: ``ms.export`` (IR, weights, and every kernel's native code) and the artifact's size;
+- fresh process, ``--repeat`` times (min and median): ``import graphcell``, then ``ms.load`` +
+  the first call, with the IR path (kernels from the warm disk cache: numba imported and its
+  cache loaded) and with ``native=True`` (the artifact's object code linked by llvmlite; the
+  process reports whether numba got imported — it should not);
+- steady state: the median call of the in-process compiled cell (graph mode) and of the loaded
+  GraphCells (IR path, native), over ``--calls`` calls.
+
+Timings on a shared machine are noisy: compare the columns of one run, not across runs.
 """
 import argparse
 import os
@@ -24,65 +30,107 @@ sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "examples"))
 
 import graphcell as ms  # noqa: E402
+from graphcell import nn  # noqa: E402
 from export_and_load import LeNet5  # noqa: E402
 
 FRESH = """
-import time, sys
+import sys, time
 t0 = time.perf_counter()
 import numpy as np
 import graphcell as ms
 t1 = time.perf_counter()
-cell = ms.load(sys.argv[1])
-cell(ms.Tensor(np.ones((32, 1, 32, 32), np.float32)))
+cell = ms.load(sys.argv[1], native=sys.argv[2] == "native")
+args = [np.load(p) for p in sys.argv[3:]]
+cell(*args)
 t2 = time.perf_counter()
-print(f"{t2 - t0:.4f} {t2 - t1:.4f}")
+print(f"{t1 - t0:.4f} {t2 - t1:.4f} {int('numba' in sys.modules)}")
 """
 
 
-def median_call(fn, x, calls: int) -> float:
-    fn(x)
+def median_call(fn, args, calls: int) -> float:
+    fn(*args)
     times = []
     for _ in range(calls):
         t = time.perf_counter()
-        fn(x)
+        fn(*args)
         times.append(time.perf_counter() - t)
     return statistics.median(times)
 
 
+def fresh(path: str, mode: str, inputs: list[str], repeat: int) -> tuple:
+    """(import s, load + first call s: lists, numba imported in any run)."""
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    imports, firsts, numba = [], [], False
+    for _ in range(repeat):
+        out = subprocess.run([sys.executable, "-W", "ignore", "-c", FRESH, path, mode, *inputs],
+                             capture_output=True, text=True, env=env, check=True).stdout.split()
+        imports.append(float(out[0]))
+        firsts.append(float(out[1]))
+        numba |= out[2] == "1"
+    return imports, firsts, numba
+
+
+def ms_(xs) -> str:
+    return f"min {1000 * min(xs):6.1f} / median {1000 * statistics.median(xs):6.1f} ms"
+
+
+def bench(name: str, make, inputs: tuple, calls: int, repeat: int, out: str) -> None:
+    net = make()
+    ms.set_context(mode=ms.GRAPH_MODE)
+    t = time.perf_counter()
+    net(*inputs)   # the first graph-mode call compiles
+    cold = time.perf_counter() - t
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    t = time.perf_counter()
+    path = ms.export(make(), *inputs, file_name=os.path.join(out, name))
+    export_s = time.perf_counter() - t
+    files = []
+    for i, x in enumerate(inputs):
+        files.append(os.path.join(out, f"{name}_in{i}.npy"))
+        np.save(files[-1], x.asnumpy())
+    fresh(path, "ir", files, 1)   # warms the kernel cache for the IR path
+    ir = fresh(path, "ir", files, repeat)
+    native = fresh(path, "native", files, repeat)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    in_process = median_call(net, inputs, calls)
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    loaded_ir = median_call(ms.load(path), inputs, calls)
+    loaded_native = median_call(ms.load(path, native=True), inputs, calls)
+    print(f"LeNet5 {name}, batch 32")
+    print(f"  cold compile (first graph-mode call): {1000 * cold:8.1f} ms")
+    print(f"  export (with native code):            {1000 * export_s:8.1f} ms, "
+          f"{os.path.getsize(path) / 1024:.1f} KiB")
+    print(f"  fresh process, import graphcell:      {ms_(ir[0] + native[0])}")
+    print(f"  fresh, load + first call, IR path:    {ms_(ir[1])}  (numba imported: {ir[2]})")
+    print(f"  fresh, load + first call, native:     {ms_(native[1])}  (numba imported: "
+          f"{native[2]})")
+    print(f"  steady call: in-process {1000 * in_process:.3f} ms, loaded IR "
+          f"{1000 * loaded_ir:.3f} ms ({loaded_ir / in_process:.2f}x), loaded native "
+          f"{1000 * loaded_native:.3f} ms ({loaded_native / in_process:.2f}x)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--calls", type=int, default=50)
-    calls = ap.parse_args().calls
-    ms.set_seed(0)
-    net = LeNet5()
-    x = ms.Tensor(np.random.default_rng(0).standard_normal((32, 1, 32, 32)).astype(np.float32))
-    t = time.perf_counter()
-    net.compile(x)
-    cold = time.perf_counter() - t
-    path = os.path.join(tempfile.mkdtemp(prefix="bench-aot-"), "lenet5")
-    t = time.perf_counter()
-    path = ms.export(net, x, file_name=path)
-    export_s = time.perf_counter() - t
-    env = {**os.environ, "PYTHONPATH": ROOT}
-    t = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", FRESH, path], capture_output=True, text=True,
-                          env=env, check=True)
-    wall = time.perf_counter() - t
-    _, load_first = map(float, done.stdout.split())
-    loaded = ms.load(path)
-    ms.set_context(mode=ms.GRAPH_MODE)
-    in_process = median_call(net, x, calls)
-    ms.set_context(mode=ms.PYNATIVE_MODE)
-    from_artifact = median_call(loaded, x, calls)
-    print(f"LeNet5 inference, batch 32 ({calls} calls for steady state)")
-    print(f"  cold compile (frontend + passes):     {1000 * cold:8.1f} ms")
-    print(f"  export:                               {1000 * export_s:8.1f} ms, "
-          f"{os.path.getsize(path) / 1024:.1f} KiB")
-    print(f"  fresh process: start + import + load + first call {1000 * wall:8.1f} ms "
-          f"(load + first call {1000 * load_first:.1f} ms)")
-    print(f"  steady call, in-process compiled:     {1000 * in_process:8.3f} ms")
-    print(f"  steady call, loaded GraphCell:        {1000 * from_artifact:8.3f} ms "
-          f"({from_artifact / in_process:.2f}x)")
+    ap.add_argument("--calls", type=int, default=30)
+    ap.add_argument("--repeat", type=int, default=5)
+    args = ap.parse_args()
+    rng = np.random.default_rng(0)
+    x = ms.Tensor(rng.standard_normal((32, 1, 32, 32)).astype(np.float32))
+    y = ms.Tensor(rng.integers(0, 10, 32).astype(np.int32))
+
+    def inference():
+        ms.set_seed(0)
+        return LeNet5()
+
+    def train_step():
+        net = inference()
+        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+        return nn.TrainOneStepCell(nn.WithLossCell(net, loss),
+                                   nn.Momentum(net.trainable_params(), 0.01, 0.9))
+
+    out = tempfile.mkdtemp(prefix="bench-aot-")
+    bench("inference", inference, (x,), args.calls, args.repeat, out)
+    bench("train_step", train_step, (x, y), args.calls, args.repeat, out)
 
 
 if __name__ == "__main__":

@@ -2,8 +2,10 @@
 
 - ``container.py`` — the zip of members and their hashes; ``manifest.py`` — the manifest's
   fields, the output structure, the environment; ``exporter.py`` — ``export``;
-  ``loader.py`` — ``load``/``read_artifact`` and every check; ``nn/graph_cell.py`` — the cell that
-  runs a loaded artifact; ``tools.py`` — what the command line's ``run``/``precompile`` do.
+  ``loader.py`` — ``load``/``read_artifact`` and every check; ``native.py`` — the kernels'
+  object code (emitted at export, linked by ``load(native=True)`` without numba);
+  ``nn/graph_cell.py`` — the cell that runs a loaded artifact; ``tools.py`` — what the command
+  line's ``precompile`` does.
 
 Example::
 

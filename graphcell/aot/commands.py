@@ -114,6 +114,9 @@ def add_export_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--input", action="append", default=[], metavar="SPEC", help=_INPUT_HELP)
     p.add_argument("-o", "--output", required=True, metavar="OUT.gcpkg",
                    help="the artifact to write (.gcpkg is added when missing)")
+    p.add_argument("--no-native", action="store_true",
+                   help="leave out the kernels' object code for this CPU (what "
+                        "'graphcell run --native' links instead of compiling)")
 
 
 @_guarded
@@ -124,7 +127,8 @@ def run_export(args: argparse.Namespace) -> int:
     from graphcell.aot.targets import example_inputs, load_target
     net = load_target(args.target)
     start = time.perf_counter()
-    path = export(net, *example_inputs(args.input), file_name=args.output)
+    path = export(net, *example_inputs(args.input), file_name=args.output,
+                  native=not args.no_native)
     print(f"wrote {path} ({os.path.getsize(path)} bytes) in {time.perf_counter() - start:.2f} s")
     return 0
 
@@ -138,12 +142,15 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", default=None, metavar="Y.npy",
                    help="save the output (.npy for one tensor, .npz for several: out0, out1...); "
                         "default: print it")
+    p.add_argument("--native", action="store_true",
+                   help="link the artifact's native kernels instead of compiling them (the IR "
+                        "path runs, with a warning, when they cannot run on this CPU)")
 
 
 @_guarded
 def run_run(args: argparse.Namespace) -> int:
     from graphcell.aot import load
-    cell = load(args.artifact)
+    cell = load(args.artifact, native=args.native)
     inputs = [np.load(path, allow_pickle=False) for path in args.input]
     arrays = _leaves(cell(*inputs))
     if args.output is None:
@@ -193,7 +200,8 @@ COMMANDS = {
                "example:\n  graphcell export lenet.py:LeNet5 --input f32[32,1,32,32] -o lenet.gcpkg",
                add_export_arguments, run_export),
     "run": ("load an artifact and run it on .npy inputs",
-            "example:\n  graphcell run lenet.gcpkg --input x.npy -o y.npy",
+            "examples:\n  graphcell run lenet.gcpkg --input x.npy -o y.npy\n"
+            "  graphcell run lenet.gcpkg --input x.npy --native",
             add_run_arguments, run_run),
     "precompile": ("verify an artifact and prepare everything that can be compiled ahead of the "
                    "first call",

@@ -6,6 +6,8 @@ An artifact (``.gcpkg``) is a zip archive holding exactly these members::
     model.gcir      the optimized IR, as text (``graphcell_ir.text``)
     weights.npz     the parameter values by parameter name (``np.savez``, no pickled objects)
     consts.npz      the module's constant table (``consts/N`` -> array), possibly empty
+    native/<id>.o   optional, one per kernel: its object code for the exporting CPU
+                    (``native.py``; the manifest's ``native`` section says what each is)
 
 Members are written in that order with a fixed timestamp, so exporting the same network twice
 gives the same bytes. Reading checks every member's size before inflating it (a zip bomb is an
@@ -23,21 +25,25 @@ from __future__ import annotations
 
 import hashlib
 import io
+import re
 import zipfile
 import zlib
 from typing import BinaryIO, Mapping
 
 from graphcell_ir.errors import ArtifactError
 
-__all__ = ["MANIFEST", "IR", "WEIGHTS", "CONSTS", "MEMBERS", "write_members", "read_members",
-           "sha256", "MAX_MANIFEST_BYTES", "MAX_MEMBER_BYTES"]
+__all__ = ["MANIFEST", "IR", "WEIGHTS", "CONSTS", "MEMBERS", "NATIVE", "write_members",
+           "read_members", "sha256", "MAX_MANIFEST_BYTES", "MAX_MEMBER_BYTES", "MAX_NATIVE"]
 
 MANIFEST = "manifest.json"
 IR = "model.gcir"
 WEIGHTS = "weights.npz"
 CONSTS = "consts.npz"
 MEMBERS = (MANIFEST, IR, WEIGHTS, CONSTS)
-"""Every member of an artifact, in the order they are written."""
+"""The members every artifact has, in the order they are written."""
+NATIVE = re.compile(r"^native/[0-9a-f]{24}\.o$")
+"""The optional members: one object file per kernel, after the others."""
+MAX_NATIVE = 4096
 
 MAX_MANIFEST_BYTES = 4 << 20
 MAX_MEMBER_BYTES = 16 << 30
@@ -82,10 +88,12 @@ def read_members(source, path) -> dict[str, bytes]:
 
 def _check_names(infos: list, path) -> None:
     names = [i.filename for i in infos]
-    unknown = sorted(set(names) - set(MEMBERS))
+    unknown = sorted(n for n in set(names) - set(MEMBERS) if not NATIVE.match(n))
     if unknown:
         raise ArtifactError(f"unexpected member(s) {', '.join(map(repr, unknown))}; an artifact "
-                            f"holds only {', '.join(MEMBERS)}", path)
+                            f"holds only {', '.join(MEMBERS)} and native/<id>.o", path)
+    if sum(1 for n in names if NATIVE.match(n)) > MAX_NATIVE:
+        raise ArtifactError(f"holds more than {MAX_NATIVE} native object files", path)
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
         raise ArtifactError(f"member(s) {', '.join(dup)} appear more than once", path)

@@ -10,6 +10,10 @@ A training step — a ``TrainOneStepCell``, or any function that updates Paramet
 same way: the parameters it writes back are listed as ``mutated`` and are updated in place by each
 call of the loaded ``GraphCell``.
 
+Every kernel of the program is also compiled for this CPU and stored as object code
+(``native.py``; ``native=False`` leaves it out), which ``load(native=True)`` links instead of
+compiling.
+
 Example::
 
     >>> import os, tempfile
@@ -39,6 +43,7 @@ from graphcell_ir.text.values import HostRef
 from graphcell.aot import container as C
 from graphcell.aot.manifest import (FORMAT, FORMAT_VERSION, dtype_name, encode_output,
                                     environment)
+from graphcell.aot.native import emit_native
 
 __all__ = ["export", "build_members", "compile_for_export", "SUFFIX", "FORMATS"]
 
@@ -48,14 +53,16 @@ FORMATS = ("GCIR", "MINDIR")
 IR_LOCS = "full"   # every inlined frame: the text round-trips exactly
 
 
-def export(net, *inputs, file_name: str, file_format: str = "GCIR", **kwargs) -> str:
+def export(net, *inputs, file_name: str, file_format: str = "GCIR", native: bool = True,
+           **kwargs) -> str:
     """Compile ``net`` for ``inputs`` and write the artifact ``file_name`` (``.gcpkg`` is added
     when missing). Returns the path written.
 
     ``net`` is a Cell (its ``construct``), a function or a ``@jit`` function/method; ``inputs``
     are example Tensors (their dtypes and shapes are the artifact's input signature; Python
-    values among them are compiled in as constants). MindSpore's other keywords are accepted and
-    ignored. Raises ArtifactError when the compiled program cannot be written (it returns a
+    values among them are compiled in as constants). ``native``: also store the kernels' object
+    code for this CPU (needs numba; takes a compile per kernel the first time, then the kernel
+    cache answers). MindSpore's other keywords are accepted and ignored. Raises ArtifactError when the compiled program cannot be written (it returns a
     Python object JSON cannot say, or calls back into Python).
     """
     fmt = str(file_format).upper()
@@ -67,7 +74,7 @@ def export(net, *inputs, file_name: str, file_format: str = "GCIR", **kwargs) ->
     path = os.fspath(file_name)
     if not path.endswith(SUFFIX):
         path += SUFFIX
-    members = build_members(compile_for_export(net, inputs))
+    members = build_members(compile_for_export(net, inputs), native=bool(native))
     _write_atomically(path, members)
     return path
 
@@ -105,22 +112,28 @@ def staged_of(net, jit_level: str | None):
 
 # --- the members ---------------------------------------------------------------------------------
 
-def build_members(compiled) -> dict[str, bytes]:
-    """The artifact's members (name -> bytes) for a bridge ``Compiled``."""
+def build_members(compiled, native: bool = True) -> dict[str, bytes]:
+    """The artifact's members (name -> bytes) for a bridge ``Compiled``; with ``native``, the
+    kernels' object code too."""
     from graphcell_ir.passes.pipelines import DEFAULT
     from graphcell_ir.text.printer import print_module
     program = compiled.program
     _check_params(program)
     text = print_module(program.module, locs=IR_LOCS)
-    _check_text(text, program.module.consts)
+    module = _check_text(text, program.module.consts)
     ir = text.encode("utf-8")
     weights = npz_bytes({p.name: p._data for p in program.params})
     consts = npz_bytes(dict(program.module.consts))
-    manifest = _manifest(program, DEFAULT, {C.IR: ir, C.WEIGHTS: weights, C.CONSTS: consts})
-    return {C.MANIFEST: manifest, C.IR: ir, C.WEIGHTS: weights, C.CONSTS: consts}
+    members = {C.IR: ir, C.WEIGHTS: weights, C.CONSTS: consts}
+    section = None
+    if native:   # from the IR read back: the kernels load() will find, with the same keys
+        section, objects = emit_native(module)
+        members.update(objects)
+    manifest = _manifest(program, DEFAULT, members, section)
+    return {C.MANIFEST: manifest, **members}
 
 
-def _manifest(program, pipeline, members: dict[str, bytes]) -> bytes:
+def _manifest(program, pipeline, members: dict[str, bytes], native: dict | None) -> bytes:
     created_by, cpu = environment()
     n_inputs = len(program.inputs) - len(program.params)
     inputs = [_tensor_entry(a.name_hint or f"input{i}", a.type.dtype.np_dtype, a.type.shape)
@@ -140,6 +153,8 @@ def _manifest(program, pipeline, members: dict[str, bytes]) -> bytes:
         "members": {name: {"sha256": C.sha256(data), "size": len(data)}
                     for name, data in members.items()},
     }
+    if native is not None:
+        m["native"] = native
     return (json.dumps(m, indent=1, sort_keys=False) + "\n").encode("utf-8")
 
 
@@ -162,9 +177,9 @@ def _check_params(program) -> None:
         raise ArtifactError("the compiled function interleaves inputs and parameters")
 
 
-def _check_text(text: str, consts: dict) -> None:
-    """Parse the text back and verify it: what ``load`` will do. Host callbacks (``@name``
-    attributes) cannot be exported."""
+def _check_text(text: str, consts: dict):
+    """Parse the text back and verify it: what ``load`` will do; the module read back. Host
+    callbacks (``@name`` attributes) cannot be exported."""
     from graphcell_ir.ir.verify import verify
     from graphcell_ir.text.parser import parse_module
     try:
@@ -179,6 +194,7 @@ def _check_text(text: str, consts: dict) -> None:
                 raise ArtifactError(f"op {op.opdef.name!r} calls back into Python ({key}="
                                     f"@{_has_host_ref(value)}); such a network cannot be "
                                     "exported (no Python runs from an artifact)")
+    return module
 
 
 def _has_host_ref(value) -> str | None:

@@ -3,17 +3,22 @@
 The checks, in order; the first that fails raises ``ArtifactError`` naming the file, the member
 and the problem, and nothing has run:
 
-1. the archive: a zip holding exactly the four members, sizes within limits, CRCs right;
+1. the archive: a zip holding the four members (and native object files), sizes within limits,
+   CRCs right;
 2. the manifest: JSON with every field of the format (``manifest.py``);
 3. the hashes: each member's size and SHA-256 are the manifest's;
 4. the arrays: ``weights.npz`` and ``consts.npz`` read with ``allow_pickle=False``;
 5. the IR: it parses and verifies; the function named by the manifest exists and its arguments
    and results are the manifest's inputs, params and mutated params, with their types;
 6. the weights: one array per parameter, of the parameter's dtype and shape; every constant the
-   IR refers to is in the table.
+   IR refers to is in the table;
+7. native code: the manifest's kernel and loop tables and the ``native/<id>.o`` members are
+   one-to-one, each id the hash of its kernel's key and argument types.
 
 Nothing from the file is unpickled or executed: the IR is data that graphcell's executor runs
-with the installed op registry.
+with the installed op registry. Only ``load(native=True)`` runs machine code from the file (its
+kernels' object code, linked by llvmlite: ``native.py``); the hashes catch a corrupted file, not
+a malicious author, so load native code only from artifacts you would run as programs.
 
 Example::
 
@@ -32,10 +37,9 @@ from __future__ import annotations
 
 import io
 import os
-import warnings
 import zipfile
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -47,12 +51,9 @@ from graphcell_ir.ir.types import TensorType, to_dtype
 from graphcell_ir.ir.walk import walk
 from graphcell.aot import container as C
 from graphcell.aot.manifest import decode_output, parse_manifest
+from graphcell.aot.native import NativeCodeWarning, check_native, link_native, warn_missed
 
 __all__ = ["load", "read_artifact", "ArtifactGraph", "NativeCodeWarning"]
-
-
-class NativeCodeWarning(UserWarning):
-    """``load(native=True)`` ran the IR instead: artifacts hold no native code yet."""
 
 
 @dataclass
@@ -66,6 +67,8 @@ class ArtifactGraph:
     manifest: dict
     weights: dict[str, np.ndarray]
     output: Any
+    native_objects: dict[str, bytes] = field(default_factory=dict)   # id -> object file
+    native: Any = None   # the linked kernels (graphcell_ir.backend.native), load(native=True)
 
     @property
     def kind(self) -> str:
@@ -91,17 +94,26 @@ class ArtifactGraph:
 def load(path, native: bool = False, **kwargs):
     """Load the artifact at ``path`` (written by ``graphcell.export``) as an ``nn.GraphCell``.
 
-    ``native=True`` asks for native object code; artifacts do not hold any yet, so the IR is run
-    by graphcell's executor instead, with a :class:`NativeCodeWarning`. MindSpore's other keywords
-    (``dec_key``, ``obf_func``...) are accepted and ignored. Raises ArtifactError when the file
-    cannot be trusted.
+    ``native=True`` links the kernels' object code stored in the artifact (llvmlite, no numba):
+    the first call compiles nothing. When that code cannot run here (CPU features or triple this
+    machine lacks, no native code in the artifact, a symbol that does not resolve) the kernels
+    concerned are compiled from the IR instead, with a :class:`NativeCodeWarning`. MindSpore's
+    other keywords (``dec_key``, ``obf_func``...) are accepted and ignored. Raises ArtifactError
+    when the file cannot be trusted.
     """
-    if native:
-        warnings.warn("graphcell.load(native=True): artifacts do not hold native object code yet "
-                      "(the numba backend adds it); running the IR through graphcell's executor",
-                      NativeCodeWarning, stacklevel=2)
     from graphcell.nn.graph_cell import GraphCell
-    return GraphCell(read_artifact(path))
+    graph = read_artifact(path)
+    if native:
+        try:
+            graph.native = link_native(graph)
+        except (KeyError, TypeError, IndexError, ValueError) as e:
+            if isinstance(e, ArtifactError):
+                raise
+            raise ArtifactError(f"its native section cannot be used ({type(e).__name__}: {e})",
+                                graph.path, C.MANIFEST) from e
+    cell = GraphCell(graph)
+    warn_missed(graph)
+    return cell
 
 
 def read_artifact(path) -> ArtifactGraph:
@@ -127,16 +139,17 @@ def _read(source, path: str) -> ArtifactGraph:
     _check_signature(fn, manifest, path)
     _check_weights(weights, manifest, path)
     _check_consts(module, consts, path)
+    native = check_native(manifest, members, path)
     try:
         output = decode_output(manifest["output"], manifest["n_outputs"])
     except ArtifactError as e:
         raise ArtifactError(e.reason, path, C.MANIFEST) from None
-    return ArtifactGraph(path, module, fn, manifest, weights, output)
+    return ArtifactGraph(path, module, fn, manifest, weights, output, native)
 
 
 def _check_hashes(manifest: dict, members: dict[str, bytes], path: str) -> None:
     listed = manifest["members"]
-    expected = [n for n in C.MEMBERS if n != C.MANIFEST]
+    expected = [n for n in members if n != C.MANIFEST]
     if sorted(listed) != sorted(expected):
         raise ArtifactError(f"lists members {sorted(listed)}, expected {expected}", path,
                             C.MANIFEST)

@@ -15,8 +15,12 @@ A manifest is plain JSON (``format_version`` 1)::
       "pipeline": ["inline", ...],                   the passes the IR went through
       "created_by": {"graphcell": "0.1.0", "numpy": ..., "numba": ..., "llvmlite": ..., "python": ...},
       "cpu": {"machine": "x86_64", "name": "...", "cores": 8},
-      "members": {"model.gcir": {"sha256": "...", "size": 1234}, ...}
+      "members": {"model.gcir": {"sha256": "...", "size": 1234}, ...},
+      "native": {"abi": ..., "target": ..., "kernels": [...], "skipped": [...]}
     }
+
+``native`` (optional: absent when exported with ``native=False``) describes the members
+``native/<id>.o``, the kernels' object code; ``graphcell/aot/native.py`` has its form.
 
 The output structure: ``{"result": i}`` (the i-th result, a Tensor), ``{"static": v}`` (a
 constant Python value: None, bool, int, float, str), ``{"seq": [...], "kind": "tuple"|"list"}``,
@@ -36,6 +40,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import sys
 from importlib import metadata
 from typing import Any
@@ -54,6 +59,7 @@ KINDS = ("inference", "train_step")
 DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float16", "float32", "float64")
 _STATIC_TYPES = (type(None), bool, int, float, str)
+_HEX24 = re.compile(r"^[0-9a-f]{24}$")
 _MAX_DEPTH = 64
 
 
@@ -179,10 +185,69 @@ def check_manifest(m: Any) -> None:
         raise _bad("n_outputs must be a non-negative integer")
     _field(m, "output", dict)
     _field(m, "members", dict)
+    if "native" in m:
+        _check_native(m["native"])
     for name, entry in m["members"].items():
         if not (isinstance(entry, dict) and isinstance(entry.get("sha256"), str)
                 and _is_int(entry.get("size"))):
             raise _bad(f"members[{name!r}] must be {{'sha256': str, 'size': int}}")
+
+
+def _check_native(section) -> None:
+    """The ``native`` section (graphcell/aot/native.py documents it)."""
+    if not isinstance(section, dict):
+        raise _bad("native must be an object")
+    if not isinstance(section.get("abi"), str):
+        raise _bad("native.abi must be a str")
+    target = section.get("target")
+    if target is not None and not (isinstance(target, dict)
+                                   and set(target) == {"triple", "cpu", "features"}
+                                   and all(isinstance(v, str) for v in target.values())):
+        raise _bad("native.target must be {'triple': str, 'cpu': str, 'features': str}")
+    kernels = section.get("kernels")
+    if not isinstance(kernels, list):
+        raise _bad("native.kernels must be a list")
+    for i, k in enumerate(kernels):
+        if not (isinstance(k, dict) and set(k) == {"id", "key", "args"}
+                and all(isinstance(k[f], str) and _HEX24.match(k[f]) for f in ("id", "key"))
+                and isinstance(k["args"], list)):
+            raise _bad(f"native.kernels[{i}] must be {{'id': hex, 'key': hex, 'args': list}}")
+        for a in k["args"]:
+            if not (isinstance(a, list) and len(a) == 2 and a[0] in DTYPES
+                    and isinstance(a[1], list) and all(_is_int(d) and d >= 0 for d in a[1])):
+                raise _bad(f"native.kernels[{i}].args holds {a!r}, not [dtype, shape]")
+    loops = section.get("loops")
+    functions = _check_loops(loops) if loops is not None else []
+    if (kernels or functions) and target is None:
+        raise _bad("native code without native.target")
+    skipped = section.get("skipped", [])
+    if not isinstance(skipped, list) or not all(
+            isinstance(s, dict) and isinstance(s.get("key"), str)
+            and isinstance(s.get("reason"), str) and isinstance(s.get("ops", []), list)
+            and all(isinstance(o, str) for o in s.get("ops", [])) for s in skipped):
+        raise _bad("native.skipped must be a list of {'key': str, 'ops': list, 'reason': str}")
+
+
+def _check_loops(loops) -> list:
+    if not (isinstance(loops, dict) and isinstance(loops.get("source"), str)
+            and _HEX24.match(loops["source"]) and isinstance(loops.get("functions"), list)):
+        raise _bad("native.loops must be {'source': hex, 'functions': list}")
+    for i, f in enumerate(loops["functions"]):
+        if not (isinstance(f, dict) and set(f) == {"id", "name", "args"}
+                and isinstance(f["id"], str) and _HEX24.match(f["id"])
+                and isinstance(f["name"], str) and f["name"].isidentifier()
+                and isinstance(f["args"], list) and all(map(_loop_arg, f["args"]))):
+            raise _bad(f"native.loops.functions[{i}] must be {{'id': hex, 'name': str, 'args': "
+                       "[['array', dtype, ndim] | ['scalar', dtype], ...]}")
+    return loops["functions"]
+
+
+def _loop_arg(a) -> bool:
+    if not isinstance(a, list) or not a or a[0] not in ("array", "scalar"):
+        return False
+    if a[0] == "array":
+        return len(a) == 3 and a[1] in DTYPES and _is_int(a[2]) and 0 <= a[2] <= 32
+    return len(a) == 2 and a[1] in ("int64", "float64", "float32")
 
 
 def _tensor_entry(t, where: str) -> None:

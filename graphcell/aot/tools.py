@@ -1,9 +1,10 @@
 """What ``graphcell precompile`` does: check an artifact and build everything that can be built
 before the first call, and say what that was.
 
-Today that is the executor's plan for the IR (the reference interpreter compiles each function
-into closures once); the numba backend will also compile its kernels into the kernel cache
-(``graphcell info`` shows where) here.
+It loads the artifact (every check of ``graphcell.load``), builds the executable (which writes
+the kernels' sources into the kernel cache, ``graphcell info --cache``; numba compiles each at its
+first call), and links the artifact's native kernels to say whether ``load(path, native=True)``
+can run them on this CPU, compiling nothing.
 
 Example::
 
@@ -13,18 +14,19 @@ Example::
     >>> from graphcell import nn
     >>> path = ms.export(nn.ReLU(), ms.Tensor(np.ones(3, np.float32)),
     ...                  file_name=os.path.join(tempfile.mkdtemp(), "relu"))
-    >>> precompile(path)[0].endswith("verified")
-    True
+    >>> report = precompile(path)
+    >>> report[0].endswith("verified"), report[-1]
+    (True, '  native kernels: none needed (no kernel in the IR)')
 """
 from __future__ import annotations
 
 import time
+import warnings
 
-from graphcell_ir.backend.cache_dir import cache_dir
 from graphcell_ir.ir.structural import FUSED
 from graphcell_ir.ir.walk import walk
 
-__all__ = ["precompile"]
+__all__ = ["precompile", "native_line"]
 
 
 def precompile(path) -> list[str]:
@@ -34,7 +36,7 @@ def precompile(path) -> list[str]:
     start = time.perf_counter()
     graph = read_artifact(path)
     checked = time.perf_counter()
-    GraphCell(graph)   # builds the executor's plan
+    GraphCell(graph)   # builds the executable
     built = time.perf_counter()
     ops = list(walk(graph.module))
     fused = sum(1 for op in ops if op.opdef is FUSED)
@@ -47,7 +49,28 @@ def precompile(path) -> list[str]:
         f"  inputs: {', '.join(t['name'] + ' ' + t['dtype'] + str(t['shape']) for t in m['inputs'])}",
         f"  params: {len(m['params'])} ({n_bytes} bytes), mutated: {len(m['mutated'])}",
         f"  exported by graphcell {m['created_by'].get('graphcell')} on {m['cpu'].get('machine')}",
-        f"  checks: {1000 * (checked - start):.1f} ms; executor plan: "
-        f"{1000 * (built - checked):.1f} ms (reference interpreter)",
-        f"  native kernels: none yet (the numba backend will compile them into {cache_dir()})",
+        f"  checks: {1000 * (checked - start):.1f} ms; executable: "
+        f"{1000 * (built - checked):.1f} ms",
+        native_line(graph),
     ]
+
+
+def native_line(graph) -> str:
+    """Whether the artifact's native kernels run here (``load(native=True)``), as one line."""
+    from graphcell.aot.native import NativeCodeWarning, link_native
+    section = graph.manifest.get("native")
+    if section is None:
+        return "  native kernels: none (exported with native=False): load(native=True) compiles"
+    n, skipped = len(section["kernels"]), len(section.get("skipped", []))
+    if not n and not skipped:
+        return "  native kernels: none needed (no kernel in the IR)"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", NativeCodeWarning)
+        kernels = link_native(graph)
+    target = section.get("target") or {}
+    head = (f"  native kernels: {n} for {target.get('cpu', '?')} ({target.get('triple', '?')})"
+            f"{f', {skipped} without native code' if skipped else ''}")
+    if kernels is not None and not kernels.failed and not skipped:
+        return f"{head}: they link here, load(native=True) compiles nothing"
+    why = str(caught[0].message).split(": ", 1)[-1] if caught else "some kernels compile"
+    return f"{head}: {why}"

@@ -113,4 +113,4 @@ def _executable(graph, params: tuple):
     program = Program(graph.module, graph.function, inputs=tuple(range(n_inputs)) + params,
                       params=params, mutated=tuple(by_name[n] for n in graph.mutated),
                       output=graph.output, n_outputs=graph.n_outputs)
-    return Executable(program)
+    return Executable(program, native=getattr(graph, "native", None))   # load(native=True)

@@ -96,3 +96,20 @@ def test_console_script_exports(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "m.gcpkg").exists()
+
+
+def test_export_no_native_and_run_native(capsys, tmp_path):
+    fn = f"{NETS}:add_and_neg"
+    plain, full = str(tmp_path / "plain.gcpkg"), str(tmp_path / "full.gcpkg")
+    assert run(capsys, "export", fn, "--no-native", *X, *X, "-o", plain)[0] == 0
+    assert run(capsys, "export", fn, *X, *X, "-o", full)[0] == 0
+    import zipfile
+    assert not any(n.startswith("native/") for n in zipfile.ZipFile(plain).namelist())
+    assert any(n.startswith("native/") for n in zipfile.ZipFile(full).namelist())
+    x = np.linspace(-1, 1, 20, dtype=np.float32).reshape(5, 4)
+    np.save(tmp_path / "x.npy", x)
+    inputs = ["--input", str(tmp_path / "x.npy")] * 2
+    code, _, _ = run(capsys, "run", full, *inputs, "--native", "-o", str(tmp_path / "y.npy"))
+    assert code == 0 and np.array_equal(np.load(tmp_path / "y.npy"), -(x + x))
+    code, out, _ = run(capsys, "precompile", plain)
+    assert code == 0 and "native kernels: none (exported with native=False)" in out

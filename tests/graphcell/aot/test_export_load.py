@@ -11,7 +11,7 @@ import pytest
 
 import graphcell as ms
 from graphcell import nn
-from graphcell.aot import ArtifactError, NativeCodeWarning, read_artifact
+from graphcell.aot import ArtifactError, read_artifact
 from graphcell.aot import container as C
 
 import aot_nets as nets
@@ -83,13 +83,6 @@ def test_training_step_updates_parameters_like_graph_mode(artifact_dir):
     assert "moments.fc1.weight" in read_artifact(path).mutated
 
 
-def test_native_flag_warns_and_runs_the_ir(mlp_artifact):
-    path, net, x = mlp_artifact
-    with pytest.warns(NativeCodeWarning, match="native object code"):
-        cell = ms.load(path, native=True)
-    np.testing.assert_array_equal(cell(x).asnumpy(), net(x).asnumpy())
-
-
 def test_params_init_and_bad_calls(mlp_artifact):
     path, net, x = mlp_artifact
     graph = read_artifact(path)
@@ -119,6 +112,7 @@ ms.set_seed(0)
 net = Secret()
 x = ms.Tensor(np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4))
 ms.export(net, x, file_name=sys.argv[2])
+ms.set_context(mode=ms.GRAPH_MODE)   # the loaded cell runs what graph mode compiled
 np.save(sys.argv[3], net(x).asnumpy())
 """
 LOAD_SCRIPT = """

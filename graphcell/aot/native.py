@@ -1,0 +1,299 @@
+"""The native code of an artifact: emitting it at export, checking and linking it at load.
+
+At export every kernel the executable of the IR runs (fused groups, lone elementwise ops: an
+executable built with a recorder in place of linked kernels lists them) is compiled for its
+operand types and emitted as an object file for this CPU (``graphcell_ir.backend.native``), and
+so is every convolution/pooling loop (``nnkernels``) the IR's ops call, for the argument types they
+call it with (found by running each such op once on zeros). Each object is the member
+``native/<id>.o`` of the artifact, hashed like the others; the manifest's ``native`` section
+says what they are::
+
+    "native": {"abi": "graphcell-native-1",
+               "target": {"triple": "x86_64-unknown-linux-gnu", "cpu": "znver4",
+                          "features": "+64bit,+adx,...,-amx-tile,..."},
+               "kernels": [{"id": "...", "key": "...", "args": [["float32", [32, 10]], ...]}],
+               "loops": {"source": "<hash of nn_loops.py>",
+                         "functions": [{"id": "...", "name": "im2col",
+                                        "args": [["array", "float32", 4], ...]}]},
+               "skipped": [{"key": "...", "ops": ["mul", ...], "reason": "a scalar operand"}]}
+
+``id`` is the hash of the ABI, the kernel's key and its argument types, so an entry cannot be
+paired with another object or signature without the load noticing. Loops are valid for the
+``nn_loops`` text they were compiled from only.
+
+``load(native=True)`` links the objects with llvmlite and the loaded GraphCell calls them
+instead of compiling: numba is not even imported. When the artifact's code cannot run here (no
+native section, another ABI, a triple or CPU features this machine lacks, a symbol it cannot
+resolve) the IR path runs instead, with a :class:`NativeCodeWarning` saying why. An object file
+that is not what the manifest says is an ArtifactError.
+
+Example::
+
+    >>> import os, tempfile, warnings
+    >>> import numpy as np
+    >>> import graphcell as ms
+    >>> from graphcell import ops
+    >>> def f(x):
+    ...     return ops.tanh(x * 2.0) + 1.0
+    >>> x = ms.Tensor(np.linspace(-1, 1, 6, dtype=np.float32))
+    >>> path = ms.export(f, x, file_name=os.path.join(tempfile.mkdtemp(), "f"))
+    >>> cell = ms.load(path, native=True)
+    >>> len(cell.graph.native), bool(np.allclose(cell(x).asnumpy(), np.tanh(x.asnumpy() * 2) + 1))
+    (1, True)
+"""
+from __future__ import annotations
+
+import logging
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from graphcell_ir.errors import ArtifactError
+from graphcell_ir.ir.walk import walk
+from graphcell.aot import container as C
+
+__all__ = ["NativeCodeWarning", "emit_native", "check_native", "link_native", "warn_missed"]
+
+log = logging.getLogger("graphcell.aot")
+
+
+class NativeCodeWarning(UserWarning):
+    """``load(native=True)`` runs (some of) the artifact through the IR path instead of its
+    native code; the message says which kernels and why."""
+
+
+def member_name(id_: str) -> str:
+    return f"native/{id_}.o"
+
+
+# --- export --------------------------------------------------------------------------------------
+
+def emit_native(module) -> tuple[dict, dict[str, bytes]]:
+    """The manifest's ``native`` section and the object-file members for every kernel and loop
+    of ``module`` (the IR exactly as ``load`` will read it)."""
+    from graphcell_ir.backend import native as N
+    section = {"abi": N.ABI, "kernels": [], "skipped": []}
+    members: dict[str, bytes] = {}
+    for kind, key, ops, emit in _kernels(module) + _loops(module):
+        try:
+            obj = emit()
+        except N.NativeError as e:
+            if all(s["key"] != key or s["reason"] != str(e) for s in section["skipped"]):
+                section["skipped"].append({"key": key, "ops": ops, "reason": str(e)})
+            continue
+        if member_name(obj.id) in members:
+            continue   # the same kernel twice in the IR
+        members[member_name(obj.id)] = obj.data
+        if kind == "loop":
+            loops = section.setdefault("loops", {"source": key.split(".")[0], "functions": []})
+            loops["functions"].append({"id": obj.id, "name": ops[0],
+                                       "args": [list(k) for k in obj.args]})
+        else:
+            section["kernels"].append({"id": obj.id, "key": obj.key,
+                                       "args": [[d, list(s)] for d, s in obj.args]})
+        t = obj.target
+        section["target"] = {"triple": t.triple, "cpu": t.cpu, "features": t.features}
+    return section, dict(sorted(members.items()))
+
+
+def _kernels(module) -> list:
+    """("kernel", key, op names, emit) for each kernel the executable of ``module`` runs (fused
+    groups, lone elementwise ops): building it with a recorder in place of linked kernels asks
+    for exactly those, and compiles nothing."""
+    from graphcell_ir.backend import native as N
+    from graphcell_ir.backend.executable import compile_executable
+    recorder = _KernelRecorder()
+    for fn in module:
+        compile_executable(module, fn, jit=True, native=recorder)
+    return [("kernel", ks.key, list(ks.ops), lambda ks=ks: N.emit(ks, ks.in_dtypes))
+            for ks in recorder.seen.values()]
+
+
+class _KernelRecorder:
+    """Stands for linked kernels while an executable is built: records each kernel asked for
+    and gives it a placeholder (the executable is thrown away, never run)."""
+
+    def __init__(self):
+        self.seen: dict = {}
+
+    def lookup(self, ks):
+        self.seen.setdefault((ks.key, ks.in_dtypes, ks.in_shapes), ks)
+        return _never_run
+
+
+def _never_run(*args):
+    raise AssertionError("the export's recording executable ran")
+
+
+def _loops(module) -> list:
+    """("loop", key, [loop name], emit) for each loop the IR's convolution/pooling ops call,
+    for the argument types they call it with: each such op runs once on zeros through numba's
+    loops, recording the calls (``LoopRecorder``)."""
+    from graphcell_ir.backend import native as N
+    try:
+        from graphcell_ir.backend import nn_loops, nnkernels
+        ops = [op for op in walk(module) if op.opdef in nnkernels.KERNELS]
+    except (ImportError, AttributeError):
+        return []
+    if not ops:
+        return []
+    try:
+        inner = nnkernels.loops(True)
+        while isinstance(inner, N.NativeLoops):   # an earlier load(native=True) in this process
+            inner = inner.compiled()
+    except ImportError as e:   # no numba: the loops compile at load
+        return [("loop", "loops", [op.opdef.name for op in ops], _refuse(f"numba is not "
+                                                                          f"installed ({e})"))]
+    recorder = N.LoopRecorder(inner)
+    for op in ops:
+        args = [np.zeros(v.type.shape, v.type.dtype.np_dtype) for v in op.operands]
+        try:
+            with np.errstate(all="ignore"):
+                nnkernels.KERNELS[op.opdef](recorder, *args, **dict(op.attrs))
+        except Exception as e:   # it will fail at run time too; nothing to emit for it
+            log.info("native loops: %s did not run on zeros (%s)", op.opdef.name, e)
+    source = Path(nn_loops.__file__).read_text()
+    key = N.loop_key(N.source_hash(source), "")
+    return [("loop", key + name, [name],
+             lambda name=name, kinds=kinds: _emit_loop(source, name, kinds))
+            for name, kinds in sorted(recorder.seen, key=repr)]
+
+
+def _refuse(reason: str):
+    def emit():
+        from graphcell_ir.backend.native import NativeError
+        raise NativeError(reason)
+    return emit
+
+
+def _emit_loop(source: str, name: str, kinds):
+    from graphcell_ir.backend import native as N
+    if kinds is None:
+        raise N.NativeError("an argument is neither a C-ordered array nor an int/float scalar")
+    return N.emit_loop(source, name, kinds)
+
+
+# --- checking (every load) -----------------------------------------------------------------------
+
+def check_native(manifest: dict, members: dict[str, bytes], path) -> dict[str, bytes]:
+    """The object files by id, after checking that the manifest's tables and the native members
+    are one-to-one and that each id is its key's and arguments'. ArtifactError if not."""
+    from graphcell_ir.backend.native import native_id
+    present = {n[len("native/"):-len(".o")]: data for n, data in members.items()
+               if C.NATIVE.match(n)}
+    section = manifest.get("native")
+    if section is None:
+        if present:
+            raise ArtifactError("holds native object files but no native section",
+                                path, "manifest.json")
+        return {}
+    entries = _entries(section)
+    for id_, key, args in entries:
+        if native_id(key, args) != id_:
+            raise ArtifactError(f"native code {id_} is not the code of {key} with those "
+                                "arguments", path, "manifest.json")
+    listed = [id_ for id_, _, _ in entries]
+    if len(set(listed)) != len(listed):
+        raise ArtifactError("lists a native object twice", path, "manifest.json")
+    if sorted(listed) != sorted(present):
+        extra = sorted(set(present) - set(listed))
+        raise ArtifactError(f"native member(s) {', '.join(map(member_name, extra))} are not in "
+                            "the manifest" if extra else
+                            f"the manifest lists native code "
+                            f"{', '.join(sorted(set(listed) - set(present)))} it does not hold",
+                            path, "manifest.json")
+    return present
+
+
+def _entries(section) -> list[tuple[str, str, tuple]]:
+    """(id, key, args) of every kernel and loop the section lists."""
+    from graphcell_ir.backend.native import loop_key
+    out = [(k["id"], k["key"], tuple((d, tuple(s)) for d, s in k["args"]))
+           for k in section["kernels"]]
+    loops = section.get("loops")
+    if loops is not None:
+        out += [(f["id"], loop_key(loops["source"], f["name"]), tuple(map(tuple, f["args"])))
+                for f in loops["functions"]]
+    return out
+
+
+# --- linking (load(native=True)) -----------------------------------------------------------------
+
+def link_native(graph):
+    """Link ``graph``'s object files; the linked kernels (its loops installed for the
+    convolution and pooling ops), or None (with a warning) when the IR path must run instead.
+    ArtifactError for an object file that is not what it claims."""
+    from graphcell_ir.backend import native as N
+    section = graph.manifest.get("native")
+    reason = _unusable(section, N)
+    if reason is not None:
+        _warn(f"{graph.path}: {reason}; the IR path runs instead (kernels compiled by numba)")
+        return None
+    _warn_skipped(graph.path, section.get("skipped", []))
+    entries = _entries(section)
+    if not entries:
+        return N.NativeKernels()   # nothing to link (no kernel in the IR): llvmlite not needed
+    target = N.Target(**section["target"])
+    objects = []
+    for id_, key, args in entries:
+        obj = N.NativeObject(key, id_, args, graph.native_objects[id_], target)
+        try:
+            N.check_object(obj.data, obj.symbol, target.triple)
+        except N.NativeError as e:
+            raise ArtifactError(f"is not the object file of native code {id_}: {e}",
+                                graph.path, member_name(id_)) from None
+        objects.append(obj)
+    kernels = N.link(objects)
+    if kernels.failed:
+        _warn(f"{graph.path}: {len(kernels.failed)} native object(s) could not be linked and "
+              f"are compiled instead: " + "; ".join(f"{i}: {r}" for i, r in kernels.failed.items()))
+    if section.get("loops"):
+        _install_loops(graph.path, section["loops"]["source"], kernels)
+    return kernels
+
+
+def _install_loops(path, source_sha: str, kernels) -> None:
+    from graphcell_ir.backend import native as N
+    from graphcell_ir.backend import nn_loops, nnkernels
+    source = Path(nn_loops.__file__).read_text()
+    if N.source_hash(source) != source_sha:
+        _warn(f"{path}: its convolution/pooling loops were compiled from another version of "
+              "graphcell_ir/backend/nn_loops.py; numba compiles this one's instead")
+        return
+    nnkernels.use_native_loops(lambda compiled: kernels.loops(source, compiled))
+
+
+def _warn_skipped(path, skipped: list) -> None:
+    if skipped:
+        _warn(f"{path}: {len(skipped)} kernel(s) or loop(s) have no native code and are "
+              "compiled by numba when first used: " +
+              "; ".join(f"{', '.join(s.get('ops') or [s['key']])}: {s['reason']}"
+                        for s in skipped))
+
+
+def _unusable(section, N) -> str | None:
+    if section is None:
+        return "the artifact holds no native code (exported with native=False)"
+    if section["abi"] != N.ABI:
+        return f"its native code uses ABI {section['abi']!r}; this graphcell links {N.ABI!r}"
+    if not _entries(section):
+        return None
+    try:
+        host = N.host_target()
+    except ImportError as e:
+        return f"llvmlite cannot be imported ({e})"
+    return N.Target(**section["target"]).runs_on(host)
+
+
+def warn_missed(graph) -> None:
+    """Warn when the loaded GraphCell compiled kernels the artifact has no native code for."""
+    kernels = getattr(graph, "native", None)
+    if kernels is not None and kernels.missed:
+        _warn(f"{graph.path}: {len(kernels.missed)} kernel(s) have no native code in the artifact "
+              f"and are compiled by numba: {', '.join(sorted(set(kernels.missed)))}")
+
+
+def _warn(message: str) -> None:
+    log.info("%s", message)
+    warnings.warn(message, NativeCodeWarning, stacklevel=4)

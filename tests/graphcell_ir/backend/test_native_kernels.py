@@ -1,0 +1,337 @@
+"""Native kernels (graphcell_ir.backend.native): emitted object code linked by llvmlite gives
+exactly numba's results (same source, same LLVM), close to the interpreter's; bad objects and
+unresolvable symbols are reported, never crash; calls with the wrong arrays are refused."""
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+sys.path.insert(0, str(Path(__file__).parent))
+from backend_support import assert_same  # noqa: E402
+
+from graphcell_ir.backend import native as N  # noqa: E402
+from graphcell_ir.backend.executable import compile_executable  # noqa: E402
+from graphcell_ir.backend.interp import Interpreter  # noqa: E402
+from graphcell_ir.backend.lower import lower_fused  # noqa: E402
+from graphcell_ir.ir.structural import FUSED  # noqa: E402
+from graphcell_ir.ir.types import TensorType  # noqa: E402
+from graphcell_ir.ir.walk import walk  # noqa: E402
+from graphcell_ir.passes.manager import PassManager  # noqa: E402
+from graphcell_ir.passes.pipelines import DEFAULT, resolve  # noqa: E402
+from graphcell_ir.text import parse_module  # noqa: E402
+
+PROGRAMS = {
+    "tanh_reduce": """func @main(%x: f32[4,8], %a: f32[8]) -> (f32[4,8], f32[4]) {
+  %0 = mul(%x, %a) : f32[4,8]
+  %1 = tanh(%0) : f32[4,8]
+  %2 = reduce_sum(%1) {axis=[1]} : f32[4]
+  return %1, %2
+}
+""",
+    "softmax": """func @main(%x: f32[6,5]) -> f32[6,5] {
+  %m = reduce_max(%x) {axis=[1], keep_dims=true} : f32[6,1]
+  %0 = sub(%x, %m) : f32[6,5]
+  %e = exp(%0) : f32[6,5]
+  %s = reduce_sum(%e) {axis=[1], keep_dims=true} : f32[6,1]
+  %y = div(%e, %s) : f32[6,5]
+  %z = mul(%y, 2.0:f32) : f32[6,5]
+  return %z
+}
+""",
+    "relu_grad_f64_mean": """func @main(%x: f64[3,7], %g: f64[3,7]) -> (f64[3,7], f64[7]) {
+  %p = greater(%x, 0.0:f64) : bool[3,7]
+  %z = fill() {dtype=f64, shape=[3,7], value=0} : f64[3,7]
+  %d = select(%p, %g, %z) : f64[3,7]
+  %m = reduce_mean(%d) {axis=[0]} : f64[7]
+  return %d, %m
+}
+""",
+    "int_and_bool": """func @main(%a: i32[10], %b: i32[10]) -> (i32[10], bool[10]) {
+  %0 = add(%a, %b) : i32[10]
+  %1 = mul(%0, %a) : i32[10]
+  %2 = less(%1, %b) : bool[10]
+  %3 = logical_not(%2) : bool[10]
+  return %1, %3
+}
+""",
+    "big_parallel_domain": """func @main(%x: f32[512,300], %y: f32[512,300]) -> f32[512,300] {
+  %0 = mul(%x, %y) : f32[512,300]
+  %1 = sigmoid(%0) : f32[512,300]
+  return %1
+}
+""",
+}
+
+
+def _module(name):
+    m = parse_module(PROGRAMS[name])
+    PassManager(resolve(DEFAULT)).run(m)
+    return m
+
+
+def _inputs(fn, rng):
+    out = []
+    for a in fn.args:
+        t = a.type
+        if t.dtype.np_dtype.kind == "f":
+            out.append(rng.standard_normal(t.shape).astype(t.dtype.np_dtype))
+        else:
+            out.append(rng.integers(-5, 6, t.shape).astype(t.dtype.np_dtype))
+    return out
+
+
+class _Asked:
+    """Stands for linked kernels while an executable is built: records what it asks for."""
+
+    def __init__(self):
+        self.seen = {}
+
+    def lookup(self, ks):
+        self.seen[(ks.key, ks.in_dtypes)] = ks
+        return None
+
+
+def native_kernels_of(module) -> N.NativeKernels:
+    """Every kernel the executable of @main runs, emitted and linked."""
+    asked = _Asked()
+    compile_executable(module, module["main"], jit=True, kernel_min_size=0, native=asked)
+    assert asked.seen, "the program has no kernel"
+    kernels = N.link([N.emit(ks, ks.in_dtypes) for ks in asked.seen.values()])
+    assert not kernels.failed
+    return kernels
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_native_equals_numba_and_interpreter(name):
+    module = _module(name)
+    fn = module["main"]
+    args = _inputs(fn, np.random.default_rng(len(name)))
+    want = Interpreter(module).compiled(fn)([a.copy() for a in args])
+    numba_exe = compile_executable(module, fn, jit=True, kernel_min_size=0)
+    kernels = native_kernels_of(module)
+    native_exe = compile_executable(module, fn, jit=True, kernel_min_size=0, native=kernels)
+    assert native_exe.kernels and all(isinstance(k.fn, N.NativeFunction)
+                                      for k in native_exe.kernels)
+    assert not kernels.missed
+    got, ref = native_exe(list(args)), numba_exe(list(args))
+    for g, r in zip(got, ref):   # the same LLVM from the same source: the same bits
+        assert g.dtype == r.dtype and g.shape == r.shape
+        np.testing.assert_array_equal(g, r)
+    assert_same(got, list(want), native_exe.source)
+
+
+def test_emit_is_deterministic_across_processes(tmp_path):
+    """A fresh process with an empty cache emits the very same bytes (names are derived from
+    the kernel, not from numba's counters), so exporting twice gives the same artifact."""
+    module = _module("softmax")
+    op = next(o for o in walk(module) if o.opdef is FUSED)
+    ks = lower_fused(op)
+    here = N.emit(ks, [v.type.dtype.np_dtype for v in op.operands])
+    script = f"""
+import hashlib, sys
+from graphcell_ir.backend import native as N
+from graphcell_ir.backend.lower import lower_fused
+from graphcell_ir.ir.structural import FUSED
+from graphcell_ir.ir.walk import walk
+from graphcell_ir.passes.manager import PassManager
+from graphcell_ir.passes.pipelines import DEFAULT, resolve
+from graphcell_ir.text import parse_module
+m = parse_module('''{PROGRAMS["softmax"]}''')
+PassManager(resolve(DEFAULT)).run(m)
+op = next(o for o in walk(m) if o.opdef is FUSED)
+print(hashlib.sha256(N.emit(lower_fused(op), [v.type.dtype.np_dtype for v in op.operands]).data).hexdigest())
+"""
+    env = {**os.environ, "GRAPHCELL_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env,
+                         check=True, timeout=300).stdout.split()[-1]
+    assert out == hashlib.sha256(here.data).hexdigest()
+    assert list((tmp_path / "native").glob("*.o"))   # and it was compiled there, not read
+
+
+def _tanh_kernel():
+    module = _module("tanh_reduce")
+    op = next(o for o in walk(module) if o.opdef is FUSED)
+    ks = lower_fused(op)
+    return ks, N.emit(ks, [v.type.dtype.np_dtype for v in op.operands])
+
+
+def test_native_function_checks_its_arguments():
+    ks, obj = _tanh_kernel()
+    fn = N.link([obj]).lookup(ks)
+    x, a = np.ones((4, 8), np.float32), np.ones((1, 8), np.float32)
+    out, acc = np.empty((4, 8), np.float32), np.zeros((4, 1), np.float64)
+    fn(x, a, out, acc)
+    np.testing.assert_allclose(out, np.tanh(1.0), rtol=1e-6)
+    np.testing.assert_allclose(acc, 8 * np.tanh(1.0), rtol=1e-6)
+    with pytest.raises(TypeError, match="argument 0 is float64"):
+        fn(x.astype(np.float64), a, out, acc)
+    with pytest.raises(TypeError, match=r"compiled for float32\[4, 8\]"):
+        fn(np.ones((8, 4), np.float32), a, out, acc)
+    with pytest.raises(TypeError, match="3 arguments for 4"):
+        fn(x, a, out)
+    strided = np.ones((4, 16), np.float32)[:, ::2]   # not C-contiguous: copied, same result
+    out2, acc2 = np.empty_like(out), np.zeros_like(acc)
+    fn(strided, a, out2, acc2)
+    np.testing.assert_array_equal(out2, out)
+    with pytest.raises(TypeError, match="output 2 is not C-contiguous"):
+        fn(x, a, np.empty((4, 16), np.float32)[:, ::2], acc)
+
+
+def test_lookup_needs_the_same_source_and_types():
+    ks, obj = _tanh_kernel()
+    kernels = N.link([obj])
+    other = N.emit(ks, [np.dtype(np.float64), np.dtype(np.float64)])   # another signature
+    assert other.id != obj.id
+    assert kernels.lookup(ks) is not None
+    softmax = lower_fused(next(o for o in walk(_module("softmax")) if o.opdef is FUSED))
+    assert kernels.lookup(softmax) is None and kernels.missed == [softmax.key]
+
+
+def test_bad_objects_are_refused_before_llvm_sees_them():
+    _, obj = _tanh_kernel()
+    triple = N.host_target().triple
+    N.check_object(obj.data, obj.symbol, triple)
+    for data, message in [(b"not an object", "not an ELF"),
+                          (obj.data[:len(obj.data) // 2], "outside the file"),
+                          (obj.data.replace(obj.symbol.encode(), b"x" * len(obj.symbol)),
+                           "does not define")]:
+        with pytest.raises(N.NativeError, match=message):
+            N.check_object(data, obj.symbol, triple)
+        bad = N.NativeObject(obj.key, obj.id, obj.args, data)
+        kernels = N.link([bad])
+        assert obj.id in kernels.failed and len(kernels) == 0
+
+
+def test_an_unresolvable_symbol_is_a_link_failure_not_a_crash():
+    import llvmlite.binding as llvm
+    _, good = _tanh_kernel()
+    id_ = "0" * 24
+    mod = llvm.parse_assembly(f"""
+declare float @graphcell_no_such_function(float)
+define i32 @{N.symbol_of(id_)}(ptr %r, ptr %e, ptr %x) {{
+  %v = call float @graphcell_no_such_function(float 1.0)
+  store float %v, ptr %x
+  ret i32 0
+}}
+""")
+    data = N._target_machine(N.host_target()).emit_object(mod)
+    bad = N.NativeObject("1" * 24, id_, (("float32", (1,)),), data)
+    kernels = N.link([bad, good])   # one library fails: each is linked alone, the good one kept
+    assert "llvmlite could not link it" in kernels.failed[id_]
+    assert len(kernels) == 1 and good.key in kernels.by_key
+
+
+def test_targets():
+    host = N.host_target()
+    assert host.runs_on(host) is None
+    assert N.Target(host.triple, "generic", "").runs_on(host) is None   # needs no feature
+    assert "lacks: madeup" in N.Target(host.triple, "future", "+madeup,-sse2").runs_on(host)
+    assert "is for riscv64" in N.Target("riscv64-unknown-linux-gnu", "x", "").runs_on(host)
+
+
+# --- the convolution/pooling loops (nnkernels) -----------------------------------------------------
+
+def _lenet_calls(rng, dtype):
+    """The convolution and pooling calls of a LeNet5 train step (small batch)."""
+    win = dict(pad_mode="valid", pad=(0, 0, 0, 0), stride=(1, 1), dilation=(1, 1), group=1)
+    pool = dict(kernel_size=(2, 2), strides=(2, 2), pad_mode="valid", data_format="NCHW")
+    a = lambda *s: rng.standard_normal(s).astype(dtype)  # noqa: E731
+    x1, w1, x2, w2 = a(2, 1, 32, 32), a(6, 1, 5, 5), a(2, 6, 14, 14), a(16, 6, 5, 5)
+    return [
+        ("conv2d", (x1, w1), dict(win)), ("conv2d", (x2, w2), dict(win)),
+        ("conv2d_backprop_filter", (a(2, 6, 28, 28), x1), dict(filter_size=w1.shape, **win)),
+        ("conv2d_backprop_input", (a(2, 16, 10, 10), w2), dict(input_size=x2.shape, **win)),
+        ("max_pool2d_grad", (a(2, 6, 28, 28), a(2, 6, 14, 14)), dict(pool)),
+        ("max_pool2d_grad_grad", (a(2, 6, 28, 28), a(2, 6, 28, 28)), dict(pool)),
+        ("avg_pool2d_grad", (a(2, 6, 14, 14),), dict(input_size=(2, 6, 28, 28), **pool)),
+    ]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_native_loops_equal_numba_loops(dtype):
+    import functools
+    from graphcell_ir.backend import nn_loops, nnkernels
+    from graphcell_ir.ops import REGISTRY
+    numba_loops = nnkernels.loops(True)
+    while isinstance(numba_loops, N.NativeLoops):   # a native load earlier in this process
+        numba_loops = numba_loops.compiled()
+    calls = [(REGISTRY[name], ops, REGISTRY[name].check_attrs(attrs))
+             for name, ops, attrs in _lenet_calls(np.random.default_rng(3), dtype)]
+    recorder = N.LoopRecorder(numba_loops)
+    want = [functools.partial(nnkernels.KERNELS[op], recorder)(*ops, **attrs)
+            for op, ops, attrs in calls]
+    source = Path(nn_loops.__file__).read_text()
+    assert all(kinds is not None for _, kinds in recorder.seen)
+    objects = [N.emit_loop(source, name, kinds) for name, kinds in sorted(recorder.seen)]
+    kernels = N.link(objects)
+    assert not kernels.failed
+
+    def no_fallback():
+        raise AssertionError("a loop ran without native code")
+    native = kernels.loops(source, no_fallback)
+    assert set(native.native_names()) == {name for name, _ in recorder.seen}
+    for (op, ops, attrs), w in zip(calls, want):
+        got = functools.partial(nnkernels.KERNELS[op], native)(*ops, **attrs)
+        np.testing.assert_array_equal(got, w, err_msg=op.name)   # numba's code: the same bits
+        np.testing.assert_allclose(got, op.ref(*ops, **attrs), rtol=2e-4, atol=2e-4)
+
+
+def test_native_loops_fall_back_for_kinds_without_code():
+    from graphcell_ir.backend import nn_loops
+    source = Path(nn_loops.__file__).read_text()
+    calls = []
+
+    class Fallback:
+        def __getattr__(self, name):
+            return lambda *args: calls.append(name)
+    native = N.NativeKernels().loops(source, Fallback)
+    native.col2im(np.zeros((1, 4, 4)), 2, 2, 1, 1, 1, 1, 2, 2, np.zeros((1, 1, 3, 3)))
+    strided = np.zeros((1, 8, 4))[:, ::2]   # not C order: no native kind
+    assert N.kinds_of((strided,)) is None and N.kinds_of((np.float16(1),)) is None
+    assert calls == ["col2im"]
+
+
+@pytest.mark.slow
+@settings(max_examples=24, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data())
+def test_native_on_random_graphs(data):
+    """Random fused graphs (passes/graph_strategies): native kernels give numba's bits."""
+    sys.path.insert(0, str(Path(__file__).parent.parent / "passes"))
+    import graph_strategies
+    import pass_oracle as oracle
+    module = data.draw(graph_strategies.graphs(max_ops=8))
+    PassManager(resolve(DEFAULT)).run(module)
+    fn = module["main"]
+    args = oracle.inputs_for(fn, np.random.default_rng(data.draw(st.integers(0, 2**16))))
+    asked = _Asked()
+    compile_executable(module, fn, jit=True, kernel_min_size=0, native=asked)
+    if args is None or not asked.seen:   # about half the graphs have no kernel
+        return
+    objects = []
+    for ks in asked.seen.values():
+        try:
+            objects.append(N.emit(ks, ks.in_dtypes))
+        except N.NativeError:
+            pass   # a scalar operand: that kernel stays numba's
+    kernels = N.link(objects)
+    assert not kernels.failed
+    numba_exe = compile_executable(module, fn, jit=True, kernel_min_size=0)
+    native_exe = compile_executable(module, fn, jit=True, kernel_min_size=0, native=kernels)
+    from graphcell_ir.ops import random as op_random
+    op_random.seed(oracle.SEED)
+    ref = numba_exe([a.copy() if hasattr(a, "copy") else a for a in args])
+    op_random.seed(oracle.SEED)
+    got = native_exe([a.copy() if hasattr(a, "copy") else a for a in args])
+    for g, r in zip(got, ref):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(r))
+    emitted = {o.key for o in objects}
+    assert all(isinstance(k.fn, N.NativeFunction) for k in native_exe.kernels
+               if k.ks.key in emitted)
