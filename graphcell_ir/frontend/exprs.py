@@ -5,8 +5,11 @@ Every operator has two meanings: on static operands it is Python's, evaluated wh
 (``x + 1`` -> ``add``, ``a < b`` -> ``less``, ``x @ w`` -> ``matmul``). ``and``/``or``/``not``
 on tensors give bool tensors (both sides are evaluated, as MindSpore does).
 
-Indexing a tensor needs a static key (ints, slices with static bounds, None, ``...``) and gives
-``getitem``; indexing a tuple, list or any static object is Python's.
+Indexing a tensor with a static key (ints, slices with static bounds, None, ``...``) gives
+``getitem``; with one integer index tensor (or a list/array of ints) and only ``:`` elsewhere
+(``x[i]``, ``x[:, i]``) it gives ``take`` along that axis, as PyNative does. A boolean mask selects
+a data-dependent number of elements, which a static-shape graph cannot hold: it is refused.
+Indexing a tuple, list or any static object is Python's.
 """
 from __future__ import annotations
 
@@ -49,7 +52,7 @@ _OPS = {name: lookup(name) for name in ("add", "sub", "mul", "div", "floor_div",
                                         "matmul", "logical_and", "logical_or", "logical_not",
                                         "not_equal", "less", "less_equal", "greater",
                                         "greater_equal", "equal", "neg", "getitem", "setitem",
-                                        "reshape", "fill")}
+                                        "reshape", "fill", "take", "scatter_update", "select", "cast")}
 MAX_ITEMS = 100_000
 """Iterating a static Python object while compiling stops here (an endless generator...)."""
 
@@ -410,7 +413,51 @@ class ExprMixin:
     def getitem(self, v: Value, key, node):
         if isinstance(v.type, TupleType):
             return self._tuple_get(v, self.require_static(key, node, "an index into a tuple"), node)
+        gather = self.index_tensor(key, node)
+        if gather is not None:
+            axis, index = gather
+            return self.emit(_OPS["take"], (v, index), {"axis": axis}, node)
         return self.emit(_OPS["getitem"], (v,), {"key": self.tensor_key(key, node)}, node)
+
+    def index_tensor(self, key, node, mask_ok: bool = False) -> tuple[int, Value] | None:
+        """``(axis, integer index tensor)`` when ``key`` indexes one axis with a tensor or a
+        list/array of ints and has only ``:`` elsewhere (``x[i]``, ``x[:, i]``); None for a
+        static key. The rules and messages are PyNative's (``graphcell/_indexing.py``).
+        ``mask_ok``: a boolean mask tensor at axis 0 is returned too (``x[mask] = v``)."""
+        items = [self.realize(k, node) for k in (key if type(key) is tuple else (key,))]
+        arrays = [i for i, k in enumerate(items) if isinstance(k, (Value, list, np.ndarray))]
+        if not arrays:
+            return None
+        pos = arrays[0]
+        if len(arrays) > 1 or any(not (isinstance(k, slice) and k == slice(None))
+                                  for i, k in enumerate(items) if i != pos):
+            self.fail(node, "graphcell supports one integer index tensor per subscript, with "
+                            "only ':' in the other positions", Kind.UNSUPPORTED)
+        index = items[pos]
+        if not isinstance(index, Value):
+            index = self.static_index_array(index, node)
+        t = index.type
+        if isinstance(t, TensorType) and t.dtype is bool_:
+            if mask_ok and pos == 0:
+                return pos, index
+            self.fail(node, "indexing with a boolean mask selects a data-dependent number of "
+                            "elements, which graph mode cannot give a static shape; use "
+                            "ops.select (or arithmetic with the mask) instead", Kind.UNSUPPORTED)
+        if not isinstance(t, TensorType) or not t.dtype.is_int:
+            self.fail(node, f"indexing a tensor with {describe(index)} is not supported in graph "
+                            "mode: an index tensor must be an integer tensor", Kind.TYPE)
+        return pos, index
+
+    def static_index_array(self, index, node) -> Value:
+        """A list or numpy array used as an index, as a constant int64 index tensor."""
+        arr = np.asarray(index)
+        self.b.loc = self.loc(node)
+        if arr.dtype == np.bool_:
+            return self.b.const(arr)
+        if arr.dtype.kind not in "iu":
+            self.fail(node, f"index lists and arrays must hold ints, got dtype {arr.dtype}",
+                      Kind.TYPE)
+        return self.b.const(arr.astype(np.int64))
 
     def _tuple_get(self, v: Value, index, node):
         self.b.loc = self.loc(node)

@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import ast
 
+import numpy as np
+
 from graphcell_ir.frontend.errors import Kind, kind_of
 from graphcell_ir.frontend.exprs import _OPS, describe
 from graphcell_ir.frontend.scope import BASE, BLOCK, LOOP, POISON, Poison
 from graphcell_ir.frontend.source import assigned_names, contains
 from graphcell_ir.ir.core import Value
+from graphcell_ir.ir.types import TensorType, bool_
 
 MAX_UNROLL = 10_000
 """A ``for`` loop unrolls at most this many iterations."""
@@ -204,8 +207,17 @@ class StmtMixin:
             return
         if isinstance(base, Value):
             value = self.realize(value, node)
-            new = self.emit(_OPS["setitem"], (base, value), {"key": self.tensor_key(key, target)},
-                            target)
+            scatter = self.index_tensor(key, target, mask_ok=True)
+            if scatter is None:
+                new = self.emit(_OPS["setitem"], (base, value),
+                                {"key": self.tensor_key(key, target)}, target)
+            elif scatter[1].type.dtype is bool_:
+                new = self.masked_store(base, scatter[1], value, target)
+            else:
+                axis, index = scatter
+                new = self.emit(_OPS["scatter_update"],
+                                (base, index, self.updates_for(base, value, target)),
+                                {"axis": axis}, target)
         elif type(base) in (list, dict):
             key = self.require_static(key, target.slice, "an index into a list or dict")
             new = type(base)(base)
@@ -218,6 +230,41 @@ class StmtMixin:
             self.fail(target, f"cannot assign into an item of {describe(base)} in graph mode",
                       Kind.UNSUPPORTED)
         self.bind(name, new)
+
+    def masked_store(self, base: Value, mask: Value, value, node) -> Value:
+        """``x[mask] = value`` with a value for every selected row (a number, or a tensor that
+        broadcasts to one row ``x.shape[mask.ndim:]``): ``select(mask, value, x)``, the mask
+        given trailing axes of 1 — no data-dependent shape on the way."""
+        xt, mt = base.type, mask.type
+        if mt.shape != xt.shape[:len(mt.shape)]:
+            self.fail(node, f"boolean mask of shape {list(mt.shape)} does not match the indexed "
+                            f"dimensions {list(xt.shape[:len(mt.shape)])} of a tensor of shape "
+                            f"{list(xt.shape)}", Kind.VALUE)
+        value = self.updates_for(base, value, node)
+        row = xt.shape[len(mt.shape):]
+        if len(value.type.shape) > len(row) or any(
+                v not in (1, r) for v, r in zip(reversed(value.type.shape), reversed(row))):
+            self.fail(node, f"x[mask] = value: in graph mode the value must be a number or "
+                            f"broadcast to one selected row {list(row)}, got {describe(value)} "
+                            "(a value per selected element has a data-dependent shape)",
+                      Kind.UNSUPPORTED)
+        if len(row):
+            mask = self.emit(_OPS["reshape"], (mask,), {"shape": mt.shape + (1,) * len(row)},
+                             node)
+        return self.emit(_OPS["select"], (mask, value, base), {}, node)
+
+    def updates_for(self, base: Value, value, node) -> Value:
+        """The tensor ``x[i] = value`` writes, in ``x``'s dtype: a Python number becomes a 0-d
+        tensor (broadcast by the op), as in PyNative."""
+        if isinstance(value, Value) and isinstance(value.type, TensorType):
+            if value.type.dtype is not base.type.dtype:
+                value = self.emit(_OPS["cast"], (value,), {"dtype": base.type.dtype}, node)
+            return value
+        if isinstance(value, (bool, int, float, np.number)):
+            self.b.loc = self.loc(node)
+            return self.b.const(np.asarray(value, dtype=base.type.dtype.np_dtype))
+        self.fail(node, f"x[index tensor] = {describe(value)}: the value must be a tensor or a "
+                        "Python number", Kind.TYPE)
 
     # -- if --
     def visit_If(self, node):

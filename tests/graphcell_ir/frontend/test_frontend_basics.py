@@ -193,6 +193,37 @@ func @f(%x: f32[2,4]) -> f32[4], f32[2,2], f32[1,2], f32[2] {
     same_as_eager(out, f, RNG.standard_normal((2, 4), np.float32), 2)
 
 
+def test_indexing_with_tensors_gives_take_scatter_update_and_select():
+    def f(x, i):
+        a = x[i]
+        b = x[:, [2, 0]]
+        x[i] = 0.5
+        x[x > 1.0] = -1.0
+        return a, b, x
+
+    out = check(f, [F32_23, TensorType(int64, (2,))], """
+func @f(%x: f32[2,3], %i: i64[2]) -> f32[2,3], f32[2,2], f32[2,3] {
+  %a = take(%x, %i) {axis=0} : f32[2,3]
+  %0 = const() {value=[2,0]} : i64[2]
+  %b = take(%x, %0) {axis=1} : f32[2,2]
+  %1 = const() {value=0.5} : f32[]
+  %x_1 = scatter_update(%x, %i, %1) {axis=0} : f32[2,3]
+  %2 = greater(%x_1, 1.0:f32) : bool[2,3]
+  %3 = const() {value=-1.0} : f32[]
+  %x_2 = select(%2, %3, %x_1) : f32[2,3]
+  return %a, %b, %x_2
+}
+""")
+    x = RNG.standard_normal((2, 3), np.float32) * 2
+    got = interpret(out.module, x, np.array([1, 0]))
+    want = x.copy()
+    want[[1, 0]] = 0.5
+    want[want > 1] = -1
+    np.testing.assert_allclose(got[0], x[[1, 0]])
+    np.testing.assert_allclose(got[1], x[:, [2, 0]])
+    np.testing.assert_allclose(got[2], want)
+
+
 def test_setitem_rebinds_the_variable():
     def f(x, v):
         y = x

@@ -127,9 +127,8 @@ def _attribute_assignment(x):
     return x
 
 
-def _tensor_index(x):
-    i = x.sum().astype(np.int64)
-    return x[i]
+def _mask_index(x):
+    return x[x > 0]
 
 
 def _int_of_tensor(x):
@@ -160,7 +159,7 @@ CASES = [
     (_import, "import math", ["'import' statement"]),
     (_assert_on_tensor, "assert", ["'assert' on a tensor"]),
     (_attribute_assignment, "x.value", ["assigning to an attribute"]),
-    (_tensor_index, "x[i]", ["indexing a tensor with a tensor"]),
+    (_mask_index, "x[x > 0]", ["boolean mask", "data-dependent number"]),
     (_int_of_tensor, "int(", ["int() of a tensor"]),
     (_range_of_tensor, "range(", ["range()", "use a while loop"]),
     (_static_call_with_tensor, "np.sqrt", ["sqrt() runs while compiling", "f32[3]"]),

@@ -1,0 +1,132 @@
+"""Indexing with tensors in graph mode: ``x[i]`` / ``x[:, i]`` with an integer index tensor (or a
+list of ints) is ``take``, ``x[i] = v`` is ``scatter_update`` and ``x[mask] = v`` is ``select``;
+each gives what PyNative gives, values and gradients. Reading ``x[mask]`` has a data-dependent
+shape and is refused with the user's line."""
+import numpy as np
+import pytest
+from differential import assert_same_in_both_modes
+from grad_differential import assert_grads_agree
+
+import graphcell as ms
+from graphcell import Tensor, nn
+from graphcell_ir.errors import GraphSyntaxError
+
+RNG = np.random.default_rng(7)
+
+
+def x34():
+    return Tensor(RNG.standard_normal((3, 4)).astype(np.float32))
+
+
+def idx(*values):
+    return Tensor(np.array(values, np.int32))
+
+
+class Gather(nn.Cell):
+    def construct(self, x, i, j):
+        return x[i] * 2, x[:, j], x[[2, 0]]
+
+
+class Scatter(nn.Cell):
+    def construct(self, x, i, v):
+        x[i] = v
+        x[:, i] = 0.5
+        return x
+
+
+class Masked(nn.Cell):
+    def construct(self, x, row):
+        x[x < 0] = 0.0
+        y = x * 1
+        y[y > 1] = row   # a value per selected element is a row of y: broadcasts
+        return x, y
+
+
+def test_gather_with_index_tensors_and_lists():
+    assert_same_in_both_modes(Gather(), x34(), idx(2, 0, 2), idx(3, 1))
+
+
+def test_a_zero_dim_index_tensor_drops_the_axis_as_an_int_would():
+    out = assert_same_in_both_modes(Gather(), x34(), Tensor(np.array(1, np.int32)), idx(0))
+    assert out[0].shape == (4,)
+
+
+def test_scatter_with_an_index_tensor_and_a_number():
+    assert_same_in_both_modes(Scatter(), x34(), idx(2, 0),
+                              Tensor(RNG.standard_normal((2, 4)).astype(np.float32)))
+
+
+def test_masked_store_of_a_number_and_of_a_row():
+    x = Tensor(RNG.standard_normal((3, 4)).astype(np.float32) * 2)
+    assert_same_in_both_modes(Masked(), x, Tensor(np.float32(-7)))
+
+
+def test_the_ir_shows_take_scatter_update_and_select():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        text = Masked().compile(x34(), Tensor(np.float32(1))).as_text()
+        text += Gather().compile(x34(), idx(1), idx(0)).as_text()
+        text += Scatter().compile(x34(), idx(1), Tensor(np.ones(4, np.float32))).as_text()
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    for op in ("take(", "scatter_update(", "select("):
+        assert op in text, op
+
+
+def gather_sum(x, i):
+    return (x[i] * x[:, i[:2]].sum()).sum()
+
+
+def scatter_sum(x, i, v):
+    x[i] = v * 3.0
+    return (x * x).sum()
+
+
+def masked_sum(x):
+    x[x > 0.5] = 0.5
+    return (x * x).sum()
+
+
+def test_gradients_through_take_scatter_and_select_agree_with_pynative():
+    x = Tensor(RNG.standard_normal((3, 3)))
+    assert_grads_agree(gather_sum, x, idx(2, 0, 2))
+    assert_grads_agree(scatter_sum, x, idx(0, 2), Tensor(RNG.standard_normal((2, 3))))
+    assert_grads_agree(masked_sum, x)
+
+
+class ReadMask(nn.Cell):
+    def construct(self, x):
+        return x[x > 0]
+
+
+class TwoIndexTensors(nn.Cell):
+    def construct(self, x, i):
+        return x[i, i]
+
+
+class FloatIndex(nn.Cell):
+    def construct(self, x):
+        return x[x[0]]
+
+
+class ValuePerElement(nn.Cell):
+    def construct(self, x, v):
+        x[x > 0] = v
+        return x
+
+
+@pytest.mark.parametrize("net,args,words", [
+    (ReadMask(), (x34(),), "boolean mask selects a data-dependent number"),
+    (TwoIndexTensors(), (x34(), idx(0)), "one integer index tensor per subscript"),
+    (FloatIndex(), (x34(),), "must be an integer tensor"),
+    (ValuePerElement(), (x34(), Tensor(np.ones(12, np.float32))), "one selected row []"),
+], ids=["read-mask", "two-index-tensors", "float-index", "value-per-element"])
+def test_what_graph_mode_cannot_index_is_named_at_the_users_line(net, args, words):
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        with pytest.raises((GraphSyntaxError, TypeError)) as e:
+            net(*args)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    text = str(e.value)
+    assert words in text and "test_graph_indexing.py" in text and "x[" in text, text
