@@ -583,16 +583,12 @@ class ExprMixin:
         return self.make_closure(node, "<lambda>", node.body)
 
     def make_closure(self, node, name: str, body) -> Closure:
-        params = set(arg_names(node.args))
-        body_nodes = body if isinstance(body, list) else [body]
-        for n in (x for b in body_nodes for x in ast.walk(b)):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in params:
-                v = self.frame.vars.get(n.id, MISSING)
-                if v is not MISSING and any(isinstance(x, Value) for x in leaves(v)):
-                    kind = "lambda" if isinstance(node, ast.Lambda) else f"function {name!r}"
-                    self.fail(n, f"a {kind} that captures the tensor variable {n.id!r} is not "
-                                 "supported in graph mode: pass it as an argument",
-                              Kind.UNSUPPORTED)
+        """A ``lambda`` or nested ``def``: its free names are looked up in this frame when it is
+        called (Python's late binding), so a captured tensor is the value the variable holds at
+        the call — visible there, since closures are inlined where they are called. A closure
+        compiled into a Function of its own (a gradient transform) gets the tensors it captures
+        as extra arguments (``grads._capture``); they are constants to that gradient, as
+        closed-over values are to ``jax.grad``."""
         return Closure(node, self.frame, self.frame.vars, self._signature(node.args), name)
 
     def _signature(self, args: ast.arguments) -> inspect.Signature:

@@ -224,6 +224,26 @@ func @f(%x: f32[2,3], %i: i64[2]) -> f32[2,3], f32[2,2], f32[2,3] {
     np.testing.assert_allclose(got[2], want)
 
 
+def test_closures_capture_tensors_late_bound_as_python_does():
+    def f(x, y):
+        g = lambda t: t * x + y   # noqa: E731
+        z = g(y)
+        x = x * 3.0
+        return g(z)   # reads the x bound now, as Python does
+
+    out = check(f, [F32_3, F32_3], """
+func @f(%x: f32[3], %y: f32[3]) -> f32[3] {
+  %0 = mul(%y, %x) : f32[3]
+  %z = add(%0, %y) : f32[3]
+  %x_1 = mul(%x, 3.0:f32) : f32[3]
+  %1 = mul(%z, %x_1) : f32[3]
+  %2 = add(%1, %y) : f32[3]
+  return %2
+}
+""")
+    same_as_eager(out, f, RNG.standard_normal(3, np.float32), RNG.standard_normal(3, np.float32))
+
+
 def test_setitem_rebinds_the_variable():
     def f(x, v):
         y = x

@@ -93,11 +93,6 @@ def _yield(x):
     yield x
 
 
-def _lambda_capturing_tensor(x):
-    f = lambda a: a + x   # noqa: E731
-    return f(1.0)
-
-
 def _comprehension_over_tensor(x):
     return [v * 2.0 for v in x]
 
@@ -152,7 +147,6 @@ CASES = [
     (_global, "global G", ["'global' statement"]),
     (_nonlocal, "nonlocal k", ["'nonlocal' statement"]),
     (_yield, "yield x", ["'yield'", "generator"]),
-    (_lambda_capturing_tensor, "lambda a", ["lambda", "captures", "'x'"]),
     (_comprehension_over_tensor, "for v in x]", ["comprehension over a tensor f32[3]"]),
     (_generator_over_tensor, "for v in x)", ["comprehension over a tensor"]),
     (_class_def, "class A", ["class definition"]),
