@@ -24,7 +24,6 @@ from graphcell_ir.frontend import resolve as R
 from graphcell_ir.frontend.errors import Kind, PoisonAbort
 from graphcell_ir.frontend.scope import (MISSING, POISON, BoundMethod, Closure, Poison,
                                          Undefined, has_poison, leaves)
-from graphcell_ir.frontend.source import arg_names
 from graphcell_ir.ir.core import Value
 from graphcell_ir.ir.types import ScalarType, TensorType, TupleType, bool_
 from graphcell_ir.ops.registry import lookup
