@@ -12,8 +12,12 @@ with a message saying why.
 follow the ``if`` (up to the end of the function) are compiled inside *both* branches, so each
 branch ends by returning, and the ``if`` yields the returned value (and the Parameters' values).
 This restructuring needs no "returned" flag and no dummy values of the right type; its price is
-that the code after the ``if`` is compiled twice. It is not supported inside loop bodies (the
-continuation would include the remaining iterations).
+that the code after the ``if`` is compiled twice. Inside an unrolled ``for`` the continuation
+holds the rest of the loop as a ``ForRest`` statement (the rest of this iteration, the remaining
+iterations, the ``else``), which is also how ``break`` and ``continue`` under a tensor condition
+work there: the branch that breaks compiles what follows the loop, the other the remaining
+iterations. A ``while`` body has no such continuation (its iterations are not known while
+compiling): ``return``/``break``/``continue`` under a tensor condition there is refused.
 
 **while.** The carried values are the variables the body rebinds that exist before the loop,
 plus the Parameters the body writes. Which Parameters are written, and which Python numbers must
@@ -33,8 +37,8 @@ import numpy as np
 
 from graphcell_ir.frontend.errors import Kind
 from graphcell_ir.frontend.exprs import _OPS, describe
-from graphcell_ir.frontend.scope import (BASE, BLOCK, LOOP, MISSING, POISON, Poison, Undefined,
-                                         copy_vars, has_poison, map_leaves)
+from graphcell_ir.frontend.scope import (BASE, BLOCK, LOOP, MISSING, POISON, ForRest, Poison,
+                                         Undefined, copy_vars, has_poison, map_leaves)
 from graphcell_ir.frontend.source import assigned_names, contains, first
 from graphcell_ir.ir.core import Block, Literal, Op, Region, Value
 from graphcell_ir.ir.loc import UNKNOWN
@@ -113,27 +117,37 @@ class ControlMixin:
 
     # -- if --
     def ir_if(self, node: ast.If, pred: Value) -> None:
-        if contains(node.body, ast.Return) or contains(node.orelse, ast.Return):
-            rest = self.take_continuation(node)
-            self.if_returning(node, pred, node.body + rest, node.orelse + rest)
+        branches = node.body + node.orelse
+        if contains(branches, ast.Return) or \
+                contains(branches, (ast.Break, ast.Continue), into_loops=False):
+            self.if_returning(node, pred, self.take_continuation(node, node.body),
+                              self.take_continuation(node, node.orelse, done=True))
         else:
             self.if_merging(node, pred)
 
-    def take_continuation(self, node) -> list:
-        """The statements after ``node`` up to the end of the function; they will be compiled in
-        both branches, so the enclosing statement lists are marked done."""
-        rest, taken = [], []
+    def take_continuation(self, node, branch: list, done: bool = False) -> list:
+        """``branch`` followed by everything after ``node`` up to the end of the function, to be
+        compiled inside the branch; ``done``: mark the enclosing statement lists as done (they
+        are compiled in the branches now). Each unrolled ``for`` body left on the way becomes a
+        :class:`ForRest` holding what follows, so the remaining iterations are compiled in the
+        branch too and ``break``/``continue`` in it still leave that loop."""
+        rest, taken = list(branch), []
         for level in reversed(self.frame.levels):
-            if level.kind == LOOP:
-                self.fail(node, "an early 'return' under a tensor condition inside a loop body "
-                                "is not supported in graph mode: assign the result to a variable "
-                                "and return after the loop", Kind.UNSUPPORTED)
+            if level.kind == LOOP and level.loop is None:
+                self.fail(node, "an early 'return', 'break' or 'continue' under a tensor "
+                                "condition inside a while loop body is not supported in graph "
+                                "mode: assign the result to a variable and leave the loop by its "
+                                "condition", Kind.UNSUPPORTED)
             rest.extend(level.stmts[level.pos:])
+            if level.kind == LOOP:
+                loop = level.loop
+                rest = [ForRest(loop.node, loop.items, loop.index, rest)]
             taken.append(level)
             if level.kind == BASE:
                 break
-        for level in taken:
-            level.pos = len(level.stmts)
+        if done:
+            for level in taken:
+                level.pos = len(level.stmts)
         return rest
 
     def _branches(self, loc, runs) -> tuple[tuple[Region, Region], list]:

@@ -94,13 +94,37 @@ class Level:
     """A statement list being compiled: ``stmts[pos:]`` is still to come.
 
     ``kind`` says whether the continuation of an early ``return`` may cross it: ``BASE`` ends a
-    function body (or a branch that already holds its continuation), ``LOOP`` is a loop body
-    (where an early return under a tensor condition is not supported).
+    function body (or a branch that already holds its continuation), ``LOOP`` is a loop body.
+    ``loop``: for the body of an unrolled ``for``, where it is (:class:`ForRest` resumes it);
+    None for a ``while`` body, which a continuation cannot cross.
     """
 
     stmts: list
     pos: int
     kind: str
+    loop: "ForRest | None" = None
+
+
+@dataclass(eq=False)
+class ForRest:
+    """A statement standing for the rest of an unrolled ``for`` loop: iteration ``index`` of
+    ``node`` over ``items`` from the statements ``first`` on (its target already bound), then
+    the remaining iterations and the ``else``. A continuation that leaves a loop body (an early
+    ``return``, ``break`` or ``continue`` under a tensor condition) holds one per loop it
+    leaves, so ``break`` and ``continue`` keep their meaning inside it."""
+
+    node: Any          # the ast.For
+    items: list
+    index: int
+    first: list
+
+    _fields = ("first", "node")   # ast walkers (assigned_names, contains) see what it runs
+
+    def __getattr__(self, name: str):
+        # lineno, col_offset...: diagnostics point at the loop
+        if name in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+            return getattr(self.node, name)
+        raise AttributeError(name)
 
 
 @dataclass(eq=False)

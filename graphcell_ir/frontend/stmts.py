@@ -6,7 +6,8 @@ the statements graph mode does not support.
   ``setitem`` and rebinds ``x``; ``self.attr = v`` is not supported.
 - ``for`` is unrolled over anything iterable while compiling: ``range`` with static bounds,
   tuples, lists, a CellList or SequentialCell, the rows of a tensor. ``break``/``continue``/
-  ``else`` work when the condition deciding them is static.
+  ``else`` work when the condition deciding them is static, and under a tensor condition too
+  (the rest of the loop is compiled in the branches, see ``control.py``).
 - ``while`` with a static condition is unrolled (at most ``MAX_STATIC_ITERATIONS`` times); when
   the condition depends on a tensor, ``control.py`` builds an IR ``while`` (also when it only
   starts depending on one after some unrolled iterations).
@@ -21,7 +22,7 @@ import numpy as np
 
 from graphcell_ir.frontend.errors import Kind, kind_of
 from graphcell_ir.frontend.exprs import _OPS, describe
-from graphcell_ir.frontend.scope import BASE, BLOCK, LOOP, POISON, Poison
+from graphcell_ir.frontend.scope import BASE, BLOCK, LOOP, POISON, ForRest, Poison
 from graphcell_ir.frontend.source import assigned_names, contains
 from graphcell_ir.ir.core import Value
 from graphcell_ir.ir.types import TensorType, bool_
@@ -286,12 +287,25 @@ class StmtMixin:
         if len(items) > MAX_UNROLL:
             self.fail(node.iter, f"this for loop would unroll {len(items)} iterations (at most "
                                  f"{MAX_UNROLL}); use a while loop", Kind.UNSUPPORTED)
+        self.run_for(node, items, 0, None)
+
+    def visit_ForRest(self, rest: ForRest):
+        """The rest of an unrolled loop, compiled inside a branch (``control.take_continuation``)."""
+        self.run_for(rest.node, rest.items, rest.index, rest.first)
+
+    def run_for(self, node: ast.For, items: list, start: int, first: list | None) -> None:
+        """Iterations ``start``... of ``node`` over ``items``, then its ``else``; ``first``: the
+        statements iteration ``start`` still runs (its target bound already), or None."""
         frame = self.frame
         self.ctl.append(("loop", self.loc(node)))
         try:
-            for item in items:
-                self.assign(node.target, item, node)
-                self.exec_block(node.body, LOOP)
+            for k in range(start, len(items)):
+                body = node.body
+                if k == start and first is not None:
+                    body = first
+                else:
+                    self.assign(node.target, items[k], node)
+                self.exec_block(body, LOOP, ForRest(node, items, k, []))
                 if frame.jump == "continue":
                     frame.jump = None
                 elif frame.jump == "break":

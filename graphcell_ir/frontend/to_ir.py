@@ -299,9 +299,9 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, CallMixin, GradMixin, BpropMix
             self.depth -= 1
             self.frame = saved
 
-    def exec_block(self, stmts: list, kind: str) -> None:
+    def exec_block(self, stmts: list, kind: str, loop=None) -> None:
         frame = self.frame
-        level = Level(stmts, 0, kind)
+        level = Level(stmts, 0, kind, loop)
         frame.levels.append(level)
         try:
             while level.pos < len(level.stmts) and frame.jump is None:

@@ -122,6 +122,32 @@ def test_parameter_written_under_a_tensor_if(x):
     assert_same_in_both_modes(ParamInBranch(), x, calls=3)
 
 
+class BreakAndContinue(nn.Cell):
+    """``break``, ``continue`` and an early ``return`` under tensor conditions in unrolled loops."""
+
+    def construct(self, x):
+        s = x * 0
+        for i in range(3):
+            for j in range(2):
+                if x[j] > 1.5:
+                    continue
+                s = s + x * j
+            if s.sum() > 8:
+                break
+            if s.min() < -6:
+                return s * 10, i
+            x = x + 0.5
+        else:
+            s = s + 100
+        return s, 0
+
+
+@CONTROL
+@given(vectors((3,)))
+def test_break_continue_and_return_under_tensor_conditions_in_for_loops(x):
+    assert_same_in_both_modes(BreakAndContinue(), x)
+
+
 class Methods(nn.Cell):
     """Tensor methods, properties, Primitives (variadic ones too), adapters and constants."""
 

@@ -82,6 +82,21 @@ def test_grad_of_grad_agrees_with_pynative_and_finite_differences():
     assert check_grads_in_graph_mode(lambda v: ms.grad(cube)(v), (x,)).passed
 
 
+def breaking(x):
+    for _ in range(3):
+        x = ops.tanh(x) * 2.0
+        if x.sum() > 1.0:
+            break
+        x = x * x
+    return x.sum()
+
+
+@FEW
+@given(gst.tensors(shape=(2,), dtype="float64", elements=(-2, 2)))
+def test_break_under_a_tensor_condition_agrees_with_pynative(x):
+    assert_grads_agree(breaking, x)
+
+
 @pytest.mark.parametrize("f", [branchy, loopy])
 def test_grad_of_grad_through_if_and_while(f):
     x, y = Tensor(np.array([0.5, 1.2])), Tensor(np.array([-0.3, 2.0]))

@@ -367,6 +367,66 @@ func @f(%x: f32[3]) -> f32[3], i64 {
         agrees(out, f, x)
 
 
+def test_break_under_a_tensor_condition_compiles_the_remaining_iterations_in_a_branch():
+    def f(x):
+        for _ in range(2):
+            x = x * 2.0
+            if x.sum() > 10.0:
+                break
+            x = x + 1.0
+        return x - 1.0
+
+    out = check(f, [F32_3], """
+func @f(%x: f32[3]) -> f32[3] {
+  %x_1 = mul(%x, 2.0:f32) : f32[3]
+  %0 = reduce_sum(%x_1) {axis=none, keep_dims=false} : f32[]
+  %1 = greater(%0, 10.0:f32) : bool[]
+  %2 = if(%1) : f32[3] {
+    %3 = sub(%x_1, 1.0:f32) : f32[3]
+    yield %3
+  } else {
+    %x_2 = add(%x_1, 1.0:f32) : f32[3]
+    %x_3 = mul(%x_2, 2.0:f32) : f32[3]
+    %4 = reduce_sum(%x_3) {axis=none, keep_dims=false} : f32[]
+    %5 = greater(%4, 10.0:f32) : bool[]
+    %6 = if(%5) : f32[3] {
+      %7 = sub(%x_3, 1.0:f32) : f32[3]
+      yield %7
+    } else {
+      %x_4 = add(%x_3, 1.0:f32) : f32[3]
+      %8 = sub(%x_4, 1.0:f32) : f32[3]
+      yield %8
+    }
+    yield %6
+  }
+  return %2
+}
+""")
+    for x in INPUTS:
+        agrees(out, f, x)
+
+
+def test_return_and_continue_under_tensor_conditions_in_nested_for_loops():
+    def f(x):
+        s = x * 0.0
+        for i in range(3):
+            for j in range(2):
+                if x[j] > 1.5:
+                    continue
+                if s.sum() > 20.0:
+                    return s
+                s = s + x * float(j + i)
+            x = x + 0.5
+        else:
+            s = s - 1.0
+        return s
+
+    out = compile_function(f, None, [F32_3], FakeResolver())
+    for x in INPUTS + [np.array([3.0, 4.0, 5.0], np.float32), np.array([0.0, 9.0, 1.0],
+                                                                         np.float32)]:
+        agrees(out, f, x)
+
+
 def _clip_or_scale(x):
     if x.max() > 10.0:
         return x * 0.1

@@ -267,16 +267,18 @@ def test_variables_the_branches_disagree_on_are_errors_only_when_read():
                     "f32[] after the else branch")
 
 
-def test_early_return_inside_a_for_loop_under_a_tensor_condition():
+def test_early_return_under_a_tensor_condition_inside_an_unrolled_while():
     def f(x):
-        for _ in range(3):
+        n = 0
+        while n < 3:
             if x.sum() > 0:
                 return x
             x = x + 1.0
+            n += 1
         return x
 
     err = error_of(f, cls=GraphSyntaxError)
-    assert_reported(err, f, "if x.sum() > 0", "early 'return'", "loop body")
+    assert_reported(err, f, "if x.sum() > 0", "early 'return'", "while loop body")
 
 
 def test_break_or_return_in_a_tensor_while():
