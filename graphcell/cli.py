@@ -56,6 +56,7 @@ def cache_lines() -> list[str]:
     return [f"kernel cache: {d['directory']}",
             f"  kernel sources: {d['kernels']}",
             f"  compiled (numba) entries: {d['compiled entries']}",
+            f"  native objects (linked without numba): {d['native objects']}",
             f"  size: {d['bytes'] / 1024:.1f} KiB"]
 
 

@@ -32,7 +32,10 @@ the geometry from the shapes with the op's own rule, which raises on a mismatch.
 numba is imported at the first kernel call, not before: the loops (``nn_loops``) are plain
 Python, copied into ``<cache dir>/kernels/nn_<hash>.py`` and compiled there with
 ``njit(cache=True)``, one specialisation per dtype actually used, so a second process loads
-machine code. First calls are timed in the compile report and counted in
+machine code. With the native cache on (``kernels``: the default when llvmlite is usable)
+:func:`loops` gives :class:`_CachedLoops` instead: each (loop, argument kinds) is linked from
+its native object in the cache without importing numba, or compiled by numba (then without
+numba's own cache) and its object written there. First calls are timed in the compile report and counted in
 ``kernels.cache_stats()``. With ``GRAPHCELL_DISABLE_JIT=1`` :func:`implementation` gives the
 references; :func:`loops` ``(jit=False)`` still runs the kernels' own Python (the third oracle).
 
@@ -98,8 +101,106 @@ def loops(jit: bool | None = None) -> types.ModuleType:
     jit = _jit_on(jit)
     mod = _LOADED.get(jit)
     if mod is None:
-        mod = _LOADED[jit] = _compile_module() if jit else nn_loops
+        mod = _LOADED[jit] = _loaded() if jit else nn_loops
     return mod
+
+
+def _loaded():
+    from graphcell_ir.backend import native
+    return _CachedLoops() if native.jit_cache_enabled() else _compile_module()
+
+
+class _CachedLoops:
+    """The loops as native objects from the kernel disk cache, per argument kinds, linked
+    without numba (``backend/native.py``); kinds it has none for run numba's loops (compiled
+    when first needed, without numba's own cache) and their object is written there.
+
+    A drop-in for the compiled module: ``L.im2col(*args)``."""
+
+    def __init__(self):
+        from graphcell_ir.backend import native
+        self._native = native
+        self._prefix = native.loop_key(_module_key(_source()), "")
+        self._module = None
+        self._linked: dict = {}      # (name, kinds) -> its JitFunction, None: not on disk
+        self._runners: dict = {}     # name -> numba's loop, as _numba gives it
+
+    def __getattr__(self, name: str):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        # argument classes -> what to try, in order: native entries (each checks its arrays'
+        # rank, dtype and order itself, False when they are not its kinds), numba's loop last.
+        # Keyed by classes, not kinds: computing the kinds of 12 arguments costs 7 us a call.
+        fast: dict = {}
+
+        def call(*args):
+            for fn in fast.get(tuple(map(type, args)), ()):
+                if fn(*args):
+                    return
+            self._slow(name, fast, args)
+        call.__name__ = name
+        setattr(self, name, call)   # bound once per name
+        return call
+
+    def _slow(self, name: str, fast: dict, args) -> None:
+        """First call with these argument classes or kinds: link their native object from the
+        disk cache if it is there, else run numba's loop (which compiles them)."""
+        from graphcell_ir.backend import kernels, report
+        fns = fast.setdefault(tuple(map(type, args)), [])
+        kinds = self._native.kinds_of(args)
+        why = "an argument without a native kind"
+        if kinds is not None:
+            native_fn = self._linked.get((name, kinds), False)
+            if native_fn is False:   # not looked up yet
+                t0 = time.perf_counter()
+                found = self._native.load_jit(self._prefix + name, kinds)
+                native_fn = self._linked[(name, kinds)] = found.fn
+                why = found.why
+                if native_fn is not None:
+                    stats = kernels.cache_stats()
+                    stats.disk_hits += 1
+                    stats.native_hits += 1
+                    report.phase("native (disk cache hit)", time.perf_counter() - t0,
+                                 f"nn_loops.{name}")
+                else:
+                    _log("nn loop %s: %s", name, why)
+            if native_fn is not None:
+                if native_fn.__call__ not in fns:
+                    fns.insert(0, native_fn.__call__)
+                if native_fn(*args):
+                    return
+        numba_fn = self._numba(name)
+        if numba_fn not in fns:
+            fns.append(numba_fn)
+        getattr(self._compiled(), name).why = why   # the reason a compile now reports
+        numba_fn(*args)
+
+    def _numba(self, name: str):
+        """numba's loop ``name``, writing the native object of each specialisation it compiles
+        to the disk cache; returns True (it runs any arguments)."""
+        fn = self._runners.get(name)
+        if fn is None:
+            from graphcell_ir.backend import kernels
+            loop = getattr(self._compiled(), name)
+            key, kinds_of = self._prefix + name, self._native.kinds_of
+
+            def fn(*args):
+                dispatcher = getattr(loop.mod, name)
+                n = len(dispatcher.overloads)
+                loop(*args)
+                dispatcher = getattr(loop.mod, name)   # a rebuild replaces it
+                if len(dispatcher.overloads) != n:
+                    kinds = kinds_of(args)
+                    if kinds is not None:
+                        kernels.store_native(dispatcher, key, kinds)
+                return True
+            fn = self._runners[name] = fn
+        return fn
+
+    def _compiled(self):
+        if self._module is None:
+            self._module = _compile_module(numba_cache=False)
+        return self._module
 
 
 # --- native loops (graphcell_ir.backend.native; graphcell.load(native=True)) -------------------
@@ -116,15 +217,19 @@ def _source() -> str:
     return Path(nn_loops.__file__).read_text()
 
 
-def _compile_module() -> types.SimpleNamespace:
+def _module_key(text: str) -> str:
+    # numba's cache index does not key on the njit options: they are part of the file's name
+    return hashlib.sha256(f"{text}\n# {_JIT_OPTIONS} {sorted(PARALLEL)}".encode()).hexdigest()[:16]
+
+
+def _compile_module(numba_cache: bool = True) -> types.SimpleNamespace:
     """The loops' module loaded from the kernel cache dir, each function a lazy njit dispatcher
     (numba's own cache beside the file holds the machine code per dtype); returns them wrapped
     in :class:`_Loop` (the module's globals stay plain dispatchers, which loops call)."""
     from graphcell_ir.backend import kernels, report
     t0 = time.perf_counter()
     text = _source()
-    # numba's cache index does not key on the njit options: they are part of the file's name
-    key = hashlib.sha256(f"{text}\n# {_JIT_OPTIONS} {sorted(PARALLEL)}".encode()).hexdigest()[:16]
+    key = _module_key(text)
     path = _ensure_file(kernels.kernel_dir() / f"nn_{key}.py", text)
     name = f"graphcell_kernel_nn_{key}"
     mod = types.ModuleType(name)
@@ -135,9 +240,13 @@ def _compile_module() -> types.SimpleNamespace:
     mod.prange = numba.prange
     names = [f for f, fn in vars(mod).items()
              if isinstance(fn, types.FunctionType) and fn.__module__ == name]
-    _jit_all(mod, names, cache=path is not None)
+    _jit_all(mod, names, cache=numba_cache and path is not None)
     report.phase("kernel load", time.perf_counter() - t0, f"nn kernels {key}")
-    return types.SimpleNamespace(**{f: _Loop(mod, f, path) for f in names})
+    loops = types.SimpleNamespace(**{f: _Loop(mod, f, path) for f in names})
+    if not numba_cache and path is not None:
+        for loop in vars(loops).values():
+            loop.why = "no native object on disk"
+    return loops
 
 
 _JIT_OPTIONS = "error_model=numpy nogil=True"

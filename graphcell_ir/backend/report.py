@@ -15,7 +15,9 @@ to stderr as each phase ends, then a summary when the compile's first run is ove
 
 Phases: ``frontend`` (parse and emit IR, without autodiff), ``autodiff``, ``pass <name>`` (each
 pass), ``lower @fn`` and ``kernel load`` (kernel generation: the runner and the kernel sources),
-``numba compile`` / ``numba (disk cache hit)`` (the first call of each kernel).
+``numba compile`` / ``numba (disk cache hit)`` (the first call of each kernel), ``native emit``
+(writing the native object of what numba compiled to the disk cache) and ``native (disk cache
+hit)`` (linking one from there, without numba).
 
 A compile is a :class:`Session` (:func:`begin`, ``suspend`` when the IR is compiled, ``resume``
 for the first run, ``end``); when stderr is a terminal and the
@@ -49,7 +51,8 @@ _active: "Session | None" = None
 # How phase names group into the summary's columns (the first prefix that matches).
 _GROUPS = (("frontend", "frontend"), ("autodiff", "autodiff"), ("pass ", "passes"),
            ("lower ", "kernel generation"), ("kernel load", "kernel generation"),
-           ("numba", "numba"), ("python kernel", "numba"), ("first run", "first run"))
+           ("numba", "numba"), ("python kernel", "numba"), ("native emit", "native emit"),
+           ("native (", "native load"), ("first run", "first run"))
 
 
 def set_switch(fn) -> None:

@@ -44,8 +44,11 @@ print(st.disk_hits, len(st.misses))
 """
 
 
-def _run(cache: Path) -> tuple[int, int]:
-    env = dict(os.environ, GRAPHCELL_CACHE_DIR=str(cache))
+def _run(cache: Path, native: bool = True) -> tuple[int, int]:
+    """(disk hits, compiles) of a fresh process; ``native=False``: numba's own cache alone
+    (native objects, test_jit_native_cache.py, would answer before it)."""
+    env = dict(os.environ, GRAPHCELL_CACHE_DIR=str(cache),
+               GRAPHCELL_NATIVE_CACHE="1" if native else "0")
     out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 0, out.stderr
@@ -59,18 +62,18 @@ def test_second_process_hits_the_disk_cache(tmp_path):
 
 
 def test_corrupt_kernel_file_is_rebuilt(tmp_path):
-    _run(tmp_path)
+    _run(tmp_path, native=False)
     (path,) = (tmp_path / "kernels").glob("k_*.py")
     path.write_text(path.read_text()[:50] + "\n)garbage(\n")
-    assert _run(tmp_path) == (0, 1)
-    assert _run(tmp_path) == (1, 0)
+    assert _run(tmp_path, native=False) == (0, 1)
+    assert _run(tmp_path, native=False) == (1, 0)
 
 
 def test_corrupt_numba_index_is_rebuilt(tmp_path):
-    _run(tmp_path)
+    _run(tmp_path, native=False)
     for f in (tmp_path / "kernels" / "__pycache__").iterdir():
         f.write_bytes(b"not a pickle")
-    hits, misses = _run(tmp_path)
+    hits, misses = _run(tmp_path, native=False)
     assert (hits, misses) in ((0, 1), (1, 0))  # numba ignores a bad index, or we rebuilt it
 
 
