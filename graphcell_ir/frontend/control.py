@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from graphcell_ir.frontend import jumps
 from graphcell_ir.frontend.errors import Kind
 from graphcell_ir.frontend.exprs import _OPS, describe
 from graphcell_ir.frontend.scope import (BASE, BLOCK, LOOP, MISSING, POISON, ForRest, Poison,
@@ -297,6 +298,9 @@ class ControlMixin:
 
     # -- while --
     def ir_while(self, node: ast.While) -> None:
+        if jumps.has_jumps(node) and not contains(node.body, ast.Return):
+            self.ir_while_with_jumps(node)
+            return
         loc = self.loc(node)
         bad = first(node.body, ast.Return) or first(node.body, (ast.Break, ast.Continue),
                                                     into_loops=False)
@@ -324,6 +328,20 @@ class ControlMixin:
                                           f"assigned inside the while loop at line {loc.line}",
                                           Kind.ERROR)
         self.exec_block(node.orelse, BLOCK)
+
+    def ir_while_with_jumps(self, node: ast.While) -> None:
+        """``break``/``continue`` as flags (``jumps.py``): the flags start as bool tensors so a
+        branch setting one joins like any tensor variable; they are gone after the loop."""
+        with self.b.at_loc(self.loc(node)):
+            false = self.b.const(np.array(False))
+        vars_ = self.frame.vars
+        for name in (jumps.FALSE, jumps.BREAK, jumps.SKIP):
+            vars_[name] = false
+        try:
+            self.ir_while(jumps.rewrite(node))
+        finally:
+            for name in (jumps.FALSE, jumps.BREAK, jumps.SKIP):
+                self.frame.vars.pop(name, None)
 
     def build_while(self, node: ast.While, loc, plan: _WhilePlan, probe: bool):
         frame = self.frame

@@ -148,6 +148,31 @@ def test_break_continue_and_return_under_tensor_conditions_in_for_loops(x):
     assert_same_in_both_modes(BreakAndContinue(), x)
 
 
+class WhileWithJumps(nn.Cell):
+    """``break``/``continue`` under tensor conditions in a while loop whose condition is a tensor,
+    with a counter and an ``else``."""
+
+    def construct(self, x):
+        n = 0
+        while x.sum() < 40:
+            x = ops.abs(x) * 2 + 0.25   # grows: the loop ends
+            n = n + 1
+            if x.max() > 9:
+                break
+            if x.min() < 0.5:
+                continue
+            x = x - 0.1
+        else:
+            x = x - 100
+        return x, n
+
+
+@CONTROL
+@given(vectors((3,)))
+def test_break_and_continue_in_a_tensor_while(x):
+    assert_same_in_both_modes(WhileWithJumps(), x)
+
+
 class Methods(nn.Cell):
     """Tensor methods, properties, Primitives (variadic ones too), adapters and constants."""
 

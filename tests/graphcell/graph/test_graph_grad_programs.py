@@ -97,6 +97,21 @@ def test_break_under_a_tensor_condition_agrees_with_pynative(x):
     assert_grads_agree(breaking, x)
 
 
+def while_breaking(x):
+    while x.sum() < 6.0:
+        x = x * 1.5 + 0.5
+        if x.max() > 3.0:
+            break
+        x = ops.tanh(x) + x
+    return (x * x).sum()
+
+
+@FEW
+@given(gst.tensors(shape=(2,), dtype="float64", elements=(0.1, 2)))
+def test_break_in_a_tensor_while_agrees_with_pynative(x):
+    assert_grads_agree(while_breaking, x)
+
+
 @pytest.mark.parametrize("f", [branchy, loopy])
 def test_grad_of_grad_through_if_and_while(f):
     x, y = Tensor(np.array([0.5, 1.2])), Tensor(np.array([-0.3, 2.0]))

@@ -427,6 +427,67 @@ def test_return_and_continue_under_tensor_conditions_in_nested_for_loops():
         agrees(out, f, x)
 
 
+def test_break_and_continue_in_a_tensor_while_become_flags():
+    def f(x):
+        while x.sum() < 10.0:
+            x = x * 2.0
+            if x.max() > 3.0:
+                break
+            x = x + 1.0
+        return x
+
+    out = check(f, [F32_3], """
+func @f(%x: f32[3]) -> f32[3] {
+  %jump.skip = const() {value=false} : bool[]
+  %jump.skip_1, %x_1, %jump.break = while(%jump.skip, %x, %jump.skip) : (bool[], f32[3], bool[]) cond(%jump.skip_2: bool[], %x_2: f32[3], %jump.break_1: bool[]) {
+    %0 = logical_not(%jump.break_1) : bool[]
+    %1 = reduce_sum(%x_2) {axis=none, keep_dims=false} : f32[]
+    %2 = less(%1, 10.0:f32) : bool[]
+    %3 = logical_and(%0, %2) : bool[]
+    yield %3
+  } do(%jump.skip_3: bool[], %x_3: f32[3], %jump.break_2: bool[]) {
+    %x_4 = mul(%x_3, 2.0:f32) : f32[3]
+    %4 = reduce_max(%x_4) {axis=none, keep_dims=false} : f32[]
+    %5 = greater(%4, 3.0:f32) : bool[]
+    %jump.break_3, %jump.skip_4 = if(%5) : (bool[], bool[]) {
+      %6 = fill() {dtype=bool, shape=[], value=true} : bool[]
+      %7 = fill() {dtype=bool, shape=[], value=true} : bool[]
+      yield %6, %7
+    } else {
+      yield %jump.break_2, %jump.skip
+    }
+    %8 = logical_not(%jump.skip_4) : bool[]
+    %x_5 = if(%8) : f32[3] {
+      %x_6 = add(%x_4, 1.0:f32) : f32[3]
+      yield %x_6
+    } else {
+      yield %x_4
+    }
+    yield %jump.skip_4, %x_5, %jump.break_3
+  }
+  return %x_1
+}
+""")
+    for x in [np.array(v, np.float32) for v in ([1, 2, 3], [0.1, 0.2, 0.3], [-1, 3, 1])]:
+        agrees(out, f, x)
+
+    def g(x):
+        n = 0
+        while x.sum() < 50.0:
+            x = x * 2.0
+            n = n + 1
+            if x.min() < 0.5:
+                continue
+            x = x + 1.0
+        else:
+            x = -x
+        return x, n
+
+    out = compile_function(g, None, [F32_3], FakeResolver())
+    for x in [np.array(v, np.float32) for v in ([1, 2, 3], [0.1, 0.2, 0.3], [-1, 3, 1])]:
+        agrees(out, g, x)
+
+
 def _clip_or_scale(x):
     if x.max() > 10.0:
         return x * 0.1
