@@ -14,6 +14,7 @@ import graphcell as ms
 import graphcell.nn as nn
 from graphcell import Tensor, ops
 from graphcell.graph import cache
+from hook_nets import conv_bn_net, forward_hook_fn, forward_pre_hook_fn, ones1, relu_net
 
 SEEN: list = []
 """What the backward hooks of the running program saw: (who, values as lists), in call order."""
@@ -21,10 +22,6 @@ SEEN: list = []
 
 def see(who, values):
     SEEN.append((who, [None if v is None else v.asnumpy().tolist() for v in values]))
-
-
-def ones1():
-    return Tensor(np.ones([1]).astype(np.float32))
 
 
 def as_lists(x):
@@ -94,34 +91,6 @@ def hook_backward_sample():
     return output
 
 
-def forward_pre_hook_fn(cell, inputs):
-    print("forward inputs: ", inputs)
-    input_x = inputs[0]
-    return input_x
-
-
-def forward_hook_fn(cell, inputs, outputs):
-    print("forward inputs: ", inputs)
-    print("forward outputs: ", outputs)
-    outputs = outputs + outputs
-    return outputs
-
-
-def relu_net(**hooks):
-    class Net(nn.Cell):
-        def __init__(self):
-            super(Net, self).__init__()
-            self.relu = nn.ReLU()
-            self.handles = [getattr(self.relu, f"register_{kind}_hook")(fn)
-                            for kind, fn in hooks.items()]
-
-        def construct(self, x, y):
-            x = x + y
-            x = self.relu(x)
-            return x
-    return Net()
-
-
 def forward_pre_hook_sample():
     net = relu_net(forward_pre=forward_pre_hook_fn)
     grad_net = ms.grad(net, grad_position=(0, 1))
@@ -155,24 +124,6 @@ def forward_hook_sample():
     gradient2 = grad_net(ones1(), ones1())
     print(gradient2)
     return gradient, gradient2
-
-
-def conv_bn_net(kind, fn):
-    class Net(nn.Cell):
-        def __init__(self):
-            super(Net, self).__init__()
-            self.conv = nn.Conv2d(1, 2, kernel_size=2, stride=1, padding=0, weight_init="ones",
-                                  pad_mode="valid")
-            self.bn = nn.BatchNorm2d(2, momentum=0.99, eps=0.00001, gamma_init="ones")
-            self.handle = getattr(self.bn, f"register_{kind}_hook")(fn)
-            self.relu = nn.ReLU()
-
-        def construct(self, x):
-            x = self.conv(x)
-            x = self.bn(x)
-            x = self.relu(x)
-            return x
-    return Net()
 
 
 def backward_pre_hook_sample():

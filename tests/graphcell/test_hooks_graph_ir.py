@@ -123,9 +123,6 @@ def test_the_ir_text_with_callbacks_round_trips(graph_mode):
 # --- no hooks, no ops --------------------------------------------------------------------------
 
 def lenet():
-    import sys
-    import os
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "graph"))
     from graph_nets import LeNet5
     return LeNet5()
 

@@ -10,41 +10,11 @@ import pytest
 import graphcell as ms
 import graphcell.nn as nn
 from graphcell import ops
+from hook_nets import conv_bn_net, forward_hook_fn, forward_pre_hook_fn, ones1, relu_net
 
 ONE = "Tensor(shape=[1], dtype=Float32, value= [ 1.00000000e+00])"
 TWO = "Tensor(shape=[1], dtype=Float32, value= [ 2.00000000e+00])"
 ZERO = "Tensor(shape=[1], dtype=Float32, value= [ 0.00000000e+00])"
-
-
-def ones1():
-    return ms.Tensor(np.ones([1]).astype(np.float32))
-
-
-def relu_net(**hooks):
-    class Net(nn.Cell):
-        def __init__(self):
-            super(Net, self).__init__()
-            self.relu = nn.ReLU()
-            self.handles = [getattr(self.relu, f"register_{kind}_hook")(fn) for kind, fn in hooks.items()]
-
-        def construct(self, x, y):
-            x = x + y
-            x = self.relu(x)
-            return x
-    return Net()
-
-
-def forward_pre_hook_fn(cell, inputs):
-    print("forward inputs: ", inputs)
-    input_x = inputs[0]
-    return input_x
-
-
-def forward_hook_fn(cell, inputs, outputs):
-    print("forward inputs: ", inputs)
-    print("forward outputs: ", outputs)
-    outputs = outputs + outputs
-    return outputs
 
 
 def test_forward_pre_hook_and_remove(capsys):
@@ -180,29 +150,12 @@ def test_hooks_returning_the_wrong_type_or_arity_are_errors(kind, fn, match):
         ms.grad(net, grad_position=(0, 1))(ones1(), ones1())
 
 
-def _conv_bn_net(kind, fn):
-    class Net(nn.Cell):
-        def __init__(self):
-            super(Net, self).__init__()
-            self.conv = nn.Conv2d(1, 2, kernel_size=2, stride=1, padding=0, weight_init="ones", pad_mode="valid")
-            self.bn = nn.BatchNorm2d(2, momentum=0.99, eps=0.00001, gamma_init="ones")
-            self.handle = getattr(self.bn, f"register_{kind}_hook")(fn)
-            self.relu = nn.ReLU()
-
-        def construct(self, x):
-            x = self.conv(x)
-            x = self.bn(x)
-            x = self.relu(x)
-            return x
-    return Net()
-
-
 BN_OUT = ("(Tensor(shape=[1, 2, 1, 1], dtype=Float32, value=\n[[[[ {v}]],\n  [[ {v}]]]]),)\n")
 INPUT_GRAD = "[[[[1.99999 1.99999]\n   [1.99999 1.99999]]]]\n"
 
 
 def test_backward_pre_hook_on_batchnorm(capsys):
-    net = _conv_bn_net("backward_pre", lambda cell, grad_output: print(grad_output))
+    net = conv_bn_net("backward_pre", lambda cell, grad_output: print(grad_output))
     grad_net = ms.grad(net)
     print(grad_net(ms.Tensor(np.ones([1, 1, 2, 2]).astype(np.float32))))
     net.handle.remove()
@@ -215,7 +168,7 @@ def test_backward_hook_on_batchnorm(capsys):
     def backward_hook_function(cell, grad_input, grad_output):
         print(grad_input)
         print(grad_output)
-    net = _conv_bn_net("backward", backward_hook_function)
+    net = conv_bn_net("backward", backward_hook_function)
     grad_net = ms.grad(net)
     print(grad_net(ms.Tensor(np.ones([1, 1, 2, 2]).astype(np.float32))))
     net.handle.remove()
