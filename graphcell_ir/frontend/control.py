@@ -14,10 +14,10 @@ branch ends by returning, and the ``if`` yields the returned value (and the Para
 This restructuring needs no "returned" flag and no dummy values of the right type; its price is
 that the code after the ``if`` is compiled twice. Inside an unrolled ``for`` the continuation
 holds the rest of the loop as a ``ForRest`` statement (the rest of this iteration, the remaining
-iterations, the ``else``), which is also how ``break`` and ``continue`` under a tensor condition
-work there: the branch that breaks compiles what follows the loop, the other the remaining
-iterations. A ``while`` body has no such continuation (its iterations are not known while
-compiling): ``return``/``break``/``continue`` under a tensor condition there is refused.
+iterations, the ``else``). A ``while`` body has no such continuation (its iterations are not
+known while compiling): ``return`` under a tensor condition there is refused. (``break`` and
+``continue`` never take a continuation: ``jumps.py`` turns them into flags, which keeps the IR
+linear in the number of jumps.)
 
 **while.** The carried values are the variables the body rebinds that exist before the loop,
 plus the Parameters the body writes. Which Parameters are written, and which Python numbers must
@@ -118,9 +118,7 @@ class ControlMixin:
 
     # -- if --
     def ir_if(self, node: ast.If, pred: Value) -> None:
-        branches = node.body + node.orelse
-        if contains(branches, ast.Return) or \
-                contains(branches, (ast.Break, ast.Continue), into_loops=False):
+        if contains(node.body + node.orelse, ast.Return):
             self.if_returning(node, pred, self.take_continuation(node, node.body),
                               self.take_continuation(node, node.orelse, done=True))
         else:
@@ -334,13 +332,13 @@ class ControlMixin:
         branch setting one joins like any tensor variable; they are gone after the loop."""
         with self.b.at_loc(self.loc(node)):
             false = self.b.const(np.array(False))
-        vars_ = self.frame.vars
-        for name in (jumps.FALSE, jumps.BREAK, jumps.SKIP):
-            vars_[name] = false
+        names = (jumps.FALSE, *jumps.flags(node))
+        for name in names:
+            self.frame.vars[name] = false
         try:
             self.ir_while(jumps.rewrite(node))
         finally:
-            for name in (jumps.FALSE, jumps.BREAK, jumps.SKIP):
+            for name in names[1:]:
                 self.frame.vars.pop(name, None)
 
     def build_while(self, node: ast.While, loc, plan: _WhilePlan, probe: bool):

@@ -6,8 +6,8 @@ the statements graph mode does not support.
   ``setitem`` and rebinds ``x``; ``self.attr = v`` is not supported.
 - ``for`` is unrolled over anything iterable while compiling: ``range`` with static bounds,
   tuples, lists, a CellList or SequentialCell, the rows of a tensor. ``break``/``continue``/
-  ``else`` work when the condition deciding them is static, and under a tensor condition too
-  (the rest of the loop is compiled in the branches, see ``control.py``).
+  ``else`` work under static and tensor conditions alike (as flags, ``jumps.py``; a static
+  condition keeps the flags static, so the loop unrolls as it always did).
 - ``while`` with a static condition is unrolled (at most ``MAX_STATIC_ITERATIONS`` times); when
   the condition depends on a tensor, ``control.py`` builds an IR ``while`` (also when it only
   starts depending on one after some unrolled iterations).
@@ -20,6 +20,7 @@ import ast
 
 import numpy as np
 
+from graphcell_ir.frontend import jumps
 from graphcell_ir.frontend.errors import Kind, kind_of
 from graphcell_ir.frontend.exprs import _OPS, describe
 from graphcell_ir.frontend.scope import BASE, BLOCK, LOOP, POISON, ForRest, Poison
@@ -287,7 +288,22 @@ class StmtMixin:
         if len(items) > MAX_UNROLL:
             self.fail(node.iter, f"this for loop would unroll {len(items)} iterations (at most "
                                  f"{MAX_UNROLL}); use a while loop", Kind.UNSUPPORTED)
-        self.run_for(node, items, 0, None)
+        if jumps.has_jumps(node):
+            self.run_for_with_jumps(node, items)
+        else:
+            self.run_for(node, items, 0, None)
+
+    def run_for_with_jumps(self, node: ast.For, items: list) -> None:
+        """``break``/``continue`` as flags (``jumps.rewrite_for``), bound to False before the
+        loop and gone after it."""
+        names = jumps.flags(node)
+        for name in names:
+            self.frame.vars[name] = False
+        try:
+            self.run_for(jumps.rewrite_for(node), items, 0, None)
+        finally:
+            for name in names:
+                self.frame.vars.pop(name, None)
 
     def visit_ForRest(self, rest: ForRest):
         """The rest of an unrolled loop, compiled inside a branch (``control.take_continuation``)."""

@@ -367,7 +367,7 @@ func @f(%x: f32[3]) -> f32[3], i64 {
         agrees(out, f, x)
 
 
-def test_break_under_a_tensor_condition_compiles_the_remaining_iterations_in_a_branch():
+def test_break_under_a_tensor_condition_in_a_for_loop_guards_the_rest_with_flags():
     def f(x):
         for _ in range(2):
             x = x * 2.0
@@ -381,25 +381,41 @@ func @f(%x: f32[3]) -> f32[3] {
   %x_1 = mul(%x, 2.0:f32) : f32[3]
   %0 = reduce_sum(%x_1) {axis=none, keep_dims=false} : f32[]
   %1 = greater(%0, 10.0:f32) : bool[]
-  %2 = if(%1) : f32[3] {
-    %3 = sub(%x_1, 1.0:f32) : f32[3]
-    yield %3
+  %jump.break.2.4, %jump.skip.2.4 = if(%1) : (bool, bool) {
+    yield true:bool, true:bool
   } else {
-    %x_2 = add(%x_1, 1.0:f32) : f32[3]
-    %x_3 = mul(%x_2, 2.0:f32) : f32[3]
-    %4 = reduce_sum(%x_3) {axis=none, keep_dims=false} : f32[]
-    %5 = greater(%4, 10.0:f32) : bool[]
-    %6 = if(%5) : f32[3] {
-      %7 = sub(%x_3, 1.0:f32) : f32[3]
-      yield %7
-    } else {
-      %x_4 = add(%x_3, 1.0:f32) : f32[3]
-      %8 = sub(%x_4, 1.0:f32) : f32[3]
-      yield %8
-    }
-    yield %6
+    yield false:bool, false:bool
   }
-  return %2
+  %2 = logical_not(%jump.skip.2.4) : bool
+  %x_2 = if(%2) : f32[3] {
+    %x_3 = add(%x_1, 1.0:f32) : f32[3]
+    yield %x_3
+  } else {
+    yield %x_1
+  }
+  %3 = logical_not(%jump.break.2.4) : bool
+  %x_4, %jump.break.2.4_1, %jump.skip.2.4_1 = if(%3) : (f32[3], bool, bool) {
+    %x_5 = mul(%x_2, 2.0:f32) : f32[3]
+    %4 = reduce_sum(%x_5) {axis=none, keep_dims=false} : f32[]
+    %5 = greater(%4, 10.0:f32) : bool[]
+    %jump.break.2.4_2, %jump.skip.2.4_2 = if(%5) : (bool, bool) {
+      yield true:bool, true:bool
+    } else {
+      yield %jump.break.2.4, false:bool
+    }
+    %6 = logical_not(%jump.skip.2.4_2) : bool
+    %x_6 = if(%6) : f32[3] {
+      %x_7 = add(%x_5, 1.0:f32) : f32[3]
+      yield %x_7
+    } else {
+      yield %x_5
+    }
+    yield %x_6, %jump.break.2.4_2, %jump.skip.2.4_2
+  } else {
+    yield %x_2, %jump.break.2.4, %jump.skip.2.4
+  }
+  %7 = sub(%x_4, 1.0:f32) : f32[3]
+  return %7
 }
 """)
     for x in INPUTS:
@@ -438,32 +454,32 @@ def test_break_and_continue_in_a_tensor_while_become_flags():
 
     out = check(f, [F32_3], """
 func @f(%x: f32[3]) -> f32[3] {
-  %jump.skip = const() {value=false} : bool[]
-  %jump.skip_1, %x_1, %jump.break = while(%jump.skip, %x, %jump.skip) : (bool[], f32[3], bool[]) cond(%jump.skip_2: bool[], %x_2: f32[3], %jump.break_1: bool[]) {
-    %0 = logical_not(%jump.break_1) : bool[]
+  %jump.skip.2.4 = const() {value=false} : bool[]
+  %jump.skip.2.4_1, %x_1, %jump.break.2.4 = while(%jump.skip.2.4, %x, %jump.skip.2.4) : (bool[], f32[3], bool[]) cond(%jump.skip.2.4_2: bool[], %x_2: f32[3], %jump.break.2.4_1: bool[]) {
+    %0 = logical_not(%jump.break.2.4_1) : bool[]
     %1 = reduce_sum(%x_2) {axis=none, keep_dims=false} : f32[]
     %2 = less(%1, 10.0:f32) : bool[]
     %3 = logical_and(%0, %2) : bool[]
     yield %3
-  } do(%jump.skip_3: bool[], %x_3: f32[3], %jump.break_2: bool[]) {
+  } do(%jump.skip.2.4_3: bool[], %x_3: f32[3], %jump.break.2.4_2: bool[]) {
     %x_4 = mul(%x_3, 2.0:f32) : f32[3]
     %4 = reduce_max(%x_4) {axis=none, keep_dims=false} : f32[]
     %5 = greater(%4, 3.0:f32) : bool[]
-    %jump.break_3, %jump.skip_4 = if(%5) : (bool[], bool[]) {
+    %jump.break.2.4_3, %jump.skip.2.4_4 = if(%5) : (bool[], bool[]) {
       %6 = fill() {dtype=bool, shape=[], value=true} : bool[]
       %7 = fill() {dtype=bool, shape=[], value=true} : bool[]
       yield %6, %7
     } else {
-      yield %jump.break_2, %jump.skip
+      yield %jump.break.2.4_2, %jump.skip.2.4
     }
-    %8 = logical_not(%jump.skip_4) : bool[]
+    %8 = logical_not(%jump.skip.2.4_4) : bool[]
     %x_5 = if(%8) : f32[3] {
       %x_6 = add(%x_4, 1.0:f32) : f32[3]
       yield %x_6
     } else {
       yield %x_4
     }
-    yield %jump.skip_4, %x_5, %jump.break_3
+    yield %jump.skip.2.4_4, %x_5, %jump.break.2.4_3
   }
   return %x_1
 }
@@ -486,6 +502,29 @@ func @f(%x: f32[3]) -> f32[3] {
     out = compile_function(g, None, [F32_3], FakeResolver())
     for x in [np.array(v, np.float32) for v in ([1, 2, 3], [0.1, 0.2, 0.3], [-1, 3, 1])]:
         agrees(out, g, x)
+
+
+def test_nested_loops_with_jumps_keep_their_own_flags():
+    def f(x):
+        n = 0
+        while x.sum() < 30.0:
+            x = x + 1.0
+            for j in range(3):
+                if x.max() > 8.0:
+                    break
+                x = x * 1.5
+            while x.min() < 2.0:
+                x = x + 0.5
+                if x.sum() > 20.0:
+                    break
+            n = n + 1
+            if n > 5:
+                break
+        return x, n
+
+    out = compile_function(f, None, [F32_3], FakeResolver())
+    for x in [np.array(v, np.float32) for v in ([1, 2, 3], [0.1, 0.2, 0.3], [-1, 3, 1])]:
+        agrees(out, f, x)
 
 
 def _clip_or_scale(x):
