@@ -120,7 +120,7 @@ def _window_argmax(xp, n, c, y, kh, kw, sh, sw, best, at):
 def max_pool_grad(xp, dy, kh, kw, sh, sw, dxp, best, at):
     """Add dy[n, c, y, v] at the first maximum of window (y, v) in the padded image whose flat
     planes are ``dxp`` (N, C, HP*WP). ``best``/``at``: (N, OW) scratch rows from the caller: the
-    loops never allocate, so their machine code needs no runtime (``backend/native.py``)."""
+    loops never allocate, so their machine code needs no runtime (``backend/native/``)."""
     n_, c_, oh, ow = dy.shape
     for n in prange(n_):
         for c in range(c_):

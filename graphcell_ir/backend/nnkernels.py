@@ -112,7 +112,7 @@ def _loaded():
 
 class _CachedLoops:
     """The loops as native objects from the kernel disk cache, per argument kinds, linked
-    without numba (``backend/native.py``); kinds it has none for run numba's loops (compiled
+    without numba (``backend/native/``); kinds it has none for run numba's loops (compiled
     when first needed, without numba's own cache) and their object is written there.
 
     A drop-in for the compiled module: ``L.im2col(*args)``."""

@@ -16,6 +16,7 @@ import pytest
 
 from graphcell_ir.backend import kernels
 from graphcell_ir.backend import native as N
+from graphcell_ir.backend.native import jit_cache
 
 # a fused group (tanh, mul), a lone relu kernel, and three nn loops (im2col, max_pool_grad, col2im)
 SRC = """func @f(%x: f32[2,1,12,12], %w: f32[3,1,5,5], %g: f32[2,3,4,4]) -> (f32[2,3,4,4], f32[2,3,8,8], f32[2,1,12,12]) {
@@ -117,10 +118,10 @@ def test_corrupt_native_object_is_rebuilt(filled, cache):
 def test_native_object_for_another_cpu_is_not_used(filled, cache):
     path = _objects(cache)[0]
     raw = path.read_bytes()
-    end = raw.index(b"\n", len(N._MAGIC))
-    header = json.loads(raw[len(N._MAGIC):end])
+    end = raw.index(b"\n", len(jit_cache._MAGIC))
+    header = json.loads(raw[len(jit_cache._MAGIC):end])
     header["target"][2] += ",+graphcell-madeup-feature"
-    path.write_bytes(N._MAGIC + json.dumps(header).encode() + raw[end:])
+    path.write_bytes(jit_cache._MAGIC + json.dumps(header).encode() + raw[end:])
     again = _run(cache)
     assert again["sha"] == filled[1]["sha"] and again["native"] == N_CODE - 1
     (miss,) = again["misses"]
@@ -156,10 +157,10 @@ def test_arguments_of_other_kinds_are_refused_by_the_code(tmp_path, monkeypatch)
     # an object whose kernel calls a symbol this process lacks would call the stub: not used
     (path,) = (tmp_path / "native-jit").glob("*.o")
     raw = path.read_bytes()
-    end = raw.index(b"\n", len(N._MAGIC))
-    header = json.loads(raw[len(N._MAGIC):end])
+    end = raw.index(b"\n", len(jit_cache._MAGIC))
+    header = json.loads(raw[len(jit_cache._MAGIC):end])
     header["needs"].append("graphcell_no_such_symbol")
-    path.write_bytes(N._MAGIC + json.dumps(header).encode() + raw[end:])
+    path.write_bytes(jit_cache._MAGIC + json.dumps(header).encode() + raw[end:])
     assert "lacks (graphcell_no_such_symbol)" in N.load_jit(ks.key, kinds).why
 
 

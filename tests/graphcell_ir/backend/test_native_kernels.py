@@ -17,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from backend_support import assert_same  # noqa: E402
 
 from graphcell_ir.backend import native as N  # noqa: E402
+from graphcell_ir.backend.native import emitting  # noqa: E402
 from graphcell_ir.backend.executable import compile_executable  # noqa: E402
 from graphcell_ir.backend.interp import Interpreter  # noqa: E402
 from graphcell_ir.backend.lower import lower_fused  # noqa: E402
@@ -221,7 +222,7 @@ define i32 @{N.symbol_of(id_)}(ptr %r, ptr %e, ptr %x) {{
   ret i32 0
 }}
 """)
-    data = N._target_machine(N.host_target()).emit_object(mod)
+    data = emitting._target_machine(N.host_target()).emit_object(mod)
     bad = N.NativeObject("1" * 24, id_, (("float32", (1,)),), data)
     kernels = N.link([bad, good])   # one library fails: each is linked alone, the good one kept
     assert "llvmlite could not link it" in kernels.failed[id_]

@@ -1,0 +1,73 @@
+"""What native code is for: the target (triple, CPU, features) and the error a kernel without
+usable native code raises.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+
+ABI = "graphcell-native-1"
+"""The entry's calling convention and naming; an artifact recording another one is not linked."""
+
+
+class NativeError(Exception):
+    """A kernel has no native code (emitting) or its code cannot be used here (linking); ``str()``
+    says why. Callers fall back to compiling the kernel; it never reaches users as an error."""
+
+
+# --- the target ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Target:
+    """What an object file was emitted for: LLVM triple, CPU name, features (``+avx2,-avx512f``)."""
+
+    triple: str
+    cpu: str
+    features: str
+
+    def required(self) -> set[str]:
+        """The features the code may use (the ``+`` ones)."""
+        return {f[1:] for f in self.features.split(",") if f.startswith("+")}
+
+    def runs_on(self, host: Target) -> str | None:
+        """None when code for this target runs on ``host``, else the reason it does not. The CPU
+        name only tunes scheduling; the triple and the enabled features decide."""
+        if self.triple != host.triple:
+            return f"the code is for {self.triple}, this machine is {host.triple}"
+        missing = sorted(self.required() - host.required())
+        if missing:
+            more = " ..." if len(missing) > 8 else ""
+            return (f"the code was emitted for a {self.cpu} and uses CPU feature(s) this "
+                    f"{host.cpu} lacks: {', '.join(missing[:8])}{more}")
+        return None
+
+
+@functools.lru_cache(maxsize=1)
+def host_target() -> Target:
+    """This process's CPU as llvmlite sees it (no numba)."""
+    llvm = _llvm()
+    try:
+        features = llvm.get_host_cpu_features().flatten()
+    except RuntimeError:   # llvmlite cannot read them here: only feature-free code may run
+        features = ""
+    return Target(llvm.get_process_triple(), llvm.get_host_cpu_name(), features)
+
+
+def _emit_target() -> Target:
+    """The target numba compiles for (it honours NUMBA_CPU_NAME / NUMBA_CPU_FEATURES)."""
+    from numba.core import config
+    from numba.core.codegen import get_host_cpu_features
+    llvm = _llvm()
+    cpu = config.CPU_NAME or llvm.get_host_cpu_name()
+    features = config.CPU_FEATURES if config.CPU_FEATURES is not None else get_host_cpu_features()
+    return Target(llvm.get_process_triple(), cpu, features)
+
+
+@functools.lru_cache(maxsize=1)
+def _llvm():
+    """llvmlite's binding, with the host target initialised (once)."""
+    import llvmlite.binding as llvm
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    return llvm
