@@ -103,4 +103,54 @@ def copy_parameters(src: nn.Cell, dst: nn.Cell) -> None:
         q.set_data(Tensor(p.asnumpy().copy()))
 
 
-_ = ParameterTuple  # the seed imports it
+# --- custom bprop: debugging_in_pynative_mode.md and cell_and_parameter.md ------------------------
+
+class CustomBpropNet(nn.Cell):
+    """debugging_in_pynative_mode.md, "Custom bprop"."""
+
+    def __init__(self):
+        super(CustomBpropNet, self).__init__()
+
+    def construct(self, x, y):
+        z = x * y
+        z = z * y
+        return z
+
+    def bprop(self, x, y, out, dout):
+        x_dout = x + y
+        y_dout = x * y
+        return x_dout, y_dout
+
+
+class Dropout2d(nn.Cell):
+    """cell_and_parameter.md, "Custom Cell Reverse"."""
+
+    def __init__(self, keep_prob):
+        super().__init__()
+        self.keep_prob = keep_prob
+        self.dropout2d = ops.Dropout2D(keep_prob)
+
+    def construct(self, x):
+        return self.dropout2d(x)
+
+    def bprop(self, x, out, dout):
+        _, mask = out
+        dy, _ = dout
+        if self.keep_prob != 0:
+            dy = dy * (1 / self.keep_prob)
+        dy = mask.astype(ms.float32) * dy
+        return (dy.astype(x.dtype), )
+
+
+# --- debugging_in_pynative_mode.md: the LeNet training sample's gradient wrapper ------------------
+
+class GradWrap(nn.Cell):
+    """ GradWrap definition """
+    def __init__(self, network):
+        super(GradWrap, self).__init__(auto_prefix=False)
+        self.network = network
+        self.weights = ParameterTuple(filter(lambda x: x.requires_grad, network.get_parameters()))
+
+    def construct(self, x, label):
+        weights = self.weights
+        return ops.GradOperation(get_by_list=True)(self.network, weights)(x, label)

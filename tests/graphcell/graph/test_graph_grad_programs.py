@@ -6,12 +6,12 @@ import pytest
 from hypothesis import given, settings
 
 import graphcell as ms
-from graphcell import nn, ops, Tensor, ParameterTuple, context
+from graphcell import nn, ops, Tensor, context
 from graphcell.ops import GradOperation
 from graphcell.testing import strategies as gst
 
 from grad_differential import arrays, assert_grads_agree, check_grads_in_graph_mode
-from graph_nets import LeNet5, copy_parameters
+from graph_nets import CustomBpropNet, Dropout2d, GradWrap, LeNet5, copy_parameters
 
 FEW = settings(max_examples=6, deadline=None)
 
@@ -131,46 +131,9 @@ def test_grad_of_grad_of_a_cell_with_weights():
 
 # --- custom bprop (the seeds) --------------------------------------------------------------------
 
-class SeedNet(nn.Cell):
-    """debugging_in_pynative_mode.md, "Custom bprop"."""
-
-    def __init__(self):
-        super(SeedNet, self).__init__()
-
-    def construct(self, x, y):
-        z = x * y
-        z = z * y
-        return z
-
-    def bprop(self, x, y, out, dout):
-        x_dout = x + y
-        y_dout = x * y
-        return x_dout, y_dout
-
-
-class Dropout2d(nn.Cell):
-    """cell_and_parameter.md, "Custom Cell Reverse"."""
-
-    def __init__(self, keep_prob):
-        super().__init__()
-        self.keep_prob = keep_prob
-        self.dropout2d = ops.Dropout2D(keep_prob)
-
-    def construct(self, x):
-        return self.dropout2d(x)
-
-    def bprop(self, x, out, dout):
-        _, mask = out
-        dy, _ = dout
-        if self.keep_prob != 0:
-            dy = dy * (1 / self.keep_prob)
-        dy = mask.astype(ms.float32) * dy
-        return (dy.astype(x.dtype), )
-
-
 def test_seed_custom_bprop_in_graph_mode(capsys, graph_mode):
     grad_all = GradOperation(get_all=True)
-    output = grad_all(SeedNet())(Tensor(1, ms.float32), Tensor(2, ms.float32))
+    output = grad_all(CustomBpropNet())(Tensor(1, ms.float32), Tensor(2, ms.float32))
     print(output)
     assert capsys.readouterr().out == (
         "(Tensor(shape=[], dtype=Float32, value= 3), Tensor(shape=[], dtype=Float32, value= 2))\n")
@@ -241,17 +204,6 @@ def _in_graph_mode(fn, *args, seed=None):
 
 
 # --- LeNet5 (debugging_in_pynative_mode.md) ------------------------------------------------------
-
-class GradWrap(nn.Cell):
-    """ GradWrap definition """
-    def __init__(self, network):
-        super(GradWrap, self).__init__(auto_prefix=False)
-        self.network = network
-        self.weights = ParameterTuple(filter(lambda x: x.requires_grad, network.get_parameters()))
-
-    def construct(self, x, label):
-        weights = self.weights
-        return ops.GradOperation(get_by_list=True)(self.network, weights)(x, label)
 
 
 def _seed_step(net, mode):

@@ -8,25 +8,13 @@ import pytest
 
 import graphcell as ms
 import graphcell.nn as nn
-import graphcell.ops as ops
-from graphcell import ParameterTuple, Tensor
+from graphcell import Tensor
 from graphcell.nn import Dense, Momentum, SoftmaxCrossEntropyWithLogits, WithLossCell
-from graph_nets import LeNet5
+from graph_nets import GradWrap, LeNet5
 
 
 # --- debugging_in_pynative_mode.md, "Complete LeNet Sample Code", renamed to graphcell ------
 # (its LeNet5 lives in graph_nets.py, shared with the graph-mode tests)
-
-class GradWrap(nn.Cell):
-    """ GradWrap definition """
-    def __init__(self, network):
-        super(GradWrap, self).__init__(auto_prefix=False)
-        self.network = network
-        self.weights = ParameterTuple(filter(lambda x: x.requires_grad, network.get_parameters()))
-
-    def construct(self, x, label):
-        weights = self.weights
-        return ops.GradOperation(get_by_list=True)(self.network, weights)(x, label)
 
 
 def test_lenet_sample_one_momentum_step():

@@ -13,6 +13,7 @@ import graphcell.ops as ops
 from graphcell import Tensor, context
 from graphcell import dtype as mstype
 from graphcell.ops import GradOperation
+from graph_nets import CustomBpropNet
 
 
 def test_executing_a_single_operator():
@@ -77,22 +78,8 @@ def test_hook_backward_with_grad_operation(capsys):
 
 
 def test_custom_bprop(capsys):
-    class Net(nn.Cell):
-        def __init__(self):
-            super(Net, self).__init__()
-
-        def construct(self, x, y):
-            z = x * y
-            z = z * y
-            return z
-
-        def bprop(self, x, y, out, dout):
-            x_dout = x + y
-            y_dout = x * y
-            return x_dout, y_dout
-
     grad_all = GradOperation(get_all=True)
-    output = grad_all(Net())(Tensor(1, graphcell.float32), Tensor(2, graphcell.float32))
+    output = grad_all(CustomBpropNet())(Tensor(1, graphcell.float32), Tensor(2, graphcell.float32))
     print(output)
     assert capsys.readouterr().out == (
         "(Tensor(shape=[], dtype=Float32, value= 3), Tensor(shape=[], dtype=Float32, value= 2))\n")

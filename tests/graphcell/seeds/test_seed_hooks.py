@@ -9,7 +9,7 @@ import pytest
 
 import graphcell as ms
 import graphcell.nn as nn
-from graphcell import ops
+from graph_nets import Dropout2d
 from hook_nets import conv_bn_net, forward_hook_fn, forward_pre_hook_fn, ones1, relu_net
 
 ONE = "Tensor(shape=[1], dtype=Float32, value= [ 1.00000000e+00])"
@@ -190,23 +190,6 @@ def test_custom_bprop_scalar_form_replaces_construct_gradient():
 
 
 def test_custom_bprop_dropout2d_tuple_out_and_dout():
-    class Dropout2d(nn.Cell):
-        def __init__(self, keep_prob):
-            super().__init__()
-            self.keep_prob = keep_prob
-            self.dropout2d = ops.Dropout2D(keep_prob)
-
-        def construct(self, x):
-            return self.dropout2d(x)
-
-        def bprop(self, x, out, dout):
-            _, mask = out
-            dy, _ = dout
-            if self.keep_prob != 0:
-                dy = dy * (1 / self.keep_prob)
-            dy = mask.astype(ms.float32) * dy
-            return (dy.astype(x.dtype), )
-
     ms.set_seed(1)
     dropout_2d = Dropout2d(0.8)
     dropout_2d.bprop_debug = True
