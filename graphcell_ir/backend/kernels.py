@@ -1,4 +1,10 @@
-"""Compiling lowered kernels with numba, cached in memory and on disk.
+"""Compiling lowered kernels, cached in memory and on disk.
+
+A kernel whose operands are arrays is compiled by graphcell's own code generator
+(:mod:`graphcell_ir.backend.codegen`: the source's subset straight to LLVM, 20-40 ms a kernel,
+no numba) and linked as a native object; numba compiles the rest — a kernel the generator
+refuses, one with a scalar operand or a parallel loop — and every kernel when
+``GRAPHCELL_CODEGEN=0``.
 
 ``compile_kernel(ks)`` turns a :class:`~graphcell_ir.backend.lower.KernelSource` into a
 :class:`Kernel`: a callable taking the fused op's operands and returning its results (it reshapes
@@ -15,10 +21,11 @@ Caches:
   ``__pycache__`` beside it; a second process loads the machine code instead of compiling. A file
   whose text is not exactly what the source hashes to (corrupt, truncated, stale) is rewritten;
   a numba cache entry that fails to load is deleted and the kernel recompiled.
-- **native objects** (``<cache_dir>/native-jit/``, :mod:`.native`): what numba compiled for a
-  kernel's argument kinds (dtype and rank of each array) is also written as an object file for
-  this CPU (numba's own object plus a trampoline: no second compile); a later process links it
-  with llvmlite and never imports numba (W5 warm: 0.5-0.6 -> 0.12 s). Such kernels skip numba's
+- **native objects** (``<cache_dir>/native-jit/``, :mod:`.native`): what the code generator
+  compiled for a kernel's argument kinds (dtype and rank of each array) is written as an object
+  file for this CPU, and so is what numba compiled (numba's own object plus a trampoline: no
+  second compile); a later process links it with llvmlite and never imports numba (W5 warm:
+  0.5-0.6 -> 0.12 s). Kernels numba compiles with a native object skip numba's
   own cache (a numba cache hit has no LLVM IR to emit from); kernels without native code (a
   scalar operand, ``parallel=True``: native code is serial, or one numba's runtime would be
   needed for, recorded as a refusal) keep it. ``GRAPHCELL_NATIVE_CACHE=0`` turns it off.
@@ -246,6 +253,10 @@ def compile_kernel(ks: KernelSource, jit: bool | None = None, native=None) -> Ke
         reasons.append(found.why)
         if found.refused:   # numba alone runs it, from numba's own cache
             kinds = None
+        else:
+            fn = _generated(ks, kinds, reasons)
+            if fn is not None:
+                return Kernel(ks, fn, jit)
     t0 = time.perf_counter()
     fn = _numba_kernel(ks, reasons, numba_cache=kinds is None) if jit else _python_kernel(ks)
     if not jit:
@@ -264,6 +275,37 @@ def native_kinds(ks: KernelSource) -> tuple | None:
     serial, and W3's 4M-element GELU takes 2.9 ms serial against 1.7 ms parallel)."""
     from graphcell_ir.backend import native as N
     return N.kernel_kinds(ks) if N.jit_cache_enabled() else None
+
+
+def _generated(ks: KernelSource, kinds, reasons: list[str]) -> "_Native | None":
+    """``ks`` compiled by graphcell's code generator (``backend/codegen``: no numba), linked, its
+    object written to the disk cache; None when the generator refuses the source (numba
+    compiles it then; the reason joins ``reasons``)."""
+    from graphcell_ir.backend import codegen
+    if not codegen.enabled():
+        return None
+    from graphcell_ir.backend import native as N
+    from graphcell_ir.backend.lower import Unsupported
+    t0 = time.perf_counter()
+    try:
+        obj = codegen.compile_jit(file_text(ks), "kernel", kinds, ks.key)
+        linked = N.link_jit(obj)
+    except Unsupported as e:
+        log.info("kernel %s: the code generator refuses it (%s); numba compiles it", ks.key, e)
+        reasons.append(f"not in the code generator's subset ({e})")
+        return None
+    except RuntimeError as e:   # LLVM refused the module or the link: numba compiles it
+        log.warning("kernel %s: the code generator failed (%s); numba compiles it", ks.key, e)
+        reasons.append(f"code generator failed ({e})")
+        return None
+    N.store_jit(ks.key, kinds, obj)
+    _ensure_file(ks, [])   # the source beside its object: what was compiled, for the reader
+    dt = time.perf_counter() - t0
+    fn = _NATIVE[(ks.key, kinds)] = _Native(linked, ks)
+    _STATS.misses.append(f"{ks.key} ({', '.join(ks.ops)}): {'; '.join(reasons)}")
+    _STATS.compile_seconds += dt
+    report.phase("codegen", dt, ks.key)
+    return fn
 
 
 def _numba_kernel(ks: KernelSource, reasons: list[str], numba_cache: bool = True):

@@ -164,6 +164,9 @@ class _CachedLoops:
                                  f"nn_loops.{name}")
                 else:
                     _log("nn loop %s: %s", name, why)
+                    if not found.refused:
+                        native_fn = self._linked[(name, kinds)] = self._generate(name, kinds,
+                                                                                 why)
             if native_fn is not None:
                 if native_fn.__call__ not in fns:
                     fns.insert(0, native_fn.__call__)
@@ -174,6 +177,32 @@ class _CachedLoops:
             fns.append(numba_fn)
         getattr(self._compiled(), name).why = why   # the reason a compile now reports
         numba_fn(*args)
+
+    def _generate(self, name: str, kinds, why: str):
+        """Loop ``name`` for ``kinds`` compiled by graphcell's code generator (no numba; its
+        integer arithmetic is index arithmetic, so ``no_overflow``), linked and written to the
+        disk cache; None when the generator refuses it (numba compiles it then)."""
+        from graphcell_ir.backend import codegen, kernels, report
+        from graphcell_ir.backend.lower import Unsupported
+        if not codegen.enabled():
+            return None
+        t0 = time.perf_counter()
+        key = self._prefix + name
+        try:
+            obj = codegen.compile_jit(_source(), name, kinds, key, no_overflow=True)
+            fn = self._native.link_jit(obj)
+        except (Unsupported, RuntimeError) as e:
+            _log("nn loop %s: the code generator refuses it (%s); numba compiles it", name, e)
+            return None
+        self._native.store_jit(key, kinds, obj)
+        text = _source()   # the source beside its objects, as numba's path keeps it
+        _ensure_file(kernels.kernel_dir() / f"nn_{_module_key(text)}.py", text)
+        dt = time.perf_counter() - t0
+        stats = kernels.cache_stats()
+        stats.misses.append(f"nn_loops.{name}{list(kinds)}: {why}")
+        stats.compile_seconds += dt
+        report.phase("codegen", dt, f"nn_loops.{name}")
+        return fn
 
     def _numba(self, name: str):
         """numba's loop ``name``, writing the native object of each specialisation it compiles

@@ -8,14 +8,16 @@ to stderr as each phase ends, then a summary when the compile's first run is ove
     [graphcell compile] autodiff: 12.0 ms (construct.grad)
     [graphcell compile] pass cse: 3.2 ms (-14 ops)
     [graphcell compile] lower @main: 40.4 ms (13 kernels, 0 fallbacks)
-    [graphcell compile] numba compile: 212.0 ms (k_3f2a...)
-    [graphcell compile] TrainOneStepCell.construct compiled in 2.41 s: frontend 85 ms,
-      autodiff 12 ms, passes 61 ms, kernel generation 48 ms, numba 2.13 s, first run 70 ms;
-      kernels: 11 compiled, 2 from the disk cache, 0 from memory
+    [graphcell compile] codegen: 34.3 ms (3f2a...)
+    [graphcell compile] TrainOneStepCell.construct compiled in 0.64 s: frontend 85 ms,
+      autodiff 12 ms, passes 61 ms, kernel generation 48 ms, codegen 494 ms, first run 22 ms;
+      kernels: 10 compiled, 2 from the disk cache, 0 from memory
 
 Phases: ``frontend`` (parse and emit IR, without autodiff), ``autodiff``, ``pass <name>`` (each
 pass), ``lower @fn`` and ``kernel load`` (kernel generation: the runner and the kernel sources),
-``numba compile`` / ``numba (disk cache hit)`` (the first call of each kernel), ``native emit``
+``codegen`` (a kernel or loop compiled by graphcell's code generator, ``backend/codegen``),
+``numba compile`` / ``numba (disk cache hit)`` (the first call of a kernel numba compiles: one
+the code generator refuses, a parallel one, or all with ``GRAPHCELL_CODEGEN=0``), ``native emit``
 (writing the native object of what numba compiled to the disk cache) and ``native (disk cache
 hit)`` (linking one from there, without numba).
 
@@ -51,7 +53,8 @@ _active: "Session | None" = None
 # How phase names group into the summary's columns (the first prefix that matches).
 _GROUPS = (("frontend", "frontend"), ("autodiff", "autodiff"), ("pass ", "passes"),
            ("lower ", "kernel generation"), ("kernel load", "kernel generation"),
-           ("numba", "numba"), ("python kernel", "numba"), ("native emit", "native emit"),
+           ("codegen", "codegen"), ("numba", "numba"), ("python kernel", "numba"),
+           ("native emit", "native emit"),
            ("native (", "native load"), ("first run", "first run"))
 
 

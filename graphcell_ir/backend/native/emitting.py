@@ -154,7 +154,7 @@ def _object_code(llvm_ir: str, entry_name: str, id_: str, target: Target) -> byt
             g.linkage = llvm.Linkage.internal
             g.name = f"{symbol}.g{next(n)}"
     mod.name = symbol
-    tm = _target_machine(target)
+    tm = target_machine(target)
     pm = llvm.create_new_module_pass_manager()
     pm.add_global_dead_code_eliminate_pass()   # drops numba's Python wrappers and their imports
     pm.run(mod, llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(3)))
@@ -186,7 +186,7 @@ _STUBS = {"NRT_MemInfo_call_dtor": _never_called}
 """Runtime symbols native code may name but never calls: linked to stubs."""
 
 
-def _target_machine(target: Target):
+def target_machine(target: Target):
     """A target machine as numba's JIT makes one (static relocations on x86, the JIT's code
     model), so the objects link like numba's own cached code."""
     llvm = _llvm()

@@ -16,7 +16,7 @@ import numpy as np
 from graphcell_ir.backend.cache_dir import cache_dir
 from graphcell_ir.backend.lower import KernelSource
 from graphcell_ir.backend.native.emitting import (NativeObject, _RUNTIME_PREFIXES, _STUBS,
-                                              _never_called, _target_machine, _write_cached,
+                                              _never_called, target_machine, _write_cached,
                                               native_id, symbol_of)
 from graphcell_ir.backend.native.linking import _LIBRARIES, _LINKED, _LINK_LOCK, _cache_key, _jit
 from graphcell_ir.backend.native.objfile import check_object, undefined_symbols
@@ -149,10 +149,11 @@ def jit_id(key: str, kinds) -> str:
     return native_id(f"{JIT_ABI}/{array_layout()!r}/{key}", [list(k) for k in kinds])
 
 
-def _trampoline(symbol: str, callee: str, kinds, L: ArrayLayout) -> tuple[str, list[str]]:
+def trampoline_ir(symbol: str, callee: str, kinds, L: ArrayLayout) -> tuple[str, list[str]]:
     """The entry ``i32 symbol(arrays as PyObject*, scalars by value)`` calling numba's native
     function ``callee`` (arrays flattened as numba passes them: meminfo, parent, nitems,
-    itemsize, data, shape..., strides...), and the callee's parameter types it assumes."""
+    itemsize, data, shape..., strides...), and the callee's parameter types it assumes. The
+    code generator (``backend/codegen``) gives its functions the same parameters."""
     params, checks, run, args = [], [], [], ["ptr %ret", "ptr %exc"]
     expect = ["ptr", "ptr"]
     ok = "true"
@@ -242,10 +243,10 @@ def emit_jit(dispatcher, key: str, kinds) -> NativeObject:
     id_ = jit_id(key, kinds)
     target = _emit_target()
     callee = cres.fndesc.llvm_func_name
-    text, expect = _trampoline(symbol_of(id_), callee, kinds, L)
+    text, expect = trampoline_ir(symbol_of(id_), callee, kinds, L)
     needs = _check_kernel_ir(ir, callee, expect, target)
     decl = f"declare i32 @{callee}({', '.join(expect)})\n"
-    trampoline = _target_machine(target).emit_object(_llvm().parse_assembly(decl + text))
+    trampoline = target_machine(target).emit_object(_llvm().parse_assembly(decl + text))
     return NativeObject(key, id_, tuple(kinds), _pack(trampoline, machine_code), target, needs)
 
 
@@ -267,13 +268,13 @@ def _check_kernel_ir(ir: str, callee: str, expect, target: Target) -> tuple:
             g.linkage = llvm.Linkage.internal
     pm = llvm.create_new_module_pass_manager()
     pm.add_global_dead_code_eliminate_pass()   # what the kernel does not reach goes
-    pm.run(mod, llvm.create_pass_builder(_target_machine(target),
+    pm.run(mod, llvm.create_pass_builder(target_machine(target),
                                          llvm.create_pipeline_tuning_options(3)))
     # what the kernel still names must exist without numba (libm...): anything else links to
     # the stub, so it must be something only the wrappers call
     external = sorted(f.name for f in mod.functions if f.is_declaration
                       and not f.name.startswith("llvm.") and f.name not in _STUBS
-                      and (f.name.startswith(_RUNTIME_PREFIXES) or not _in_process(f.name)))
+                      and (f.name.startswith(_RUNTIME_PREFIXES) or not in_process(f.name)))
     if external:
         raise NativeError(f"it needs numba's runtime or code outside its object "
                           f"({', '.join(external)}): it allocates or calls numba's C helpers")
@@ -283,6 +284,11 @@ def _check_kernel_ir(ir: str, callee: str, expect, target: Target) -> tuple:
 
 def _pack(trampoline: bytes, machine_code: bytes) -> bytes:
     return struct.pack("<Q", len(trampoline)) + trampoline + machine_code
+
+
+def pack_single(obj: bytes) -> bytes:
+    """The data of an entry whose trampoline and kernel are one object (the code generator's)."""
+    return _pack(obj, b"")
 
 
 def _unpack(data: bytes) -> tuple[bytes, bytes]:
@@ -300,7 +306,8 @@ def _numba_settings() -> tuple:
     """What else decides numba's code: its version and llvmlite's (read without importing
     numba, nor importlib.metadata: 25 ms), and the environment variables of its code
     generation."""
-    return _jit_versions() + tuple(os.environ.get(v) for v in (
+    from graphcell_ir.backend.codegen import VERSION
+    return _jit_versions() + (VERSION,) + tuple(os.environ.get(v) for v in (
         "NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES", "NUMBA_ENABLE_AVX", "NUMBA_OPT",
         "NUMBA_BOUNDSCHECK", "NUMBA_FASTMATH"))
 
@@ -390,10 +397,16 @@ def load_jit(key: str, kinds) -> JitLookup:
     return JitLookup(JitFunction(obj, address, tracker))
 
 
+def link_jit(obj: NativeObject) -> "JitFunction":
+    """Link a JIT cache object made in this process (RuntimeError when it does not link)."""
+    tracker, address = _link_jit(obj)
+    return JitFunction(obj, address, tracker)
+
+
 _PROCESS = None
 
 
-def _in_process(name: str) -> bool:
+def in_process(name: str) -> bool:
     """Whether this process defines symbol ``name`` (libm, Python's C API...)."""
     global _PROCESS
     if _PROCESS is None:
@@ -417,14 +430,15 @@ def _link_jit(obj: NativeObject) -> tuple:
         llvm = _llvm()
         builder = llvm.JITLibraryBuilder()
         builder.add_object_img(trampoline)
-        builder.add_object_img(machine_code)
+        if machine_code:   # empty: one object holds both (backend/codegen's)
+            builder.add_object_img(machine_code)
         builder.export_symbol(obj.symbol)
         builder.add_current_process()
         stub = ctypes.cast(_never_called, ctypes.c_void_p).value
-        for name in undefined_symbols(machine_code):
+        for name in undefined_symbols(machine_code) if machine_code else ():
             # only numba's runtime: anything else (expf, which LLVM's intrinsics become at
             # codegen...) must resolve, or linking fails and numba compiles it
-            if name.startswith(_RUNTIME_PREFIXES) and not _in_process(name):
+            if name.startswith(_RUNTIME_PREFIXES) and not in_process(name):
                 builder.import_symbol(name, stub)
         tracker = builder.link(_jit(), f"graphcell-jit-{next(_LIBRARIES)}")
         got = _LINKED[_cache_key(obj)] = (tracker, tracker[obj.symbol])
@@ -449,13 +463,14 @@ def _check_jit(raw: bytes, id_: str, kinds) -> NativeObject | str:
             raise ValueError("its bytes do not match their hash")
         trampoline, machine_code = _unpack(data)
         check_object(trampoline, symbol_of(id_), target.triple)
-        check_object(machine_code, "", target.triple)
+        if machine_code:
+            check_object(machine_code, "", target.triple)
     except (ValueError, KeyError, TypeError, NativeError) as e:
         return f"native object corrupt ({e}): rebuilt"
     reason = target.runs_on(host_target())
     if reason is not None:
         return f"native object not for this CPU ({reason}): rebuilt"
-    missing = [n for n in header["needs"] if not _in_process(n)]
+    missing = [n for n in header["needs"] if not in_process(n)]
     if missing:   # they would link to the stub
         return f"native object calls symbols this process lacks ({', '.join(missing)}): rebuilt"
     return NativeObject(header["key"], id_, tuple(kinds), data, target, tuple(header["needs"]))

@@ -76,7 +76,9 @@ def test_export_stores_the_object_code_of_every_kernel(train_artifact):
     m = json.loads(members[C.MANIFEST])
     section = m["native"]
     native = sorted(n for n in members if n.startswith("native/"))
-    assert native and native == sorted(f"native/{k['id']}.o" for k in section["kernels"])
+    ids = [k["id"] for k in section["kernels"]]
+    ids += [f["id"] for f in section.get("loops", {}).get("functions", [])]
+    assert native and native == sorted(f"native/{i}.o" for i in ids)
     assert set(m["members"]) == set(members) - {C.MANIFEST}    # hashed like the others
     for name in native:
         assert m["members"][name]["sha256"] == C.sha256(members[name])

@@ -1,5 +1,5 @@
 """The compile report (``set_context(compile_report=True)``): every phase of a graph-mode compile
-with its time — frontend, autodiff, each pass, kernel generation, numba — the kernel cache
+with its time — frontend, autodiff, each pass, kernel generation, codegen (or numba) — the kernel cache
 hits, and the progress line a long compile shows on a terminal."""
 import io
 import re
@@ -51,14 +51,22 @@ def test_report_lists_every_phase_and_the_cache_hits(graph_mode, capsys):
     passes = [n for n in names if n.startswith("pass ")]
     assert "pass fuse" in passes and "pass cse" in passes
     assert any(n.startswith("lower @") for n in names)
-    assert any(n.startswith("numba") for n in names)
+    assert any(n.startswith("codegen") for n in names)   # graphcell's code generator
     summary = lines[-1]
     assert "compiled in" in summary
-    for group in ("frontend", "autodiff", "passes", "kernel generation", "numba", "first run"):
+    for group in ("frontend", "autodiff", "passes", "kernel generation", "codegen", "first run"):
         assert group in summary, summary
     counts = re.search(r"kernels: (\d+) compiled, (\d+) from the disk cache, (\d+) from memory",
                        summary)
     assert counts and int(counts.group(1)) >= 1  # an empty cache directory: compiled
+
+
+def test_report_times_numba_when_the_code_generator_is_off(graph_mode, capsys, monkeypatch):
+    monkeypatch.setenv("GRAPHCELL_CODEGEN", "0")
+    context.set_context(compile_report=True)
+    _grad_call()
+    summary = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "numba" in summary and "codegen" not in summary, summary
 
 
 def test_second_process_like_run_reports_disk_hits(graph_mode, capsys):

@@ -1,8 +1,9 @@
 """The JIT's native objects (graphcell_ir.backend.native, "the JIT's disk cache"): a process
-that compiled kernels and loops with numba leaves their machine code in GRAPHCELL_CACHE_DIR; a
-second process links it with llvmlite and never imports numba, with the same results; a corrupt
-object or one for another CPU is not used but rebuilt; arguments of other kinds are refused
-by the code itself and run by numba."""
+that compiled kernels and loops — with graphcell's code generator (the default, no numba) or
+with numba (GRAPHCELL_CODEGEN=0) — leaves their machine code in GRAPHCELL_CACHE_DIR; a second
+process links it with llvmlite and never imports numba, with the same results; both compilers
+give the same bits; a corrupt object or one for another CPU is not used but rebuilt; arguments
+of other kinds are refused by the code itself and run by numba."""
 from __future__ import annotations
 
 import json
@@ -65,14 +66,20 @@ def _run(cache, **env) -> dict:
 N_CODE = 5   # native objects: the fused group, relu, im2col, max_pool_grad, col2im
 
 
-@pytest.fixture(scope="module")
-def filled(tmp_path_factory):
-    """A cache directory a first (cold) process filled, and what that process computed."""
-    d = tmp_path_factory.mktemp("jit-native-cold")
-    cold = _run(d)
-    assert cold["numba"] and cold["native"] == 0 and len(cold["misses"]) == N_CODE
+COMPILERS = {"codegen": {"GRAPHCELL_CODEGEN": "1"}, "numba": {"GRAPHCELL_CODEGEN": "0"}}
+
+
+@pytest.fixture(scope="module", params=sorted(COMPILERS))
+def filled(request, tmp_path_factory):
+    """A cache directory a first (cold) process filled with one compiler, what that process
+    computed, and the compiler's environment."""
+    env = COMPILERS[request.param]
+    d = tmp_path_factory.mktemp(f"jit-native-cold-{request.param}")
+    cold = _run(d, **env)
+    assert cold["numba"] == (request.param == "numba"), "numba imported (or not) unexpectedly"
+    assert cold["native"] == 0 and len(cold["misses"]) == N_CODE
     assert not cold["fallbacks"] and cold["kernels"] == 2
-    return d, cold
+    return d, cold, env
 
 
 @pytest.fixture
@@ -90,14 +97,19 @@ def test_second_process_links_native_code_without_numba(filled, cache, monkeypat
     assert len(_objects(cache)) == N_CODE
     monkeypatch.setenv("GRAPHCELL_CACHE_DIR", str(cache))
     assert kernels.disk_summary()["native objects"] == N_CODE   # graphcell info --cache
-    warm = _run(cache)
-    assert warm["sha"] == filled[1]["sha"]   # numba's code, linked: the same bits
+    warm = _run(cache, **filled[2])
+    assert warm["sha"] == filled[1]["sha"]   # the cold process's code, linked: the same bits
     assert not warm["numba"], "a warm process imported numba"
     assert warm["native"] == warm["disk"] == N_CODE and warm["misses"] == []
 
 
+def test_both_compilers_give_the_same_bits(tmp_path):
+    runs = {name: _run(tmp_path / name, **env) for name, env in COMPILERS.items()}
+    assert runs["codegen"]["sha"] == runs["numba"]["sha"]
+
+
 def test_disabled_jit_still_runs_python(filled, cache):
-    plain = _run(cache, GRAPHCELL_DISABLE_JIT="1")
+    plain = _run(cache, GRAPHCELL_DISABLE_JIT="1", **filled[2])
     assert plain["native"] == 0 and not plain["numba"]
     assert all("plain Python" in m for m in plain["misses"])
     assert plain["kernels"] == 2
@@ -107,11 +119,11 @@ def test_corrupt_native_object_is_rebuilt(filled, cache):
     first, *rest = _objects(cache)
     first.write_bytes(first.read_bytes()[:-100] + b"x" * 100)   # the hash no longer matches
     rest[0].write_bytes(rest[0].read_bytes()[:40])             # truncated inside its header
-    again = _run(cache)
-    assert again["sha"] == filled[1]["sha"] and again["numba"]
+    again = _run(cache, **filled[2])
+    assert again["sha"] == filled[1]["sha"] and again["numba"] == filled[1]["numba"]
     assert again["native"] == N_CODE - 2 and len(again["misses"]) == 2
     assert all("corrupt" in m for m in again["misses"]), again["misses"]
-    fixed = _run(cache)   # rewritten by the rebuild
+    fixed = _run(cache, **filled[2])   # rewritten by the rebuild
     assert fixed["native"] == N_CODE and not fixed["numba"] and fixed["sha"] == filled[1]["sha"]
 
 
@@ -122,7 +134,7 @@ def test_native_object_for_another_cpu_is_not_used(filled, cache):
     header = json.loads(raw[len(jit_cache._MAGIC):end])
     header["target"][2] += ",+graphcell-madeup-feature"
     path.write_bytes(jit_cache._MAGIC + json.dumps(header).encode() + raw[end:])
-    again = _run(cache)
+    again = _run(cache, **filled[2])
     assert again["sha"] == filled[1]["sha"] and again["native"] == N_CODE - 1
     (miss,) = again["misses"]
     assert "not for this CPU" in miss and "graphcell-madeup-feature" in miss

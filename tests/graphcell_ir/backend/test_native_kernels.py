@@ -222,7 +222,7 @@ define i32 @{N.symbol_of(id_)}(ptr %r, ptr %e, ptr %x) {{
   ret i32 0
 }}
 """)
-    data = emitting._target_machine(N.host_target()).emit_object(mod)
+    data = emitting.target_machine(N.host_target()).emit_object(mod)
     bad = N.NativeObject("1" * 24, id_, (("float32", (1,)),), data)
     kernels = N.link([bad, good])   # one library fails: each is linked alone, the good one kept
     assert "llvmlite could not link it" in kernels.failed[id_]

@@ -1,0 +1,727 @@
+"""Lowering a kernel function's Python AST to LLVM IR (llvmlite.ir), numba's semantics.
+
+One :class:`FunctionLowering` per function and argument types. Every local lives in an
+``alloca`` of its inferred type (LLVM's mem2reg turns them into SSA values), so loop-carried
+accumulators and names assigned in branches need nothing special. An array is its data pointer
+and its dimensions (C order: no strides); a view ``x[n, c]`` is a pointer and the trailing
+dimensions. Conditional expressions and ``and``/``or`` branch, so a guarded read
+(``x[i] if 0 <= i < n else 0``) never loads out of bounds; LLVM turns what is safe into selects.
+
+Semantics copied from numba (``error_model="numpy"``): negative indices wrap once; integer ``//``
+and ``%`` floor, and give 0 for a zero divisor or ``MIN // -1``; float ``//`` and ``%`` follow
+CPython's ``float_divmod`` (numba's ``real_divmod``), a zero divisor giving ``x / 0`` and
+``fmod``; ``max(a, b)`` is ``b if b > a else a`` (so a NaN first argument stays); float-to-int
+conversion truncates. A float stored into an integer array converts; a bool is a byte in memory.
+
+Example::
+
+    >>> import ast
+    >>> from graphcell_ir.backend.codegen.typerules import Array, F32
+    >>> src = "def scale(x, a, out):\\n    for i in range(x.shape[0]):\\n        out[i] = x[i] * a\\n"
+    >>> mod = ModuleLowering(ast.parse(src))
+    >>> fn = mod.function("scale", (Array(F32, 1), F32, Array(F32, 1)))
+    >>> "fmul float" in str(mod.module)
+    True
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+import llvmlite.ir as ir
+import numpy as np
+
+from graphcell_ir.backend.codegen import typerules as T
+from graphcell_ir.backend.lower import Unsupported
+
+I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
+VOID, PTR = ir.VoidType(), ir.PointerType()
+
+
+def value_type(t: np.dtype) -> ir.Type:
+    """The LLVM type of a scalar in registers (a bool is an ``i1``)."""
+    if t == T.BOOL:
+        return I1
+    if t.kind in "iu":
+        return ir.IntType(t.itemsize * 8)
+    return ir.FloatType() if t == T.F32 else ir.DoubleType()
+
+
+def memory_type(t: np.dtype) -> ir.Type:
+    """The LLVM type of a scalar in an array (a bool is a byte)."""
+    return I8 if t == T.BOOL else value_type(t)
+
+
+def param_types(t) -> list[ir.Type]:
+    """How a value of type ``t`` is passed: an array as its data pointer and dimensions."""
+    if isinstance(t, T.Array):
+        return [PTR] + [I64] * t.ndim
+    return [value_type(T.scalar(t, "a parameter"))]
+
+
+@dataclass
+class ArrayValue:
+    ptr: ir.Value
+    dims: list
+
+
+@dataclass
+class Local:
+    """A name's storage: one alloca, or an array's pointer and dimension allocas."""
+
+    type: object
+    slots: list
+
+
+class ModuleLowering:
+    """The functions of one kernel module, lowered on demand into one LLVM module (each function
+    once per argument types; helpers are internal and always inlined)."""
+
+    def __init__(self, tree: ast.Module, no_overflow: bool = False):
+        self.no_overflow = no_overflow
+        self.defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+        self.module = ir.Module(name="graphcell_codegen")
+        self.typer = T.Typer(self.defs)
+        self.lowered: dict[tuple, ir.Function] = {}
+        self.declared: dict[str, ir.Function] = {}
+
+    def function(self, name: str, arg_types: tuple, symbol: str | None = None) -> ir.Function:
+        """The LLVM function of ``name`` for ``arg_types`` (lowered now if it is new)."""
+        key = (name, arg_types)
+        fn = self.lowered.get(key)
+        if fn is None:
+            node = self.defs.get(name)
+            if node is None:
+                raise Unsupported(f"no function {name!r} in the module")
+            symbol = symbol or f"gc.{name}.{len(self.lowered)}"
+            fnty = ir.FunctionType(VOID, [p for t in arg_types for p in param_types(t)])
+            fn = self.lowered[key] = ir.Function(self.module, fnty, symbol)
+            FunctionLowering(self, node, arg_types, fn).run()
+        return fn
+
+    def declare(self, name: str, ret: ir.Type, args: list) -> ir.Function:
+        fn = self.declared.get(name)
+        if fn is None:
+            fn = self.declared[name] = ir.Function(self.module, ir.FunctionType(ret, args), name)
+        return fn
+
+    def intrinsic(self, name: str, t: ir.Type, nargs: int = 1) -> ir.Function:
+        suffix = "f32" if isinstance(t, ir.FloatType) else "f64"
+        return self.declare(f"llvm.{name}.{suffix}", t, [t] * nargs)
+
+
+# math functions LLVM knows as intrinsics; the others are libm's (``erff``/``erf``...)
+_INTRINSICS = {"exp": "exp", "log": "log", "sqrt": "sqrt", "sin": "sin", "cos": "cos",
+               "fabs": "fabs", "log10": "log10", "log2": "log2"}
+
+
+class FunctionLowering:
+    def __init__(self, mod: ModuleLowering, node: ast.FunctionDef, arg_types: tuple,
+                 fn: ir.Function):
+        self.mod, self.node, self.fn = mod, node, fn
+        names = [a.arg for a in node.args.args]
+        if (node.args.vararg or node.args.kwarg or node.args.kwonlyargs or node.args.defaults
+                or len(names) != len(arg_types)):
+            raise Unsupported(f"{node.name}() takes other than {len(arg_types)} plain parameters")
+        self.params = dict(zip(names, arg_types))
+        self.types = T.infer_locals(node, self.params, mod.typer)
+        self.locals: dict[str, Local] = {}
+        self.lambdas: list[dict] = []      # scopes of lambda parameters: name -> (value, type)
+        self.loops: list[tuple] = []       # (continue block, break block)
+
+    # -- the function --
+    def run(self) -> None:
+        entry = self.fn.append_basic_block("entry")
+        self.b = ir.IRBuilder(entry)
+        for name, t in self.types.items():
+            if isinstance(t, T.Array):
+                slots = [self.b.alloca(PTR, name=name)] + \
+                    [self.b.alloca(I64, name=f"{name}.d{k}") for k in range(t.ndim)]
+            elif isinstance(t, np.dtype):
+                slots = [self.b.alloca(value_type(T.scalar(t, name)), name=name)]
+            else:
+                raise Unsupported(f"the local {name!r} holds a {t}")
+            self.locals[name] = Local(t, slots)
+        args = iter(self.fn.args)
+        for name, t in self.params.items():
+            for slot in self.locals[name].slots:
+                self.b.store(next(args), slot)
+        self.exit = self.fn.append_basic_block("exit")
+        self.block(self.node.body)
+        if not self.b.block.is_terminated:
+            self.b.branch(self.exit)
+        self.b.position_at_end(self.exit)
+        self.b.ret_void()
+
+    def block(self, body: list) -> None:
+        for st in body:
+            if self.b.block.is_terminated:   # after return/break: unreachable, still lowered
+                self.b.position_at_end(self.fn.append_basic_block("dead"))
+            try:
+                self.stmt(st)
+            except Unsupported as e:
+                raise T.located(e, self.node.name, st.lineno) from None
+
+    # -- statements --
+    def stmt(self, st: ast.stmt) -> None:
+        method = getattr(self, f"_{type(st).__name__}", None)
+        if method is None:
+            raise Unsupported(f"a {type(st).__name__} statement")
+        method(st)
+
+    def _Pass(self, st):
+        pass
+
+    def _Expr(self, st):
+        if isinstance(st.value, ast.Constant) and isinstance(st.value.value, str):
+            return   # a docstring
+        if isinstance(st.value, ast.Call) and isinstance(st.value.func, ast.Name):
+            callee = self.typeof(st.value.func)
+            if isinstance(callee, T.Function):
+                return self.call_function(callee, st.value)
+        self.expr(st.value)
+
+    def _Return(self, st):
+        if st.value is not None and not (isinstance(st.value, ast.Constant)
+                                         and st.value.value is None):
+            raise Unsupported("return of a value (kernels write their outputs)")
+        self.b.branch(self.exit)
+
+    def _Break(self, st):
+        if not self.loops:
+            raise Unsupported("break outside a loop")
+        self.b.branch(self.loops[-1][1])
+
+    def _Continue(self, st):
+        if not self.loops:
+            raise Unsupported("continue outside a loop")
+        self.b.branch(self.loops[-1][0])
+
+    def _Assign(self, st):
+        target = st.targets[0]
+        if isinstance(target, ast.Tuple):   # n, c, h, w = x.shape / a, b = x.shape[0], 1
+            if isinstance(st.value, ast.Tuple):
+                values = [self.expr(v) for v in st.value.elts]
+            else:
+                values = [(d, T.I64) for d in self.expr(st.value)[0]]
+            for e, (v, t) in zip(target.elts, values):
+                self.store_local(e.id, v, t)
+            return
+        value, t = self.expr(st.value)
+        if isinstance(target, ast.Name):
+            self.store_local(target.id, value, t)
+        else:
+            ptr, elem = self.element_address(target)
+            self.store_element(ptr, elem, value, t)
+
+    def _AugAssign(self, st):
+        op = type(st.op).__name__
+        if isinstance(st.target, ast.Name):
+            cur, ct = self.load_local(st.target.id)
+            rhs, rt = self.expr(st.value)
+            value, t = self.binop(op, cur, ct, rhs, rt)
+            self.store_local(st.target.id, value, t)
+            return
+        ptr, elem = self.element_address(st.target)   # the target's index is evaluated once
+        cur = self.load_element(ptr, elem)
+        rhs, rt = self.expr(st.value)
+        value, t = self.binop(op, cur, elem, rhs, rt)
+        self.store_element(ptr, elem, value, t)
+
+    def _If(self, st):
+        cond = self.truth(*self.expr(st.test))
+        then = self.fn.append_basic_block("if.then")
+        other = self.fn.append_basic_block("if.else") if st.orelse else None
+        done = self.fn.append_basic_block("if.end")
+        self.b.cbranch(cond, then, other or done)
+        self.b.position_at_end(then)
+        self.block(st.body)
+        if not self.b.block.is_terminated:
+            self.b.branch(done)
+        if other is not None:
+            self.b.position_at_end(other)
+            self.block(st.orelse)
+            if not self.b.block.is_terminated:
+                self.b.branch(done)
+        self.b.position_at_end(done)
+
+    def _While(self, st):
+        head = self.fn.append_basic_block("while.cond")
+        body = self.fn.append_basic_block("while.body")
+        done = self.fn.append_basic_block("while.end")
+        self.b.branch(head)
+        self.b.position_at_end(head)
+        self.b.cbranch(self.truth(*self.expr(st.test)), body, done)
+        self.b.position_at_end(body)
+        self.loops.append((head, done))
+        self.block(st.body)
+        self.loops.pop()
+        if not self.b.block.is_terminated:
+            self.b.branch(head)
+        self.b.position_at_end(done)
+
+    def _For(self, st):
+        start, stop, step = self.range_of(st.iter)
+        counter = self.entry_alloca(I64, "for.i")
+        self.b.store(start, counter)
+        head = self.fn.append_basic_block("for.cond")
+        body = self.fn.append_basic_block("for.body")
+        latch = self.fn.append_basic_block("for.inc")
+        done = self.fn.append_basic_block("for.end")
+        self.b.branch(head)
+        self.b.position_at_end(head)
+        i = self.b.load(counter)
+        going = self.b.icmp_signed("<" if step > 0 else ">", i, stop)
+        self.b.cbranch(going, body, done)
+        self.b.position_at_end(body)
+        self.store_local(st.target.id, i, T.I64)
+        self.loops.append((latch, done))
+        self.block(st.body)
+        self.loops.pop()
+        if not self.b.block.is_terminated:
+            self.b.branch(latch)
+        self.b.position_at_end(latch)
+        self.b.store(self.b.add(self.b.load(counter), I64(step), flags=["nsw"]), counter)
+        self.b.branch(head)
+        self.b.position_at_end(done)
+
+    def range_of(self, it: ast.expr) -> tuple:
+        """(start, stop, constant step) of ``range(...)``/``prange(...)``."""
+        if not (isinstance(it, ast.Call) and isinstance(self.typeof(it.func), T.Builtin)
+                and self.typeof(it.func).name == "range" and 1 <= len(it.args) <= 3
+                and not it.keywords):
+            raise Unsupported("a for loop over anything but range(...)")
+        step = 1
+        if len(it.args) == 3:
+            step = _constant_int(it.args[2])
+            if not step:
+                raise Unsupported("a range whose step is not a non-zero integer constant")
+        bounds = []
+        for a in it.args[:2]:
+            v, t = self.expr(a)
+            if not T.is_int(t):
+                raise Unsupported("a range bound that is not an integer")
+            bounds.append(self.cast(v, t, T.I64))
+        start, stop = (I64(0), bounds[0]) if len(bounds) == 1 else bounds
+        return start, stop, step
+
+    def entry_alloca(self, t: ir.Type, name: str) -> ir.AllocaInstr:
+        here = self.b.block
+        self.b.position_at_start(self.fn.entry_basic_block)
+        slot = self.b.alloca(t, name=name)
+        self.b.position_at_end(here)
+        return slot
+
+    # -- names --
+    def store_local(self, name: str, value, t) -> None:
+        local = self.locals[name]
+        if isinstance(local.type, T.Array):
+            if t != local.type:
+                raise Unsupported(f"{name} holds both {local.type} and {t}")
+            self.b.store(value.ptr, local.slots[0])
+            for slot, d in zip(local.slots[1:], value.dims):
+                self.b.store(d, slot)
+        else:
+            self.b.store(self.cast(value, t, local.type), local.slots[0])
+
+    def load_local(self, name: str):
+        local = self.locals[name]
+        if isinstance(local.type, T.Array):
+            return ArrayValue(self.b.load(local.slots[0]),
+                              [self.b.load(s) for s in local.slots[1:]]), local.type
+        return self.b.load(local.slots[0]), local.type
+
+    def typeof(self, node: ast.expr):
+        env = dict(self.types)
+        for scope in self.lambdas:
+            env.update({k: t for k, (_, t) in scope.items()})
+        return self.mod.typer.expr(node, env)
+
+    # -- expressions: each gives (value, type) --
+    def expr(self, node: ast.expr):
+        method = getattr(self, f"_e_{type(node).__name__}", None)
+        if method is None:
+            raise Unsupported(f"a {type(node).__name__} expression")
+        return method(node)
+
+    def _e_Constant(self, node):
+        t = self.typeof(node)
+        if t == "str":
+            raise Unsupported("a string")
+        return ir.Constant(value_type(t), node.value), t
+
+    def _e_Name(self, node):
+        for scope in reversed(self.lambdas):
+            if node.id in scope:
+                return scope[node.id]
+        if node.id in self.locals:
+            return self.load_local(node.id)
+        return None, self.typeof(node)
+
+    def _e_Attribute(self, node):
+        t = self.typeof(node)
+        if isinstance(t, T.Builtin):
+            return None, t
+        base, bt = self.expr(node.value)
+        if isinstance(bt, T.Namespace):
+            return ir.Constant(ir.DoubleType(), T.MATH_CONSTANTS[node.attr]), T.F64
+        if node.attr == "shape":
+            return base.dims, t
+        if node.attr == "ndim":
+            return I64(bt.ndim), T.I64
+        size = I64(1)
+        for d in base.dims:
+            size = self.b.mul(size, d)
+        return size, T.I64
+
+    def _e_Subscript(self, node):
+        t = self.typeof(node)
+        base, bt = self.expr(node.value)
+        if isinstance(bt, T.Shape):
+            k = node.slice.value
+            if not -bt.ndim <= k < bt.ndim:
+                raise Unsupported(f"x.shape[{k}] of a rank-{bt.ndim} array")
+            return base[k], T.I64
+        if isinstance(t, T.Array):
+            return self.view(base, bt, _indices(node)), t
+        ptr, elem = self.element_address(node, (base, bt))
+        return self.load_element(ptr, elem), elem
+
+    def _e_BinOp(self, node):
+        a, at = self.expr(node.left)
+        b, bt = self.expr(node.right)
+        return self.binop(type(node.op).__name__, a, at, b, bt)
+
+    def _e_UnaryOp(self, node):
+        v, t = self.expr(node.operand)
+        op = type(node.op).__name__
+        rt = T.unary_type(op, t)
+        if op == "Not":
+            return self.b.not_(self.truth(v, t)), T.BOOL
+        v = self.cast(v, t, rt)
+        if op == "UAdd":
+            return v, rt
+        return (self.b.neg(v) if T.is_int(rt) else self.b.fneg(v)), rt
+
+    def _e_BoolOp(self, node):
+        self.typeof(node)   # checks every operand is a bool
+        is_and = isinstance(node.op, ast.And)
+        done = self.fn.append_basic_block("bool.end")
+        incoming = []
+        for k, v in enumerate(node.values):
+            value = self.truth(*self.expr(v))
+            if k == len(node.values) - 1:
+                incoming.append((value, self.b.block))
+                self.b.branch(done)
+                break
+            nxt = self.fn.append_basic_block("bool.next")
+            incoming.append((I1(0 if is_and else 1), self.b.block))
+            if is_and:
+                self.b.cbranch(value, nxt, done)
+            else:
+                self.b.cbranch(value, done, nxt)
+            self.b.position_at_end(nxt)
+        self.b.position_at_end(done)
+        phi = self.b.phi(I1)
+        for value, block in incoming:
+            phi.add_incoming(value, block)
+        return phi, T.BOOL
+
+    def _e_Compare(self, node):
+        """``a < b < c``: ``a < b and b < c``, ``b`` evaluated once."""
+        self.typeof(node)
+        done = self.fn.append_basic_block("cmp.end")
+        incoming = []
+        left, lt = self.expr(node.left)
+        for k, (op, right_node) in enumerate(zip(node.ops, node.comparators)):
+            right, rt = self.expr(right_node)
+            value = self.compare(type(op).__name__, left, lt, right, rt)
+            if k == len(node.ops) - 1:
+                incoming.append((value, self.b.block))
+                self.b.branch(done)
+                break
+            nxt = self.fn.append_basic_block("cmp.next")
+            incoming.append((I1(0), self.b.block))
+            self.b.cbranch(value, nxt, done)
+            self.b.position_at_end(nxt)
+            left, lt = right, rt
+        self.b.position_at_end(done)
+        if len(incoming) == 1:
+            return incoming[0][0], T.BOOL
+        phi = self.b.phi(I1)
+        for value, block in incoming:
+            phi.add_incoming(value, block)
+        return phi, T.BOOL
+
+    def _e_IfExp(self, node):
+        t = self.typeof(node)
+        cond = self.truth(*self.expr(node.test))
+        then = self.fn.append_basic_block("ifx.then")
+        other = self.fn.append_basic_block("ifx.else")
+        done = self.fn.append_basic_block("ifx.end")
+        self.b.cbranch(cond, then, other)
+        incoming = []
+        for block, arm in ((then, node.body), (other, node.orelse)):
+            self.b.position_at_end(block)
+            v, vt = self.expr(arm)
+            incoming.append((self.cast(v, vt, t), self.b.block))
+            self.b.branch(done)
+        self.b.position_at_end(done)
+        phi = self.b.phi(value_type(t))
+        for value, block in incoming:
+            phi.add_incoming(value, block)
+        return phi, t
+
+    def _e_Call(self, node):
+        if isinstance(node.func, ast.Lambda):   # (lambda a, b: body)(x, y): names for values
+            t = self.typeof(node)
+            scope = {p.arg: self.expr(a) for p, a in zip(node.func.args.args, node.args)}
+            self.lambdas.append(scope)
+            try:
+                v, vt = self.expr(node.func.body)
+            finally:
+                self.lambdas.pop()
+            return self.cast(v, vt, t), t
+        fn = self.typeof(node.func)
+        t = self.typeof(node)
+        name = fn.name
+        if name.startswith("cast:"):
+            arg = node.args[0]
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                try:
+                    return ir.Constant(value_type(t), float(arg.value)), t
+                except ValueError:
+                    raise Unsupported(f"float({arg.value!r})") from None
+            v, vt = self.expr(arg)
+            if t == T.BOOL:
+                return self.truth(v, vt), t
+            return self.cast(v, vt, t), t
+        args = [self.expr(a) for a in node.args]
+        if name in ("min", "max"):
+            return self.minmax(name, args)
+        if name == "abs":
+            v, vt = args[0]
+            v = self.cast(v, vt, t)
+            if T.is_int(t):
+                return self.b.select(self.b.icmp_signed("<", v, v.type(0)), self.b.neg(v), v), t
+            return self.b.call(self.mod.intrinsic("fabs", v.type), [v]), t
+        return self.math(name[5:], *args[0], t)
+
+    # -- calls of module functions --
+    def call_function(self, callee: T.Function, node: ast.Call) -> None:
+        if node.keywords:
+            raise Unsupported("keyword arguments")
+        values, types = [], []
+        for a in node.args:
+            v, t = self.expr(a)
+            if isinstance(t, T.Array):
+                values += [v.ptr] + list(v.dims)
+            elif isinstance(t, np.dtype):
+                values.append(v)
+            else:
+                raise Unsupported(f"passing a {t} to {callee.name}()")
+            types.append(t)
+        fn = self.mod.function(callee.name, tuple(types))
+        fn.linkage = "internal"
+        fn.attributes.add("alwaysinline")
+        self.b.call(fn, values)
+
+    # -- arithmetic --
+    def cast(self, v, src, dst):
+        """``v`` of scalar type ``src`` as ``dst`` (numba's conversions; bools to 0/1)."""
+        if src == dst:
+            return v
+        src, dst = T.scalar(src, "a value"), T.scalar(dst, "a value")
+        b = self.b
+        if dst == T.BOOL:
+            return self.truth(v, src)
+        to = value_type(dst)
+        if T.is_float(src) and T.is_float(dst):
+            return b.fpext(v, to) if dst.itemsize > src.itemsize else b.fptrunc(v, to)
+        if T.is_float(src):   # truncation toward zero; through int64, as numpy's astype
+            wide = b.fptosi(v, I64)
+            return wide if dst.itemsize == 8 else b.trunc(wide, to)
+        unsigned = src == T.BOOL or src.kind == "u"
+        if T.is_float(dst):
+            return b.uitofp(v, to) if unsigned else b.sitofp(v, to)
+        if dst.itemsize * 8 > v.type.width:
+            return b.zext(v, to) if unsigned else b.sext(v, to)
+        return b.trunc(v, to) if dst.itemsize * 8 < v.type.width else v
+
+    def truth(self, v, t):
+        """Python's ``bool(v)`` (NaN is true)."""
+        t = T.scalar(t, "a condition")
+        if t == T.BOOL:
+            return v
+        if T.is_int(t):
+            return self.b.icmp_unsigned("!=", v, v.type(0))
+        return self.b.fcmp_unordered("!=", v, v.type(0.0))
+
+    def binop(self, op: str, a, at, b, bt):
+        t = T.binop_type(op, at, bt)
+        work = T.arith(at, bt) if op != "Div" else t
+        a, b = self.cast(a, at, work), self.cast(b, bt, work)
+        B = self.b
+        if T.is_int(work):
+            flags = ["nsw"] if self.mod.no_overflow else []
+            if op == "Add":
+                return B.add(a, b, flags=flags), t
+            if op == "Sub":
+                return B.sub(a, b, flags=flags), t
+            if op == "Mult":
+                return B.mul(a, b, flags=flags), t
+            q, r = self.int_divmod(a, b)
+            return (q if op == "FloorDiv" else r), t
+        if op == "Add":
+            return B.fadd(a, b), t
+        if op == "Sub":
+            return B.fsub(a, b), t
+        if op == "Mult":
+            return B.fmul(a, b), t
+        if op == "Div":
+            return B.fdiv(a, b), t
+        if op == "Pow":
+            return B.call(self.mod.intrinsic("pow", a.type, 2), [a, b]), t
+        q, r = self.float_divmod(a, b)
+        return (q if op == "FloorDiv" else r), t
+
+    def int_divmod(self, a, b):
+        """numba's signed divmod with the numpy error model, without branches: a zero divisor
+        and ``MIN // -1`` give (0, 0), never a trap."""
+        B, ty = self.b, a.type
+        minval = ty(-(1 << (ty.width - 1)))
+        bad = B.or_(B.icmp_signed("==", b, ty(0)),
+                    B.and_(B.icmp_signed("==", a, minval), B.icmp_signed("==", b, ty(-1))))
+        safe = B.select(bad, ty(1), b)
+        q, r = B.sdiv(a, safe), B.srem(a, safe)
+        fix = B.and_(B.icmp_signed("!=", r, ty(0)),
+                     B.icmp_signed("<", B.xor(safe, r), ty(0)))
+        q = B.select(fix, B.sub(q, ty(1)), q)
+        r = B.select(fix, B.add(r, safe), r)
+        return B.select(bad, ty(0), q), B.select(bad, ty(0), r)
+
+    def float_divmod(self, x, y):
+        """CPython's ``float_divmod`` as numba lowers it (``real_divmod``), selects for its
+        branches; a zero divisor gives ``(x / y, fmod(x, y))``."""
+        B, ty = self.b, x.type
+        zero, one = ty(0.0), ty(1.0)
+        mod = B.frem(x, y)
+        div = B.fdiv(B.fsub(x, mod), y)
+        mod_nonzero = B.fcmp_unordered("!=", mod, zero)
+        signs_differ = B.icmp_unsigned("!=", B.fcmp_ordered("<", y, zero),
+                                       B.fcmp_ordered("<", mod, zero))
+        fix = B.and_(mod_nonzero, signs_differ)
+        div = B.select(fix, B.fsub(div, one), div)
+        mod = B.select(fix, B.fadd(mod, y), mod)
+        mod = B.select(mod_nonzero, mod, B.select(B.fcmp_ordered("<", y, zero), ty(-0.0), zero))
+        floor = B.call(self.mod.intrinsic("floor", ty), [div])
+        floor = B.select(B.fcmp_ordered(">", B.fsub(div, floor), ty(0.5)), B.fadd(floor, one),
+                         floor)
+        div2 = B.fmul(div, div)
+        signed_zero = B.fdiv(B.fmul(div2, x), y)
+        floordiv = B.select(B.fcmp_ordered("!=", div, zero), floor, signed_zero)
+        y_zero = B.fcmp_ordered("==", y, zero)
+        return (B.select(y_zero, B.fdiv(x, y), floordiv),
+                B.select(y_zero, B.frem(x, y), mod))
+
+    def compare(self, op: str, a, at, b, bt):
+        t = T.arith(at, bt)
+        a, b = self.cast(a, at, t), self.cast(b, bt, t)
+        sym = {"Lt": "<", "LtE": "<=", "Gt": ">", "GtE": ">=", "Eq": "==", "NotEq": "!="}[op]
+        if T.is_int(t):
+            return self.b.icmp_signed(sym, a, b)
+        if sym == "!=":
+            return self.b.fcmp_unordered(sym, a, b)
+        return self.b.fcmp_ordered(sym, a, b)
+
+    def minmax(self, name: str, args: list):
+        """numba's ``do_minmax``: fold left, taking the new value when it compares greater
+        (max) or less (min) than the accumulator."""
+        acc, at = args[0]
+        for v, vt in args[1:]:
+            t = T.unify(at, vt)
+            acc, v = self.cast(acc, at, t), self.cast(v, vt, t)
+            pred = self.compare("Gt" if name == "max" else "Lt", v, t, acc, t)
+            acc, at = self.b.select(pred, v, acc), t
+        return acc, at
+
+    def math(self, name: str, v, vt, t):
+        if T.is_int(vt):
+            if name == "isfinite":
+                return I1(1), T.BOOL
+            if name in ("isnan", "isinf"):
+                return I1(0), T.BOOL
+        v = self.cast(v, vt, T.F64 if T.is_int(vt) else vt)
+        B = self.b
+        if name == "isnan":
+            return B.fcmp_unordered("uno", v, v), T.BOOL
+        if name in ("isinf", "isfinite"):
+            mag = B.call(self.mod.intrinsic("fabs", v.type), [v])
+            inf = v.type(float("inf"))
+            return (B.fcmp_ordered("==", mag, inf) if name == "isinf"
+                    else B.fcmp_ordered("!=", mag, inf)), T.BOOL
+        if name in _INTRINSICS:
+            return B.call(self.mod.intrinsic(_INTRINSICS[name], v.type), [v]), t
+        symbol = name + ("f" if t == T.F32 else "")
+        return B.call(self.mod.declare(symbol, v.type, [v.type]), [v]), t
+
+    # -- arrays --
+    def index(self, node: ast.expr, dim):
+        """An index as int64, a negative one wrapped once (numba's wraparound)."""
+        v, t = self.expr(node)
+        v = self.cast(v, t, T.I64)
+        if isinstance(v, ir.Constant) and v.constant >= 0:
+            return v
+        return self.b.select(self.b.icmp_signed("<", v, I64(0)),
+                             self.b.add(v, dim, flags=["nsw"]), v)
+
+    def offset(self, array: ArrayValue, indices: list):
+        """The element offset of the leading ``indices`` (C order), times the trailing size.
+        ``nsw`` as numba marks it: an offset never overflows, which lets LLVM see consecutive
+        accesses (vector loads instead of gathers)."""
+        dims, nsw = array.dims, ["nsw"]
+        off = None
+        for k, node in enumerate(indices):
+            i = self.index(node, dims[k])
+            off = i if off is None else self.b.add(self.b.mul(off, dims[k], flags=nsw), i,
+                                                   flags=nsw)
+        for d in dims[len(indices):]:
+            off = self.b.mul(off, d, flags=nsw)
+        return off
+
+    def view(self, array: ArrayValue, t: T.Array, indices: list) -> ArrayValue:
+        off = self.offset(array, indices)
+        ptr = self.b.gep(array.ptr, [off], inbounds=True, source_etype=memory_type(t.dtype))
+        return ArrayValue(ptr, array.dims[len(indices):])
+
+    def element_address(self, node: ast.Subscript, base=None):
+        array, t = base if base is not None else self.expr(node.value)
+        indices = _indices(node)
+        if not isinstance(t, T.Array) or len(indices) != t.ndim:
+            raise Unsupported("a store into anything but one array element")
+        off = self.offset(array, indices)
+        return (self.b.gep(array.ptr, [off], inbounds=True, source_etype=memory_type(t.dtype)),
+                t.dtype)
+
+    def load_element(self, ptr, dtype):
+        v = self.b.load(ptr, typ=memory_type(dtype))
+        return self.b.icmp_unsigned("!=", v, I8(0)) if dtype == T.BOOL else v
+
+    def store_element(self, ptr, dtype, value, t) -> None:
+        v = self.cast(value, T.scalar(t, "a stored value"), dtype)
+        if dtype == T.BOOL:
+            v = self.b.zext(v, I8)
+        self.b.store(v, ptr)
+
+
+def _indices(node: ast.Subscript) -> list:
+    return list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+
+
+def _constant_int(node: ast.expr):
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        v = _constant_int(node.operand)
+        return None if v is None else -v
+    return None

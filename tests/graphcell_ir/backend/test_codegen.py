@@ -1,0 +1,336 @@
+"""graphcell's code generator (graphcell_ir/backend/codegen): the kernel language compiled with
+llvmlite, without numba.
+
+- its semantics, construct by construct, against the same source run as Python (the oracle),
+  on values hypothesis picks (negative, zero divisors, NaN, ±Inf);
+- every elementwise/reduction registry template against numba on the same generated source,
+  bit for bit (a sample of ops by default, all of them under ``-m slow``);
+- what it refuses: a clear reason naming the function and line, and the caller compiles with
+  numba instead (``GRAPHCELL_CODEGEN=0`` asks for numba everywhere).
+"""
+from __future__ import annotations
+
+import math
+import textwrap
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from backend_support import one_op_module
+from samples import SAMPLES, Gen
+
+from graphcell_ir.backend import codegen, kernels
+from graphcell_ir.backend import native as N
+from graphcell_ir.backend.executable import compile_executable
+from graphcell_ir.backend.lower import Unsupported, lower_fused
+from graphcell_ir.ops import REGISTRY, Kind
+
+pytestmark = pytest.mark.skipif(N.array_layout() is None, reason="no native code here")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def cache_dir(tmp_path_factory):
+    """Kernel files and objects of this module's compiles in a directory of their own."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("GRAPHCELL_CACHE_DIR", str(tmp_path_factory.mktemp("codegen-cache")))
+        yield
+
+_COMPILED: dict = {}
+
+
+def compiled(source: str, name: str, args, no_overflow=False):
+    """The code generator's function ``name`` of ``source`` for these arguments (cached)."""
+    kinds = N.kinds_of(args)
+    key = (source, name, kinds, no_overflow)
+    if key not in _COMPILED:
+        obj = codegen.compile_jit(source, name, kinds, key=f"test-{len(_COMPILED)}",
+                                  no_overflow=no_overflow)
+        _COMPILED[key] = N.link_jit(obj)
+    return _COMPILED[key]
+
+
+def both(source: str, name: str, *args):
+    """Run ``name`` compiled and as Python on copies of ``args``; the arrays after each."""
+    ns: dict = {"math": kernels._IEEEMath(), "np": np}   # libm's NaN/Inf where Python raises
+    exec(source, ns)
+    a1 = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    a2 = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    with np.errstate(all="ignore"):
+        assert compiled(source, name, args)(*a1)
+        ns[name](*a2)
+    return [a for a in a1 if isinstance(a, np.ndarray)], [a for a in a2 if isinstance(a, np.ndarray)]
+
+
+def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    """Equal values, NaN where NaN, and the sign of every zero."""
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    if a.dtype.kind != "f":
+        return np.array_equal(a, b)
+    return bool(np.array_equal(a, b, equal_nan=True)
+                and (np.signbit(a) == np.signbit(b))[~np.isnan(a)].all())
+
+
+# --- semantics, against Python -------------------------------------------------------------------
+
+ARITH = textwrap.dedent("""
+    def arith(x, y, out):
+        for i in range(x.shape[0]):
+            a = x[i]
+            b = y[i]
+            out[i, 0] = a // b
+            out[i, 1] = a % b
+            out[i, 2] = a / b
+            out[i, 3] = max(a, b)
+            out[i, 4] = min(a, b)
+            out[i, 5] = abs(a) - b * 2
+            out[i, 6] = 1 if (a < b) else (2 if a == b else (3 if a != a else 4))
+            out[i, 7] = a if (0 < b <= 2 or not (a > 0)) else -b
+""")
+
+floats = st.sampled_from([0.0, -0.0, 1.0, -1.0, 2.5, -7.25, 3.0, 1e300, -1e-300, math.inf,
+                          -math.inf, math.nan, 0.1, 1e-45]) | st.floats(-1e6, 1e6)
+ints = st.sampled_from([0, 1, -1, 7, -7, 3, 2**31 - 1, -2**31]) | st.integers(-100, 100)
+
+
+@settings(max_examples=30)
+@given(st.lists(st.tuples(floats, floats), min_size=1, max_size=12),
+       st.sampled_from(["float32", "float64"]))
+def test_float_arithmetic_is_pythons(pairs, dtype):
+    with np.errstate(over="ignore"):   # 1e300 in float32 is inf
+        x = np.array([p[0] for p in pairs]).astype(dtype)
+        y = np.array([p[1] for p in pairs]).astype(dtype)
+    got, want = both(ARITH, "arith", x, y, np.zeros((len(pairs), 8), dtype))
+    assert same_bits(got[-1], want[-1]), (x, y, got[-1], want[-1])
+
+
+@settings(max_examples=30)
+@given(st.lists(st.tuples(ints, ints), min_size=1, max_size=12),
+       st.sampled_from(["int32", "int64"]))
+def test_integer_arithmetic_is_numbas(pairs, dtype):
+    """Floor division and modulo as Python's, and a zero divisor (or MIN // -1) gives 0 where
+    Python raises: numba's numpy error model."""
+    x = np.array([p[0] for p in pairs]).astype(dtype)
+    y = np.array([p[1] for p in pairs]).astype(dtype)
+    out = np.zeros((len(pairs), 8), np.float64)
+    got = out.copy()
+    assert compiled(ARITH, "arith", (x, y, out))(x, y, got)
+    for i, (a, b) in enumerate(zip(x.tolist(), y.tolist())):
+        ok = b != 0
+        assert got[i, 0] == (a // b if ok else 0) and got[i, 1] == (a % b if ok else 0)
+        assert got[i, 3] == max(a, b) and got[i, 4] == min(a, b)
+        assert got[i, 5] == abs(a) - b * 2
+        assert got[i, 6] == (1 if a < b else 2 if a == b else 4)
+
+
+CASTS = textwrap.dedent("""
+    def casts(x, out_i, out_u, out_b, out_f):
+        for i in range(x.shape[0]):
+            out_i[i] = int32(x[i])
+            out_u[i] = uint8(x[i] * 0.5)
+            out_b[i] = bool_(x[i])
+            out_f[i] = float32(x[i]) + int8(3)
+""")
+
+
+@settings(max_examples=20)
+@given(st.lists(st.floats(-1e4, 1e4) | st.sampled_from([0.0, -0.0, 0.5, -0.5, math.nan]),
+                min_size=1, max_size=10))
+def test_casts_truncate_as_numpy(values):
+    x = np.array(values)
+    n = len(values)
+    ns = {"int32": np.int32, "uint8": np.uint8, "bool_": np.bool_, "float32": np.float32,
+          "int8": np.int8}
+    outs = [np.zeros(n, np.int32), np.zeros(n, np.uint8), np.zeros(n, np.bool_),
+            np.zeros(n, np.float32)]
+    f = compiled(CASTS, "casts", (x, *outs))
+    got = [o.copy() for o in outs]
+    assert f(x, *got)
+    finite = ~np.isnan(x)   # NaN to an integer is undefined (numpy warns, numba differs)
+    np.testing.assert_array_equal(got[0][finite], x[finite].astype(np.int32))
+    np.testing.assert_array_equal(got[1][finite], (x[finite] * 0.5).astype(np.int64)
+                                  .astype(np.uint8))
+    np.testing.assert_array_equal(got[2], x.astype(np.bool_))
+    want = np.array([ns["float32"](v) + ns["int8"](3) for v in x], np.float32)
+    assert same_bits(got[3], want)
+
+
+CONTROL = textwrap.dedent("""
+    def control(x, out):
+        n = x.shape[0]
+        total = 0
+        for i in range(n - 1, -1, -1):
+            if x[i] < 0:
+                continue
+            if x[i] > 100:
+                break
+            total += x[i]
+        out[0] = total
+        k = 0
+        while k < n and x[k] != 0:
+            k += 1
+        out[1] = k
+        out[2] = x[-1] + x[n - 2] if n > 1 else -1
+        acc = 0
+        for a in range(3):
+            for b in range(a, 3):
+                acc = acc * 2 + a - b
+        out[3] = acc
+        i = 0
+        for i in range(n):
+            pass
+        out[4] = i
+""")
+
+
+@settings(max_examples=30)
+@given(st.lists(st.integers(-5, 120), min_size=1, max_size=9))
+def test_control_flow_and_negative_indices_are_pythons(values):
+    x = np.array(values, np.int64)
+    (_, got), (_, want) = both(CONTROL, "control", x, np.zeros(5, np.int64))
+    np.testing.assert_array_equal(got, want)
+
+
+VIEWS = textwrap.dedent("""
+    def _row_sum(row, out, at):
+        s = 0.0
+        for j in range(row.shape[0]):
+            s += row[j]
+        out[at] = s
+
+    def views(x, out):
+        n_, c_, w = x.shape
+        for n in range(n_):
+            plane = x[n]
+            for c in range(c_):
+                _row_sum(plane[c], out[n], c)
+""")
+
+
+def test_views_and_helper_calls():
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4) - 7.5
+    (_, got), (_, want) = both(VIEWS, "views", x, np.zeros((2, 3), np.float32))
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got, x.sum(axis=2))
+
+
+LAMBDAS = textwrap.dedent("""
+    def lambdas(x, out):
+        for i in range(x.shape[0]):
+            out[i] = (lambda a: (lambda b, a: a * b + 1.0)(a + 1.0, a))(x[i]) \\
+                + (math.exp(x[i]) if math.isfinite(x[i]) else 0.0) + math.sqrt(abs(x[i]))
+""")
+
+
+@settings(max_examples=15)
+@given(st.lists(floats, min_size=1, max_size=8))
+def test_lambdas_and_math(values):
+    x = np.array(values, np.float64)
+    (_, got), (_, want) = both(LAMBDAS, "lambdas", x, np.zeros(len(values)))
+    np.testing.assert_allclose(got, want, rtol=1e-15, equal_nan=True)
+
+
+def test_guarded_reads_never_leave_the_array():
+    """A read under a false guard is never executed (a wild index would fault)."""
+    src = textwrap.dedent("""
+        def guarded(x, idx, out):
+            for i in range(idx.shape[0]):
+                j = idx[i]
+                out[i] = x[j] if 0 <= j < x.shape[0] else -1.0
+                out[i] += x[j] if j < x.shape[0] and j >= 0 else 0.0
+    """)
+    x = np.arange(4.0)
+    idx = np.array([0, 3, 10**12, -10**12, 2], np.int64)
+    (_, _, got), (_, _, want) = both(src, "guarded", x, idx, np.zeros(5))
+    np.testing.assert_array_equal(got, want)
+
+
+# --- every registry template, against numba --------------------------------------------------------
+
+OPS = sorted((op for op in REGISTRY.values() if op.kind in (Kind.ELEMENTWISE, Kind.REDUCTION)),
+             key=lambda op: op.name)
+SAMPLE_OPS = {"add", "sub", "mul", "div", "floor_div", "mod", "pow", "maximum", "minimum",
+              "tanh", "exp", "sigmoid", "select", "relu", "cast", "reduce_sum", "reduce_max",
+              "logical_and", "sign", "erf"}
+
+
+def _template_cases():
+    for op in OPS:
+        mark = () if op.name in SAMPLE_OPS else (pytest.mark.slow,)
+        for dt in SAMPLES[op.name].dtypes:
+            if dt != "float16":
+                yield pytest.param(op, dt, id=f"{op.name}-{dt}", marks=mark)
+
+
+def _array_operands(op, dtype, data):
+    operands, attrs = SAMPLES[op.name].make(Gen(data), dtype)
+    operands = tuple(o if isinstance(o, np.ndarray) else np.asarray(o) for o in operands)
+    return operands, attrs
+
+
+@pytest.mark.parametrize("op,dtype", list(_template_cases()))
+@settings(max_examples=1)
+@given(data=st.data())
+def test_template_compiles_to_numbas_bits(op, dtype, data):
+    operands, attrs = _array_operands(op, dtype, data)
+    m, args = one_op_module(op, operands, attrs)
+    (fused,) = [o for o in m["main"].body if o.opdef.name == "fused"]
+    ks = lower_fused(fused)
+    kinds = N.kernel_kinds(ks)
+    if kinds is None:
+        pytest.skip("no native kinds (a 0-d operand): numba alone runs it")
+    ins = [np.ascontiguousarray(a).reshape(s) for a, s in zip(args, ks.in_shapes)]
+    outs = [np.full(o.shape, o.fill if o.fill is not None else 0, o.dtype) for o in ks.outputs]
+    try:
+        mine = N.link_jit(codegen.compile_jit(kernels.file_text(ks), "kernel", kinds, ks.key))
+    except Unsupported as e:
+        assert op.name == "pow" and np.dtype(dtype).kind in "iu", e   # the one refusal
+        return
+    theirs = kernels._numba_kernel(ks, [], numba_cache=False)
+    got, want = [o.copy() for o in outs], [o.copy() for o in outs]
+    with np.errstate(all="ignore"):
+        assert mine(*ins, *ks.consts, *got)
+        theirs(*ins, *ks.consts, *want)
+    for g, w in zip(got, want):
+        assert same_bits(g, w), (op.name, dtype, ins, g, w)
+
+
+# --- refusals -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("body,why", [
+    ("out[0] = len(x)", "line 3: the name 'len'"),
+    ("out[0] = x[0:2]", "slices are not compiled"),
+    ("t = (1, 2)", "a Tuple expression"),
+    ("out[0] = 2 ** 3", "** of integers"),
+    ("s = x\n    s = 1.0", "a name holds both"),
+    ("out[0] = x[0] & 1", "the operator BitAnd"),
+])
+def test_refusals_name_the_construct_and_line(body, why):
+    src = f"def f(x, out):\n    y = 0\n    {body}\n"
+    with pytest.raises(Unsupported, match=why.replace("(", r"\(").replace("*", r"\*")):
+        codegen.compile_jit(src, "f", (("array", "int64", 1), ("array", "int64", 1)), key="r")
+
+
+def test_a_refused_kernel_is_compiled_by_numba(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRAPHCELL_CACHE_DIR", str(tmp_path))
+    kernels.reset_cache()
+    x = np.arange(-3, 5, dtype=np.int32)
+    m, args = one_op_module(REGISTRY["pow"], (x, np.full(8, 2, np.int32)), {})
+    exe = compile_executable(m, "main", jit=True, kernel_min_size=0)
+    (got,) = exe(args)
+    np.testing.assert_array_equal(got, x ** 2)
+    (miss,) = kernels.cache_stats().misses
+    assert "not in the code generator's subset (kernel, line" in miss and "** of integers" in miss
+
+
+def test_the_switch_turns_the_code_generator_off(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRAPHCELL_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("GRAPHCELL_CODEGEN", "0")
+    kernels.reset_cache()
+    m, args = one_op_module(REGISTRY["mul"], (np.arange(6.0), np.arange(6.0)), {})
+    (got,) = compile_executable(m, "main", jit=True, kernel_min_size=0)(args)
+    np.testing.assert_array_equal(got, np.arange(6.0) ** 2)
+    assert all("code generator" not in m for m in kernels.cache_stats().misses)
+    assert kernels.cache_stats().native_hits == 0
+    assert not kernels._NATIVE   # numba's dispatcher, not a generated native function
