@@ -58,7 +58,8 @@ def lower_ir(source: str, entry: str, kinds, symbol: str = "gc_entry",
     (``nsw``: LLVM then sees consecutive accesses; im2col ran 2.7x faster with it)."""
     import llvmlite.ir as ir
 
-    from graphcell_ir.backend.codegen.lowering import I32, I64, PTR, ModuleLowering, value_type
+    from graphcell_ir.backend.codegen.llvmtypes import I32, I64, PTR, value_type
+    from graphcell_ir.backend.codegen.lowering import ModuleLowering
     from graphcell_ir.backend.codegen.typerules import Array
     types = arg_types(kinds)
     mod = ModuleLowering(ast.parse(source), no_overflow)

@@ -32,32 +32,10 @@ import llvmlite.ir as ir
 import numpy as np
 
 from graphcell_ir.backend.codegen import typerules as T
+from graphcell_ir.backend.codegen.arith import Arith
+from graphcell_ir.backend.codegen.llvmtypes import (I1, I8, I64, PTR, VOID, memory_type,
+                                                   param_types, value_type)
 from graphcell_ir.backend.lower import Unsupported
-
-I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
-VOID, PTR = ir.VoidType(), ir.PointerType()
-
-
-def value_type(t: np.dtype) -> ir.Type:
-    """The LLVM type of a scalar in registers (a bool is an ``i1``)."""
-    if t == T.BOOL:
-        return I1
-    if t.kind in "iu":
-        return ir.IntType(t.itemsize * 8)
-    return ir.FloatType() if t == T.F32 else ir.DoubleType()
-
-
-def memory_type(t: np.dtype) -> ir.Type:
-    """The LLVM type of a scalar in an array (a bool is a byte)."""
-    return I8 if t == T.BOOL else value_type(t)
-
-
-def param_types(t) -> list[ir.Type]:
-    """How a value of type ``t`` is passed: an array as its data pointer and dimensions."""
-    if isinstance(t, T.Array):
-        return [PTR] + [I64] * t.ndim
-    return [value_type(T.scalar(t, "a parameter"))]
-
 
 @dataclass
 class ArrayValue:
@@ -110,11 +88,6 @@ class ModuleLowering:
         return self.declare(f"llvm.{name}.{suffix}", t, [t] * nargs)
 
 
-# math functions LLVM knows as intrinsics; the others are libm's (``erff``/``erf``...)
-_INTRINSICS = {"exp": "exp", "log": "log", "sqrt": "sqrt", "sin": "sin", "cos": "cos",
-               "fabs": "fabs", "log10": "log10", "log2": "log2"}
-
-
 class FunctionLowering:
     def __init__(self, mod: ModuleLowering, node: ast.FunctionDef, arg_types: tuple,
                  fn: ir.Function):
@@ -133,6 +106,7 @@ class FunctionLowering:
     def run(self) -> None:
         entry = self.fn.append_basic_block("entry")
         self.b = ir.IRBuilder(entry)
+        self.A = Arith(self.b, self.mod, self.mod.no_overflow)
         for name, t in self.types.items():
             if isinstance(t, T.Array):
                 slots = [self.b.alloca(PTR, name=name)] + \
@@ -219,17 +193,17 @@ class FunctionLowering:
         if isinstance(st.target, ast.Name):
             cur, ct = self.load_local(st.target.id)
             rhs, rt = self.expr(st.value)
-            value, t = self.binop(op, cur, ct, rhs, rt)
+            value, t = self.A.binop(op, cur, ct, rhs, rt)
             self.store_local(st.target.id, value, t)
             return
         ptr, elem = self.element_address(st.target)   # the target's index is evaluated once
         cur = self.load_element(ptr, elem)
         rhs, rt = self.expr(st.value)
-        value, t = self.binop(op, cur, elem, rhs, rt)
+        value, t = self.A.binop(op, cur, elem, rhs, rt)
         self.store_element(ptr, elem, value, t)
 
     def _If(self, st):
-        cond = self.truth(*self.expr(st.test))
+        cond = self.A.truth(*self.expr(st.test))
         then = self.fn.append_basic_block("if.then")
         other = self.fn.append_basic_block("if.else") if st.orelse else None
         done = self.fn.append_basic_block("if.end")
@@ -251,7 +225,7 @@ class FunctionLowering:
         done = self.fn.append_basic_block("while.end")
         self.b.branch(head)
         self.b.position_at_end(head)
-        self.b.cbranch(self.truth(*self.expr(st.test)), body, done)
+        self.b.cbranch(self.A.truth(*self.expr(st.test)), body, done)
         self.b.position_at_end(body)
         self.loops.append((head, done))
         self.block(st.body)
@@ -301,7 +275,7 @@ class FunctionLowering:
             v, t = self.expr(a)
             if not T.is_int(t):
                 raise Unsupported("a range bound that is not an integer")
-            bounds.append(self.cast(v, t, T.I64))
+            bounds.append(self.A.cast(v, t, T.I64))
         start, stop = (I64(0), bounds[0]) if len(bounds) == 1 else bounds
         return start, stop, step
 
@@ -322,7 +296,7 @@ class FunctionLowering:
             for slot, d in zip(local.slots[1:], value.dims):
                 self.b.store(d, slot)
         else:
-            self.b.store(self.cast(value, t, local.type), local.slots[0])
+            self.b.store(self.A.cast(value, t, local.type), local.slots[0])
 
     def load_local(self, name: str):
         local = self.locals[name]
@@ -390,15 +364,15 @@ class FunctionLowering:
     def _e_BinOp(self, node):
         a, at = self.expr(node.left)
         b, bt = self.expr(node.right)
-        return self.binop(type(node.op).__name__, a, at, b, bt)
+        return self.A.binop(type(node.op).__name__, a, at, b, bt)
 
     def _e_UnaryOp(self, node):
         v, t = self.expr(node.operand)
         op = type(node.op).__name__
         rt = T.unary_type(op, t)
         if op == "Not":
-            return self.b.not_(self.truth(v, t)), T.BOOL
-        v = self.cast(v, t, rt)
+            return self.b.not_(self.A.truth(v, t)), T.BOOL
+        v = self.A.cast(v, t, rt)
         if op == "UAdd":
             return v, rt
         return (self.b.neg(v) if T.is_int(rt) else self.b.fneg(v)), rt
@@ -409,7 +383,7 @@ class FunctionLowering:
         done = self.fn.append_basic_block("bool.end")
         incoming = []
         for k, v in enumerate(node.values):
-            value = self.truth(*self.expr(v))
+            value = self.A.truth(*self.expr(v))
             if k == len(node.values) - 1:
                 incoming.append((value, self.b.block))
                 self.b.branch(done)
@@ -435,7 +409,7 @@ class FunctionLowering:
         left, lt = self.expr(node.left)
         for k, (op, right_node) in enumerate(zip(node.ops, node.comparators)):
             right, rt = self.expr(right_node)
-            value = self.compare(type(op).__name__, left, lt, right, rt)
+            value = self.A.compare(type(op).__name__, left, lt, right, rt)
             if k == len(node.ops) - 1:
                 incoming.append((value, self.b.block))
                 self.b.branch(done)
@@ -455,7 +429,7 @@ class FunctionLowering:
 
     def _e_IfExp(self, node):
         t = self.typeof(node)
-        cond = self.truth(*self.expr(node.test))
+        cond = self.A.truth(*self.expr(node.test))
         then = self.fn.append_basic_block("ifx.then")
         other = self.fn.append_basic_block("ifx.else")
         done = self.fn.append_basic_block("ifx.end")
@@ -464,7 +438,7 @@ class FunctionLowering:
         for block, arm in ((then, node.body), (other, node.orelse)):
             self.b.position_at_end(block)
             v, vt = self.expr(arm)
-            incoming.append((self.cast(v, vt, t), self.b.block))
+            incoming.append((self.A.cast(v, vt, t), self.b.block))
             self.b.branch(done)
         self.b.position_at_end(done)
         phi = self.b.phi(value_type(t))
@@ -481,7 +455,7 @@ class FunctionLowering:
                 v, vt = self.expr(node.func.body)
             finally:
                 self.lambdas.pop()
-            return self.cast(v, vt, t), t
+            return self.A.cast(v, vt, t), t
         fn = self.typeof(node.func)
         t = self.typeof(node)
         name = fn.name
@@ -494,18 +468,18 @@ class FunctionLowering:
                     raise Unsupported(f"float({arg.value!r})") from None
             v, vt = self.expr(arg)
             if t == T.BOOL:
-                return self.truth(v, vt), t
-            return self.cast(v, vt, t), t
+                return self.A.truth(v, vt), t
+            return self.A.cast(v, vt, t), t
         args = [self.expr(a) for a in node.args]
         if name in ("min", "max"):
-            return self.minmax(name, args)
+            return self.A.minmax(name, args)
         if name == "abs":
             v, vt = args[0]
-            v = self.cast(v, vt, t)
+            v = self.A.cast(v, vt, t)
             if T.is_int(t):
                 return self.b.select(self.b.icmp_signed("<", v, v.type(0)), self.b.neg(v), v), t
             return self.b.call(self.mod.intrinsic("fabs", v.type), [v]), t
-        return self.math(name[5:], *args[0], t)
+        return self.A.math(name[5:], *args[0], t)
 
     # -- calls of module functions --
     def call_function(self, callee: T.Function, node: ast.Call) -> None:
@@ -526,150 +500,11 @@ class FunctionLowering:
         fn.attributes.add("alwaysinline")
         self.b.call(fn, values)
 
-    # -- arithmetic --
-    def cast(self, v, src, dst):
-        """``v`` of scalar type ``src`` as ``dst`` (numba's conversions; bools to 0/1)."""
-        if src == dst:
-            return v
-        src, dst = T.scalar(src, "a value"), T.scalar(dst, "a value")
-        b = self.b
-        if dst == T.BOOL:
-            return self.truth(v, src)
-        to = value_type(dst)
-        if T.is_float(src) and T.is_float(dst):
-            return b.fpext(v, to) if dst.itemsize > src.itemsize else b.fptrunc(v, to)
-        if T.is_float(src):   # truncation toward zero; through int64, as numpy's astype
-            wide = b.fptosi(v, I64)
-            return wide if dst.itemsize == 8 else b.trunc(wide, to)
-        unsigned = src == T.BOOL or src.kind == "u"
-        if T.is_float(dst):
-            return b.uitofp(v, to) if unsigned else b.sitofp(v, to)
-        if dst.itemsize * 8 > v.type.width:
-            return b.zext(v, to) if unsigned else b.sext(v, to)
-        return b.trunc(v, to) if dst.itemsize * 8 < v.type.width else v
-
-    def truth(self, v, t):
-        """Python's ``bool(v)`` (NaN is true)."""
-        t = T.scalar(t, "a condition")
-        if t == T.BOOL:
-            return v
-        if T.is_int(t):
-            return self.b.icmp_unsigned("!=", v, v.type(0))
-        return self.b.fcmp_unordered("!=", v, v.type(0.0))
-
-    def binop(self, op: str, a, at, b, bt):
-        t = T.binop_type(op, at, bt)
-        work = T.arith(at, bt) if op != "Div" else t
-        a, b = self.cast(a, at, work), self.cast(b, bt, work)
-        B = self.b
-        if T.is_int(work):
-            flags = ["nsw"] if self.mod.no_overflow else []
-            if op == "Add":
-                return B.add(a, b, flags=flags), t
-            if op == "Sub":
-                return B.sub(a, b, flags=flags), t
-            if op == "Mult":
-                return B.mul(a, b, flags=flags), t
-            q, r = self.int_divmod(a, b)
-            return (q if op == "FloorDiv" else r), t
-        if op == "Add":
-            return B.fadd(a, b), t
-        if op == "Sub":
-            return B.fsub(a, b), t
-        if op == "Mult":
-            return B.fmul(a, b), t
-        if op == "Div":
-            return B.fdiv(a, b), t
-        if op == "Pow":
-            return B.call(self.mod.intrinsic("pow", a.type, 2), [a, b]), t
-        q, r = self.float_divmod(a, b)
-        return (q if op == "FloorDiv" else r), t
-
-    def int_divmod(self, a, b):
-        """numba's signed divmod with the numpy error model, without branches: a zero divisor
-        and ``MIN // -1`` give (0, 0), never a trap."""
-        B, ty = self.b, a.type
-        minval = ty(-(1 << (ty.width - 1)))
-        bad = B.or_(B.icmp_signed("==", b, ty(0)),
-                    B.and_(B.icmp_signed("==", a, minval), B.icmp_signed("==", b, ty(-1))))
-        safe = B.select(bad, ty(1), b)
-        q, r = B.sdiv(a, safe), B.srem(a, safe)
-        fix = B.and_(B.icmp_signed("!=", r, ty(0)),
-                     B.icmp_signed("<", B.xor(safe, r), ty(0)))
-        q = B.select(fix, B.sub(q, ty(1)), q)
-        r = B.select(fix, B.add(r, safe), r)
-        return B.select(bad, ty(0), q), B.select(bad, ty(0), r)
-
-    def float_divmod(self, x, y):
-        """CPython's ``float_divmod`` as numba lowers it (``real_divmod``), selects for its
-        branches; a zero divisor gives ``(x / y, fmod(x, y))``."""
-        B, ty = self.b, x.type
-        zero, one = ty(0.0), ty(1.0)
-        mod = B.frem(x, y)
-        div = B.fdiv(B.fsub(x, mod), y)
-        mod_nonzero = B.fcmp_unordered("!=", mod, zero)
-        signs_differ = B.icmp_unsigned("!=", B.fcmp_ordered("<", y, zero),
-                                       B.fcmp_ordered("<", mod, zero))
-        fix = B.and_(mod_nonzero, signs_differ)
-        div = B.select(fix, B.fsub(div, one), div)
-        mod = B.select(fix, B.fadd(mod, y), mod)
-        mod = B.select(mod_nonzero, mod, B.select(B.fcmp_ordered("<", y, zero), ty(-0.0), zero))
-        floor = B.call(self.mod.intrinsic("floor", ty), [div])
-        floor = B.select(B.fcmp_ordered(">", B.fsub(div, floor), ty(0.5)), B.fadd(floor, one),
-                         floor)
-        div2 = B.fmul(div, div)
-        signed_zero = B.fdiv(B.fmul(div2, x), y)
-        floordiv = B.select(B.fcmp_ordered("!=", div, zero), floor, signed_zero)
-        y_zero = B.fcmp_ordered("==", y, zero)
-        return (B.select(y_zero, B.fdiv(x, y), floordiv),
-                B.select(y_zero, B.frem(x, y), mod))
-
-    def compare(self, op: str, a, at, b, bt):
-        t = T.arith(at, bt)
-        a, b = self.cast(a, at, t), self.cast(b, bt, t)
-        sym = {"Lt": "<", "LtE": "<=", "Gt": ">", "GtE": ">=", "Eq": "==", "NotEq": "!="}[op]
-        if T.is_int(t):
-            return self.b.icmp_signed(sym, a, b)
-        if sym == "!=":
-            return self.b.fcmp_unordered(sym, a, b)
-        return self.b.fcmp_ordered(sym, a, b)
-
-    def minmax(self, name: str, args: list):
-        """numba's ``do_minmax``: fold left, taking the new value when it compares greater
-        (max) or less (min) than the accumulator."""
-        acc, at = args[0]
-        for v, vt in args[1:]:
-            t = T.unify(at, vt)
-            acc, v = self.cast(acc, at, t), self.cast(v, vt, t)
-            pred = self.compare("Gt" if name == "max" else "Lt", v, t, acc, t)
-            acc, at = self.b.select(pred, v, acc), t
-        return acc, at
-
-    def math(self, name: str, v, vt, t):
-        if T.is_int(vt):
-            if name == "isfinite":
-                return I1(1), T.BOOL
-            if name in ("isnan", "isinf"):
-                return I1(0), T.BOOL
-        v = self.cast(v, vt, T.F64 if T.is_int(vt) else vt)
-        B = self.b
-        if name == "isnan":
-            return B.fcmp_unordered("uno", v, v), T.BOOL
-        if name in ("isinf", "isfinite"):
-            mag = B.call(self.mod.intrinsic("fabs", v.type), [v])
-            inf = v.type(float("inf"))
-            return (B.fcmp_ordered("==", mag, inf) if name == "isinf"
-                    else B.fcmp_ordered("!=", mag, inf)), T.BOOL
-        if name in _INTRINSICS:
-            return B.call(self.mod.intrinsic(_INTRINSICS[name], v.type), [v]), t
-        symbol = name + ("f" if t == T.F32 else "")
-        return B.call(self.mod.declare(symbol, v.type, [v.type]), [v]), t
-
     # -- arrays --
     def index(self, node: ast.expr, dim):
         """An index as int64, a negative one wrapped once (numba's wraparound)."""
         v, t = self.expr(node)
-        v = self.cast(v, t, T.I64)
+        v = self.A.cast(v, t, T.I64)
         if isinstance(v, ir.Constant) and v.constant >= 0:
             return v
         return self.b.select(self.b.icmp_signed("<", v, I64(0)),
@@ -708,7 +543,7 @@ class FunctionLowering:
         return self.b.icmp_unsigned("!=", v, I8(0)) if dtype == T.BOOL else v
 
     def store_element(self, ptr, dtype, value, t) -> None:
-        v = self.cast(value, T.scalar(t, "a stored value"), dtype)
+        v = self.A.cast(value, T.scalar(t, "a stored value"), dtype)
         if dtype == T.BOOL:
             v = self.b.zext(v, I8)
         self.b.store(v, ptr)

@@ -29,12 +29,15 @@ compiling anything, and whose :meth:`NativeKernels.loops` is a drop-in loops nam
 calling convention, ``int32 entry(void *ret, void *excinfo, void *p0, ...)`` (0: success), after
 checking each array's dtype, shape and memory order: the machine code trusts its arguments.
 
-**The JIT's disk cache** (``kernels``/``nnkernels``, no export involved): :func:`emit_jit` keeps
-what numba's dispatcher compiled for some argument kinds (numba's own object file plus a
-trampoline reading numpy's array struct; nothing compiled again),
+**The JIT's disk cache** (``kernels``/``nnkernels``, no export involved): graphcell's code
+generator (``backend/codegen``) compiles a kernel for some argument kinds into one object, the
+same trampoline and the kernel (:func:`trampoline_ir`, :func:`pack_single`); :func:`emit_jit`
+keeps what numba's dispatcher compiled (numba's own object file plus a trampoline reading
+numpy's array struct; nothing compiled again);
 :func:`store_jit` writes it under ``<cache dir>/native-jit/`` (header: id, kinds, target,
 SHA-256), :func:`load_jit` links it in a later process, or says why not (missing, corrupt, for
-another CPU: the caller compiles with numba and rewrites it).
+another CPU: the caller compiles again and rewrites it); :func:`link_jit` links an object made
+in this process.
 
 Example (emitting needs numba)::
 
