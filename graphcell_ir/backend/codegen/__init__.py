@@ -51,9 +51,16 @@ def arg_types(kinds) -> tuple:
 
 
 def lower_ir(source: str, entry: str, kinds, symbol: str = "gc_entry",
-             no_overflow: bool = False) -> str:
+             no_overflow: bool = False, abi: str = "numba", shapes=None) -> str:
     """The LLVM IR (text) of function ``entry`` of module ``source`` for arguments of ``kinds``,
-    behind a function ``symbol`` taking numba's parameters (``native.trampoline_ir``'s callee).
+    behind a function ``symbol`` returning ``i32`` 0 after ``i8* ret, i8* excinfo`` and:
+
+    - ``abi="numba"``: numba's parameters, each array as numba flattens it (meminfo, parent,
+      nitems, itemsize, data, shape..., strides...): ``native.trampoline_ir``'s callee (internal);
+    - ``abi="pointers"``: each array as its data pointer, then its dimensions unless ``shapes``
+      gives them (one tuple per argument, constants in the code): the entry of an exported
+      kernel or loop (``native.emit``), external.
+
     ``no_overflow``: the source's integer arithmetic is index arithmetic that never overflows
     (``nsw``: LLVM then sees consecutive accesses; im2col ran 2.7x faster with it)."""
     import llvmlite.ir as ir
@@ -66,20 +73,31 @@ def lower_ir(source: str, entry: str, kinds, symbol: str = "gc_entry",
     impl = mod.function(entry, types)
     impl.linkage = "internal"
     params = [PTR, PTR]
-    for t in types:
-        params += ([PTR, PTR, I64, I64, PTR] + [I64] * (2 * t.ndim)) if isinstance(t, Array) \
-            else [value_type(t)]
+    for k, t in enumerate(types):
+        if not isinstance(t, Array):
+            params.append(value_type(t))
+        elif abi == "numba":
+            params += [PTR, PTR, I64, I64, PTR] + [I64] * (2 * t.ndim)
+        else:
+            params += [PTR] + ([] if shapes is not None else [I64] * t.ndim)
     fn = ir.Function(mod.module, ir.FunctionType(I32, params), symbol)
-    fn.linkage = "internal"
+    if abi == "numba":
+        fn.linkage = "internal"
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     args, at = [], 2
-    for t in types:
-        if isinstance(t, Array):   # numba's array: meminfo, parent, nitems, itemsize, data...
-            args += [fn.args[at + 4]] + list(fn.args[at + 5:at + 5 + t.ndim])
-            at += 5 + 2 * t.ndim
-        else:
+    for k, t in enumerate(types):
+        if not isinstance(t, Array):
             args.append(fn.args[at])
             at += 1
+        elif abi == "numba":   # numba's array: meminfo, parent, nitems, itemsize, data...
+            args += [fn.args[at + 4]] + list(fn.args[at + 5:at + 5 + t.ndim])
+            at += 5 + 2 * t.ndim
+        elif shapes is not None:
+            args += [fn.args[at]] + [I64(d) for d in shapes[k]]
+            at += 1
+        else:
+            args += list(fn.args[at:at + 1 + t.ndim])
+            at += 1 + t.ndim
     b.call(impl, args)
     b.ret(I32(0))
     return str(mod.module)
@@ -92,7 +110,6 @@ def compile_jit(source: str, entry: str, kinds, key: str, no_overflow: bool = Fa
     :func:`lower_ir`."""
     from graphcell_ir.backend import native
     from graphcell_ir.backend.lower import Unsupported
-    from graphcell_ir.backend.native.target import _llvm
     layout = native.array_layout()
     if layout is None:
         raise Unsupported("numpy's array struct is not the expected one")
@@ -101,10 +118,20 @@ def compile_jit(source: str, entry: str, kinds, key: str, no_overflow: bool = Fa
     callee = "gc_kernel"
     text = lower_ir(source, entry, kinds, callee, no_overflow)
     trampoline, _ = native.trampoline_ir(native.symbol_of(id_), callee, kinds, layout)
-    llvm = _llvm()
     target = native.host_target()
+    data, needs = object_code(text + "\n" + trampoline, target)
+    return native.NativeObject(key, id_, kinds, native.pack_single(data), target, needs)
+
+
+def object_code(text: str, target) -> tuple[bytes, tuple]:
+    """The object file of LLVM IR ``text`` for ``target`` (optimised by :func:`_optimize`) and
+    the outside symbols it calls (libm's); Unsupported when this process lacks one."""
+    from graphcell_ir.backend import native
+    from graphcell_ir.backend.lower import Unsupported
+    from graphcell_ir.backend.native.target import _llvm
+    llvm = _llvm()
     tm = native.target_machine(target)
-    mod = llvm.parse_assembly(text + "\n" + trampoline)
+    mod = llvm.parse_assembly(text)
     mod.triple = target.triple
     mod.data_layout = str(tm.target_data)
     mod.verify()
@@ -114,8 +141,7 @@ def compile_jit(source: str, entry: str, kinds, key: str, no_overflow: bool = Fa
     missing = [n for n in needs if not native.in_process(n)]
     if missing:
         raise Unsupported(f"it calls {', '.join(missing)}, which this process lacks")
-    data = native.pack_single(tm.emit_object(mod))
-    return native.NativeObject(key, id_, kinds, data, target, needs)
+    return tm.emit_object(mod), needs
 
 
 def _optimize(llvm, mod, tm) -> None:

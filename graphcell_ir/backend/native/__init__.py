@@ -1,9 +1,11 @@
 """Native kernels: a kernel's machine code for this CPU, emitted once, linked later without numba.
 
-**Emitting** (needs numba; ``graphcell.export`` does it): :func:`emit` compiles a
-:class:`~graphcell_ir.backend.lower.KernelSource` for fixed argument types with the same source
-and numba flags as :mod:`.kernels` — serially: ``prange`` stays ``range``, because numba's
-parallel runtime is numba — behind a generated entry taking one data pointer per argument::
+**Emitting** (``graphcell.export`` does it): :func:`emit` compiles a
+:class:`~graphcell_ir.backend.lower.KernelSource` for fixed argument types — with graphcell's code
+generator (``backend/codegen``, ``abi="pointers"``: the shapes are constants of the code), or,
+for what it refuses, with the same source and numba flags as :mod:`.kernels` — serially:
+``prange`` stays ``range`` — behind an entry taking one data pointer per argument, as this
+numba entry does::
 
     def entry(p0, p1, p2):
         kernel(carray(p0, (32, 10), D0), carray(p1, (32, 10), D1), carray(p2, (1, 10), D2))
@@ -12,7 +14,7 @@ parallel runtime is numba — behind a generated entry taking one data pointer p
 loops of ``nnkernels``), for the argument kinds it was called with (each array becomes its data
 pointer and dimensions, each scalar is passed by value).
 
-In numba's LLVM module the entry is renamed ``graphcell_kernel_<id>``, everything else becomes
+(The code generator emits the same entries directly.) In numba's LLVM module the entry is renamed ``graphcell_kernel_<id>``, everything else becomes
 internal under a name derived from it (so the same kernel gives the same bytes in any process)
 and what the entry does not reach is dropped (numba's Python wrappers, hence every reference to
 the Python C API). llvmlite emits the object file for this CPU: its triple, CPU name and

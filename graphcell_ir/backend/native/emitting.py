@@ -110,8 +110,31 @@ def _entry_source(args) -> str:
     return f"def entry({', '.join(ptrs)}):\n    kernel({arrays})\n"
 
 
+def _generated(source: str, name: str, kinds, symbol: str, target: Target, shapes=None,
+               no_overflow: bool = False) -> bytes | None:
+    """The entry's object file from graphcell's code generator (``backend/codegen``: no
+    numba), or None when it refuses the source (numba compiles it then)."""
+    from graphcell_ir.backend import codegen
+    from graphcell_ir.backend.lower import Unsupported
+    if not codegen.enabled():
+        return None
+    try:
+        text = codegen.lower_ir(source, name, kinds, symbol, no_overflow, abi="pointers",
+                                shapes=shapes)
+        return codegen.object_code(text, target)[0]
+    except Unsupported:
+        return None
+
+
 def _compile(ks: KernelSource, args, id_: str, target: Target) -> bytes:
-    """numba -> LLVM module of the entry alone -> object file."""
+    """The code generator's object, else numba -> LLVM module of the entry alone -> object
+    file."""
+    from graphcell_ir.backend.kernels import file_text
+    kinds = [("array", d, len(s)) for d, s in args]
+    data = _generated(file_text(ks), "kernel", kinds, symbol_of(id_), target,
+                      shapes=[tuple(s) for _, s in args])
+    if data is not None:
+        return data
     import numba
     from numba import types
     from graphcell_ir.backend.kernels import file_text
@@ -246,6 +269,9 @@ def emit_loop(source: str, name: str, kinds) -> NativeObject:
 
 
 def _compile_loop(source: str, name: str, kinds, id_: str, target: Target) -> bytes:
+    data = _generated(source, name, kinds, symbol_of(id_), target, no_overflow=True)
+    if data is not None:
+        return data
     import numba
     from numba import types
     ns: dict = {"__name__": f"graphcell_native_loops_{id_}"}
@@ -276,7 +302,8 @@ def _compile_loop(source: str, name: str, kinds, id_: str, target: Target) -> by
 
 def _disk_path(id_: str, target: Target):
     from importlib import metadata
-    versions = []
+    from graphcell_ir.backend.codegen import VERSION
+    versions = [VERSION]
     for dist in ("numba", "llvmlite"):
         try:
             versions.append(metadata.version(dist))

@@ -55,13 +55,18 @@ def host_target() -> Target:
 
 
 def _emit_target() -> Target:
-    """The target numba compiles for (it honours NUMBA_CPU_NAME / NUMBA_CPU_FEATURES)."""
-    from numba.core import config
-    from numba.core.codegen import get_host_cpu_features
-    llvm = _llvm()
-    cpu = config.CPU_NAME or llvm.get_host_cpu_name()
-    features = config.CPU_FEATURES if config.CPU_FEATURES is not None else get_host_cpu_features()
-    return Target(llvm.get_process_triple(), cpu, features)
+    """The target code is emitted for: the host, or what NUMBA_CPU_NAME / NUMBA_CPU_FEATURES
+    ask for (numba's variables, read as numba reads them, without importing it)."""
+    import os
+    host = host_target()
+    name = os.environ.get("NUMBA_CPU_NAME")
+    features = os.environ.get("NUMBA_CPU_FEATURES")
+    if features is None:
+        features = "" if str(name).lower() == "generic" else host.features
+        if os.environ.get("NUMBA_ENABLE_AVX") == "0":   # numba then turns every avx* off
+            features = ",".join("-" + f[1:] if f[1:].startswith("avx") else f
+                                for f in features.split(",") if f)
+    return Target(host.triple, name or host.cpu, features)
 
 
 @functools.lru_cache(maxsize=1)
