@@ -98,6 +98,7 @@ class FunctionLowering:
             raise Unsupported(f"{node.name}() takes other than {len(arg_types)} plain parameters")
         self.params = dict(zip(names, arg_types))
         self.types = T.infer_locals(node, self.params, mod.typer)
+        self.typer = mod.typer.memoized()
         self.locals: dict[str, Local] = {}
         self.lambdas: list[dict] = []      # scopes of lambda parameters: name -> (value, type)
         self.loops: list[tuple] = []       # (continue block, break block)
@@ -306,10 +307,13 @@ class FunctionLowering:
         return self.b.load(local.slots[0]), local.type
 
     def typeof(self, node: ast.expr):
+        t = self.typer.memo.get(id(node))
+        if t is not None:
+            return t
         env = dict(self.types)
         for scope in self.lambdas:
             env.update({k: t for k, (_, t) in scope.items()})
-        return self.mod.typer.expr(node, env)
+        return self.typer.expr(node, env)
 
     # -- expressions: each gives (value, type) --
     def expr(self, node: ast.expr):

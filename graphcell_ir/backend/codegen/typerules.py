@@ -205,8 +205,15 @@ class Typer:
     """The type of each expression, given the types of the names in scope (``env``: locals,
     parameters, lambda parameters) and the module's function names."""
 
-    def __init__(self, functions):
+    def __init__(self, functions, memo: dict | None = None):
         self.functions = functions
+        self.memo = memo
+
+    def memoized(self) -> "Typer":
+        """A typer that remembers each node's type: for lowering, once the locals' types are
+        settled (every node then has one type; a nested template would otherwise be typed
+        again at every level)."""
+        return Typer(self.functions, {})
 
     def name(self, node: ast.Name, env: dict):
         if node.id in env:
@@ -214,10 +221,15 @@ class Typer:
         return global_value(node.id, self.functions)
 
     def expr(self, node: ast.expr, env: dict):
+        if self.memo is not None and id(node) in self.memo:
+            return self.memo[id(node)]
         method = getattr(self, f"_{type(node).__name__}", None)
         if method is None:
             raise Unsupported(f"a {type(node).__name__} expression")
-        return method(node, env)
+        t = method(node, env)
+        if self.memo is not None:
+            self.memo[id(node)] = t
+        return t
 
     def _Name(self, node, env):
         return self.name(node, env)
