@@ -30,6 +30,7 @@ Example::
 from __future__ import annotations
 
 import ast
+import functools
 import os
 
 VERSION = "graphcell-codegen-1"
@@ -37,8 +38,22 @@ VERSION = "graphcell-codegen-1"
 
 
 def enabled() -> bool:
-    """Whether kernels are compiled here first (``GRAPHCELL_CODEGEN=0``: numba only)."""
-    return os.environ.get("GRAPHCELL_CODEGEN", "1") not in ("0", "false", "no")
+    """Whether kernels are compiled here first (``GRAPHCELL_CODEGEN=0``: numba only; an
+    llvmlite without opaque pointers or the new pass manager: numba only)."""
+    if os.environ.get("GRAPHCELL_CODEGEN", "1") in ("0", "false", "no"):
+        return False
+    return _llvmlite_usable()
+
+
+@functools.lru_cache(maxsize=1)
+def _llvmlite_usable() -> bool:
+    try:
+        import llvmlite.binding as llvm
+        import llvmlite.ir as ir
+        ir.PointerType()   # opaque pointers (llvmlite >= 0.45)
+        return hasattr(llvm, "create_pipeline_tuning_options")
+    except (ImportError, TypeError):
+        return False
 
 
 def arg_types(kinds) -> tuple:
