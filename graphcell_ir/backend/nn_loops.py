@@ -1,13 +1,16 @@
-"""The loops of the convolution, pooling and select kernels: plain Python that numba compiles.
+"""The loops of the convolution, pooling, select, softmax/cross-entropy and batch-norm kernels:
+plain Python that graphcell's code generator (or numba) compiles.
 
-This module is kernel *source*. :mod:`graphcell_ir.backend.nnkernels` copies its text into the
-kernel cache directory and compiles each function there with ``numba.njit(cache=True)``, putting
-numba's ``prange`` in place of the ``range`` below; with the JIT disabled the very same functions
-run as Python, a third oracle beside the numpy references and the compiled kernels. Keep it free
-of imports beyond numpy, and of anything numba cannot compile.
+This module is kernel *source*. :mod:`graphcell_ir.backend.nnkernels` compiles each function,
+per argument kinds, with the code generator (``backend/codegen``, which takes this module's
+subset: no allocation, scratch buffers from the caller, one type per local, results written
+into arrays) or, for what it refuses, with ``numba.njit`` from a copy of this text in the kernel
+cache directory; with the JIT disabled the very same functions run as Python, a third oracle
+beside the numpy references and the compiled kernels. Keep it free of imports beyond numpy and
+math, and inside that subset.
 
-Conventions, shared by every function here (callers in ``nnkernels`` guarantee them; nothing is
-checked again inside a loop):
+Conventions of the convolution and pooling loops (callers in ``nnkernels`` guarantee them;
+nothing is checked again inside a loop):
 
 - images are C-contiguous NCHW arrays of one float dtype; the window is ``kh, kw`` (kernel),
   ``sh, sw`` (stride), ``dh, dw`` (dilation), ``pt, pl`` (top and left padding) and ``oh, ow``
@@ -34,6 +37,8 @@ Example (the loops run as Python too)::
     >>> cols[0, 0].tolist()   # offset (0, 0) at the four output positions
     [0.0, 1.0, 3.0, 4.0]
 """
+import math
+
 import numpy as np
 
 prange = range  # the loader puts numba's prange here when it compiles
@@ -163,3 +168,256 @@ def select(cond, x, y, out):
     15x slower on a random mask (ReLU's gradient)."""
     for i in range(out.shape[0]):
         out[i] = x[i] if cond[i] else y[i]
+
+
+# --- softmax, log-softmax, cross-entropy -------------------------------------------------------
+# Rows are the last axis of a C-contiguous (R, K) array, K >= 1 (``nnkernels`` sends K = 0 to the
+# references). Each row is read from memory once and stays in L1 for the later passes: its
+# maximum (NaN wins, as in ``np.max``), then exp(x - max) fused with the sum (the scalar exp
+# hides the sum's latency), then the results. numpy's SIMD exp is 5x faster per element than
+# this scalar one, so ``nnkernels`` sends only short rows and small inputs here. ``x - max`` and
+# exp are in x's dtype, as numpy's (so x - max overflows to -inf where numpy's does); the sums,
+# the log and the results are float64, rounded once by the store. NaN/Inf follow from the same
+# IEEE operations as the references': a row holding NaN, +Inf or only -Inf gives NaN, a -Inf
+# logit probability 0. Sums start as ``np.float64(0.0)`` so that, run as Python, they stay
+# float64 (to numpy a Python float is a weak scalar, which would round to float32).
+
+
+def _max8(row, res):
+    """res[0] = the maximum of ``row`` (NaN when it holds one), kept in 8 interleaved parts so
+    that the selects are not one dependent chain."""
+    k_ = row.shape[0]
+    m0 = row[0]
+    m1 = m0
+    m2 = m0
+    m3 = m0
+    m4 = m0
+    m5 = m0
+    m6 = m0
+    m7 = m0
+    for k in range(0, k_ - 7, 8):
+        v0 = row[k]
+        v1 = row[k + 1]
+        v2 = row[k + 2]
+        v3 = row[k + 3]
+        v4 = row[k + 4]
+        v5 = row[k + 5]
+        v6 = row[k + 6]
+        v7 = row[k + 7]
+        m0 = v0 if v0 > m0 or v0 != v0 else m0
+        m1 = v1 if v1 > m1 or v1 != v1 else m1
+        m2 = v2 if v2 > m2 or v2 != v2 else m2
+        m3 = v3 if v3 > m3 or v3 != v3 else m3
+        m4 = v4 if v4 > m4 or v4 != v4 else m4
+        m5 = v5 if v5 > m5 or v5 != v5 else m5
+        m6 = v6 if v6 > m6 or v6 != v6 else m6
+        m7 = v7 if v7 > m7 or v7 != v7 else m7
+    for k in range(k_ - k_ % 8, k_):
+        v0 = row[k]
+        m0 = v0 if v0 > m0 or v0 != v0 else m0
+    m0 = m1 if m1 > m0 or m1 != m1 else m0
+    m2 = m3 if m3 > m2 or m3 != m3 else m2
+    m4 = m5 if m5 > m4 or m5 != m5 else m4
+    m6 = m7 if m7 > m6 or m7 != m7 else m6
+    m0 = m2 if m2 > m0 or m2 != m2 else m0
+    m4 = m6 if m6 > m4 or m6 != m6 else m4
+    res[0] = m4 if m4 > m0 or m4 != m4 else m0
+
+
+def softmax_rows(x, out, res):
+    """out[r] = softmax(x[r]); ``res``: a 1-element scratch row of x's dtype."""
+    for r in range(x.shape[0]):
+        row = x[r]
+        o = out[r]
+        _max8(row, res)
+        m = res[0]
+        s = np.float64(0.0)
+        for k in range(row.shape[0]):
+            o[k] = math.exp(row[k] - m)
+            s += o[k]
+        for k in range(row.shape[0]):
+            o[k] = o[k] / s
+
+
+def log_softmax_rows(x, out, res):
+    """out[r] = (x[r] - max) - log(sum(exp(x[r] - max)))."""
+    for r in range(x.shape[0]):
+        row = x[r]
+        o = out[r]
+        _max8(row, res)
+        m = res[0]
+        s = np.float64(0.0)
+        for k in range(row.shape[0]):
+            s += math.exp(row[k] - m)
+        lse = np.float64(math.log(s))
+        for k in range(row.shape[0]):
+            o[k] = (row[k] - m) - lse
+
+
+def softmax_cross_entropy_rows(x, labels, loss, back, res):
+    """loss[r] = -sum(labels[r] * log_softmax(x[r])), back[r] = softmax(x[r]) - labels[r]."""
+    for r in range(x.shape[0]):
+        row = x[r]
+        lab = labels[r]
+        b = back[r]
+        _max8(row, res)
+        m = res[0]
+        s = np.float64(0.0)
+        for k in range(row.shape[0]):
+            b[k] = math.exp(row[k] - m)
+            s += b[k]
+        lse = np.float64(math.log(s))
+        acc = np.float64(0.0)
+        for k in range(row.shape[0]):
+            acc += lab[k] * ((row[k] - m) - lse)
+            b[k] = b[k] / s - lab[k]
+        loss[r] = -acc
+
+
+def sparse_softmax_cross_entropy_rows(x, labels, loss, res):
+    """loss[r] = -log_softmax(x[r])[labels[r]]; labels are in range (the caller checked)."""
+    for r in range(x.shape[0]):
+        row = x[r]
+        _max8(row, res)
+        m = res[0]
+        s = np.float64(0.0)
+        for k in range(row.shape[0]):
+            s += math.exp(row[k] - m)
+        lse = np.float64(math.log(s))
+        loss[r] = -((row[labels[r]] - m) - lse)
+
+
+
+# --- batch_norm ----------------------------------------------------------------------------------
+# x is C-contiguous (N, C, HW) (``bn_*_rows``: (N, C), for HW = 1), the channel parameters are
+# 1-D. Statistics accumulate in float64, two passes over each channel's block (mean, then the
+# squared deviations, as the reference), which stays in cache between them; a third pass writes
+# y. The arithmetic is the reference's, dtype for dtype: in training y = (x - mean64) * scale64 +
+# beta in float64; in inference every channel constant is in the parameters' dtype, so numba
+# promotes as numpy does. Float32 operations that numpy performs (the moving statistics' (1 -
+# momentum) * moving, inference's var + eps) are done in float64 on float32-exact operands and
+# rounded once by the store: the same float32 result (float64 has more than 2 * 24 + 2 bits).
+
+
+def bn_channel_stats(x, acc, stats):
+    """stats[0, c] = the mean of channel c, stats[1, c] = the mean of its squared deviations.
+    ``acc``: an (HW,) float64 scratch row. Each pass adds the samples into ``acc`` position by
+    position (independent sums: a vectorised loop), then folds ``acc`` in 4 parts; one chain of
+    dependent additions per channel was 2x slower."""
+    n_, c_, hw = x.shape
+    cnt = n_ * hw
+    for c in range(c_):
+        for i in range(hw):
+            acc[i] = 0.0
+        for n in range(n_):
+            row = x[n, c]
+            for i in range(hw):
+                acc[i] += row[i]
+        _fold4(acc, stats, 0, c)
+        mean = stats[0, c] / cnt
+        for i in range(hw):
+            acc[i] = 0.0
+        for n in range(n_):
+            row = x[n, c]
+            for i in range(hw):
+                d = row[i] - mean
+                acc[i] += d * d
+        _fold4(acc, stats, 1, c)
+        stats[0, c] = mean
+        stats[1, c] = stats[1, c] / cnt
+
+
+def _fold4(acc, stats, k, c):
+    """stats[k, c] = the sum of ``acc``, in 4 interleaved parts."""
+    hw = acc.shape[0]
+    s0 = np.float64(0.0)
+    s1 = np.float64(0.0)
+    s2 = np.float64(0.0)
+    s3 = np.float64(0.0)
+    for i in range(0, hw - 3, 4):
+        s0 += acc[i]
+        s1 += acc[i + 1]
+        s2 += acc[i + 2]
+        s3 += acc[i + 3]
+    for i in range(hw - hw % 4, hw):
+        s0 += acc[i]
+    stats[k, c] = (s0 + s1) + (s2 + s3)
+
+
+def bn_row_stats(x, stats):
+    """:func:`bn_channel_stats` for (N, C): the channels are the inner loop, one accumulator
+    each (independent, so the loop is vectorised)."""
+    n_, c_ = x.shape
+    mean = stats[0]
+    sq = stats[1]
+    for c in range(c_):
+        mean[c] = 0.0
+        sq[c] = 0.0
+    for n in range(n_):
+        row = x[n]
+        for c in range(c_):
+            mean[c] += row[c]
+    for c in range(c_):
+        mean[c] = mean[c] / n_
+    for n in range(n_):
+        row = x[n]
+        for c in range(c_):
+            d = row[c] - mean[c]
+            sq[c] += d * d
+    for c in range(c_):
+        sq[c] = sq[c] / n_
+
+
+def bn_train_params(gamma, mean, var, stats, keep, momentum, ratio, eps, scale, new_mean,
+                    new_var):
+    """The moving statistics (1 - momentum) * moving + momentum * batch (the variance's batch
+    part unbiased by ``ratio`` = m / (m - 1); ``keep`` is 1 - momentum in the parameters' dtype)
+    and scale = gamma / sqrt(batch var + eps), float64."""
+    for c in range(gamma.shape[0]):
+        bm = stats[0, c]
+        bv = stats[1, c]
+        new_mean[c] = keep * mean[c]
+        new_mean[c] = new_mean[c] + momentum * bm
+        new_var[c] = keep * var[c]
+        new_var[c] = new_var[c] + momentum * bv * ratio
+        t = bv + eps
+        if t >= 0.0:
+            scale[c] = gamma[c] / np.float64(math.sqrt(t))
+        else:
+            scale[c] = math.inf - math.inf
+
+
+def bn_infer_scale(gamma, var, eps, scale):
+    """scale = gamma / sqrt(var + eps) in the parameters' dtype (``eps`` already rounded to it);
+    NaN where var + eps < 0, as numpy's sqrt."""
+    for c in range(gamma.shape[0]):
+        scale[c] = var[c] + eps
+        t = scale[c]
+        if t >= 0.0:
+            scale[c] = math.sqrt(t)
+        else:
+            scale[c] = math.inf - math.inf
+        scale[c] = gamma[c] / scale[c]
+
+
+def bn_apply(x, mu, scale, beta, y):
+    """y[n, c] = (x[n, c] - mu[c]) * scale[c] + beta[c], in the dtype the operands promote to."""
+    n_, c_, hw = x.shape
+    for n in range(n_):
+        for c in range(c_):
+            m = mu[c]
+            s = scale[c]
+            b = beta[c]
+            xr = x[n, c]
+            yr = y[n, c]
+            for i in range(hw):
+                yr[i] = (xr[i] - m) * s + b
+
+
+def bn_apply_rows(x, mu, scale, beta, y):
+    """:func:`bn_apply` for (N, C)."""
+    for n in range(x.shape[0]):
+        xr = x[n]
+        yr = y[n]
+        for c in range(x.shape[1]):
+            yr[c] = (xr[c] - mu[c]) * scale[c] + beta[c]
