@@ -245,7 +245,7 @@ def compile_kernel(ks: KernelSource, jit: bool | None = None, native=None) -> Ke
         from graphcell_ir.backend import native as N
         found = N.load_jit(ks.key, kinds)
         if found.fn is not None:
-            fn = _NATIVE[(ks.key, kinds)] = _Native(found.fn, ks)
+            fn = _NATIVE[(ks.key, kinds)] = _native(found.fn, ks)
             _STATS.disk_hits += 1
             _STATS.native_hits += 1
             report.phase("native (disk cache hit)", time.perf_counter() - t0, ks.key)
@@ -271,10 +271,13 @@ def compile_kernel(ks: KernelSource, jit: bool | None = None, native=None) -> Ke
 
 def native_kinds(ks: KernelSource) -> tuple | None:
     """The argument kinds under which ``ks``'s native object is cached, or None when numba
-    alone runs it (no usable llvmlite, a scalar operand, a parallel kernel: native code is
-    serial, and W3's 4M-element GELU takes 2.9 ms serial against 1.7 ms parallel)."""
+    alone runs it (no usable llvmlite, a scalar operand; a parallel kernel unless the code
+    generator is on: its serial code then runs on blocks of rows, :class:`_Blocks`)."""
+    from graphcell_ir.backend import codegen
     from graphcell_ir.backend import native as N
-    return N.kernel_kinds(ks) if N.jit_cache_enabled() else None
+    if not N.jit_cache_enabled():
+        return None
+    return N.kernel_kinds(ks, parallel=codegen.enabled())
 
 
 def _generated(ks: KernelSource, kinds, reasons: list[str]) -> "_Native | None":
@@ -301,7 +304,7 @@ def _generated(ks: KernelSource, kinds, reasons: list[str]) -> "_Native | None":
     N.store_jit(ks.key, kinds, obj)
     _ensure_file(ks, [])   # the source beside its object: what was compiled, for the reader
     dt = time.perf_counter() - t0
-    fn = _NATIVE[(ks.key, kinds)] = _Native(linked, ks)
+    fn = _NATIVE[(ks.key, kinds)] = _native(linked, ks)
     _STATS.misses.append(f"{ks.key} ({', '.join(ks.ops)}): {'; '.join(reasons)}")
     _STATS.compile_seconds += dt
     report.phase("codegen", dt, ks.key)
@@ -350,6 +353,61 @@ class _Native:
                      "compiles it", self.ks.key)
             self.numba = _numba_kernel(self.ks, [])
         self.numba(*args)
+
+
+def _native(fn, ks: KernelSource) -> "_Native":
+    return _Blocks(fn, ks) if ks.parallel else _Native(fn, ks)
+
+
+class _Blocks(_Native):
+    """A parallel kernel's (serial) native code run on blocks of rows, one per thread: the
+    blocks split the outer axis of every array that spans it (a broadcast one is passed whole)
+    and run at once, because ctypes releases the GIL for the call. Lowering marks a kernel
+    parallel only when the outer axis is not reduced, so blocks never write the same element."""
+
+    def __init__(self, fn, ks: KernelSource):
+        super().__init__(fn, ks)
+        extent = ks.outputs[0].shape[0]
+        shapes = list(ks.in_shapes) + [c.shape for c in ks.consts] + [o.shape for o in ks.outputs]
+        self.split = [s[0] == extent for s in shapes]
+
+    def __call__(self, *args) -> None:
+        n = args[-1].shape[0]
+        parts = min(_threads(), n)
+        if parts < 2:
+            return super().__call__(*args)
+        edges = [n * k // parts for k in range(parts + 1)]
+        blocks = [[a[lo:hi] if split else a for a, split in zip(args, self.split)]
+                  for lo, hi in zip(edges, edges[1:])]
+        pending = [_pool().submit(self.cfunc, *b) for b in blocks[1:]]
+        statuses = [self.cfunc(*blocks[0])] + [f.result() for f in pending]
+        bad = [s for s in statuses if s != 0 and s != -2]
+        if bad:
+            self._other(bad[0], args)   # the whole call again: numba, or the error
+
+
+_POOL = None
+
+
+def _threads() -> int:
+    """Threads a parallel kernel uses: ``GRAPHCELL_NUM_THREADS``, else the CPUs this process
+    may run on."""
+    env = os.environ.get("GRAPHCELL_NUM_THREADS")
+    if env and env.isdigit() and int(env) > 0:
+        return int(env)
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _pool():
+    global _POOL
+    if _POOL is None:
+        from concurrent.futures import ThreadPoolExecutor
+        _POOL = ThreadPoolExecutor(max_workers=max(1, _threads() - 1),
+                                   thread_name_prefix="graphcell-kernel")
+    return _POOL
 
 
 class Kernel:

@@ -110,11 +110,12 @@ _JIT_SCALARS = {"int64": ("i64", ctypes.c_int64), "float64": ("double", ctypes.c
                 "float32": ("float", ctypes.c_float)}
 
 
-def kernel_kinds(ks: KernelSource) -> tuple | None:
+def kernel_kinds(ks: KernelSource, parallel: bool = False) -> tuple | None:
     """The argument kinds of kernel ``ks`` (operands, constants, outputs; all C-ordered arrays),
     or None when it has no JIT native code: a scalar operand (typed by the value the runner
-    passes), a parallel kernel (native code is serial), a 0-d array or another dtype."""
-    if ks.parallel or len(ks.in_dtypes) != len(ks.in_shapes) or \
+    passes), a parallel kernel unless ``parallel`` (native code is serial: the caller runs it
+    on blocks of rows), a 0-d array or another dtype."""
+    if (ks.parallel and not parallel) or len(ks.in_dtypes) != len(ks.in_shapes) or \
             any(s is None for s in ks.in_shapes):
         return None
     kinds = [("array", np.dtype(d).name, len(s)) for d, s in zip(ks.in_dtypes, ks.in_shapes)]

@@ -334,3 +334,26 @@ def test_the_switch_turns_the_code_generator_off(tmp_path, monkeypatch):
     assert all("code generator" not in m for m in kernels.cache_stats().misses)
     assert kernels.cache_stats().native_hits == 0
     assert not kernels._NATIVE   # numba's dispatcher, not a generated native function
+
+
+# --- parallel kernels: the serial code on blocks of rows -----------------------------------------
+
+def test_parallel_kernel_runs_blocks_of_rows(tmp_path, monkeypatch):
+    """A kernel lowering marks parallel runs the generated serial code on blocks of the outer
+    axis, one per thread; a broadcast operand (extent 1 there) is passed whole to each."""
+    from graphcell_ir.backend import lower
+    monkeypatch.setenv("GRAPHCELL_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("GRAPHCELL_NUM_THREADS", "3")
+    monkeypatch.setattr(lower, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(lower, "PARALLEL_MIN_WORK", 1)
+    kernels.reset_cache()
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((7, 5)).astype(np.float32)
+    row = rng.standard_normal((1, 5)).astype(np.float32)
+    m, args = one_op_module(REGISTRY["mul"], (x, row), {})
+    exe = compile_executable(m, "main", jit=True, kernel_min_size=0)
+    (got,) = exe(args)
+    np.testing.assert_array_equal(got, x * row)
+    (fn,) = kernels._NATIVE.values()
+    assert isinstance(fn, kernels._Blocks) and fn.ks.parallel and fn.split == [True, False, True]
+    assert "prange" in fn.ks.source
