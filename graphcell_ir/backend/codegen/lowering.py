@@ -37,8 +37,11 @@ from graphcell_ir.backend.codegen.llvmtypes import (I1, I8, I64, PTR, VOID, memo
                                                    param_types, value_type)
 from graphcell_ir.backend.lower import Unsupported
 
+
 @dataclass
 class ArrayValue:
+    """An array in registers: its data pointer and its dimensions (C order)."""
+
     ptr: ir.Value
     dims: list
 
@@ -89,6 +92,10 @@ class ModuleLowering:
 
 
 class FunctionLowering:
+    """One function of the module for one tuple of argument types, lowered into ``fn``: the
+    statements in order, each expression as ``(value, type)``, types from :mod:`.typerules`
+    and scalar operations from :class:`~.arith.Arith`."""
+
     def __init__(self, mod: ModuleLowering, node: ast.FunctionDef, arg_types: tuple,
                  fn: ir.Function):
         self.mod, self.node, self.fn = mod, node, fn
