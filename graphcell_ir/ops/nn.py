@@ -229,7 +229,8 @@ argmin = defop("argmin", ("x",), kind=OPAQUE, ms_name="Argmin", attrs=_ARG_ATTRS
 
 # --- bias_add, pad ----------------------------------------------------------------------------
 
-def _channel_axis(ndim: int, data_format: str) -> int:
+def channel_axis(ndim: int, data_format: str) -> int:
+    """The axis ``bias_add`` adds along: the last for NHWC, else 1."""
     if data_format not in ("NCHW", "NHWC", "NCDHW"):
         raise OpTypeError(f"data_format must be 'NCHW', 'NHWC' or 'NCDHW', got {data_format!r}")
     return ndim - 1 if data_format == "NHWC" else 1
@@ -241,7 +242,7 @@ def _bias_add_infer(x, bias, *, data_format):
         raise OpTypeError(f"x and bias must have the same numeric dtype, got {x} and {bias}")
     if x.ndim < 2 or bias.ndim != 1:
         raise ShapeError(f"x must have rank >= 2 and bias rank 1, got {x} and {bias}")
-    c = _channel_axis(x.ndim, data_format)
+    c = channel_axis(x.ndim, data_format)
     if bias.shape[0] != x.shape[c]:
         raise ShapeError(f"bias {bias} must have one value per channel of x {x} "
                          f"({x.shape[c]} on axis {c})")
@@ -249,12 +250,12 @@ def _bias_add_infer(x, bias, *, data_format):
 
 
 def _bias_add_ref(x, bias, *, data_format):
-    c = _channel_axis(x.ndim, data_format)
+    c = channel_axis(x.ndim, data_format)
     return x + bias.reshape((-1,) + (1,) * (x.ndim - 1 - c))
 
 
 def bprop_bias_add(x, bias, out, dout, *, data_format):
-    c = _channel_axis(len(x.shape), data_format)
+    c = channel_axis(len(x.shape), data_format)
     others = tuple(a for a in range(len(x.shape)) if a != c)
     return dout, F.reduce_sum(dout, axis=others, keep_dims=False)
 

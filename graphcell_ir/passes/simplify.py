@@ -6,7 +6,9 @@ included: ``x * 1 -> x``, ``x / 1 -> x`` and ``x - 0 -> x`` are; ``x + 0 -> x`` 
 absent. A rule only fires when its replacement has exactly the root's type (the driver checks),
 which is what guards e.g. ``x * 1`` where the ``1`` would broadcast ``x`` or promote its dtype.
 
-Canonical forms: ``expand_dims``/``squeeze``, a ``transpose`` that only moves size-1 axes and a
+Canonical forms: ``bias_add`` is an ``add`` of the bias reshaped to broadcast along the channel
+axis (its reference is exactly that; as an elementwise op it fuses with its neighbours: W1's
+bias and ReLU in one pass); ``expand_dims``/``squeeze``, a ``transpose`` that only moves size-1 axes and a
 ``broadcast_to`` that only adds size-1 axes are all ``reshape``; chains of reshapes, of
 transposes and of broadcasts collapse into one; no-op reshapes, transposes, broadcasts and casts
 disappear; a cast through a dtype that holds every value of the source exactly is one cast.
@@ -25,15 +27,17 @@ from graphcell_ir.ir.core import Function, Value
 from graphcell_ir.ir.structural import MAKE_TUPLE, TUPLE_GET
 from graphcell_ir.ir.types import DType
 from graphcell_ir.ops import REGISTRY
+from graphcell_ir.ops.nn import channel_axis
 from graphcell_ir.passes.rules import RuleSet, apply_rules, const, pat, rule, var
 from graphcell_ir.passes.support import per_function
 
-MUL, DIV, SUB, NEG = (REGISTRY[n] for n in ("mul", "div", "sub", "neg"))
+ADD, MUL, DIV, SUB, NEG = (REGISTRY[n] for n in ("add", "mul", "div", "sub", "neg"))
+BIAS_ADD = REGISTRY["bias_add"]
 LOGICAL_NOT, SELECT, CAST = (REGISTRY[n] for n in ("logical_not", "select", "cast"))
 RESHAPE, TRANSPOSE, BROADCAST_TO = (REGISTRY[n] for n in ("reshape", "transpose", "broadcast_to"))
 EXPAND_DIMS, SQUEEZE = REGISTRY["expand_dims"], REGISTRY["squeeze"]
 
-X, C = var("X"), var("C")
+X, C, B = var("X"), var("C"), var("B")
 
 
 # --- guards and builders for the rules that need more than "return X" --------------------------
@@ -91,6 +95,14 @@ def broadcast_broadcast(X: Value, root, b) -> Value:
     return b.op(BROADCAST_TO, X, shape=root.results[0].shape)
 
 
+def bias_add_as_add(X: Value, B: Value, root, b) -> Value:
+    """``bias_add(x, bias)`` is ``x + reshape(bias, (C, 1, ..., 1))`` aligned on the channel
+    axis (the op checked both have one dtype, so ``add`` promotes nothing)."""
+    c = channel_axis(X.ndim, root.attrs["data_format"])
+    shape = (X.shape[c],) + (1,) * (X.ndim - 1 - c)
+    return b.op(ADD, X, b.op(RESHAPE, B, shape=shape))
+
+
 def lossless(src: DType, dst: DType) -> bool:
     """Whether every value of ``src`` is exactly a value of ``dst`` (so casting through ``dst``
     loses nothing). numpy calls int64 -> float64 "safe"; it is not, and neither is int32 ->
@@ -132,6 +144,8 @@ RULES = RuleSet("simplify", [
     rule("neg_neg", pat(NEG, pat(NEG, X)), lambda X: X),
     rule("logical_not_not", pat(LOGICAL_NOT, pat(LOGICAL_NOT, X)), lambda X: X),
     rule("select_same", pat(SELECT, C, X, X), lambda X: X),
+    # bias_add as the elementwise add it is
+    rule("bias_add_as_add", pat(BIAS_ADD, X, B), bias_add_as_add),
     # casts
     rule("cast_noop", pat(CAST, X), same_type_as_root),
     rule("cast_cast_lossless", pat(CAST, pat(CAST, X, bind="inner")), cast_cast),

@@ -32,9 +32,13 @@ def test_inference_round_trip(mlp_artifact):
 def test_members_and_manifest(mlp_artifact):
     path, net, _ = mlp_artifact
     with zipfile.ZipFile(path) as z:
-        assert z.namelist() == list(C.MEMBERS)
-        members = {n: z.read(n) for n in z.namelist()}
+        names = z.namelist()
+        members = {n: z.read(n) for n in names}
+    assert [n for n in names if not n.startswith("native/")] == list(C.MEMBERS)
     m = json.loads(members[C.MANIFEST])
+    native = m.get("native", {})
+    assert sorted(n for n in names if n.startswith("native/")) == sorted(   # the fused bias+relu
+        f"native/{k['id']}.o" for k in native.get("kernels", []))
     assert m["format"] == "graphcell-artifact" and m["format_version"] == 1
     assert m["inputs"] == [{"name": "x", "dtype": "float32", "shape": [5, 4]}]
     assert [p["name"] for p in m["params"]] == ["fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"]
