@@ -235,11 +235,7 @@ class FunctionLowering:
         self.b.position_at_end(head)
         self.b.cbranch(self.A.truth(*self.expr(st.test)), body, done)
         self.b.position_at_end(body)
-        self.loops.append((head, done))
-        self.block(st.body)
-        self.loops.pop()
-        if not self.b.block.is_terminated:
-            self.b.branch(head)
+        self.loop_body(st.body, head, done)
         self.b.position_at_end(done)
 
     def _For(self, st):
@@ -257,15 +253,20 @@ class FunctionLowering:
         self.b.cbranch(going, body, done)
         self.b.position_at_end(body)
         self.store_local(st.target.id, i, T.I64)
-        self.loops.append((latch, done))
-        self.block(st.body)
-        self.loops.pop()
-        if not self.b.block.is_terminated:
-            self.b.branch(latch)
+        self.loop_body(st.body, latch, done)
         self.b.position_at_end(latch)
         self.b.store(self.b.add(self.b.load(counter), I64(step), flags=["nsw"]), counter)
         self.b.branch(head)
         self.b.position_at_end(done)
+
+    def loop_body(self, body: list, next_block, done) -> None:
+        """A loop's statements: ``continue`` (and the end) go to ``next_block``, ``break`` to
+        ``done``."""
+        self.loops.append((next_block, done))
+        self.block(body)
+        self.loops.pop()
+        if not self.b.block.is_terminated:
+            self.b.branch(next_block)
 
     def range_of(self, it: ast.expr) -> tuple:
         """(start, stop, constant step) of ``range(...)``/``prange(...)``."""
@@ -406,11 +407,7 @@ class FunctionLowering:
             else:
                 self.b.cbranch(value, done, nxt)
             self.b.position_at_end(nxt)
-        self.b.position_at_end(done)
-        phi = self.b.phi(I1)
-        for value, block in incoming:
-            phi.add_incoming(value, block)
-        return phi, T.BOOL
+        return self.merge(done, incoming, I1), T.BOOL
 
     def _e_Compare(self, node):
         """``a < b < c``: ``a < b and b < c``, ``b`` evaluated once."""
@@ -430,13 +427,10 @@ class FunctionLowering:
             self.b.cbranch(value, nxt, done)
             self.b.position_at_end(nxt)
             left, lt = right, rt
-        self.b.position_at_end(done)
         if len(incoming) == 1:
+            self.b.position_at_end(done)
             return incoming[0][0], T.BOOL
-        phi = self.b.phi(I1)
-        for value, block in incoming:
-            phi.add_incoming(value, block)
-        return phi, T.BOOL
+        return self.merge(done, incoming, I1), T.BOOL
 
     def _e_IfExp(self, node):
         t = self.typeof(node)
@@ -451,11 +445,15 @@ class FunctionLowering:
             v, vt = self.expr(arm)
             incoming.append((self.A.cast(v, vt, t), self.b.block))
             self.b.branch(done)
+        return self.merge(done, incoming, value_type(t)), t
+
+    def merge(self, done, incoming: list, ty: ir.Type) -> ir.Value:
+        """At the start of block ``done``, the value that arrives from each ``(value, block)``."""
         self.b.position_at_end(done)
-        phi = self.b.phi(value_type(t))
+        phi = self.b.phi(ty)
         for value, block in incoming:
             phi.add_incoming(value, block)
-        return phi, t
+        return phi
 
     def _e_Call(self, node):
         if isinstance(node.func, ast.Lambda):   # (lambda a, b: body)(x, y): names for values
