@@ -3,8 +3,8 @@ plain Python that graphcell's code generator (or numba) compiles.
 
 This module is kernel *source*. :mod:`graphcell_ir.backend.nnkernels` compiles each function,
 per argument kinds, with the code generator (``backend/codegen``, which takes this module's
-subset: no allocation, scratch buffers from the caller, one type per local, results written
-into arrays) or, for what it refuses, with ``numba.njit`` from a copy of this text in the kernel
+subset: no allocation, scratch buffers from the caller, one type per local; an entry writes
+its results into arrays, a helper may return one number) or, for what it refuses, with ``numba.njit`` from a copy of this text in the kernel
 cache directory; with the JIT disabled the very same functions run as Python, a third oracle
 beside the numpy references and the compiled kernels. Keep it free of imports beyond numpy and
 math, and inside that subset.
@@ -183,9 +183,9 @@ def select(cond, x, y, out):
 # float64 (to numpy a Python float is a weak scalar, which would round to float32).
 
 
-def _max8(row, res):
-    """res[0] = the maximum of ``row`` (NaN when it holds one), kept in 8 interleaved parts so
-    that the selects are not one dependent chain."""
+def _max8(row):
+    """The maximum of ``row`` (NaN when it holds one), kept in 8 interleaved parts so that the
+    selects are not one dependent chain."""
     k_ = row.shape[0]
     m0 = row[0]
     m1 = m0
@@ -221,51 +221,55 @@ def _max8(row, res):
     m6 = m7 if m7 > m6 or m7 != m7 else m6
     m0 = m2 if m2 > m0 or m2 != m2 else m0
     m4 = m6 if m6 > m4 or m6 != m6 else m4
-    res[0] = m4 if m4 > m0 or m4 != m4 else m0
+    return m4 if m4 > m0 or m4 != m4 else m0
 
 
-def softmax_rows(x, out, res):
-    """out[r] = softmax(x[r]); ``res``: a 1-element scratch row of x's dtype."""
+def _exp_sum(row, m, e):
+    """e[k] = exp(row[k] - m); returns the float64 sum of the e[k] as stored."""
+    s = np.float64(0.0)
+    for k in range(row.shape[0]):
+        e[k] = math.exp(row[k] - m)
+        s += e[k]
+    return s
+
+
+def _log_sum_exp(row, m):
+    """log(sum(exp(row - m))), summed and taken in float64."""
+    s = np.float64(0.0)
+    for k in range(row.shape[0]):
+        s += math.exp(row[k] - m)
+    return np.float64(math.log(s))
+
+
+def softmax_rows(x, out):
+    """out[r] = softmax(x[r])."""
     for r in range(x.shape[0]):
         row = x[r]
         o = out[r]
-        _max8(row, res)
-        m = res[0]
-        s = np.float64(0.0)
-        for k in range(row.shape[0]):
-            o[k] = math.exp(row[k] - m)
-            s += o[k]
+        s = _exp_sum(row, _max8(row), o)
         for k in range(row.shape[0]):
             o[k] = o[k] / s
 
 
-def log_softmax_rows(x, out, res):
+def log_softmax_rows(x, out):
     """out[r] = (x[r] - max) - log(sum(exp(x[r] - max)))."""
     for r in range(x.shape[0]):
         row = x[r]
         o = out[r]
-        _max8(row, res)
-        m = res[0]
-        s = np.float64(0.0)
-        for k in range(row.shape[0]):
-            s += math.exp(row[k] - m)
-        lse = np.float64(math.log(s))
+        m = _max8(row)
+        lse = _log_sum_exp(row, m)
         for k in range(row.shape[0]):
             o[k] = (row[k] - m) - lse
 
 
-def softmax_cross_entropy_rows(x, labels, loss, back, res):
+def softmax_cross_entropy_rows(x, labels, loss, back):
     """loss[r] = -sum(labels[r] * log_softmax(x[r])), back[r] = softmax(x[r]) - labels[r]."""
     for r in range(x.shape[0]):
         row = x[r]
         lab = labels[r]
         b = back[r]
-        _max8(row, res)
-        m = res[0]
-        s = np.float64(0.0)
-        for k in range(row.shape[0]):
-            b[k] = math.exp(row[k] - m)
-            s += b[k]
+        m = _max8(row)
+        s = _exp_sum(row, m, b)
         lse = np.float64(math.log(s))
         acc = np.float64(0.0)
         for k in range(row.shape[0]):
@@ -274,16 +278,12 @@ def softmax_cross_entropy_rows(x, labels, loss, back, res):
         loss[r] = -acc
 
 
-def sparse_softmax_cross_entropy_rows(x, labels, loss, res):
+def sparse_softmax_cross_entropy_rows(x, labels, loss):
     """loss[r] = -log_softmax(x[r])[labels[r]]; labels are in range (the caller checked)."""
     for r in range(x.shape[0]):
         row = x[r]
-        _max8(row, res)
-        m = res[0]
-        s = np.float64(0.0)
-        for k in range(row.shape[0]):
-            s += math.exp(row[k] - m)
-        lse = np.float64(math.log(s))
+        m = _max8(row)
+        lse = _log_sum_exp(row, m)
         loss[r] = -((row[labels[r]] - m) - lse)
 
 

@@ -649,7 +649,7 @@ def softmax(L, x, *, axis):
             and axis[0] in (-1, x.ndim - 1)):
         return N.softmax.ref(x, axis=axis)   # other or several axes, large, empty: the reference
     out = np.empty(x.shape, x.dtype)
-    L.softmax_rows(_rows(x), out.reshape(-1, x.shape[-1]), np.empty(1, x.dtype))
+    L.softmax_rows(_rows(x), out.reshape(-1, x.shape[-1]))
     return out
 
 
@@ -658,7 +658,7 @@ def log_softmax(L, x, *, axis):
     if not (_class_rows(x) and axis in (-1, x.ndim - 1)):
         return N.log_softmax.ref(x, axis=axis)
     out = np.empty(x.shape, x.dtype)
-    L.log_softmax_rows(_rows(x), out.reshape(-1, x.shape[-1]), np.empty(1, x.dtype))
+    L.log_softmax_rows(_rows(x), out.reshape(-1, x.shape[-1]))
     return out
 
 
@@ -670,7 +670,7 @@ def softmax_cross_entropy(L, logits, labels):
     loss = np.empty(logits.shape[:-1], logits.dtype)
     back = np.empty(logits.shape, logits.dtype)
     L.softmax_cross_entropy_rows(_rows(logits), _rows(labels), loss.reshape(-1),
-                                 back.reshape(-1, logits.shape[-1]), np.empty(1, logits.dtype))
+                                 back.reshape(-1, logits.shape[-1]))
     return loss, back
 
 
@@ -680,8 +680,7 @@ def sparse_softmax_cross_entropy(L, logits, labels):
             and labels.dtype in _LABELS and _in_range(labels, logits.shape[-1])):
         return N.sparse_softmax_cross_entropy.ref(logits, labels)   # raises on a bad label
     loss = np.empty(logits.shape[:-1], logits.dtype)
-    L.sparse_softmax_cross_entropy_rows(_rows(logits), _c(labels).reshape(-1), loss.reshape(-1),
-                                        np.empty(1, logits.dtype))
+    L.sparse_softmax_cross_entropy_rows(_rows(logits), _c(labels).reshape(-1), loss.reshape(-1))
     return loss
 
 

@@ -4,7 +4,8 @@ code with llvmlite, without numba.
 The kernels graphcell generates (``backend/lower.py``) and its convolution/pooling loops
 (``backend/nn_loops.py``) are small Python functions in a narrow subset: loops over ``range``,
 ``if``/``while``, scalar locals, array elements and views, arithmetic, comparisons, casts,
-``math`` functions and immediately called lambdas. numba compiles them in 0.1-0.7 s each (its
+``math`` functions, immediately called lambdas, and calls of the module's other functions
+(inlined; a helper may return one number). numba compiles them in 0.1-0.7 s each (its
 typing, its lowering and two LLVM optimisation runs, after 0.5 s of start-up); this package
 types the subset with numba's rules (:mod:`.typerules`), lowers it to LLVM IR
 (:mod:`.lowering`) and runs LLVM's O3 once (:func:`compile_jit`): 10-60 ms a function, and the
@@ -83,9 +84,12 @@ def lower_ir(source: str, entry: str, kinds, symbol: str = "gc_entry",
     from graphcell_ir.backend.codegen.llvmtypes import I32, I64, PTR, value_type
     from graphcell_ir.backend.codegen.lowering import ModuleLowering
     from graphcell_ir.backend.codegen.typerules import Array
+    from graphcell_ir.backend.lower import Unsupported
     types = arg_types(kinds)
     mod = ModuleLowering(ast.parse(source), no_overflow)
     impl = mod.function(entry, types)
+    if not isinstance(impl.function_type.return_type, ir.VoidType):
+        raise Unsupported(f"{entry}() returns a value: a kernel writes its results into arrays")
     impl.linkage = "internal"
     params = [PTR, PTR]
     for k, t in enumerate(types):

@@ -75,7 +75,9 @@ class ModuleLowering:
             if node is None:
                 raise Unsupported(f"no function {name!r} in the module")
             symbol = symbol or f"gc.{name}.{len(self.lowered)}"
-            fnty = ir.FunctionType(VOID, [p for t in arg_types for p in param_types(t)])
+            ret = self.typer.return_type(name, arg_types)
+            fnty = ir.FunctionType(VOID if ret is None else value_type(ret),
+                                   [p for t in arg_types for p in param_types(t)])
             fn = self.lowered[key] = ir.Function(self.module, fnty, symbol)
             FunctionLowering(self, node, arg_types, fn).run()
         return fn
@@ -105,6 +107,7 @@ class FunctionLowering:
             raise Unsupported(f"{node.name}() takes other than {len(arg_types)} plain parameters")
         self.params = dict(zip(names, arg_types))
         self.types = T.infer_locals(node, self.params, mod.typer)
+        self.returns = self.types.pop(T.RETURN, None)   # the type of what it returns, if any
         self.typer = mod.typer.memoized()
         self.locals: dict[str, Local] = {}
         self.lambdas: list[dict] = []      # scopes of lambda parameters: name -> (value, type)
@@ -128,12 +131,17 @@ class FunctionLowering:
         for name, t in self.params.items():
             for slot in self.locals[name].slots:
                 self.b.store(next(args), slot)
+        if self.returns is not None:   # falling off the end returns whatever the slot holds
+            self.result = self.b.alloca(value_type(self.returns), name="result")
         self.exit = self.fn.append_basic_block("exit")
         self.block(self.node.body)
         if not self.b.block.is_terminated:
             self.b.branch(self.exit)
         self.b.position_at_end(self.exit)
-        self.b.ret_void()
+        if self.returns is None:
+            self.b.ret_void()
+        else:
+            self.b.ret(self.b.load(self.result))
 
     def block(self, body: list) -> None:
         for st in body:
@@ -160,13 +168,16 @@ class FunctionLowering:
         if isinstance(st.value, ast.Call) and isinstance(st.value.func, ast.Name):
             callee = self.typeof(st.value.func)
             if isinstance(callee, T.Function):
-                return self.call_function(callee, st.value)
+                self.call_function(callee, st.value)
+                return
         self.expr(st.value)
 
     def _Return(self, st):
-        if st.value is not None and not (isinstance(st.value, ast.Constant)
-                                         and st.value.value is None):
-            raise Unsupported("return of a value (kernels write their outputs)")
+        if st.value is not None:
+            if self.returns is None:
+                raise Unsupported("return of a value from a function that returns nothing")
+            v, t = self.expr(st.value)
+            self.b.store(self.A.cast(v, t, self.returns), self.result)
         self.b.branch(self.exit)
 
     def _Break(self, st):
@@ -466,6 +477,9 @@ class FunctionLowering:
                 self.lambdas.pop()
             return self.A.cast(v, vt, t), t
         fn = self.typeof(node.func)
+        if isinstance(fn, T.Function):
+            self.typeof(node)   # checks that it returns something
+            return self.call_function(fn, node)
         t = self.typeof(node)
         name = fn.name
         if name.startswith("cast:"):
@@ -491,7 +505,9 @@ class FunctionLowering:
         return self.A.math(name[5:], *args[0], t)
 
     # -- calls of module functions --
-    def call_function(self, callee: T.Function, node: ast.Call) -> None:
+    def call_function(self, callee: T.Function, node: ast.Call):
+        """Call another function of the module (always inlined); ``(value, type)`` of what it
+        returns, ``(None, None)`` when it returns nothing."""
         if node.keywords:
             raise Unsupported("keyword arguments")
         values, types = [], []
@@ -507,7 +523,9 @@ class FunctionLowering:
         fn = self.mod.function(callee.name, tuple(types))
         fn.linkage = "internal"
         fn.attributes.add("alwaysinline")
-        self.b.call(fn, values)
+        result = self.b.call(fn, values)
+        t = self.mod.typer.return_type(callee.name, tuple(types))
+        return (None, None) if t is None else (result, t)
 
     # -- arrays --
     def index(self, node: ast.expr, dim):

@@ -206,14 +206,29 @@ class Typer:
     parameters, lambda parameters) and the module's function names."""
 
     def __init__(self, functions, memo: dict | None = None):
-        self.functions = functions
+        self.functions = functions   # name -> FunctionDef of the module
         self.memo = memo
+        self.returns: dict = {}      # (name, argument types) -> what the function returns
 
     def memoized(self) -> "Typer":
         """A typer that remembers each node's type: for lowering, once the locals' types are
         settled (every node then has one type; a nested template would otherwise be typed
         again at every level)."""
-        return Typer(self.functions, {})
+        t = Typer(self.functions, {})
+        t.returns = self.returns
+        return t
+
+    def return_type(self, name: str, args: tuple):
+        """What function ``name`` returns for arguments of types ``args`` (None: nothing)."""
+        key = (name, args)
+        if key not in self.returns:
+            node = self.functions[name]
+            params = [a.arg for a in node.args.args]
+            if len(params) != len(args):
+                raise Unsupported(f"{name}() takes {len(params)} arguments, not {len(args)}")
+            self.returns[key] = None   # a recursive call, while typing, returns nothing yet
+            self.returns[key] = infer_locals(node, dict(zip(params, args)), self).get(RETURN)
+        return self.returns[key]
 
     def name(self, node: ast.Name, env: dict):
         if node.id in env:
@@ -314,7 +329,10 @@ class Typer:
         fn = self.expr(node.func, env)
         args = [self.expr(a, env) for a in node.args]
         if isinstance(fn, Function):
-            raise Unsupported(f"the value of a call of {fn.name}() (functions return nothing)")
+            t = self.return_type(fn.name, tuple(args))
+            if t is None:
+                raise Unsupported(f"the value of a call of {fn.name}(), which returns nothing")
+            return t
         if not isinstance(fn, Builtin) or fn.name == "range":
             raise Unsupported(f"a call of {fn}")
         return call_type(fn, args)
@@ -343,10 +361,14 @@ def located(e: Unsupported, function: str, line: int) -> Unsupported:
     return err
 
 
+RETURN = "<return>"
+"""The key under which :func:`infer_locals` gives what the function returns (absent: nothing)."""
+
+
 def infer_locals(fn: ast.FunctionDef, params: dict, typer: Typer) -> dict:
     """The type of every name of ``fn`` (parameters included): each local's assignments unified,
     iterated until no type changes (a name read before any assignment that types it is an
-    error)."""
+    error); under :data:`RETURN`, the unified type of its ``return`` values (a scalar)."""
     env = dict(params)
     for _ in range(20):
         before = dict(env)
@@ -428,3 +450,7 @@ def _assign_type(st: ast.stmt, env: dict, typer: Typer, final: bool, where: str)
     elif isinstance(st, ast.If):
         _assign_types(st.body, env, typer, final, where)
         _assign_types(st.orelse, env, typer, final, where)
+    elif isinstance(st, ast.Return) and st.value is not None:
+        t = value(st.value)
+        if t is not None:
+            bind(RETURN, scalar(t, "a returned value"))

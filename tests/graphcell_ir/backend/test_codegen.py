@@ -357,3 +357,47 @@ def test_parallel_kernel_runs_blocks_of_rows(tmp_path, monkeypatch):
     (fn,) = kernels._NATIVE.values()
     assert isinstance(fn, kernels._Blocks) and fn.ks.parallel and fn.split == [True, False, True]
     assert "prange" in fn.ks.source
+
+
+RETURNS = textwrap.dedent("""
+    def _row_max(row):
+        m = row[0]
+        for k in range(1, row.shape[0]):
+            if row[k] > m:
+                m = row[k]
+        return m
+
+    def _sign(v):
+        if v > 0:
+            return 1
+        if v < 0:
+            return -1.0
+        return 0
+
+    def returns(x, out):
+        for r in range(x.shape[0]):
+            m = _row_max(x[r])
+            out[r, 0] = m
+            out[r, 1] = _sign(m) + _sign(-m) * 2
+            _row_max(x[r])
+""")
+
+
+@settings(max_examples=20)
+@given(st.lists(st.lists(st.floats(-50, 50), min_size=3, max_size=3), min_size=1, max_size=6))
+def test_helpers_return_values(rows):
+    """A helper's returns unify to one type (int 1 and float -1.0: float64), as numba's do."""
+    x = np.array(rows, np.float32)
+    (_, got), (_, want) = both(RETURNS, "returns", x, np.zeros((len(rows), 2)))
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("src,why", [
+    ("def f(x, out):\n    return 1\n", "f\\(\\) returns a value"),
+    ("def g(x):\n    out = 0\n\ndef f(x, out):\n    out[0] = g(x)\n", "g\\(\\), which returns nothing"),
+    ("def g(n):\n    return g(n - 1) if n > 0 else 0\n\ndef f(x, out):\n    out[0] = g(3)\n",
+     "returns nothing"),
+])
+def test_returns_the_generator_refuses(src, why):
+    with pytest.raises(Unsupported, match=why):
+        codegen.compile_jit(src, "f", (("array", "int64", 1), ("array", "int64", 1)), key="ret")
