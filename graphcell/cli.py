@@ -43,9 +43,17 @@ def info_lines() -> list[str]:
         f"networkx: {_version('networkx')}",
         f"platform: {platform.platform()}",
         f"cpu: {cpu_name()} ({os.cpu_count()} logical cores, {platform.machine()})",
+        f"kernel compiler: {_kernel_compiler()}",
         f"cache directory: {cache_dir()}",
         f"artifact format: {FORMAT} version {FORMAT_VERSION} (.gcpkg)",
     ]
+
+
+def _kernel_compiler() -> str:
+    from graphcell_ir.backend import codegen
+    if codegen.enabled():
+        return "graphcell codegen (llvmlite; numba for what it refuses)"
+    return "numba (GRAPHCELL_CODEGEN=0, or an llvmlite the code generator cannot use)"
 
 
 def cache_lines() -> list[str]:
@@ -56,7 +64,8 @@ def cache_lines() -> list[str]:
     return [f"kernel cache: {d['directory']}",
             f"  kernel sources: {d['kernels']}",
             f"  compiled (numba) entries: {d['compiled entries']}",
-            f"  native objects (linked without numba): {d['native objects']}",
+            f"  native objects (codegen's or numba's, linked without numba): "
+            f"{d['native objects']}",
             f"  size: {d['bytes'] / 1024:.1f} KiB"]
 
 

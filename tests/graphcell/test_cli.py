@@ -21,6 +21,10 @@ def test_info_lists_versions_cpu_and_cache_dir(capsys, monkeypatch, tmp_path):
     for key in ("graphcell: ", "numpy: ", "numba: ", "llvmlite: ", "cpu: "):
         assert key in out
     assert f"cache directory: {tmp_path}" in out
+    assert "kernel compiler: graphcell codegen" in out
+    monkeypatch.setenv("GRAPHCELL_CODEGEN", "0")
+    assert cli.main(["info"]) == 0
+    assert "kernel compiler: numba (GRAPHCELL_CODEGEN=0" in capsys.readouterr().out
 
 
 def test_console_script_is_installed():
