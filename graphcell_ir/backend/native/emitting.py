@@ -94,10 +94,10 @@ def _cached(key: str, id_: str, args, build) -> NativeObject:
                     reason = str(e) if isinstance(e, NativeError) else \
                         f"emitting it failed ({type(e).__name__}: {e})"
                     if isinstance(e, NativeError):   # not a passing failure: on disk as well
-                        _write_cached(path.with_suffix(".err"), reason.encode())
+                        write_cached(path.with_suffix(".err"), reason.encode())
                     _EMITTED[(id_, target)] = NativeError(reason)
                     raise NativeError(reason) from None
-                _write_cached(path, data)
+                write_cached(path, data)
             obj = _EMITTED[(id_, target)] = NativeObject(key, id_, tuple(args), data, target)
     if isinstance(obj, NativeError):
         raise NativeError(str(obj))
@@ -184,14 +184,14 @@ def _object_code(llvm_ir: str, entry_name: str, id_: str, target: Target) -> byt
     mod.verify()
     data = tm.emit_object(mod)
     runtime = sorted(n for n in (undefined_symbols(data) if data[:4] == _ELF else [])
-                     if n.startswith(_RUNTIME_PREFIXES) and n not in _STUBS)
+                     if n.startswith(RUNTIME_PREFIXES) and n not in STUBS)
     if runtime:   # numba's allocator or C helpers: they exist only once numba is imported
         raise NativeError(f"it needs numba's runtime ({', '.join(runtime)}): it allocates or "
                           "calls numba's C helpers")
     return data
 
 
-_RUNTIME_PREFIXES = ("NRT_", "numba_", "Py", "_Py")
+RUNTIME_PREFIXES = ("NRT_", "numba_", "Py", "_Py")
 _STUB_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 
 
@@ -205,7 +205,7 @@ def _never_called(meminfo) -> None:
     logging.getLogger("graphcell.backend").error("native code released a meminfo it cannot own")
 
 
-_STUBS = {"NRT_MemInfo_call_dtor": _never_called}
+STUBS = {"NRT_MemInfo_call_dtor": _never_called}
 """Runtime symbols native code may name but never calls: linked to stubs."""
 
 
@@ -329,7 +329,7 @@ def _read_cached(path, symbol: str) -> bytes | None:
     return data
 
 
-def _write_cached(path, data: bytes) -> None:
+def write_cached(path, data: bytes) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=path.stem, suffix=".tmp", dir=path.parent)

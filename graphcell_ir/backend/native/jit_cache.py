@@ -15,10 +15,10 @@ import numpy as np
 
 from graphcell_ir.backend.cache_dir import cache_dir
 from graphcell_ir.backend.lower import KernelSource
-from graphcell_ir.backend.native.emitting import (NativeObject, _RUNTIME_PREFIXES, _STUBS,
-                                              _never_called, target_machine, _write_cached,
-                                              native_id, symbol_of)
-from graphcell_ir.backend.native.linking import _LIBRARIES, _LINKED, _LINK_LOCK, _cache_key, _jit
+from graphcell_ir.backend.native.emitting import (RUNTIME_PREFIXES, STUBS, NativeObject,
+                                                  native_id, symbol_of, target_machine,
+                                                  write_cached)
+from graphcell_ir.backend.native.linking import cache_key, link_once
 from graphcell_ir.backend.native.objfile import check_object, undefined_symbols
 from graphcell_ir.backend.native.target import NativeError, Target, _emit_target, _llvm, host_target
 
@@ -274,13 +274,13 @@ def _check_kernel_ir(ir: str, callee: str, expect, target: Target) -> tuple:
     # what the kernel still names must exist without numba (libm...): anything else links to
     # the stub, so it must be something only the wrappers call
     external = sorted(f.name for f in mod.functions if f.is_declaration
-                      and not f.name.startswith("llvm.") and f.name not in _STUBS
-                      and (f.name.startswith(_RUNTIME_PREFIXES) or not in_process(f.name)))
+                      and not f.name.startswith("llvm.") and f.name not in STUBS
+                      and (f.name.startswith(RUNTIME_PREFIXES) or not in_process(f.name)))
     if external:
         raise NativeError(f"it needs numba's runtime or code outside its object "
                           f"({', '.join(external)}): it allocates or calls numba's C helpers")
     return tuple(sorted(f.name for f in mod.functions if f.is_declaration
-                        and not f.name.startswith("llvm.") and f.name not in _STUBS))
+                        and not f.name.startswith("llvm.") and f.name not in STUBS))
 
 
 def _pack(trampoline: bytes, machine_code: bytes) -> bytes:
@@ -354,13 +354,13 @@ def store_jit(key: str, kinds, obj: NativeObject | NativeError) -> None:
     id_ = jit_id(key, kinds)
     path = _jit_path(id_)
     if isinstance(obj, NativeError):
-        _write_cached(path.with_suffix(".err"), str(obj).encode())
+        write_cached(path.with_suffix(".err"), str(obj).encode())
         return
     t = obj.target
     header = json.dumps({"id": id_, "key": key, "kinds": [list(k) for k in kinds],
                          "target": [t.triple, t.cpu, t.features], "needs": list(obj.needs),
                          "sha256": hashlib.sha256(obj.data).hexdigest()})
-    _write_cached(path, _MAGIC + header.encode() + b"\n" + obj.data)
+    write_cached(path, _MAGIC + header.encode() + b"\n" + obj.data)
 
 
 @dataclass
@@ -420,30 +420,18 @@ def in_process(name: str) -> bool:
 
 
 def _link_jit(obj: NativeObject) -> tuple:
-    """(tracker, entry address) of a JIT cache object: its trampoline and numba's object in one
-    JIT library; symbols of numba's runtime that only numba's wrappers name (checked at
-    emission) link to a stub that is never called. RuntimeError when it does not link."""
-    with _LINK_LOCK:
-        got = _LINKED.get(_cache_key(obj))
-        if got is not None:
-            return got
-        trampoline, machine_code = _unpack(obj.data)
-        llvm = _llvm()
-        builder = llvm.JITLibraryBuilder()
-        builder.add_object_img(trampoline)
-        if machine_code:   # empty: one object holds both (backend/codegen's)
-            builder.add_object_img(machine_code)
-        builder.export_symbol(obj.symbol)
-        builder.add_current_process()
-        stub = ctypes.cast(_never_called, ctypes.c_void_p).value
-        for name in undefined_symbols(machine_code) if machine_code else ():
-            # only numba's runtime: anything else (expf, which LLVM's intrinsics become at
-            # codegen...) must resolve, or linking fails and numba compiles it
-            if name.startswith(_RUNTIME_PREFIXES) and not in_process(name):
-                builder.import_symbol(name, stub)
-        tracker = builder.link(_jit(), f"graphcell-jit-{next(_LIBRARIES)}")
-        got = _LINKED[_cache_key(obj)] = (tracker, tracker[obj.symbol])
-        return got
+    """(tracker, entry address) of a JIT cache object: its trampoline and numba's object (or
+    the code generator's single object) in one JIT library; symbols of numba's runtime that
+    only numba's wrappers name (checked at emission) link to a stub that is never called.
+    RuntimeError when it does not link."""
+    trampoline, machine_code = _unpack(obj.data)
+    stub = ctypes.cast(STUBS["NRT_MemInfo_call_dtor"], ctypes.c_void_p).value
+    # only numba's runtime: anything else (expf, which LLVM's intrinsics become at codegen...)
+    # must resolve, or linking fails and the kernel is compiled again
+    imports = {name: stub for name in (undefined_symbols(machine_code) if machine_code else ())
+               if name.startswith(RUNTIME_PREFIXES) and not in_process(name)}
+    images = [trampoline] + ([machine_code] if machine_code else [])
+    return link_once(cache_key(obj), obj.symbol, images, imports)
 
 
 def _check_jit(raw: bytes, id_: str, kinds) -> NativeObject | str:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from graphcell_ir.backend.lower import KernelSource
-from graphcell_ir.backend.native.emitting import (NativeObject, _SCALARS, _STUBS, kinds_of, loop_key,
+from graphcell_ir.backend.native.emitting import (NativeObject, _SCALARS, STUBS, kinds_of, loop_key,
                                               signature, source_hash, symbol_of)
 from graphcell_ir.backend.native.objfile import check_object
 from graphcell_ir.backend.native.target import NativeError, Target, _llvm, host_target
@@ -203,18 +203,38 @@ def link(objects, host: Target | None = None) -> NativeKernels:
             continue
         todo.append(obj)
     with _LINK_LOCK:
-        fresh = list({o.symbol: o for o in todo if _cache_key(o) not in _LINKED}.values())
+        fresh = list({o.symbol: o for o in todo if cache_key(o) not in _LINKED}.values())
         if fresh:
             _link_objects(fresh, kernels.failed)
         for obj in todo:
-            got = _LINKED.get(_cache_key(obj))
+            got = _LINKED.get(cache_key(obj))
             if got is not None:
                 kernels.by_key.setdefault(obj.key, []).append((obj, got[1], got[0]))
     return kernels
 
 
-def _cache_key(obj: NativeObject) -> tuple[str, str]:
+def cache_key(obj: NativeObject) -> tuple[str, str]:
+    """What identifies a linked object in this process: its id and the hash of its bytes."""
     return obj.id, hashlib.sha256(obj.data).hexdigest()
+
+
+def link_once(key, symbol: str, images: list, imports: dict) -> tuple:
+    """(tracker, address of ``symbol``) of one JIT library made of the object ``images`` —
+    linked once per ``key`` in this process. ``imports``: symbol -> address for names the
+    process lacks (stubs). RuntimeError when it does not link."""
+    with _LINK_LOCK:
+        got = _LINKED.get(key)
+        if got is None:
+            builder = _llvm().JITLibraryBuilder()
+            for image in images:
+                builder.add_object_img(image)
+            builder.export_symbol(symbol)
+            builder.add_current_process()
+            for name, address in imports.items():
+                builder.import_symbol(name, address)
+            tracker = builder.link(_jit(), f"graphcell-jit-{next(_LIBRARIES)}")
+            got = _LINKED[key] = (tracker, tracker[symbol])
+        return got
 
 
 def _link_objects(objects: list, failed: dict) -> None:
@@ -229,7 +249,7 @@ def _link_objects(objects: list, failed: dict) -> None:
             _link_objects([obj], failed)
         return
     for obj in objects:
-        _LINKED[_cache_key(obj)] = (tracker, tracker[obj.symbol])
+        _LINKED[cache_key(obj)] = (tracker, tracker[obj.symbol])
 
 
 def _link_library(objects: list):
@@ -239,7 +259,7 @@ def _link_library(objects: list):
         builder.add_object_img(obj.data)
         builder.export_symbol(obj.symbol)
     builder.add_current_process()   # libm (tanhf, expf...) is in the process already
-    for name, stub in _STUBS.items():
+    for name, stub in STUBS.items():
         builder.import_symbol(name, ctypes.cast(stub, ctypes.c_void_p).value)
     return builder.link(_jit(), f"graphcell-native-{next(_LIBRARIES)}")
 
