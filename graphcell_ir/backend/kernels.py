@@ -2,9 +2,9 @@
 
 A kernel whose operands are arrays is compiled by graphcell's own code generator
 (:mod:`graphcell_ir.backend.codegen`: the source's subset straight to LLVM, 20-40 ms a kernel,
-no numba) and linked as a native object; numba compiles the rest — a kernel the generator
-refuses, one with a scalar operand or a parallel loop — and every kernel when
-``GRAPHCELL_CODEGEN=0``.
+no numba) and linked as a native object (a parallel one runs that serial code on blocks of
+rows, one per thread: :class:`_Blocks`); numba compiles the rest — a kernel the generator
+refuses, one with a scalar operand — and every kernel when ``GRAPHCELL_CODEGEN=0``.
 
 ``compile_kernel(ks)`` turns a :class:`~graphcell_ir.backend.lower.KernelSource` into a
 :class:`Kernel`: a callable taking the fused op's operands and returning its results (it reshapes
@@ -27,8 +27,9 @@ Caches:
   second compile); a later process links it with llvmlite and never imports numba (W5 warm:
   0.5-0.6 -> 0.12 s). Kernels numba compiles with a native object skip numba's
   own cache (a numba cache hit has no LLVM IR to emit from); kernels without native code (a
-  scalar operand, ``parallel=True``: native code is serial, or one numba's runtime would be
-  needed for, recorded as a refusal) keep it. ``GRAPHCELL_NATIVE_CACHE=0`` turns it off.
+  scalar operand; ``parallel=True`` when numba compiles it: native code is serial; one numba's
+  runtime would be needed for, recorded as a refusal) keep it. ``GRAPHCELL_NATIVE_CACHE=0``
+  turns it off (and with it the code generator, whose code lives there).
 
 :func:`cache_stats` reports hits and misses, and why each miss compiled.
 
