@@ -7,14 +7,16 @@ The kernels graphcell generates (``backend/lower.py``) and its convolution/pooli
 ``math`` functions, immediately called lambdas, and calls of the module's other functions
 (inlined; a helper may return one number). numba compiles them in 0.1-0.7 s each (its
 typing, its lowering and two LLVM optimisation runs, after 0.5 s of start-up); this package
-types the subset with numba's rules (:mod:`.typerules`), lowers it to LLVM IR
-(:mod:`.lowering`) and runs LLVM's O3 once (:func:`compile_jit`): 10-60 ms a function, and the
-same arithmetic, so the results are the same bits. The object is a JIT cache entry of
-``backend/native`` (the trampoline that checks the ndarrays is the numba path's), so a later
-process links it as it links what numba compiled.
+types the subset with numba's rules (:mod:`.typerules`), emits numba's scalar semantics
+(:mod:`.arith`), lowers it to LLVM IR (:mod:`.lowering`) and runs LLVM once, O2 with the loop
+vectoriser (:func:`object_code`): 20-130 ms a function, and the same arithmetic, so the results
+are the same bits. :func:`compile_jit` makes a JIT cache entry of ``backend/native`` (the
+trampoline that checks the ndarrays is the numba path's), so a later process links it as it
+links what numba compiled; ``abi="pointers"`` gives an exported artifact's entries.
 
-Anything outside the subset raises :class:`~graphcell_ir.backend.lower.Unsupported`, and the
-caller compiles with numba as before; so do parallel kernels (``prange`` is serial here).
+``prange`` is ``range`` here: the caller runs a parallel kernel's code on blocks of rows
+(``kernels._Blocks``). Anything outside the subset raises
+:class:`~graphcell_ir.backend.lower.Unsupported`, and the caller compiles with numba as before.
 ``GRAPHCELL_CODEGEN=0`` turns the code generator off (numba compiles everything).
 
 Example::
