@@ -298,9 +298,11 @@ def _generated(ks: KernelSource, kinds, reasons: list[str]) -> "_Native | None":
         log.info("kernel %s: the code generator refuses it (%s); numba compiles it", ks.key, e)
         reasons.append(f"not in the code generator's subset ({e})")
         return None
-    except RuntimeError as e:   # LLVM refused the module or the link: numba compiles it
-        log.warning("kernel %s: the code generator failed (%s); numba compiles it", ks.key, e)
-        reasons.append(f"code generator failed ({e})")
+    except Exception as e:   # LLVM refused the module or the link, or a bug of the generator:
+        # the user's run goes on with numba (the generator's own tests surface its bugs)
+        log.warning("kernel %s: the code generator failed (%s: %s); numba compiles it", ks.key,
+                    type(e).__name__, e)
+        reasons.append(f"code generator failed ({type(e).__name__}: {e})")
         return None
     N.store_jit(ks.key, kinds, obj)
     _ensure_file(ks, [])   # the source beside its object: what was compiled, for the reader

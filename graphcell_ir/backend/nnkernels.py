@@ -208,8 +208,14 @@ class _CachedLoops:
         try:
             obj = codegen.compile_jit(self._text, name, kinds, key, no_overflow=True)
             fn = self._native.link_jit(obj)
-        except (Unsupported, RuntimeError) as e:
+        except Unsupported as e:
             _log("nn loop %s: the code generator refuses it (%s); numba compiles it", name, e)
+            return None
+        except Exception as e:   # LLVM or the link failed, or a bug of the generator: numba
+            import logging
+            logging.getLogger("graphcell.backend").warning(
+                "nn loop %s: the code generator failed (%s: %s); numba compiles it", name,
+                type(e).__name__, e)
             return None
         self._native.store_jit(key, kinds, obj)
         # the source beside its objects, as numba's path keeps it

@@ -124,6 +124,11 @@ def _generated(source: str, name: str, kinds, symbol: str, target: Target, shape
         return codegen.object_code(text, target)[0]
     except Unsupported:
         return None
+    except Exception as e:   # LLVM failed, or a bug of the generator: numba emits it
+        import logging
+        logging.getLogger("graphcell.backend").warning(
+            "%s: the code generator failed (%s: %s); numba emits it", name, type(e).__name__, e)
+        return None
 
 
 def _compile(ks: KernelSource, args, id_: str, target: Target) -> bytes:

@@ -401,3 +401,21 @@ def test_helpers_return_values(rows):
 def test_returns_the_generator_refuses(src, why):
     with pytest.raises(Unsupported, match=why):
         codegen.compile_jit(src, "f", (("array", "int64", 1), ("array", "int64", 1)), key="ret")
+
+
+def test_a_failing_code_generator_leaves_the_run_to_numba(tmp_path, monkeypatch, caplog):
+    """Not only refusals: any failure inside the generator (here a simulated bug) is logged and
+    numba compiles the kernel; the user's run never sees it."""
+    monkeypatch.setenv("GRAPHCELL_CACHE_DIR", str(tmp_path))
+    kernels.reset_cache()
+
+    def broken(*args, **kwargs):
+        raise KeyError("a bug in the generator")
+    monkeypatch.setattr(codegen, "compile_jit", broken)
+    m, args = one_op_module(REGISTRY["mul"], (np.arange(6.0), np.arange(6.0)), {})
+    with caplog.at_level("WARNING", logger="graphcell.backend"):
+        (got,) = compile_executable(m, "main", jit=True, kernel_min_size=0)(args)
+    np.testing.assert_array_equal(got, np.arange(6.0) ** 2)
+    (miss,) = kernels.cache_stats().misses
+    assert "code generator failed (KeyError" in miss
+    assert "numba compiles it" in caplog.text
