@@ -295,8 +295,10 @@ def test_second_process_loads_from_disk(tmp_path):
 
 @pytest.mark.slow   # three processes, two numba compiles
 def test_corrupt_numba_cache_is_rebuilt(tmp_path):
+    """numba's own cache (the loops' path without native objects, hence without the code
+    generator): a corrupt entry is dropped and compiled again."""
     import json
-    env = dict(os.environ, GRAPHCELL_CACHE_DIR=str(tmp_path))
+    env = dict(os.environ, GRAPHCELL_CACHE_DIR=str(tmp_path), GRAPHCELL_NATIVE_CACHE="0")
     env.pop("GRAPHCELL_DISABLE_JIT", None)
 
     def run():
