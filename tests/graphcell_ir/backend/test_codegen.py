@@ -124,6 +124,15 @@ def test_integer_arithmetic_is_numbas(pairs, dtype):
         assert got[i, 6] == (1 if a < b else 2 if a == b else 4)
 
 
+def test_int64_min_floordiv_minus_one_is_zero_not_a_trap():
+    """x86 traps on INT64_MIN / -1 (SIGFPE, the end of the process); numba gives 0 and 0."""
+    x = np.array([np.iinfo(np.int64).min, 7], np.int64)
+    y = np.array([-1, 0], np.int64)
+    got = np.zeros((2, 8))
+    assert compiled(ARITH, "arith", (x, y, got))(x, y, got)
+    assert got[:, :2].tolist() == [[0.0, 0.0], [0.0, 0.0]]
+
+
 CASTS = textwrap.dedent("""
     def casts(x, out_i, out_u, out_b, out_f):
         for i in range(x.shape[0]):
