@@ -3,8 +3,9 @@
 A kernel whose operands are arrays is compiled by graphcell's own code generator
 (:mod:`graphcell_ir.backend.codegen`: the source's subset straight to LLVM, 20-40 ms a kernel,
 no numba) and linked as a native object (a parallel one runs that serial code on blocks of
-rows, one per thread: :class:`_Blocks`); numba compiles the rest — a kernel the generator
-refuses, one with a scalar operand — and every kernel when ``GRAPHCELL_CODEGEN=0``.
+rows, one per thread: :class:`_Blocks`; one with a Python-scalar operand gets its code at the
+first call, when the scalar's type is known: :class:`_ScalarOperands`); numba compiles what the
+generator refuses, and every kernel when ``GRAPHCELL_CODEGEN=0``.
 
 ``compile_kernel(ks)`` turns a :class:`~graphcell_ir.backend.lower.KernelSource` into a
 :class:`Kernel`: a callable taking the fused op's operands and returning its results (it reshapes
@@ -242,22 +243,15 @@ def compile_kernel(ks: KernelSource, jit: bool | None = None, native=None) -> Ke
         if fn is not None:
             _STATS.memory_hits += 1
             return Kernel(ks, fn, jit)
-        t0 = time.perf_counter()
-        from graphcell_ir.backend import native as N
-        found = N.load_jit(ks.key, kinds)
-        if found.fn is not None:
-            fn = _NATIVE[(ks.key, kinds)] = _native(found.fn, ks)
-            _STATS.disk_hits += 1
-            _STATS.native_hits += 1
-            report.phase("native (disk cache hit)", time.perf_counter() - t0, ks.key)
+        found = native_code(ks, kinds, reasons)
+        if found is not None:
+            fn = _NATIVE[(ks.key, kinds)] = _native(found, ks)
             return Kernel(ks, fn, jit)
-        reasons.append(found.why)
-        if found.refused:   # numba alone runs it, from numba's own cache
+        if reasons and reasons[-1] == _REFUSED:   # numba alone runs it, from numba's own cache
             kinds = None
-        else:
-            fn = _generated(ks, kinds, reasons)
-            if fn is not None:
-                return Kernel(ks, fn, jit)
+    elif jit and _scalar_kinds_later(ks):
+        fn = _MEMORY[key] = _ScalarOperands(ks)
+        return Kernel(ks, fn, jit)
     t0 = time.perf_counter()
     fn = _numba_kernel(ks, reasons, numba_cache=kinds is None) if jit else _python_kernel(ks)
     if not jit:
@@ -281,10 +275,43 @@ def native_kinds(ks: KernelSource) -> tuple | None:
     return N.kernel_kinds(ks, parallel=codegen.enabled())
 
 
-def _generated(ks: KernelSource, kinds, reasons: list[str]) -> "_Native | None":
-    """``ks`` compiled by graphcell's code generator (``backend/codegen``: no numba), linked, its
-    object written to the disk cache; None when the generator refuses the source (numba
-    compiles it then; the reason joins ``reasons``)."""
+_REFUSED = "refused by an earlier emission: numba's own cache runs it"
+
+
+def native_code(ks: KernelSource, kinds, reasons: list[str]):
+    """The linked native code (``native.JitFunction``) of ``ks`` for argument ``kinds``: from
+    the disk cache, else compiled by graphcell's code generator (and written there); None when
+    numba must compile it — the reasons join ``reasons`` (the last is :data:`_REFUSED` when
+    the disk holds a refusal: numba's own cache then runs it)."""
+    from graphcell_ir.backend import native as N
+    t0 = time.perf_counter()
+    found = N.load_jit(ks.key, kinds)
+    if found.fn is not None:
+        _STATS.disk_hits += 1
+        _STATS.native_hits += 1
+        report.phase("native (disk cache hit)", time.perf_counter() - t0, ks.key)
+        return found.fn
+    reasons.append(found.why)
+    if found.refused:
+        reasons.append(_REFUSED)
+        return None
+    return _generated(ks, kinds, reasons)
+
+
+def _scalar_kinds_later(ks: KernelSource) -> bool:
+    """Whether ``ks`` has native code once its Python-scalar operands' kinds are known (at the
+    call: numba types a Python float as float64, an int as int64, a numpy scalar as its
+    dtype, and so does the code generator)."""
+    from graphcell_ir.backend import codegen
+    from graphcell_ir.backend import native as N
+    return (any(s is None for s in ks.in_shapes) and codegen.enabled()
+            and N.jit_cache_enabled())
+
+
+def _generated(ks: KernelSource, kinds, reasons: list[str]):
+    """``ks`` compiled by graphcell's code generator (``backend/codegen``: no numba), linked
+    (a ``native.JitFunction``), its object written to the disk cache; None when the generator
+    refuses the source or fails (numba compiles it then; the reason joins ``reasons``)."""
     from graphcell_ir.backend import codegen
     if not codegen.enabled():
         return None
@@ -307,11 +334,10 @@ def _generated(ks: KernelSource, kinds, reasons: list[str]) -> "_Native | None":
     N.store_jit(ks.key, kinds, obj)
     _ensure_file(ks, [])   # the source beside its object: what was compiled, for the reader
     dt = time.perf_counter() - t0
-    fn = _NATIVE[(ks.key, kinds)] = _native(linked, ks)
     _STATS.misses.append(f"{ks.key} ({', '.join(ks.ops)}): {'; '.join(reasons)}")
     _STATS.compile_seconds += dt
     report.phase("codegen", dt, ks.key)
-    return fn
+    return linked
 
 
 def _numba_kernel(ks: KernelSource, reasons: list[str], numba_cache: bool = True):
@@ -355,6 +381,43 @@ class _Native:
             log.info("kernel %s: arguments its native code was not compiled for; numba "
                      "compiles it", self.ks.key)
             self.numba = _numba_kernel(self.ks, [])
+        self.numba(*args)
+
+
+class _ScalarOperands:
+    """A kernel with a Python-scalar operand: native code per argument kinds, found (disk cache,
+    code generator) at the first call with those kinds; kinds without native code run numba's
+    dispatcher. Tried by the arguments' classes first, as ``nnkernels`` does (computing the
+    kinds costs microseconds a call)."""
+
+    def __init__(self, ks: KernelSource):
+        self.ks = ks
+        self.fast: dict = {}   # argument classes -> native functions to try, in order
+        self.by_kinds: dict = {}   # argument kinds -> native function, None: numba runs them
+        self.numba = None
+
+    def __call__(self, *args) -> None:
+        for fn in self.fast.get(tuple(map(type, args)), ()):
+            if fn.cfunc(*args) in (0, -2):
+                return
+        self._first(args)
+
+    def _first(self, args) -> None:
+        from graphcell_ir.backend import native as N
+        fns = self.fast.setdefault(tuple(map(type, args)), [])
+        kinds = N.kinds_of(args)
+        reasons: list[str] = []
+        if kinds is not None and kinds not in self.by_kinds:
+            self.by_kinds[kinds] = native_code(self.ks, kinds, reasons)
+        fn = self.by_kinds.get(kinds)
+        if fn is not None and fn not in fns:
+            fns.append(fn)
+        if fn is not None and fn(*args):
+            return
+        if self.numba is None:
+            log.info("kernel %s: numba compiles it (%s)", self.ks.key,
+                     "; ".join(reasons) or "arguments without native kinds")
+            self.numba = _numba_kernel(self.ks, reasons)
         self.numba(*args)
 
 

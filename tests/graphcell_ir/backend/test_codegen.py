@@ -428,3 +428,38 @@ def test_a_failing_code_generator_leaves_the_run_to_numba(tmp_path, monkeypatch,
     (miss,) = kernels.cache_stats().misses
     assert "code generator failed (KeyError" in miss
     assert "numba compiles it" in caplog.text
+
+
+def test_scalar_operands_get_native_code_at_the_first_call(tmp_path, monkeypatch):
+    """A Python-scalar operand's type is known at the call (int64 for an int, float64 for a
+    float, as numba types them): each new kind is compiled then, without numba."""
+    from graphcell_ir.ir import Builder, Function, Module, TensorType
+    from graphcell_ir.ir.types import ScalarType, float32, int64
+    from graphcell_ir.passes.fuse import build_fused
+    monkeypatch.setenv("GRAPHCELL_CACHE_DIR", str(tmp_path))
+    kernels.reset_cache()
+    fn = Function("main")
+    m = Module([fn])
+    b = Builder.at_end(fn.body)
+    x = fn.add_arg(TensorType(float32, (5,)), "x")
+    i = fn.add_arg(ScalarType(int64), "i")
+    op = b.create(REGISTRY["mul"], [x, i], {})
+    b.return_(*op.results)
+    build_fused([op])
+    op.erase()
+    exe = compile_executable(m, "main", jit=True, kernel_min_size=0)
+    xs = np.arange(5, dtype=np.float32)
+    for k in (3, -2, 7):
+        (got,) = exe([xs, k])
+        np.testing.assert_array_equal(got, xs * np.float32(k))
+    (runner,) = kernels._MEMORY.values()
+    assert isinstance(runner, kernels._ScalarOperands) and runner.numba is None
+    (kinds,) = runner.by_kinds
+    assert kinds[1] == ("scalar", "int64") and runner.by_kinds[kinds] is not None
+    stats = kernels.cache_stats()
+    assert len(stats.misses) == 1 and stats.native_hits == 0   # compiled once, for int64
+    # a float at the same operand: float64 arithmetic, numba's bits
+    got, want = np.empty(5, np.float32), np.empty(5, np.float32)
+    runner(xs, 0.1, got)
+    kernels._numba_kernel(runner.ks, [], numba_cache=False)(xs, 0.1, want)
+    assert runner.numba is None and len(runner.by_kinds) == 2 and same_bits(got, want)
