@@ -75,6 +75,8 @@ class Arith:
                 return B.sub(a, b, flags=flags), t
             if op == "Mult":
                 return B.mul(a, b, flags=flags), t
+            if op == "Pow":
+                return B.call(self.int_power(), [a, b]), t
             q, r = self.int_divmod(a, b)
             return (q if op == "FloorDiv" else r), t
         if op == "Add":
@@ -89,6 +91,59 @@ class Arith:
             return B.call(self.mod.intrinsic("pow", a.type, 2), [a, b]), t
         q, r = self.float_divmod(a, b)
         return (q if op == "FloorDiv" else r), t
+
+    def int_power(self) -> ir.Function:
+        """``i64 gc.ipow(a, b)``, numba's ``int_power`` with the numpy error model: squaring
+        and multiplying (wrapping); a negative exponent gives 0, but for a base of ±1 (±1) and
+        of 0 (INT64_MIN, numba's "zero division" value); an exponent beyond 2**16 takes
+        ``pow`` in float64. Defined once per module."""
+        fn = self.mod.module.globals.get("gc.ipow")
+        if fn is not None:
+            return fn
+        fn = ir.Function(self.mod.module, ir.FunctionType(I64, [I64, I64]), "gc.ipow")
+        fn.linkage = "internal"
+        a, b = fn.args
+        blocks = {n: fn.append_basic_block(n) for n in
+                  ("entry", "negative", "zero", "small", "unit", "check", "big", "loop",
+                   "step", "done", "invert", "plain")}
+        B = ir.IRBuilder(blocks["entry"])
+        B.cbranch(B.icmp_signed("<", b, I64(0)), blocks["negative"], blocks["check"])
+        B.position_at_end(blocks["negative"])
+        B.cbranch(B.icmp_signed("==", a, I64(0)), blocks["zero"], blocks["small"])
+        B.position_at_end(blocks["zero"])
+        B.ret(I64(-(1 << 63)))
+        B.position_at_end(blocks["small"])
+        unit = B.or_(B.icmp_signed("==", a, I64(1)), B.icmp_signed("==", a, I64(-1)))
+        B.cbranch(unit, blocks["check"], blocks["unit"])
+        B.position_at_end(blocks["unit"])
+        B.ret(I64(0))
+        B.position_at_end(blocks["check"])   # exp = |b| (unsigned: -INT64_MIN stays finite)
+        exp = B.select(B.icmp_signed("<", b, I64(0)), B.neg(b), b)
+        B.cbranch(B.icmp_unsigned(">", exp, I64(0x10000)), blocks["big"], blocks["loop"])
+        B.position_at_end(blocks["big"])
+        f64 = ir.DoubleType()
+        p = B.call(self.mod.intrinsic("pow", f64, 2), [B.sitofp(a, f64), B.sitofp(b, f64)])
+        B.ret(B.fptosi(p, I64))
+        B.position_at_end(blocks["loop"])
+        r, base, e = B.phi(I64), B.phi(I64), B.phi(I64)
+        r.add_incoming(I64(1), blocks["check"])
+        base.add_incoming(a, blocks["check"])
+        e.add_incoming(exp, blocks["check"])
+        B.cbranch(B.icmp_unsigned("!=", e, I64(0)), blocks["step"], blocks["done"])
+        B.position_at_end(blocks["step"])
+        odd = B.icmp_unsigned("!=", B.and_(e, I64(1)), I64(0))
+        r2 = B.select(odd, B.mul(r, base), r)
+        r.add_incoming(r2, blocks["step"])
+        base.add_incoming(B.mul(base, base), blocks["step"])
+        e.add_incoming(B.lshr(e, I64(1)), blocks["step"])
+        B.branch(blocks["loop"])
+        B.position_at_end(blocks["done"])
+        B.cbranch(B.icmp_signed("<", b, I64(0)), blocks["invert"], blocks["plain"])
+        B.position_at_end(blocks["invert"])   # numba: 1.0 / r, as an integer again
+        B.ret(B.fptosi(B.fdiv(f64(1.0), B.sitofp(r, f64)), I64))
+        B.position_at_end(blocks["plain"])
+        B.ret(r)
+        return fn
 
     def int_divmod(self, a, b):
         """numba's signed divmod with the numpy error model, without branches: a zero divisor

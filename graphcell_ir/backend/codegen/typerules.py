@@ -123,9 +123,9 @@ def binop_type(op: str, a, b) -> np.dtype:
     t = arith(a, b)
     if op == "Div":
         return F64 if is_int(t) else t
-    if op == "Pow" and not (is_float(a) and is_float(b)):
-        raise Unsupported("** of integers (numba multiplies in a loop; only float ** float is "
-                          "compiled here)")
+    if op == "Pow" and is_float(t) and not (is_float(a) and is_float(b)):
+        raise Unsupported("** of a float and an integer (numba multiplies in a loop there; "
+                          "float ** float and int ** int are compiled)")
     if op not in ("Add", "Sub", "Mult", "FloorDiv", "Mod", "Pow"):
         raise Unsupported(f"the operator {op}")
     return t
