@@ -155,13 +155,31 @@ class _Counts:
 
 
 def _dump(exe: Executable, d: Path) -> None:
+    """The runner's and every kernel's source into ``d``, and the LLVM IR (after LLVM's passes)
+    of each kernel the code generator compiles."""
     try:
         d.mkdir(parents=True, exist_ok=True)
         (d / f"runner_{exe.function.name}.py").write_text(exe.source)
         for k in exe.kernels:
             (d / f"kernel_{k.ks.key}.py").write_text(file_text(k.ks))
+            text = _kernel_ir(k.ks)
+            if text is not None:
+                (d / f"kernel_{k.ks.key}.ll").write_text(text)
     except OSError as e:
         log.warning("could not dump the generated source to %s: %s", d, e)
+
+
+def _kernel_ir(ks) -> str | None:
+    from graphcell_ir.backend import codegen
+    from graphcell_ir.backend.kernels import native_kinds
+    from graphcell_ir.backend.lower import Unsupported
+    kinds = native_kinds(ks)
+    if kinds is None or not codegen.enabled():
+        return None
+    try:
+        return codegen.optimized_ir(file_text(ks), "kernel", kinds)
+    except Unsupported:
+        return None
 
 
 class _Call:

@@ -144,6 +144,21 @@ def compile_jit(source: str, entry: str, kinds, key: str, no_overflow: bool = Fa
     return native.NativeObject(key, id_, kinds, native.pack_single(data), target, needs)
 
 
+def optimized_ir(source: str, entry: str, kinds, no_overflow: bool = False) -> str:
+    """The LLVM IR of ``entry`` for ``kinds`` after LLVM's passes, behind a plain entry taking
+    data pointers and dimensions: what to read when a kernel is slow (is its loop vectorised?).
+    ``save_graphs`` dumps it beside each kernel's source."""
+    from graphcell_ir.backend import native
+    from graphcell_ir.backend.native.target import _llvm
+    llvm = _llvm()
+    tm = native.target_machine(native.host_target())
+    mod = llvm.parse_assembly(lower_ir(source, entry, kinds, entry, no_overflow, abi="pointers"))
+    mod.triple = native.host_target().triple
+    mod.data_layout = str(tm.target_data)
+    _optimize(llvm, mod, tm)
+    return str(mod)
+
+
 def object_code(text: str, target) -> tuple[bytes, tuple]:
     """The object file of LLVM IR ``text`` for ``target`` (optimised by :func:`_optimize`) and
     the outside symbols it calls (libm's); Unsupported when this process lacks one."""

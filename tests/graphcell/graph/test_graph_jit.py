@@ -1,5 +1,7 @@
 """``graphcell.jit`` / ``ms_function``: decorating, staging inside PyNative, outputs, ``lower``
 and ``Cell.compile``, gradients (compiled with IR autodiff in GRAPH_MODE)."""
+import re
+
 import numpy as np
 import pytest
 
@@ -168,3 +170,21 @@ def test_save_graphs_writes_the_ir_of_each_pass(tmp_path):
     f(f32(3))
     files = sorted(p.name for p in (tmp_path / "f").iterdir())
     assert files[0].startswith("00_") and any("simplify" in name for name in files)
+
+
+def test_save_graphs_writes_each_kernels_source_and_llvm_ir(tmp_path):
+    """Beside the IR of each pass: the runner, every kernel's Python source and, for those the
+    code generator compiles, its LLVM IR after LLVM's passes (a vectorised loop shows)."""
+    ms.set_context(save_graphs=True, save_graphs_path=str(tmp_path))
+
+    @ms.jit
+    def g(x):
+        return ops.tanh(x * 2.0) + 1.0
+    x = np.linspace(-1, 1, 4096).astype(np.float32)
+    np.testing.assert_allclose(g(ms.Tensor(x)).asnumpy(), np.tanh(x * 2) + 1, rtol=1e-5)
+    d = tmp_path / "kernels"
+    (src,) = d.glob("kernel_*.py")
+    (ir,) = d.glob("kernel_*.ll")
+    assert "def kernel(" in src.read_text() and src.stem == ir.stem
+    text = ir.read_text()
+    assert "define" in text and re.search(r"<\d+ x float>", text), "no vector loop"
