@@ -315,23 +315,11 @@ def _generated(ks: KernelSource, kinds, reasons: list[str]):
     from graphcell_ir.backend import codegen
     if not codegen.enabled():
         return None
-    from graphcell_ir.backend import native as N
-    from graphcell_ir.backend.lower import Unsupported
     t0 = time.perf_counter()
-    try:
-        obj = codegen.compile_jit(file_text(ks), "kernel", kinds, ks.key)
-        linked = N.link_jit(obj)
-    except Unsupported as e:
-        log.info("kernel %s: the code generator refuses it (%s); numba compiles it", ks.key, e)
-        reasons.append(f"not in the code generator's subset ({e})")
+    linked, why = codegen.compile_cached(file_text(ks), "kernel", kinds, ks.key)
+    if linked is None:
+        reasons.append(why)
         return None
-    except Exception as e:   # LLVM refused the module or the link, or a bug of the generator:
-        # the user's run goes on with numba (the generator's own tests surface its bugs)
-        log.warning("kernel %s: the code generator failed (%s: %s); numba compiles it", ks.key,
-                    type(e).__name__, e)
-        reasons.append(f"code generator failed ({type(e).__name__}: {e})")
-        return None
-    N.store_jit(ks.key, kinds, obj)
     _ensure_file(ks, [])   # the source beside its object: what was compiled, for the reader
     dt = time.perf_counter() - t0
     _STATS.misses.append(f"{ks.key} ({', '.join(ks.ops)}): {'; '.join(reasons)}")
@@ -436,10 +424,11 @@ class _Blocks(_Native):
         extent = ks.outputs[0].shape[0]
         shapes = list(ks.in_shapes) + [c.shape for c in ks.consts] + [o.shape for o in ks.outputs]
         self.split = [s[0] == extent for s in shapes]
+        self.threads = _threads()
 
     def __call__(self, *args) -> None:
         n = args[-1].shape[0]
-        parts = min(_threads(), n)
+        parts = min(self.threads, n)
         if parts < 2:
             return super().__call__(*args)
         edges = [n * k // parts for k in range(parts + 1)]

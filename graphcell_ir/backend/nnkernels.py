@@ -200,24 +200,13 @@ class _CachedLoops:
         integer arithmetic is index arithmetic, so ``no_overflow``), linked and written to the
         disk cache; None when the generator refuses it (numba compiles it then)."""
         from graphcell_ir.backend import codegen, kernels, report
-        from graphcell_ir.backend.lower import Unsupported
         if not codegen.enabled():
             return None
         t0 = time.perf_counter()
-        key = self._prefix + name
-        try:
-            obj = codegen.compile_jit(self._text, name, kinds, key, no_overflow=True)
-            fn = self._native.link_jit(obj)
-        except Unsupported as e:
-            _log("nn loop %s: the code generator refuses it (%s); numba compiles it", name, e)
+        fn, _ = codegen.compile_cached(self._text, name, kinds, self._prefix + name,
+                                       no_overflow=True)
+        if fn is None:
             return None
-        except Exception as e:   # LLVM or the link failed, or a bug of the generator: numba
-            import logging
-            logging.getLogger("graphcell.backend").warning(
-                "nn loop %s: the code generator failed (%s: %s); numba compiles it", name,
-                type(e).__name__, e)
-            return None
-        self._native.store_jit(key, kinds, obj)
         # the source beside its objects, as numba's path keeps it
         _ensure_file(kernels.kernel_dir() / f"nn_{_module_key(self._text)}.py", self._text)
         dt = time.perf_counter() - t0

@@ -144,19 +144,36 @@ def compile_jit(source: str, entry: str, kinds, key: str, no_overflow: bool = Fa
     return native.NativeObject(key, id_, kinds, native.pack_single(data), target, needs)
 
 
+def compile_cached(source: str, entry: str, kinds, key: str, no_overflow: bool = False):
+    """``(linked function, "")`` for :func:`compile_jit`'s object, linked in this process
+    (``native.JitFunction``) and written to the JIT disk cache; ``(None, why)`` when the
+    generator refuses the source or fails (logged: the caller compiles with numba, and a bug of
+    the generator never ends a user's run — its own tests surface it)."""
+    import logging
+    from graphcell_ir.backend import native
+    from graphcell_ir.backend.lower import Unsupported
+    log = logging.getLogger("graphcell.backend")
+    try:
+        obj = compile_jit(source, entry, kinds, key, no_overflow)
+        fn = native.link_jit(obj)
+    except Unsupported as e:
+        log.info("%s: the code generator refuses it (%s); numba compiles it", key, e)
+        return None, f"not in the code generator's subset ({e})"
+    except Exception as e:   # LLVM refused the module or the link, or a bug of the generator
+        log.warning("%s: the code generator failed (%s: %s); numba compiles it", key,
+                    type(e).__name__, e)
+        return None, f"code generator failed ({type(e).__name__}: {e})"
+    native.store_jit(key, kinds, obj)
+    return fn, ""
+
+
 def optimized_ir(source: str, entry: str, kinds, no_overflow: bool = False) -> str:
     """The LLVM IR of ``entry`` for ``kinds`` after LLVM's passes, behind a plain entry taking
     data pointers and dimensions: what to read when a kernel is slow (is its loop vectorised?).
     ``save_graphs`` dumps it beside each kernel's source."""
     from graphcell_ir.backend import native
-    from graphcell_ir.backend.native.target import _llvm
-    llvm = _llvm()
-    tm = native.target_machine(native.host_target())
-    mod = llvm.parse_assembly(lower_ir(source, entry, kinds, entry, no_overflow, abi="pointers"))
-    mod.triple = native.host_target().triple
-    mod.data_layout = str(tm.target_data)
-    _optimize(llvm, mod, tm)
-    return str(mod)
+    text = lower_ir(source, entry, kinds, entry, no_overflow, abi="pointers")
+    return str(_optimized(text, native.host_target())[0])
 
 
 def object_code(text: str, target) -> tuple[bytes, tuple]:
@@ -164,6 +181,18 @@ def object_code(text: str, target) -> tuple[bytes, tuple]:
     the outside symbols it calls (libm's); Unsupported when this process lacks one."""
     from graphcell_ir.backend import native
     from graphcell_ir.backend.lower import Unsupported
+    mod, tm = _optimized(text, target)
+    needs = tuple(sorted(f.name for f in mod.functions
+                         if f.is_declaration and not f.name.startswith("llvm.")))
+    missing = [n for n in needs if not native.in_process(n)]
+    if missing:
+        raise Unsupported(f"it calls {', '.join(missing)}, which this process lacks")
+    return tm.emit_object(mod), needs
+
+
+def _optimized(text: str, target) -> tuple:
+    """(module, target machine): LLVM IR ``text`` parsed for ``target``, verified, optimised."""
+    from graphcell_ir.backend import native
     from graphcell_ir.backend.native.target import _llvm
     llvm = _llvm()
     tm = native.target_machine(target)
@@ -172,12 +201,7 @@ def object_code(text: str, target) -> tuple[bytes, tuple]:
     mod.data_layout = str(tm.target_data)
     mod.verify()
     _optimize(llvm, mod, tm)
-    needs = tuple(sorted(f.name for f in mod.functions
-                         if f.is_declaration and not f.name.startswith("llvm.")))
-    missing = [n for n in needs if not native.in_process(n)]
-    if missing:
-        raise Unsupported(f"it calls {', '.join(missing)}, which this process lacks")
-    return tm.emit_object(mod), needs
+    return mod, tm
 
 
 def _optimize(llvm, mod, tm) -> None:

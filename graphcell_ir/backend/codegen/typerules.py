@@ -152,9 +152,9 @@ def call_type(fn: Builtin, args: list):
     if name in ("min", "max"):
         if len(args) < 2:
             raise Unsupported(f"{name}() of one argument (an iterable)")
-        t = args[0]
-        for a in args[1:]:
-            t = arith(t, a) if not (is_int(t) and is_int(a)) else unify(t, a)
+        t = scalar(args[0], f"an argument of {name}()")
+        for a in args[1:]:   # numba's do_minmax unifies as it folds
+            t = unify(t, scalar(a, f"an argument of {name}()"))
         return t
     if name == "abs":
         (a,) = args
