@@ -268,15 +268,7 @@ def test_fuzz_native_artifacts_load_identically_or_raise_artifact_error(tmp_path
         b = data.draw(st.sampled_from(sorted(members)))
         cut = data.draw(st.integers(0, len(members[b])))
         mutated = C.to_bytes(rehashed({**members, a: members[b][:cut]}))
-    p = tmp / "fuzz.gcpkg"
-    p.write_bytes(mutated)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", NativeCodeWarning)
-            cell = ms.load(p, native=True)
-    except ArtifactError:
-        return
-    np.testing.assert_array_equal(cell(x, y).asnumpy(), losses[0])
+    _loads_identically_or_refuses(tmp / "fuzz.gcpkg", mutated, (x, y), losses[0])
 
 
 def test_a_kernel_without_native_code_is_compiled_with_a_warning(tmp_path, train_artifact):
@@ -312,6 +304,19 @@ def _leaves(obj, path=()):
     return [path]
 
 
+def _loads_identically_or_refuses(p, data: bytes, args, want) -> None:
+    """Artifact bytes ``data`` written to ``p``: ``load(native=True)`` raises ArtifactError, or
+    the loaded cell computes ``want`` exactly (a warning may say it took the IR path)."""
+    p.write_bytes(data)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NativeCodeWarning)
+            cell = ms.load(p, native=True)
+    except ArtifactError:
+        return
+    np.testing.assert_array_equal(cell(*args).asnumpy(), want)
+
+
 @settings(max_examples=60, deadline=None, derandomize=True, database=None,
           suppress_health_check=list(HealthCheck))
 @given(data=st.data())
@@ -331,12 +336,6 @@ def test_fuzz_the_native_section(tmp_path_factory, data, train_artifact):
         node[where[-1]] = value
     else:
         m["native"] = value
-    p = tmp_path_factory.mktemp("fuzz_native") / "n.gcpkg"
-    p.write_bytes(C.to_bytes({**members, C.MANIFEST: json.dumps(m).encode()}))
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", NativeCodeWarning)
-            cell = ms.load(p, native=True)
-    except ArtifactError:
-        return
-    np.testing.assert_array_equal(cell(x, y).asnumpy(), losses[0])
+    _loads_identically_or_refuses(tmp_path_factory.mktemp("fuzz_native") / "n.gcpkg",
+                                  C.to_bytes({**members, C.MANIFEST: json.dumps(m).encode()}),
+                                  (x, y), losses[0])

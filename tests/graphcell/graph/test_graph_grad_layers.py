@@ -1,8 +1,6 @@
 """Every nn layer, loss and wrapper, and a sample of registry entries: gradients compiled in
 GRAPH_MODE equal PyNative's (hypothesis-drawn inputs, the same Parameters and random seed), and
 pass ``check_grads`` driven in GRAPH_MODE (the compiled gradient against finite differences)."""
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -160,7 +158,6 @@ def test_check_grads_in_graph_mode(make, shapes):
 
 # --- a sample of registry entries --------------------------------------------------------------
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "graphcell_ir" / "ops"))
 from samples import SAMPLES, Gen  # noqa: E402 - the registry's own sample rows
 
 SAMPLED = [name for name, op in REGISTRY.items() if name in SAMPLES and op.differentiable

@@ -3,9 +3,6 @@ rules are made of differentiable primitives and the transform's own output (cont
 stacks, custom-bprop calls) is ordinary IR."""
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -22,8 +19,7 @@ from test_ad_control import IF_ON_DATA, WHILE_DATA, WHILE_WITH_IF
 from test_ad_custom import CUSTOM
 from test_ad_registry import _one_op_module
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ops"))
-from samples import SAMPLES, Gen  # noqa: E402
+from samples import SAMPLES, Gen
 
 TANH_MUL = """
 func @f(%x: f64[3], %y: f64[3]) -> f64[] {

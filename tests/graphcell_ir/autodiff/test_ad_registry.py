@@ -8,9 +8,6 @@ what the op's bprop rule gives when run directly on numpy values (the rule-level
 """
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -21,11 +18,10 @@ from graphcell_ir.ir.types import type_of_value
 from graphcell_ir.ops import REGISTRY, Trait
 from graphcell_ir.ops import random as op_random
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ops"))
-from numpy_emitter import run_bprop  # noqa: E402
-from samples import SAMPLES, Gen  # noqa: E402
+from numpy_emitter import run_bprop
+from samples import SAMPLES, Gen
 
-from ad_check import SEED, _float, check_grad_function  # noqa: E402
+from ad_check import SEED, _float, check_grad_function
 
 DIFFERENTIABLE = sorted(n for n, op in REGISTRY.items() if op.differentiable and n in SAMPLES)
 

@@ -50,3 +50,22 @@ def assert_same(got, want, what: str = "") -> None:
         assert (np.isnan(g) == np.isnan(w)).all(), what
     else:
         np.testing.assert_array_equal(g, w, err_msg=what)
+
+
+def lenet_calls(rng, dtype, batch: int) -> list:
+    """(op name, operands, attrs) of the convolution and pooling calls of a LeNet5 train step
+    with ``batch`` images: both convolutions, their gradients, both pool gradients."""
+    win = dict(pad_mode="valid", pad=(0, 0, 0, 0), stride=(1, 1), dilation=(1, 1), group=1)
+    pool = dict(kernel_size=(2, 2), strides=(2, 2), pad_mode="valid", data_format="NCHW")
+    a = lambda *s: rng.standard_normal(s).astype(dtype)  # noqa: E731
+    n = batch
+    x1, w1, x2, w2 = a(n, 1, 32, 32), a(6, 1, 5, 5), a(n, 6, 14, 14), a(16, 6, 5, 5)
+    return [
+        ("conv2d", (x1, w1), dict(win)), ("conv2d", (x2, w2), dict(win)),
+        ("conv2d_backprop_filter", (a(n, 6, 28, 28), x1), dict(filter_size=w1.shape, **win)),
+        ("conv2d_backprop_filter", (a(n, 16, 10, 10), x2), dict(filter_size=w2.shape, **win)),
+        ("conv2d_backprop_input", (a(n, 16, 10, 10), w2), dict(input_size=x2.shape, **win)),
+        ("max_pool2d_grad", (a(n, 6, 28, 28), a(n, 6, 14, 14)), dict(pool)),
+        ("max_pool2d_grad_grad", (a(n, 6, 28, 28), a(n, 6, 28, 28)), dict(pool)),
+        ("avg_pool2d_grad", (a(n, 6, 14, 14),), dict(input_size=(n, 6, 28, 28), **pool)),
+    ]

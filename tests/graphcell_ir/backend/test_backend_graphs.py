@@ -6,12 +6,10 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE.parent / "passes"))
-sys.path.insert(0, str(HERE))
 import graph_strategies  # noqa: E402
 import pass_oracle as oracle  # noqa: E402
 from backend_support import assert_same  # noqa: E402

@@ -7,17 +7,14 @@ see ``lower._literals_as``) over the whole range, against numpy, in ulps.
 from __future__ import annotations
 
 import re
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-from backend_support import one_op_module  # noqa: E402
+from backend_support import one_op_module
 
-from graphcell_ir.backend.executable import compile_executable  # noqa: E402
-from graphcell_ir.ops import REGISTRY  # noqa: E402
+from graphcell_ir.backend.executable import compile_executable
+from graphcell_ir.ops import REGISTRY
 
 GRID = np.concatenate([np.linspace(-25, 25, 20001), np.geomspace(1e-30, 30, 2001),
                        -np.geomspace(1e-30, 30, 2001), [0.0, -0.0, np.inf, -np.inf, np.nan,

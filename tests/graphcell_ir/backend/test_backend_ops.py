@@ -8,22 +8,16 @@ float elementwise ops, so NaN/Inf behave as numpy.
 """
 from __future__ import annotations
 
-import itertools
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-sys.path.insert(0, str(Path(__file__).parent.parent / "ops"))
-sys.path.insert(0, str(Path(__file__).parent))
-from samples import SAMPLES, Gen  # noqa: E402
-from backend_support import assert_same, one_op_module  # noqa: E402
+from samples import SAMPLES, Gen
+from backend_support import assert_same, one_op_module
 
-from graphcell_ir.backend.executable import compile_executable  # noqa: E402
-from graphcell_ir.backend.interp import interpret  # noqa: E402
-from graphcell_ir.ops import REGISTRY, Kind  # noqa: E402
+from graphcell_ir.backend.executable import compile_executable
+from graphcell_ir.backend.interp import interpret
+from graphcell_ir.ops import REGISTRY, Kind
 
 OPS = sorted((op for op in REGISTRY.values() if op.kind in (Kind.ELEMENTWISE, Kind.REDUCTION)),
              key=lambda op: op.name)

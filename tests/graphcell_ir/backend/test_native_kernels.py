@@ -13,20 +13,18 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-sys.path.insert(0, str(Path(__file__).parent))
-from backend_support import assert_same  # noqa: E402
+from backend_support import assert_same, lenet_calls
 
-from graphcell_ir.backend import native as N  # noqa: E402
-from graphcell_ir.backend.native import emitting  # noqa: E402
-from graphcell_ir.backend.executable import compile_executable  # noqa: E402
-from graphcell_ir.backend.interp import Interpreter  # noqa: E402
-from graphcell_ir.backend.lower import lower_fused  # noqa: E402
-from graphcell_ir.ir.structural import FUSED  # noqa: E402
-from graphcell_ir.ir.types import TensorType  # noqa: E402
-from graphcell_ir.ir.walk import walk  # noqa: E402
-from graphcell_ir.passes.manager import PassManager  # noqa: E402
-from graphcell_ir.passes.pipelines import DEFAULT, resolve  # noqa: E402
-from graphcell_ir.text import parse_module  # noqa: E402
+from graphcell_ir.backend import native as N
+from graphcell_ir.backend.native import emitting
+from graphcell_ir.backend.executable import compile_executable
+from graphcell_ir.backend.interp import Interpreter
+from graphcell_ir.backend.lower import lower_fused
+from graphcell_ir.ir.structural import FUSED
+from graphcell_ir.ir.walk import walk
+from graphcell_ir.passes.manager import PassManager
+from graphcell_ir.passes.pipelines import DEFAULT, resolve
+from graphcell_ir.text import parse_module
 
 PROGRAMS = {
     "tanh_reduce": """func @main(%x: f32[4,8], %a: f32[8]) -> (f32[4,8], f32[4]) {
@@ -239,22 +237,6 @@ def test_targets():
 
 # --- the convolution/pooling loops (nnkernels) -----------------------------------------------------
 
-def _lenet_calls(rng, dtype):
-    """The convolution and pooling calls of a LeNet5 train step (small batch)."""
-    win = dict(pad_mode="valid", pad=(0, 0, 0, 0), stride=(1, 1), dilation=(1, 1), group=1)
-    pool = dict(kernel_size=(2, 2), strides=(2, 2), pad_mode="valid", data_format="NCHW")
-    a = lambda *s: rng.standard_normal(s).astype(dtype)  # noqa: E731
-    x1, w1, x2, w2 = a(2, 1, 32, 32), a(6, 1, 5, 5), a(2, 6, 14, 14), a(16, 6, 5, 5)
-    return [
-        ("conv2d", (x1, w1), dict(win)), ("conv2d", (x2, w2), dict(win)),
-        ("conv2d_backprop_filter", (a(2, 6, 28, 28), x1), dict(filter_size=w1.shape, **win)),
-        ("conv2d_backprop_input", (a(2, 16, 10, 10), w2), dict(input_size=x2.shape, **win)),
-        ("max_pool2d_grad", (a(2, 6, 28, 28), a(2, 6, 14, 14)), dict(pool)),
-        ("max_pool2d_grad_grad", (a(2, 6, 28, 28), a(2, 6, 28, 28)), dict(pool)),
-        ("avg_pool2d_grad", (a(2, 6, 14, 14),), dict(input_size=(2, 6, 28, 28), **pool)),
-    ]
-
-
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_native_loops_equal_numba_loops(dtype):
     import functools
@@ -264,7 +246,7 @@ def test_native_loops_equal_numba_loops(dtype):
     while isinstance(numba_loops, N.NativeLoops):   # a native load earlier in this process
         numba_loops = numba_loops.compiled()
     calls = [(REGISTRY[name], ops, REGISTRY[name].check_attrs(attrs))
-             for name, ops, attrs in _lenet_calls(np.random.default_rng(3), dtype)]
+             for name, ops, attrs in lenet_calls(np.random.default_rng(3), dtype, batch=2)]
     recorder = N.LoopRecorder(numba_loops)
     want = [functools.partial(nnkernels.KERNELS[op], recorder)(*ops, **attrs)
             for op, ops, attrs in calls]

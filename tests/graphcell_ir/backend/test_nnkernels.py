@@ -11,19 +11,18 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 
-sys.path.insert(0, str(Path(__file__).parent.parent / "ops"))
-from samples import SAMPLES, Gen  # noqa: E402
+from backend_support import lenet_calls
+from samples import SAMPLES, Gen
 
-from graphcell_ir.backend import nnkernels  # noqa: E402
-from graphcell_ir.backend.nnkernels import KERNELS, implementation, kernel  # noqa: E402
-from graphcell_ir.errors import ShapeError  # noqa: E402
-from graphcell_ir.ops import REGISTRY  # noqa: E402
+from graphcell_ir.backend import nnkernels
+from graphcell_ir.backend.nnkernels import KERNELS, implementation, kernel
+from graphcell_ir.errors import ShapeError
+from graphcell_ir.ops import REGISTRY
 
 OPS = sorted(KERNELS, key=lambda op: op.name)
 FLOATS = ("float32", "float64")
@@ -103,26 +102,9 @@ def test_nan_and_inf_as_numpy(op, dtype, data, special):
     assert_matches(kernel(op, jit=True)(*marked, **attrs), want, op, f"{special} {attrs}")
 
 
-def _lenet(rng, dtype):
-    """The LeNet5 calls of a train step (both convolutions, both pools), larger than samples."""
-    win = dict(pad_mode="valid", pad=(0, 0, 0, 0), stride=(1, 1), dilation=(1, 1), group=1)
-    pool = dict(kernel_size=(2, 2), strides=(2, 2), pad_mode="valid", data_format="NCHW")
-    a = lambda *s: rng.standard_normal(s).astype(dtype)  # noqa: E731
-    x1, w1, x2, w2 = a(8, 1, 32, 32), a(6, 1, 5, 5), a(8, 6, 14, 14), a(16, 6, 5, 5)
-    return [
-        ("conv2d", (x1, w1), dict(win)), ("conv2d", (x2, w2), dict(win)),
-        ("conv2d_backprop_filter", (a(8, 6, 28, 28), x1), dict(filter_size=w1.shape, **win)),
-        ("conv2d_backprop_filter", (a(8, 16, 10, 10), x2), dict(filter_size=w2.shape, **win)),
-        ("conv2d_backprop_input", (a(8, 16, 10, 10), w2), dict(input_size=x2.shape, **win)),
-        ("max_pool2d_grad", (a(8, 6, 28, 28), a(8, 6, 14, 14)), dict(pool)),
-        ("max_pool2d_grad_grad", (a(8, 6, 28, 28), a(8, 6, 28, 28)), dict(pool)),
-        ("avg_pool2d_grad", (a(8, 6, 14, 14),), dict(input_size=(8, 6, 28, 28), **pool)),
-    ]
-
-
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_lenet_shapes(dtype):
-    for name, operands, attrs in _lenet(np.random.default_rng(0), dtype):
+    for name, operands, attrs in lenet_calls(np.random.default_rng(0), dtype, batch=8):
         op = REGISTRY[name]
         attrs = op.check_attrs(attrs)
         assert_matches(kernel(op, jit=True)(*operands, **attrs), op.ref(*operands, **attrs), op,
