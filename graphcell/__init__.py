@@ -28,3 +28,8 @@ from graphcell import nn
 from graphcell.graph.jit import jit, ms_function  # noqa: E402
 from graphcell import graph  # noqa: E402
 from graphcell.aot import export, load  # noqa: E402
+
+
+def __getattr__(name: str):
+    from graphcell._compat import missing_attribute
+    raise missing_attribute("mindspore", name, "module 'graphcell'")

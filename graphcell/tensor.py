@@ -417,5 +417,12 @@ class Tensor:
         from graphcell import _indexing
         _indexing.setitem(self, key, value)
 
+    def __getattr__(self, name: str):
+        # only reached when normal lookup fails: say whether MindSpore's Tensor has the name
+        if name.startswith("__"):
+            raise AttributeError(name)
+        from graphcell._compat import missing_attribute
+        raise missing_attribute("mindspore.Tensor", name, f"'{type(self).__name__}' object")
+
 
 install_binary_operators(Tensor, _binary)

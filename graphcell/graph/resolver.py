@@ -15,6 +15,7 @@ tuples/lists/dicts, ``CellList``, plain objects
                                                    and the boundaries of its backward hooks
 ``SequentialCell``                                 ``CellCall`` of a loop over its cells
 Primitive instance (``ops.Add()``)                 ``PrimitiveCall(opdef, init_attrs)``
+Primitive of a function (``ops.Stack(axis)``)      ``Traced`` (the function, init args bound)
 registry function (``ops.add``, ``F.add``)         ``PrimitiveCall(opdef, {})``
 graphcell library function (``ops.sum``, nn        ``Traced`` (called with IR values, see
 helpers), ``Tensor`` methods                       ``traced.py``)
@@ -59,7 +60,7 @@ from graphcell.autodiff import GradFunction, GradOperation
 from graphcell.graph.traced import GraphTensor, traced
 from graphcell.nn.cell import Cell
 from graphcell.nn.container import CellList, SequentialCell
-from graphcell.ops.primitive import Primitive
+from graphcell.ops.primitive import FunctionPrimitive, Primitive
 from graphcell.parameter import Parameter
 from graphcell.runtime.hooks import CellBackward, HookBackward, cell_backward
 from graphcell.tensor import Tensor
@@ -336,6 +337,8 @@ def _scope(fn) -> str:
 
 
 def _primitive(prim: Primitive) -> Resolved:
+    if isinstance(prim, FunctionPrimitive):  # ops.Stack(axis): the function it calls, traced
+        return Traced(traced(prim.bound()))
     opdef = prim.opdef
     if opdef.variadic:  # MindSpore passes variadic operands as one tuple: ops.Concat()((x, y))
         return Traced(_variadic(prim))

@@ -20,3 +20,8 @@ from graphcell.nn.loss import L1Loss, LossBase, MSELoss, SoftmaxCrossEntropyWith
 from graphcell.nn.optim import SGD, Adam, Momentum, Optimizer  # noqa: E402
 from graphcell.nn.wrap import TrainOneStepCell, WithLossCell  # noqa: E402
 from graphcell.nn.graph_cell import GraphCell  # noqa: E402
+
+
+def __getattr__(name: str):
+    from graphcell._compat import missing_attribute
+    raise missing_attribute("mindspore.nn", name, "module 'graphcell.nn'")

@@ -1,7 +1,10 @@
-"""``graphcell.ops``: functions and Primitive classes for every registry entry.
+"""``graphcell.ops``: MindSpore's ``mindspore.ops``: functions, Primitive classes, Tensor methods.
 
-``ops.add(x, y)``, ``ops.gt(x, 0.1)``, ``ops.Add()(x, y)``, ``ops.MatMul(transpose_b=True)(x, w)``
-all dispatch through the op registry; nothing here keeps its own table of ops.
+Every name is an alias of one declaration (DESIGN §12): a registry primitive (``ops.add``,
+``ops.Add()`` — derived from its ``OpDef``) or a function of a family module in
+``graphcell.ops.function`` (``ops.stack``, with ``ops.Stack`` and Tensor methods declared next to
+it). Nothing here keeps its own table of ops. ``ops.operations`` (``P``), ``ops.functional``
+(``F``) and ``ops.composite`` (``C``) are MindSpore's import paths onto the same objects.
 
 Example::
 
@@ -11,22 +14,48 @@ Example::
     >>> ops.select(ops.gt(x, 0.1), x, ops.fill(x.dtype, x.shape, 20.0)).asnumpy()
     array([20. ,  0.2,  0.3], dtype=float32)
 """
-from graphcell.ops.primitive import Primitive, primitive_class
+from graphcell.ops.primitive import Primitive, primitive, primitive_class
 from graphcell.autodiff import GradOperation
 from graphcell.runtime.hooks import HookBackward
-from graphcell.ops import functional as _functional
+from graphcell.ops import _faces
+from graphcell.ops import function as _function
+from graphcell.tensor import Tensor as _Tensor
 from graphcell_ir.ops import REGISTRY as _REGISTRY
+from graphcell_ir.ops import functional as _F
 
 
-def _export_registry(namespace: dict) -> None:
+def _registry_faces() -> tuple[dict, dict]:
+    """``ops.<name>`` (and aliases) and ``ops.<MindSporeName>`` for every registry entry."""
+    functions, primitives = {}, {}
     for opdef in _REGISTRY.values():
-        fn = _functional.op_function(opdef)
+        fn = getattr(_F, opdef.name)
         for name in (opdef.name, *opdef.aliases):
-            namespace.setdefault(name, fn)
+            functions.setdefault(name, fn)
         if opdef.ms_name:
-            namespace.setdefault(opdef.ms_name, primitive_class(opdef))
+            primitives.setdefault(opdef.ms_name, primitive_class(opdef))
+    return functions, primitives
 
 
-globals().update(_functional.ADAPTERS)
-_export_registry(globals())
-functional = _functional
+def _install_methods(methods: dict) -> None:
+    for name, fn in methods.items():
+        setattr(_Tensor, name, fn)
+
+
+_FACES = _faces.assemble(_function.MODULES)
+_functions, _primitives = _registry_faces()
+FUNCTIONS = {**_functions, **_FACES.functions}
+"""Every functional name of ``ops`` (what ``ops.functional`` holds)."""
+PRIMITIVES = {**_primitives, **_FACES.primitives, "GradOperation": GradOperation,
+              "HookBackward": HookBackward}
+"""Every Primitive class of ``ops`` (what ``ops.operations`` holds)."""
+
+globals().update(FUNCTIONS)
+globals().update(PRIMITIVES)
+_install_methods(_FACES.methods)
+
+from graphcell.ops import operations, functional, composite  # noqa: E402  (MindSpore's paths)
+
+
+def __getattr__(name: str):
+    from graphcell._compat import missing_attribute
+    raise missing_attribute("mindspore.ops", name, "module 'graphcell.ops'")

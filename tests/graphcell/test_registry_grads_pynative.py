@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphcell import Tensor
-from graphcell.ops.functional import op_function
+from graphcell_ir.ops import functional as F
 from graphcell.testing import check_grads
 from graphcell_ir.ops import REGISTRY
 
@@ -59,7 +59,7 @@ def _case(name: str, data):
     op, row = REGISTRY[name], SAMPLES[name]
     operands, attrs = row.make(Gen(data), "float64")
     attrs = {**attrs, **row.grad_attrs}
-    fn = op_function(op)
+    fn = getattr(F, op.name)
 
     def apply_op(*xs):
         return fn(*xs, **attrs)

@@ -1,0 +1,16 @@
+"""MindSpore's functional API (``mindspore.ops.function``), one module per family.
+
+Each family module declares the functions of its family (``__all__``), the Primitive classes that
+alias them, and the Tensor methods that alias them (``TENSOR_METHODS``); ``graphcell.ops``
+assembles the three faces from ``MODULES`` (``_faces.assemble``). A function here is either a thin
+spelling of one registry primitive or a composite of several, written against
+``graphcell_ir.ops.functional``: it runs eagerly in PyNative, graph mode traces it into IR, and its
+gradient comes from its parts.
+"""
+from graphcell.ops.function import array_func, math_func
+
+MODULES = (array_func, math_func)
+
+for _m in MODULES:
+    globals().update({name: getattr(_m, name) for name in _m.__all__})
+del _m

@@ -1,0 +1,109 @@
+"""MindSpore's array functions (``mindspore.ops.function.array_func``): creation, casting, joining
+and reshaping tensors, written against the functional API ``F`` so each runs eagerly in PyNative and
+emits IR when graph mode traces it.
+"""
+from __future__ import annotations
+
+from graphcell.ops.function._utils import axes, normalize_axis, scalar, shape_of
+from graphcell.ops.primitive import primitive
+from graphcell.ops._faces import overload
+from graphcell_ir.ir.types import float32, int64, to_dtype
+from graphcell_ir.ops import functional as F
+
+__all__ = ["cast", "fill", "zeros", "ones", "zeros_like", "ones_like", "concat", "gather",
+           "squeeze", "stack", "Stack", "argmax"]
+
+
+def cast(input_x, dtype):
+    """``ops.cast(x, dtype)``: ``x`` converted to ``dtype``."""
+    return F.cast(input_x, dtype=to_dtype(dtype))
+
+
+def fill(type, shape, value):  # noqa: A002 - MindSpore's parameter name
+    """``ops.fill(type, shape, value)``: a tensor of ``shape`` filled with ``value``."""
+    return F.fill(dtype=to_dtype(type), shape=shape_of(shape), value=scalar(value))
+
+
+def zeros(size, dtype=None):
+    """``ops.zeros(size, dtype=None)``: zeros of shape ``size`` (Float32 by default)."""
+    return fill(dtype or float32, size, 0)
+
+
+def ones(size, dtype=None):
+    """``ops.ones(size, dtype=None)``: ones of shape ``size`` (Float32 by default)."""
+    return fill(dtype or float32, size, 1)
+
+
+def zeros_like(input, *, dtype=None):  # noqa: A002
+    """``ops.zeros_like(input, *, dtype=None)``."""
+    return fill(dtype or input.dtype, input.shape, 0)
+
+
+def ones_like(input, *, dtype=None):  # noqa: A002
+    """``ops.ones_like(input, *, dtype=None)``."""
+    return fill(dtype or input.dtype, input.shape, 1)
+
+
+def concat(tensors, axis=0):
+    """``ops.concat((x, y), axis=0)``."""
+    return F.concat(*tensors, axis=int(axis))
+
+
+def gather(input_params, input_indices, axis, batch_dims=0):
+    """``ops.gather(params, indices, axis)``: the ``take`` primitive."""
+    if batch_dims:
+        raise NotImplementedError("ops.gather: batch_dims is not supported yet")
+    return F.take(input_params, input_indices, axis=int(axis))
+
+
+def squeeze(input, axis=None):  # noqa: A002
+    """``ops.squeeze(input, axis=None)``: drop size-1 axes (all of them when ``axis`` is None)."""
+    return F.squeeze(input, axis=axes(axis))
+
+
+def stack(tensors, axis=0):
+    """``ops.stack(tensors, axis=0)``: the tensors (all of one shape) joined along a new axis.
+
+    >>> import graphcell as ms
+    >>> ops_stack = stack([ms.Tensor([1, 2]), ms.Tensor([3, 4])], axis=1)
+    >>> ops_stack.shape
+    (2, 2)
+    """
+    tensors = tuple(tensors)
+    if not tensors:
+        raise ValueError("ops.stack: expected at least one tensor, got an empty sequence")
+    shape = tuple(tensors[0].shape)
+    for i, t in enumerate(tensors[1:], 1):
+        if tuple(t.shape) != shape:
+            raise ValueError(f"ops.stack: all tensors must have the same shape, but tensor 0 has "
+                             f"shape {list(shape)} and tensor {i} has {list(t.shape)}")
+    axis = normalize_axis(axis, len(shape) + 1)
+    return F.concat(*(F.expand_dims(t, axis=axis) for t in tensors), axis=axis)
+
+
+Stack = primitive("Stack", stack, init=("axis",))
+
+
+def argmax(input, dim=None, keepdim=False):  # noqa: A002 - MindSpore's parameter name
+    """``ops.argmax(input, dim=None, keepdim=False)``: Int64 indices of the maxima along ``dim``
+    (of all elements, flattened, when ``dim`` is None); ties give the first index."""
+    if dim is None:
+        out = F.argmax(F.reshape(input, shape=(-1,)), axis=0, output_type=int64)
+        return F.reshape(out, shape=(1,) * input.ndim) if keepdim else out
+    dim = normalize_axis(dim, input.ndim, "dim")
+    out = F.argmax(input, axis=dim, output_type=int64)
+    return F.expand_dims(out, axis=dim) if keepdim else out
+
+
+def _argmax_axis(self, axis: int | None = None, keepdims: bool = False):
+    return argmax(self, axis, keepdims)
+
+
+def _argmax_dim(self, dim: int | None = None, keepdim: bool = False):
+    return argmax(self, dim, keepdim)
+
+
+TENSOR_METHODS = {
+    # MindSpore 2.10 accepts both spellings (the axis/keepdims one is deprecated)
+    "argmax": overload(_argmax_axis, _argmax_dim, name="argmax"),
+}

@@ -1,0 +1,237 @@
+"""Run a golden case on graphcell (PyNative or graph mode) and compare with MindSpore's record.
+
+Graph mode compiles the case's call as the source of a small function (registered with
+``linecache``, so the frontend reads it as it reads any user function)::
+
+    def golden(t0, t1, c0):
+        def loss(t0, t1):
+            out = target([t0, t1], axis=1)
+            return (out * c0).sum()
+        return target([t0, t1], axis=1), ms.grad(loss, grad_position=(0, 1))(t0, t1)
+
+so one compile checks the output and the gradients. PyNative runs the same text with ``eval``.
+"""
+from __future__ import annotations
+
+import linecache
+from dataclasses import dataclass
+
+import numpy as np
+
+import graphcell as ms
+from graphcell import Tensor
+from graphcell_ir.errors import GraphcellError
+
+import golden_cases as G
+
+REFUSALS = (TypeError, ValueError, RuntimeError, IndexError, KeyError, ZeroDivisionError,
+            GraphcellError)
+"""What graphcell may raise where MindSpore refuses a call (its C++ errors are RuntimeErrors
+where graphcell's are often ValueError or TypeError)."""
+
+GRAD_RTOL, GRAD_ATOL = 1e-4, 1e-5
+
+
+def namespace(space: str):
+    """The graphcell object a case's target starts from (``ops``, ``Tensor``, ``numpy``...)."""
+    import importlib
+    modules = {"ops": "graphcell.ops", "numpy": "graphcell.numpy", "nn": "graphcell.nn",
+               "F": "graphcell.ops.functional", "P": "graphcell.ops.operations", "ms": "graphcell"}
+    return Tensor if space == "Tensor" else importlib.import_module(modules[space])
+
+
+def resolve(target: str):
+    space, attr = target.split(".", 1)
+    obj = namespace(space)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+@dataclass
+class Golden:
+    """One case with its record: inputs, expected output structure, cotangents, gradients."""
+
+    case: G.Case
+    record: dict
+    data: object
+
+    @property
+    def inputs(self) -> list[np.ndarray]:
+        return [np.array(self.data[f"{self.case.cid}/in/{i}"])
+                for i in range(len(self.case.tensors()))]
+
+    @property
+    def grad_positions(self) -> list[int]:
+        return self.record.get("grad", {}).get("positions", [])
+
+    def cotangents(self) -> dict[str, np.ndarray]:
+        return {leaf["key"]: np.array(self.data[f"{leaf['key']}/cot"])
+                for leaf in float_leaves(self.record["out"])} if self.grad_positions else {}
+
+
+def float_leaves(desc) -> list[dict]:
+    if desc["t"] == "tensor":
+        return [desc] if desc["dtype"].startswith("Float") else []
+    if desc["t"] in ("tuple", "list"):
+        return [leaf for item in desc["items"] for leaf in float_leaves(item)]
+    return []
+
+
+def _path(key: str, root: str) -> str:
+    """``root.1.0`` -> ``[1][0]``: the leaf's place in the output, as source text."""
+    return "".join(f"[{p}]" for p in key[len(root) + 1:].split(".")) if key != root else ""
+
+
+# --- running -------------------------------------------------------------------------------------
+
+def run_pynative(g: Golden):
+    """``(output, gradients or None)`` of the case in PyNative mode."""
+    c, inputs = g.case, g.inputs
+    env = _env(c, [Tensor(a.copy()) for a in inputs])
+    out = eval(c.source_call("target"), env)  # noqa: S307 - the case's own call text
+    if not g.grad_positions:
+        return out, None
+    pos, cots, root = g.grad_positions, g.cotangents(), f"{c.cid}/out"
+
+    def loss(*xs):
+        tensors = [Tensor(a.copy()) for a in inputs]
+        for i, x in zip(pos, xs):
+            tensors[i] = x
+        o = eval(c.source_call("target"), _env(c, tensors))  # noqa: S307
+        total = 0
+        for key, cot in cots.items():
+            total = total + (eval("o" + _path(key, root), {"o": o}) * Tensor(cot)).sum()  # noqa: S307
+        return total
+
+    grads = ms.grad(loss, grad_position=tuple(range(len(pos))))(*[Tensor(inputs[i]) for i in pos])
+    return out, grads if isinstance(grads, tuple) else (grads,)
+
+
+def run_graph(g: Golden):
+    """``(output, gradients or None)`` of the case compiled in graph mode (``ms.jit``)."""
+    c, inputs = g.case, g.inputs
+    fn = _graph_function(g)
+    cots = list(g.cotangents().values())
+    res = fn(*[Tensor(a.copy()) for a in inputs], *[Tensor(x) for x in cots])
+    if not g.grad_positions:
+        return res, None
+    out, grads = res
+    return out, grads if isinstance(grads, tuple) else (grads,)
+
+
+def _env(c: G.Case, tensors: list) -> dict:
+    env = {"ms": ms, **{f"t{i}": t for i, t in enumerate(tensors)}}
+    if not c.is_method:
+        env["target"] = resolve(c.target)
+    return env
+
+
+def _graph_function(g: Golden):
+    c = g.case
+    names = [f"t{i}" for i in range(len(c.tensors()))]
+    keys = list(g.cotangents())
+    cot_names = [f"c{i}" for i in range(len(keys))]
+    call = c.source_call("target")
+    lines = [f"def golden({', '.join(names + cot_names)}):"]
+    if g.grad_positions:
+        params = ", ".join(f"t{i}" for i in g.grad_positions)
+        root = f"{c.cid}/out"
+        total = " + ".join(f"(out{_path(k, root)} * {n}).sum()" for k, n in zip(keys, cot_names))
+        lines += [f"    def loss({params}):",
+                  f"        out = {call}",
+                  f"        return {total}",
+                  f"    return {call}, ms.grad(loss, grad_position="
+                  f"{tuple(range(len(g.grad_positions)))})({params})"]
+    else:
+        lines.append(f"    return {call}")
+    source = "\n".join(lines) + "\n"
+    filename = f"<golden {c.cid}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    env = {"ms": ms}
+    if not c.is_method:
+        env["target"] = resolve(c.target)
+    exec(compile(source, filename, "exec"), env)  # noqa: S102 - the case's own generated text
+    return ms.jit(env["golden"])
+
+
+# --- comparing -------------------------------------------------------------------------------------
+
+def compare(out, desc: dict, g: Golden, where: str = "output") -> None:
+    """Assert that graphcell's ``out`` matches MindSpore's recorded ``desc``."""
+    t = desc["t"]
+    if t == "tensor":
+        assert isinstance(out, Tensor), f"{where}: expected a Tensor, got {type(out).__name__}"
+        assert str(out.dtype) == desc["dtype"], \
+            f"{where}: dtype {out.dtype}, MindSpore gives {desc['dtype']}"
+        want = np.array(g.data[desc["key"]])
+        got = out.asnumpy()
+        assert got.shape == want.shape, f"{where}: shape {list(got.shape)}, MindSpore gives " \
+                                        f"{list(want.shape)}"
+        assert_values(got, want, g.case.rtol, g.case.atol, where)
+    elif t in ("tuple", "list"):
+        assert isinstance(out, (tuple, list)), f"{where}: expected a {t}, got {type(out).__name__}"
+        assert len(out) == len(desc["items"]), \
+            f"{where}: {len(out)} items, MindSpore gives {len(desc['items'])}"
+        for i, (o, d) in enumerate(zip(out, desc["items"])):
+            compare(o, d, g, f"{where}[{i}]")
+    elif t == "none":
+        assert out is None, f"{where}: expected None, got {out!r}"
+    elif t == "dtype":
+        assert str(out) == desc["v"], f"{where}: {out}, MindSpore gives {desc['v']}"
+    else:
+        kinds = {"bool": (bool, np.bool_), "int": (int, np.integer), "float": (float, int),
+                 "str": (str,)}[t]
+        assert isinstance(out, kinds) and not (t == "int" and isinstance(out, bool)), \
+            f"{where}: expected a Python {t}, got {out!r}"
+        if t == "float":
+            assert_values(np.float64(out), np.float64(desc["v"]), g.case.rtol, g.case.atol, where)
+        else:
+            assert out == desc["v"], f"{where}: {out!r}, MindSpore gives {desc['v']!r}"
+
+
+def assert_values(got: np.ndarray, want: np.ndarray, rtol: float, atol: float, where: str) -> None:
+    if want.dtype.kind == "f":
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True,
+                                   err_msg=where)
+    else:
+        np.testing.assert_array_equal(got, want, err_msg=where)
+
+
+def compare_grads(grads, g: Golden) -> None:
+    for k, (i, grad) in enumerate(zip(g.grad_positions, grads)):
+        want = np.array(g.data[f"{g.case.cid}/grad/{i}"])
+        got = grad.asnumpy()
+        assert got.shape == want.shape, f"gradient of t{i}: shape {list(got.shape)}, MindSpore " \
+                                        f"gives {list(want.shape)}"
+        scale = max(1.0, float(np.max(np.abs(want)))) if want.size else 1.0
+        np.testing.assert_allclose(got, want, rtol=GRAD_RTOL, atol=GRAD_ATOL * scale,
+                                   equal_nan=True, err_msg=f"gradient of t{i}")
+
+
+# --- finite differences ----------------------------------------------------------------------------
+
+def fd_function(g: Golden, mode: str):
+    """``sum(output * cotangent)`` as a function of the float inputs (the others held fixed), in
+    ``mode``: what ``check_grads`` differentiates, in float64."""
+    c, inputs, pos = g.case, g.inputs, g.grad_positions
+    cots = {k: Tensor(v.astype(np.float64)) for k, v in g.cotangents().items()}
+    fixed = {f"t{i}": Tensor(a) for i, a in enumerate(inputs) if i not in pos}
+    root = f"{c.cid}/out"
+    names = [f"c{i}" for i in range(len(cots))]
+    total = " + ".join(f"(out{_path(k, root)} * {n}).sum()" for k, n in zip(cots, names))
+    source = (f"def golden_fd({', '.join(f't{i}' for i in pos)}):\n"
+              f"    out = {c.source_call('target')}\n"
+              f"    return {total}\n")
+    filename = f"<golden fd {c.cid}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    env = {"ms": ms, **fixed, **dict(zip(names, cots.values()))}
+    if not c.is_method:
+        env["target"] = resolve(c.target)
+    exec(compile(source, filename, "exec"), env)  # noqa: S102 - the case's own generated text
+    fn = env["golden_fd"]
+    return ms.jit(fn) if mode == "graph" else fn
+
+
+def fd_inputs(g: Golden) -> tuple:
+    return tuple(Tensor(g.inputs[i].astype(np.float64)) for i in g.grad_positions)

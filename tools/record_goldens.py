@@ -1,0 +1,165 @@
+"""Record MindSpore 2.10's answers to the golden cases: ``tests/graphcell/api/goldens/<family>.npz``.
+
+Runs in a separate virtualenv with MindSpore (never a dependency of graphcell or of its tests)::
+
+    python3 -m venv /opt/msvenv && /opt/msvenv/bin/pip install mindspore==2.10.0 "numpy<2"
+    /opt/msvenv/bin/python tools/record_goldens.py            # every family
+    /opt/msvenv/bin/python tools/record_goldens.py array math  # some families
+
+For each case of ``tests/graphcell/api/cases/<family>.py`` it stores the inputs, the output (values,
+dtypes and structure), or the error MindSpore raised, and — for differentiable cases — a cotangent
+per float output and MindSpore's gradients of ``sum(output * cotangent)`` with respect to every
+float input. The call is evaluated from the same source text graph mode compiles
+(``Case.source_call``), so both sides run exactly the same call.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+API = Path(__file__).resolve().parent.parent / "tests" / "graphcell" / "api"
+sys.path.insert(0, str(API))
+import golden_cases as G  # noqa: E402
+
+import mindspore as ms  # noqa: E402
+from mindspore import Tensor, nn, ops  # noqa: E402
+
+
+def namespaces() -> dict:
+    import mindspore.numpy as mnp
+    from mindspore.ops import functional, operations
+    return {"ops": ops, "Tensor": Tensor, "numpy": mnp, "nn": nn, "F": functional,
+            "P": operations, "ms": ms}
+
+
+def resolve(target: str):
+    space, attr = target.split(".", 1)
+    obj = namespaces()[space]
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def evaluate(c: G.Case, tensors: list):
+    env = {"ms": ms, **{f"t{i}": t for i, t in enumerate(tensors)}}
+    if not c.is_method:
+        env["target"] = resolve(c.target)
+    return eval(c.source_call("target"), env)  # noqa: S307 - our own generated call text
+
+
+def describe(out, key: str, arrays: dict):
+    """The output as a JSON-able structure; tensors go to ``arrays`` under ``key``."""
+    if isinstance(out, Tensor):
+        arrays[key] = out.asnumpy()
+        return {"t": "tensor", "dtype": str(out.dtype), "key": key}
+    if isinstance(out, (tuple, list)):
+        return {"t": type(out).__name__,
+                "items": [describe(o, f"{key}.{i}", arrays) for i, o in enumerate(out)]}
+    if isinstance(out, (bool, np.bool_)):
+        return {"t": "bool", "v": bool(out)}
+    if isinstance(out, (int, np.integer)):
+        return {"t": "int", "v": int(out)}
+    if isinstance(out, (float, np.floating)):
+        return {"t": "float", "v": float(out)}
+    if out is None:
+        return {"t": "none"}
+    if isinstance(out, str):
+        return {"t": "str", "v": out}
+    if isinstance(out, ms.dtype.Type):
+        return {"t": "dtype", "v": str(out)}
+    raise TypeError(f"cannot record an output of type {type(out).__name__}")
+
+
+def float_leaves(desc) -> list[dict]:
+    if desc["t"] == "tensor":
+        return [desc] if desc["dtype"].startswith("Float") else []
+    if desc["t"] in ("tuple", "list"):
+        return [leaf for item in desc["items"] for leaf in float_leaves(item)]
+    return []
+
+
+def pick(out, key: str, root: str):
+    """The leaf of ``out`` at ``key`` (``root.1.0`` is ``out[1][0]``)."""
+    for part in key[len(root) + 1:].split(".") if key != root else []:
+        out = out[int(part)]
+    return out
+
+
+def record_case(c: G.Case, arrays: dict) -> dict:
+    inputs = [t.make(c.cid) for t in c.tensors()]
+    for i, a in enumerate(inputs):
+        arrays[f"{c.cid}/in/{i}"] = a
+    rec: dict = {"fingerprint": c.fingerprint()}
+    try:
+        out = evaluate(c, [Tensor(a.copy()) for a in inputs])
+        rec["out"] = describe(out, f"{c.cid}/out", arrays)
+    except Exception as e:  # noqa: BLE001 - MindSpore refusing the call is the recorded answer
+        rec["error"] = {"type": type(e).__name__, "message": str(e).strip().splitlines()[0][:300]
+                        if str(e).strip() else ""}
+        return rec
+    floats = [i for i, a in enumerate(inputs) if a.dtype.kind == "f"]
+    leaves = float_leaves(rec["out"])
+    wanted = c.grad if c.grad is not None else bool(floats and leaves)
+    if not (wanted and floats and leaves):
+        return rec
+    rng = np.random.default_rng(zlib.crc32(f"{c.cid}/cot".encode()))
+    cots = {}
+    for leaf in leaves:
+        cot = rng.uniform(-1, 1, np.shape(arrays[leaf["key"]])).astype(arrays[leaf["key"]].dtype)
+        cots[leaf["key"]] = cot
+        arrays[f"{leaf['key']}/cot"] = cot
+
+    def loss(*xs):
+        tensors = [Tensor(a) for a in inputs]
+        for i, x in zip(floats, xs):
+            tensors[i] = x
+        out = evaluate(c, tensors)
+        total = 0
+        for key, cot in cots.items():
+            total = total + (pick(out, key, f"{c.cid}/out") * Tensor(cot)).sum()
+        return total
+
+    try:
+        grads = ms.grad(loss, grad_position=tuple(range(len(floats))))(
+            *[Tensor(inputs[i]) for i in floats])
+        grads = grads if isinstance(grads, tuple) else (grads,)
+        rec["grad"] = {"positions": floats}
+        for i, g in zip(floats, grads):
+            arrays[f"{c.cid}/grad/{i}"] = g.asnumpy()
+    except Exception as e:  # noqa: BLE001
+        rec["grad_error"] = f"{type(e).__name__}: {str(e).strip().splitlines()[0][:300] if str(e).strip() else ''}"
+    return rec
+
+
+def record_family(name: str) -> None:
+    cases = G.load_cases(API / "cases" / f"{name}.py")
+    arrays: dict = {}
+    records = {}
+    for c in cases:
+        try:
+            records[c.cid] = record_case(c, arrays)
+        except Exception:
+            print(f"{c.cid}: the recorder failed:\n{traceback.format_exc()}", file=sys.stderr)
+            raise
+    G.write_goldens(API / "goldens" / f"{name}.npz", records, arrays)
+    errors = sum("error" in r for r in records.values())
+    print(f"{name}: {len(records)} cases ({errors} refused by MindSpore) -> goldens/{name}.npz")
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("families", nargs="*", help="case files to record (default: all)")
+    args = parser.parse_args(argv)
+    ms.set_context(mode=ms.PYNATIVE_MODE, device_target="CPU")
+    names = args.families or sorted(p.stem for p in (API / "cases").glob("*.py"))
+    for name in names:
+        record_family(name)
+
+
+if __name__ == "__main__":
+    main()
