@@ -169,12 +169,6 @@ def _unary(name: str):
     return method
 
 
-def _axis_attr(axis):
-    if axis is None or axis == ():
-        return None
-    return (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-
-
 def _shape_arg(shape) -> tuple[int, ...]:
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = shape[0]
@@ -320,91 +314,11 @@ class Tensor:
     def __pos__(self) -> "Tensor":
         return self
 
-    # --- math methods ------------------------------------------------------------------------
-
-    abs = _unary("abs")
-    exp = _unary("exp")
-    log = _unary("log")
-    sqrt = _unary("sqrt")
-    square = _unary("square")
-    tanh = _unary("tanh")
-    sigmoid = _unary("sigmoid")
-    relu = _unary("relu")
-    neg = _unary("neg")
-    sign = _unary("sign")
-    floor = _unary("floor")
-    isnan = _unary("isnan")
+    # --- conversion (the family modules of graphcell.ops.function add the other methods) ----
 
     def astype(self, dtype, copy: bool = True) -> "Tensor":
         """The tensor cast to ``dtype`` (a graphcell dtype, numpy dtype or name)."""
         return F.cast(self, dtype=to_dtype(dtype))
-
-    def to(self, dtype) -> "Tensor":
-        return self.astype(dtype)
-
-    def float(self) -> "Tensor":
-        return self.astype(float32)
-
-    # --- reductions --------------------------------------------------------------------------
-
-    def _reduce(self, name: str, axis, keep_dims: bool) -> "Tensor":
-        return getattr(F, name)(self, axis=_axis_attr(axis), keep_dims=bool(keep_dims))
-
-    def sum(self, axis=None, dtype=None, keepdims=False, initial=None, keep_dims=None) -> "Tensor":
-        """Sum over ``axis`` (all axes when None); integer and bool inputs sum in Int64."""
-        out = self._reduce("reduce_sum", axis, keepdims if keep_dims is None else keep_dims)
-        if initial is not None:
-            out = out + initial
-        return out if dtype is None else out.astype(dtype)
-
-    def mean(self, axis=None, keep_dims=False, keepdims=None) -> "Tensor":
-        return self._reduce("reduce_mean", axis, keep_dims if keepdims is None else keepdims)
-
-    def max(self, axis=None, keepdims=False, keep_dims=None, initial=None, where=None) -> "Tensor":
-        return self._reduce("reduce_max", axis, keepdims if keep_dims is None else keep_dims)
-
-    def min(self, axis=None, keepdims=False, keep_dims=None, initial=None, where=None) -> "Tensor":
-        return self._reduce("reduce_min", axis, keepdims if keep_dims is None else keep_dims)
-
-    def prod(self, axis=None, keep_dims=False, keepdims=None) -> "Tensor":
-        return self._reduce("reduce_prod", axis, keep_dims if keepdims is None else keepdims)
-
-    def any(self, axis=None, keep_dims=False, keepdims=None) -> "Tensor":
-        return self._reduce("reduce_any", axis, keep_dims if keepdims is None else keepdims)
-
-    def all(self, axis=None, keep_dims=False, keepdims=None) -> "Tensor":
-        return self._reduce("reduce_all", axis, keep_dims if keepdims is None else keepdims)
-
-    # --- layout ------------------------------------------------------------------------------
-
-    def reshape(self, *shape) -> "Tensor":
-        """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``; one size may be -1."""
-        return F.reshape(self, shape=_shape_arg(shape))
-
-    def view(self, *shape) -> "Tensor":
-        return self.reshape(*shape)
-
-    def flatten(self) -> "Tensor":
-        return self.reshape(-1)
-
-    def transpose(self, *axes) -> "Tensor":
-        """Permute axes: ``x.transpose(1, 0)``; no arguments reverses them."""
-        perm = _shape_arg(axes) if axes else None
-        return F.transpose(self, perm=perm)
-
-    def swapaxes(self, axis0: int, axis1: int) -> "Tensor":
-        perm = list(range(self.ndim))
-        perm[axis0], perm[axis1] = perm[axis1], perm[axis0]
-        return self.transpose(*perm)
-
-    def expand_dims(self, axis: int) -> "Tensor":
-        return F.expand_dims(self, axis=int(axis))
-
-    def squeeze(self, axis=None) -> "Tensor":
-        return F.squeeze(self, axis=_axis_attr(axis))
-
-    def broadcast_to(self, shape) -> "Tensor":
-        return F.broadcast_to(self, shape=tuple(shape))
 
     # --- indexing ----------------------------------------------------------------------------
 

@@ -14,6 +14,8 @@ Example::
     >>> ops.select(ops.gt(x, 0.1), x, ops.fill(x.dtype, x.shape, 20.0)).asnumpy()
     array([20. ,  0.2,  0.3], dtype=float32)
 """
+import types as _types
+
 from graphcell.ops.primitive import Primitive, primitive, primitive_class
 from graphcell.autodiff import GradOperation
 from graphcell.runtime.hooks import HookBackward
@@ -38,7 +40,16 @@ def _registry_faces() -> tuple[dict, dict]:
 
 def _install_methods(methods: dict) -> None:
     for name, fn in methods.items():
-        setattr(_Tensor, name, fn)
+        setattr(_Tensor, name, fn if isinstance(fn, _types.FunctionType) else _as_method(fn, name))
+
+
+def _as_method(fn, name: str):
+    """A registry function (an object, which Python would not bind) as a Tensor method."""
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = getattr(fn, "__doc__", None)
+    return method
 
 
 _FACES = _faces.assemble(_function.MODULES)

@@ -107,3 +107,39 @@ TENSOR_METHODS = {
     # MindSpore 2.10 accepts both spellings (the axis/keepdims one is deprecated)
     "argmax": overload(_argmax_axis, _argmax_dim, name="argmax"),
 }
+
+
+def _shape_arg(shape) -> tuple[int, ...]:
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = shape[0]
+    return tuple(int(s) for s in shape)
+
+
+def _reshape_method(self, *shape):
+    """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``; one size may be -1."""
+    return F.reshape(self, shape=_shape_arg(shape))
+
+
+def _transpose_method(self, *axes):
+    """Permute axes: ``x.transpose(1, 0)``; no arguments reverses them."""
+    return F.transpose(self, perm=_shape_arg(axes) if axes else None)
+
+
+def _swapaxes_method(self, axis0: int, axis1: int):
+    perm = list(range(self.ndim))
+    perm[axis0], perm[axis1] = perm[axis1], perm[axis0]
+    return F.transpose(self, perm=tuple(perm))
+
+
+TENSOR_METHODS.update({
+    "to": lambda self, dtype: cast(self, dtype),
+    "float": lambda self: cast(self, float32),
+    "reshape": _reshape_method,
+    "view": _reshape_method,
+    "flatten": lambda self: F.reshape(self, shape=(-1,)),
+    "transpose": _transpose_method,
+    "swapaxes": _swapaxes_method,
+    "expand_dims": lambda self, axis: F.expand_dims(self, axis=int(axis)),
+    "squeeze": lambda self, axis=None: F.squeeze(self, axis=axes(axis)),
+    "broadcast_to": lambda self, shape: F.broadcast_to(self, shape=tuple(shape)),
+})

@@ -576,5 +576,14 @@ _rows |= {
     "depend": Sample(_depend, NUMERIC, bad=(Bad((T("f32[3]"),), error=OpTypeError),)),
 }
 
+# The rows of the ops added for MindSpore's API breadth live in one file per family
+# (samples_<family>.py, importing the helpers above); they are merged here.
+_FAMILIES: tuple[str, ...] = ()
+
 SAMPLES: dict[str, Sample] = dict(_rows)
 """Op name -> its sample row (test data keyed by name: the one sanctioned second table)."""
+for _family in _FAMILIES:
+    _extra = __import__(f"samples_{_family}").ROWS
+    _clash = set(_extra) & set(SAMPLES)
+    assert not _clash, f"samples_{_family}.py repeats rows: {sorted(_clash)}"
+    SAMPLES.update(_extra)
