@@ -16,7 +16,9 @@ Arguments are Python values, :class:`T` (a tensor input: random values of a shap
 given values) and :class:`D` (a dtype). Options: ``grad`` (False: do not differentiate; default:
 differentiate when a float tensor goes in and a float tensor comes out; the gradient is compared
 with MindSpore's and, unless ``fd=False``, with float64 finite differences), ``rtol``/``atol``,
-``modes`` (the modes the case runs in, with ``why`` saying why one is left out), ``id`` (a label).
+``modes`` (the modes the case runs in, with ``why`` saying why one is left out), ``id`` (a label),
+``values=False`` (compare structure, shapes and dtypes only: random ops, whose values no two
+generators share; their distributions are tested separately).
 
 Example::
 
@@ -106,6 +108,7 @@ class Case:
     why: str = ""
     label: str = ""
     fd: bool = True
+    values: bool = True
     cid: str = ""  # set by the file loader: "<target>[<n>]" or "<target>[<label>]"
     _tensors: list = field(default_factory=list, repr=False)
 
@@ -151,9 +154,9 @@ class Case:
 
 
 def case(target: str, *args, init=None, grad=None, rtol=1e-5, atol=1e-6, modes=MODES, why="",
-         id="", fd=True, **kwargs) -> Case:  # noqa: A002 - pytest's word
+         id="", fd=True, values=True, **kwargs) -> Case:  # noqa: A002 - pytest's word
     """One call of ``target`` (see the module docstring)."""
-    c = Case(target, args, kwargs, init, grad, rtol, atol, tuple(modes), why, id, fd)
+    c = Case(target, args, kwargs, init, grad, rtol, atol, tuple(modes), why, id, fd, values)
     _number_tensors(c)
     return c
 

@@ -168,7 +168,8 @@ def compare(out, desc: dict, g: Golden, where: str = "output") -> None:
         got = out.asnumpy()
         assert got.shape == want.shape, f"{where}: shape {list(got.shape)}, MindSpore gives " \
                                         f"{list(want.shape)}"
-        assert_values(got, want, g.case.rtol, g.case.atol, where)
+        if g.case.values:
+            assert_values(got, want, g.case.rtol, g.case.atol, where)
     elif t in ("tuple", "list"):
         assert isinstance(out, (tuple, list)), f"{where}: expected a {t}, got {type(out).__name__}"
         assert len(out) == len(desc["items"]), \
@@ -184,7 +185,9 @@ def compare(out, desc: dict, g: Golden, where: str = "output") -> None:
                  "str": (str,)}[t]
         assert isinstance(out, kinds) and not (t == "int" and isinstance(out, bool)), \
             f"{where}: expected a Python {t}, got {out!r}"
-        if t == "float":
+        if not g.case.values:
+            pass
+        elif t == "float":
             assert_values(np.float64(out), np.float64(desc["v"]), g.case.rtol, g.case.atol, where)
         else:
             assert out == desc["v"], f"{where}: {out!r}, MindSpore gives {desc['v']!r}"
