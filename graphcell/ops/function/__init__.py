@@ -7,9 +7,9 @@ spelling of one registry primitive or a composite of several, written against
 ``graphcell_ir.ops.functional``: it runs eagerly in PyNative, graph mode traces it into IR, and its
 gradient comes from its parts.
 """
-from graphcell.ops.function import array_func, math_func, reduction_func
+from graphcell.ops.function import array_func, math_func, reduction_func, unary_func
 
-MODULES = (array_func, math_func, reduction_func)
+MODULES = (array_func, math_func, reduction_func, unary_func)
 
 for _m in MODULES:
     globals().update({name: getattr(_m, name) for name in _m.__all__})

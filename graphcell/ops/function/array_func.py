@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from graphcell.ops.function._utils import axes, normalize_axis, scalar, shape_of
 from graphcell.ops.primitive import primitive
-from graphcell.ops._faces import overload
-from graphcell_ir.ir.types import float32, int64, to_dtype
+from graphcell_ir.ir.types import float32, to_dtype
 from graphcell_ir.ops import functional as F
 
 __all__ = ["cast", "fill", "zeros", "ones", "zeros_like", "ones_like", "concat", "gather",
-           "squeeze", "stack", "Stack", "argmax"]
+           "squeeze", "stack", "Stack"]
 
 
 def cast(input_x, dtype):
@@ -84,29 +83,7 @@ def stack(tensors, axis=0):
 Stack = primitive("Stack", stack, init=("axis",))
 
 
-def argmax(input, dim=None, keepdim=False):  # noqa: A002 - MindSpore's parameter name
-    """``ops.argmax(input, dim=None, keepdim=False)``: Int64 indices of the maxima along ``dim``
-    (of all elements, flattened, when ``dim`` is None); ties give the first index."""
-    if dim is None:
-        out = F.argmax(F.reshape(input, shape=(-1,)), axis=0, output_type=int64)
-        return F.reshape(out, shape=(1,) * input.ndim) if keepdim else out
-    dim = normalize_axis(dim, input.ndim, "dim")
-    out = F.argmax(input, axis=dim, output_type=int64)
-    return F.expand_dims(out, axis=dim) if keepdim else out
-
-
-def _argmax_axis(self, axis: int | None = None, keepdims: bool = False):
-    return argmax(self, axis, keepdims)
-
-
-def _argmax_dim(self, dim: int | None = None, keepdim: bool = False):
-    return argmax(self, dim, keepdim)
-
-
-TENSOR_METHODS = {
-    # MindSpore 2.10 accepts both spellings (the axis/keepdims one is deprecated)
-    "argmax": overload(_argmax_axis, _argmax_dim, name="argmax"),
-}
+TENSOR_METHODS: dict = {}
 
 
 def _shape_arg(shape) -> tuple[int, ...]:
