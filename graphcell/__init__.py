@@ -14,7 +14,7 @@ __version__ = "0.1.0"
 from graphcell import dtype
 from graphcell.dtype import (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16,
                              float32, float64)
-from graphcell.context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context
+from graphcell.context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context, set_device
 from graphcell import context
 from graphcell.seed import get_seed, set_seed
 from graphcell.tensor import Tensor
