@@ -26,6 +26,11 @@ from graphcell.parameter import Parameter, ParameterTuple
 from graphcell import common
 from graphcell import nn
 from graphcell.graph.jit import jit, ms_function  # noqa: E402
+from graphcell.common.api import jit_class, mutable  # noqa: E402
+from graphcell.common.jit_config import JitConfig  # noqa: E402
+from graphcell.context import STRICT, COMPATIBLE, LAX  # noqa: E402
+from graphcell.dtype import dtype_to_nptype  # noqa: E402
+from graphcell._toplevel import tensor, run_check  # noqa: E402
 from graphcell import graph  # noqa: E402
 from graphcell.aot import export, load  # noqa: E402
 
