@@ -105,7 +105,11 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "run", None) is None:
         parser.print_help()
         return 2
-    return args.run(args)
+    try:
+        return args.run(args)
+    except BrokenPipeError:  # `graphcell info | head`: the reader left; not an error of ours
+        sys.stdout = None
+        return 0
 
 
 if __name__ == "__main__":
