@@ -108,8 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.run(args)
     except BrokenPipeError:  # `graphcell info | head`: the reader left; not an error of ours
-        sys.stdout = None
-        return 0
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the docs' recipe: no
+        return 1                                                        # second error at exit
 
 
 if __name__ == "__main__":
