@@ -42,7 +42,7 @@ __all__ = [
     "tensor_scatter_update", "tensor_scatter_add", "tensor_scatter_sub", "tensor_scatter_mul",
     "tensor_scatter_div", "tensor_scatter_max", "tensor_scatter_min", "tensor_scatter_elements",
     "scatter", "scatter_nd",
-    "scatter_update", "scatter_add", "scatter_sub", "scatter_mul", "scatter_div", "scatter_max",
+    "scatter_update", "scatter_add", "scatter_mul", "scatter_div", "scatter_max",
     "scatter_min",
     "scatter_nd_update", "scatter_nd_add", "scatter_nd_sub", "scatter_nd_mul", "scatter_nd_div",
     "scatter_nd_max", "scatter_nd_min",
@@ -101,6 +101,13 @@ def _wrap_negative(index, size: int):
 def _as_rows(index):
     """A 1-D (or 0-d) index as an ``(n, 1)`` index of rows, for ``tensor_scatter``."""
     return F.reshape(index, shape=(-1, 1))
+
+
+def _current(x):
+    """The value ``x`` holds now, as a tensor of its own: an in-place write rebinds ``x``'s buffer
+    after the scatter is recorded, and the scatter's gradient must keep reading the old values.
+    (A same-shape reshape: free in graph mode, a view in PyNative.)"""
+    return F.reshape(x, shape=tuple(x.shape))
 
 
 def _host_values(t, what: str) -> np.ndarray:
@@ -300,7 +307,8 @@ def _scatter_rows(name: str, reduction: str):
             raise TypeError(f"{fn_name}: input_x must be numeric, got Bool")
         upd = updates if updates.dtype == input_x.dtype else F.cast(updates, dtype=input_x.dtype)
         rows = F.expand_dims(indices, axis=-1)
-        return F.inplace_write(input_x, F.tensor_scatter(input_x, rows, upd, reduction=reduction))
+        out = F.tensor_scatter(_current(input_x), rows, upd, reduction=reduction)
+        return F.inplace_write(input_x, out)
     fn.__name__ = fn.__qualname__ = f"scatter_{name}"
     fn.__doc__ = (f"``{fn_name}(input_x, indices, updates)``: the rows ``input_x[indices]`` with "
                   f"``updates`` {_VERBS[reduction]} them; ``input_x`` takes the result "
@@ -310,7 +318,7 @@ def _scatter_rows(name: str, reduction: str):
 
 scatter_update = _scatter_rows("update", "update")
 scatter_add = _scatter_rows("add", "add")
-scatter_sub = _scatter_rows("sub", "sub")
+_scatter_sub = _scatter_rows("sub", "sub")  # MindSpore 2.10 has ScatterSub, no ops.scatter_sub
 scatter_mul = _scatter_rows("mul", "mul")
 scatter_div = _scatter_rows("div", "div")
 scatter_max = _scatter_rows("max", "max")
@@ -326,7 +334,7 @@ def _locking(fn, default: bool):
 
 ScatterUpdate = primitive("ScatterUpdate", _locking(scatter_update, True), init=("use_locking",))
 ScatterAdd = primitive("ScatterAdd", _locking(scatter_add, False), init=("use_locking",))
-ScatterSub = primitive("ScatterSub", _locking(scatter_sub, False), init=("use_locking",))
+ScatterSub = primitive("ScatterSub", _locking(_scatter_sub, False), init=("use_locking",))
 ScatterMul = primitive("ScatterMul", _locking(scatter_mul, False), init=("use_locking",))
 ScatterDiv = primitive("ScatterDiv", _locking(scatter_div, False), init=("use_locking",))
 ScatterMax = primitive("ScatterMax", _locking(scatter_max, False), init=("use_locking",))
@@ -344,8 +352,8 @@ def _scatter_nd_inplace(name: str, reduction: str):
             raise ValueError(f"{fn_name}: indices must have at least 2 dimensions (the last one "
                              f"addresses input_x), got {indices.ndim}")
         upd = updates if updates.dtype == input_x.dtype else F.cast(updates, dtype=input_x.dtype)
-        return F.inplace_write(input_x,
-                               F.tensor_scatter(input_x, indices, upd, reduction=reduction))
+        out = F.tensor_scatter(_current(input_x), indices, upd, reduction=reduction)
+        return F.inplace_write(input_x, out)
     fn.__name__ = fn.__qualname__ = f"scatter_nd_{name}"
     fn.__doc__ = (f"``{fn_name}(input_x, indices, updates, use_locking=False)``: the slices the "
                   f"last axis of ``indices`` addresses, with ``updates`` {_VERBS[reduction]} "
@@ -393,7 +401,8 @@ def _index_add(fn: str, x, indices, y, axis):
     axis = normalize_axis(_require_int(fn, "axis", axis), x.ndim)
     index = _along_axis(fn, x, indices, y, axis)
     upd = y if y.dtype == x.dtype else F.cast(y, dtype=x.dtype)
-    return F.inplace_write(x, F.scatter_elements(x, index, upd, axis=axis, reduction="add"))
+    out = F.scatter_elements(_current(x), index, upd, axis=axis, reduction="add")
+    return F.inplace_write(x, out)
 
 
 def index_add(x, indices, y, axis, use_lock=True, check_index_bound=True):
@@ -754,6 +763,12 @@ TENSOR_METHODS = {
     "nonzero": _nonzero_method,
     "reverse_sequence": _reverse_sequence,
     "scatter_div": lambda self, indices, updates: tensor_scatter_div(self, indices, updates),
+    "scatter_sub": lambda self, indices, updates: tensor_scatter_sub(self, indices, updates),
+    "scatter_max": lambda self, indices, updates: tensor_scatter_max(self, indices, updates),
+    "scatter_min": lambda self, indices, updates: tensor_scatter_min(self, indices, updates),
+    "index_fill": lambda self, axis, index, value: index_fill(self, axis, index, value),
+    "unsorted_segment_prod": lambda self, segment_ids, num_segments: unsorted_segment_prod(
+        self, segment_ids, num_segments),
     "scatter_mul": lambda self, indices, updates: tensor_scatter_mul(self, indices, updates),
     "unsorted_segment_max": lambda self, segment_ids, num_segments: unsorted_segment_max(
         self, segment_ids, num_segments),
