@@ -202,6 +202,46 @@ CASES = [
     case("Tensor.reverse_sequence", T((3, 2, 2)), ix([3, 1], "int64"), 0, 1),
 ]
 
+# --- slices, diagonals, bounds, triangles, runs, sorted segments (selection_func) ------------
+SORTED = T(np.array([[1, 3, 5, 7], [0, 2, 2, 9]], np.float32))
+CASES += [
+    case("ops.slice_scatter", T((2, 4)), T((2, 2)), axis=1, start=1, end=4, step=2),
+    case("ops.slice_scatter", T((3, 2)), T((3, 2))),
+    case("Tensor.slice_scatter", T((3, 2)), T((2, 2)), 0, 1),
+    case("ops.select_scatter", T(X23), T((2,)), 1, 0),
+    case("ops.select_scatter", T((2, 3, 2)), T((2, 3)), -1, -1),
+    case("Tensor.select_scatter", T(X23), T((3,)), 0, 1),
+    case("ops.diagonal_scatter", T(X23), T((2,)), 1),
+    case("ops.diagonal_scatter", T((3, 3)), T((2,)), -1),
+    case("ops.diagonal_scatter", T((2, 3, 3)), T((2, 2)), 1, 1, 2),
+    case("Tensor.diagonal_scatter", T((3, 2)), T((2,)), dim1=1, dim2=0),
+    case("ops.tril_indices", 3, 2),
+    case("ops.tril_indices", 4, 3, -1),
+    case("ops.triu_indices", 3, 4, 1),
+    case("ops.TrilIndices", init=(3, 2, 0)),
+    case("ops.TriuIndices", init=dict(row=2, col=3, offset=-1)),
+    case("ops.bucketize", T(np.array([1, 5, 3, 4], np.float32)), [2.0, 4.0]),
+    case("ops.bucketize", T(np.array([[1, 5], [3, 4]], np.int32)), [2.0, 4.0], right=True),
+    case("ops.Bucketize", T((5,)), init=dict(boundaries=[-1.0, 0.0, 1.0])),
+    case("ops.LowerBound", SORTED, T(np.array([[3, 8], [2, -1]], np.float32)), init=()),
+    case("ops.UpperBound", SORTED, T(np.array([[3, 8], [2, -1]], np.float32)), init=()),
+    case("ops.UnravelIndex", ix([5, 1, 4]), ix([2, 3]), init=()),
+    case("ops.IndexPut", T(X23), T((2,)), (ix([0, 1]), ix([1, 2])), init=(0,)),
+    case("ops.IndexPut", T(X23), T((1,)), (ix([1, 1]), ix([-1, 0])), init=(1,)),
+    case("Tensor.index_put", T(X23), (ix([1, 0], "int64"),), T((3,))),
+    case("Tensor.index_put", T(X23), (ix([0, 0]), ix([2, 2])), T((2,)), accumulate=True),
+    case("ops.is_nonzero", T(np.array([2.0], np.float32)), **PYNATIVE),
+    case("ops.is_nonzero", T(np.array([[0]], np.int32)), **PYNATIVE),
+    case("ops.unique_consecutive", T(np.array([1, 1, 2, 2, 1], np.int32)), True, True, **PYNATIVE),
+    case("ops.unique_consecutive", T(np.array([[1, 1], [1, 1], [2, 3]], np.float32)),
+         return_counts=True, dim=0, **PYNATIVE),
+    case("Tensor.unique_consecutive", T(np.array([3.0, 3.0, 1.0], np.float32)), **PYNATIVE),
+    case("ops.MaskedScatter", T(X23), mask([True, False, True]), T((4,)), init=(), **PYNATIVE),
+    case("Tensor.masked_scatter", T(X23), mask([[True], [False]]), T((2, 3)), **PYNATIVE),
+    *[case(f"ops.Segment{r}", T((3, 2), lo=0.5), ix([0, 0, 2]), init=(), **PYNATIVE)
+      for r in ("Sum", "Max", "Min", "Prod", "Mean")],
+]
+
 # --- errors (MindSpore refuses these; graphcell must too) --------------------------------------
 CASES += [
     case("ops.gather", T(X23), ix([3, 0]), 1, id="index_out_of_range"),
@@ -229,4 +269,8 @@ CASES += [
     case("ops.masked_fill", T((2,), "int32", 0, 9), mask([True, False]), 3.7, id="float_into_int"),
     case("ops.masked_fill", T(X23), mask([True, False, True]), 2, id="int_into_float"),
     case("ops.argwhere", T(np.array(3.0, np.float32)), id="zero_dim", **PYNATIVE),
+    case("ops.select_scatter", T(X23), T((3,)), 1, 0, id="src_shape"),
+    case("ops.slice_scatter", T((3, 2)), T((1, 2)), id="src_shape"),
+    case("Tensor.index_put", T(X23), (ix([1, 0], "int64"),), T((2, 3)), id="values_2d"),
+    case("ops.is_nonzero", T((2,)), id="two_elements", **PYNATIVE),
 ]
