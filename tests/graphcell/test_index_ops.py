@@ -140,3 +140,38 @@ def test_inplace_scatter_gradients_are_derivatives(mode, name):
     x = Tensor(np.array([[1.0, -2.0], [0.5, 3.0], [2.0, 1.5]]))
     report = check_grads(fn, (x, Tensor(np.array([[1.5, -1.0], [0.7, 2.5]]))))
     assert report.passed, str(report)
+
+
+_A = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+
+
+@pytest.mark.parametrize("key", [
+    (np.array([1, 0]), np.array([2, -1])),
+    (np.array([1, 0]), slice(1, None)),
+    (slice(None), np.array([[0, 2]]), 1),
+    (_A[:, :, 0] > 5, 1),
+    (0, np.array([True, False, True])),
+    (Ellipsis, np.array([3, 0])),
+    ([1, 0], [0, 2], [3, 3]),
+], ids=["two-tensors", "tensor-and-slice", "tensor-between", "mask-and-int", "int-and-mask",
+        "ellipsis", "lists"])
+def test_pynative_indexing_follows_numpy_for_any_advanced_key(key):
+    as_tensors = tuple(Tensor(k) if isinstance(k, np.ndarray) else k for k in key)
+    np.testing.assert_array_equal(Tensor(_A)[as_tensors].asnumpy(), _A[key])
+    x, want = Tensor(_A.copy()), _A.copy()
+    x[as_tensors] = -1.0
+    want[key] = -1.0
+    np.testing.assert_array_equal(x.asnumpy(), want)
+
+
+def test_advanced_indexing_gradients_reach_the_tensor_and_the_value():
+    rows, cols = Tensor(np.array([1, 1])), Tensor(np.array([0, 0]))
+    g = ms.grad(lambda t: (t[rows, cols] * 2).sum())(Tensor(_A))
+    assert g.asnumpy()[1, 0].tolist() == [4.0] * 4 and g.asnumpy().sum() == 32
+
+    def f(t, v):
+        t = t * 1
+        t[Tensor(np.array([1, 0])), 1:] = v
+        return (t * t).sum()
+    report = check_grads(f, (Tensor(_A.astype(np.float64)), Tensor(np.ones(4))))
+    assert report.passed, str(report)
