@@ -167,7 +167,7 @@ def test_pynative_indexing_follows_numpy_for_any_advanced_key(key):
 def test_advanced_indexing_gradients_reach_the_tensor_and_the_value():
     rows, cols = Tensor(np.array([1, 1])), Tensor(np.array([0, 0]))
     g = ms.grad(lambda t: (t[rows, cols] * 2).sum())(Tensor(_A))
-    assert g.asnumpy()[1, 0].tolist() == [4.0] * 4 and g.asnumpy().sum() == 32
+    assert g.asnumpy()[1, 0].tolist() == [4.0] * 4 and g.asnumpy().sum() == 16  # twice, x2
 
     def f(t, v):
         t = t * 1
