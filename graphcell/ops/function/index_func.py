@@ -245,6 +245,8 @@ def tensor_scatter_elements(input_x, indices, updates, axis=0, reduction="none")
     _require_tensor(name, "updates", updates)
     if reduction not in ("none", "add"):
         raise ValueError(f"{name}: reduction must be 'none' or 'add', got {reduction!r}")
+    if input_x.ndim == 0:
+        raise ValueError(f"{name}: input_x must have at least one dimension")
     return F.scatter_elements(input_x, indices, updates, axis=_require_int(name, "axis", axis),
                               reduction=reduction)
 
@@ -265,6 +267,8 @@ def scatter(input, axis, index, src):  # noqa: A002
     along ``axis`` (``src`` a tensor of ``index``'s shape, or a number)."""
     _require_tensor("ops.scatter", "input", input)
     _require_int_tensor("ops.scatter", "index", index)
+    if input.ndim == 0:
+        raise ValueError("ops.scatter: input must have at least one dimension")
     if not isinstance(src, Tensor):
         src = F.fill(dtype=input.dtype, shape=tuple(index.shape), value=scalar(src))
     return F.scatter_elements(input, index, src, axis=_require_int("ops.scatter", "axis", axis),

@@ -242,6 +242,19 @@ CASES += [
       for r in ("Sum", "Max", "Min", "Prod", "Mean")],
 ]
 
+# --- empty and 0-d tensors ----------------------------------------------------------------------
+EMPTY = ix(np.zeros(0))
+NO_GRAD = dict(grad=False)  # an empty output: MindSpore 2.10's recorder gets no gradient back
+CASES += [
+    case("ops.gather", T((3,)), EMPTY, 0, **NO_GRAD),
+    case("ops.gather_d", T((3,)), 0, EMPTY, **NO_GRAD),
+    case("ops.gather_nd", T(X23), ix(np.zeros((0, 2))), **NO_GRAD),
+    case("ops.index_select", T(X23), 0, EMPTY, **NO_GRAD),
+    case("ops.scatter_update", T((1, 2)), EMPTY, T((0, 2)), **MS_GRAD_WRONG),
+    case("ops.masked_fill", T(()), mask(True), 1.0),
+    case("Tensor.masked_fill", T(()), mask(False), 1.0),
+]
+
 # --- errors (MindSpore refuses these; graphcell must too) --------------------------------------
 CASES += [
     case("ops.gather", T(X23), ix([3, 0]), 1, id="index_out_of_range"),
@@ -270,6 +283,7 @@ CASES += [
     case("ops.masked_fill", T(X23), mask([True, False, True]), 2, id="int_into_float"),
     case("ops.argwhere", T(np.array(3.0, np.float32)), id="zero_dim", **PYNATIVE),
     case("ops.select_scatter", T(X23), T((3,)), 1, 0, id="src_shape"),
+    case("ops.tensor_scatter_elements", T(()), ix(0), T(()), id="zero_dim"),
     case("ops.slice_scatter", T((3, 2)), T((1, 2)), id="src_shape"),
     case("Tensor.index_put", T(X23), (ix([1, 0], "int64"),), T((2, 3)), id="values_2d"),
     case("ops.is_nonzero", T((2,)), id="two_elements", **PYNATIVE),
