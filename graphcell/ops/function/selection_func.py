@@ -34,7 +34,7 @@ __all__ = [
     "bucketize", "tril_indices", "triu_indices",
     "MaskedScatter", "IndexPut", "Bucketize", "LowerBound", "UpperBound", "UnravelIndex",
     "TrilIndices", "TriuIndices", "SegmentSum", "SegmentMax", "SegmentMin", "SegmentProd",
-    "SegmentMean",
+    "SegmentMean", "ListDiff",
 ]
 
 
@@ -337,6 +337,23 @@ SegmentMax = primitive("SegmentMax", _sorted_segment("max"))
 SegmentMin = primitive("SegmentMin", _sorted_segment("min"))
 SegmentProd = primitive("SegmentProd", _sorted_segment("prod"))
 SegmentMean = primitive("SegmentMean", _sorted_segment("mean"))
+
+def _list_diff(x, y, out_idx=int32):
+    """MindSpore's ``ListDiff(out_idx=int32)(x, y)``: the entries of the 1-D ``x`` not in ``y``,
+    in order, and their positions in ``x`` (``out_idx``). PyNative only: the length depends on
+    the values."""
+    _require_tensor("ListDiff", "x", x)
+    _require_tensor("ListDiff", "y", y)
+    if x.dtype != y.dtype:
+        raise TypeError(f"ListDiff: x and y must have one dtype, got {x.dtype} and {y.dtype}")
+    if x.ndim != 1 or y.ndim != 1:
+        raise ValueError(f"ListDiff: x and y must be 1-D, got {x.ndim} and {y.ndim} dimensions")
+    keep = np.flatnonzero(~np.isin(_host_values(x, "ListDiff"), _host_values(y, "ListDiff")))
+    where = Tensor(keep.astype(np.int64))
+    return F.take(x, where, axis=0), F.cast(where, dtype=_index_dtype(out_idx))
+
+
+ListDiff = primitive("ListDiff", _list_diff, init=("out_idx",))
 
 
 TENSOR_METHODS = {

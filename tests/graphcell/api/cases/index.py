@@ -3,7 +3,7 @@ positions. Error cases come last: MindSpore 2.10's PyNative runtime sometimes re
 error for the next call, so no valid case is recorded after one."""
 import numpy as np
 
-from golden_cases import T, case
+from golden_cases import D, T, case
 
 PYNATIVE = dict(modes=("pynative",),
                 why="the output's shape depends on the values (graph mode refuses it: tested in "
@@ -240,6 +240,9 @@ CASES += [
     case("Tensor.masked_scatter", T(X23), mask([[True], [False]]), T((2, 3)), **PYNATIVE),
     *[case(f"ops.Segment{r}", T((3, 2), lo=0.5), ix([0, 0, 2]), init=(), **PYNATIVE)
       for r in ("Sum", "Max", "Min", "Prod", "Mean")],
+    case("ops.ListDiff", ix([1, 2, 3, 4, 2]), ix([2, 5]), init=(), **PYNATIVE),
+    case("ops.ListDiff", T(np.array([1, 2, 3], np.float32)), T(np.array([2], np.float32)),
+         init=(D("int64"),), **PYNATIVE),
 ]
 
 # --- empty and 0-d tensors ----------------------------------------------------------------------
@@ -287,4 +290,5 @@ CASES += [
     case("ops.slice_scatter", T((3, 2)), T((1, 2)), id="src_shape"),
     case("Tensor.index_put", T(X23), (ix([1, 0], "int64"),), T((2, 3)), id="values_2d"),
     case("ops.is_nonzero", T((2,)), id="two_elements", **PYNATIVE),
+    case("ops.ListDiff", T((3,)), ix([2]), init=(), id="dtypes_differ", **PYNATIVE),
 ]
