@@ -17,7 +17,30 @@ GAPS.update({})
 GAPS.update({})
 
 # --- indexing: gather, scatter, segments, masks ------------------------------------------------------
-GAPS.update({})
+_CPU_NO_INPLACE = ("MindSpore 2.10's CPU build has no kernel for it ('{kernel} unregistered'); "
+                   "use the functional {functional}, which returns the new tensor")
+GAPS.update({
+    # refused by MindSpore 2.10's CPU build, provided by graphcell all the same
+    "mindspore.Tensor.index": "MindSpore 2.10's CPU build refuses it ('index only supports "
+                              "Ascend'); graphcell provides it as advanced indexing",
+    "mindspore.ops.ScatterNonAliasingAdd": "MindSpore 2.10's CPU build fails to launch its kernel "
+                                           "(RuntimeError); graphcell provides it as "
+                                           "tensor_scatter_add",
+    # in-place Tensor methods: refused by MindSpore 2.10's CPU build, not provided
+    "mindspore.Tensor.masked_fill_": _CPU_NO_INPLACE.format(kernel="InplaceMaskedFillScalar",
+                                                            functional="x.masked_fill(...)"),
+    "mindspore.Tensor.scatter_": _CPU_NO_INPLACE.format(kernel="InplaceScatterSrc",
+                                                        functional="x.scatter(...)"),
+    "mindspore.Tensor.scatter_add_": _CPU_NO_INPLACE.format(kernel="InplaceScatterAdd",
+                                                            functional="x.scatter_add(...)"),
+    "mindspore.Tensor.index_add_": _CPU_NO_INPLACE.format(kernel="InplaceIndexAddExt",
+                                                          functional="x.index_add(...)"),
+    "mindspore.Tensor.index_put_": _CPU_NO_INPLACE.format(kernel="InplaceIndexPut",
+                                                          functional="x.index_put(...)"),
+    "mindspore.Tensor.put_": "MindSpore 2.10's CPU build refuses it ('There is no branch to go "
+                             "function tensor_put_'); use ops.tensor_scatter_update on the "
+                             "flattened tensor",
+})
 
 # --- nn functional: activations, losses, normalization, dropout -------------------------------------
 GAPS.update({})

@@ -9,8 +9,8 @@ from graphcell.ops.primitive import primitive
 from graphcell_ir.ir.types import float32, to_dtype
 from graphcell_ir.ops import functional as F
 
-__all__ = ["cast", "fill", "zeros", "ones", "zeros_like", "ones_like", "concat", "gather",
-           "squeeze", "stack", "Stack"]
+__all__ = ["cast", "fill", "zeros", "ones", "zeros_like", "ones_like", "concat", "squeeze",
+           "stack", "Stack"]
 
 
 def cast(input_x, dtype):
@@ -46,13 +46,6 @@ def ones_like(input, *, dtype=None):  # noqa: A002
 def concat(tensors, axis=0):
     """``ops.concat((x, y), axis=0)``."""
     return F.concat(*tensors, axis=int(axis))
-
-
-def gather(input_params, input_indices, axis, batch_dims=0):
-    """``ops.gather(params, indices, axis)``: the ``take`` primitive."""
-    if batch_dims:
-        raise NotImplementedError("ops.gather: batch_dims is not supported yet")
-    return F.take(input_params, input_indices, axis=int(axis))
 
 
 def squeeze(input, axis=None):  # noqa: A002
