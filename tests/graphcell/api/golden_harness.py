@@ -222,7 +222,7 @@ def fd_function(g: Golden):
     root = f"{c.cid}/out"
 
     def loss(*xs):
-        tensors = [Tensor(a) for a in inputs]
+        tensors = [Tensor(a.copy()) for a in inputs]  # copies: an in-place op writes its input
         for i, x in zip(pos, xs):
             tensors[i] = x
         out = eval(c.source_call("target"), _env(c, tensors))  # noqa: S307
@@ -259,7 +259,7 @@ def central_differences(loss, xs: tuple, eps: float = 1e-6) -> list[np.ndarray]:
             for step in (eps, -eps):
                 moved = base.copy()
                 moved[idx] += step
-                args = list(xs)
+                args = [Tensor(x.asnumpy().copy()) for x in xs]  # an in-place op writes its input
                 args[k] = Tensor(moved)
                 values.append(float(loss(*args).asnumpy()))
             grad[idx] = (values[0] - values[1]) / (2 * eps)
