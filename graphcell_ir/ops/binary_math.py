@@ -105,14 +105,16 @@ atan2 = defop("atan2", ("x", "y"), kind=EW, ms_name="Atan2", aliases=("arctan2",
               bprop=bprop_atan2)
 
 
-# --- integer functions: Euclid's loop ------------------------------------------------------------
+# --- integer functions: Euclid's loop; nextafter: bit arithmetic on the float -------------------
 
 gcd = defop("gcd", ("x", "y"), kind=OPAQUE, traits={COMM}, ms_name="Gcd",
             infer=broadcast_integer, ref=_arith(np.gcd), bprop=NONDIFF)
 lcm = defop("lcm", ("x", "y"), kind=OPAQUE, traits={COMM}, ms_name="Lcm",
             infer=broadcast_integer, ref=_arith(np.lcm), bprop=NONDIFF)
+# MindSpore passes the gradient through to x (nextafter(x, y) is x up to one ulp), none to y.
 nextafter = defop("nextafter", ("x", "y"), kind=OPAQUE, ms_name="NextAfter",
-                  infer=broadcast_float_only, ref=_arith(np.nextafter), bprop=NONDIFF)
+                  infer=broadcast_float_only, ref=_arith(np.nextafter),
+                  bprop=lambda x, y, out, dout: (_grad_for(dout, x), None))
 
 
 # --- the regularized incomplete gamma functions ----------------------------------------------------
@@ -126,7 +128,7 @@ _lgamma = np.frompyfunc(math.lgamma, 1, 1)
 
 def _log_prefactor(a, x):
     """log(x^a e^-x / Γ(a))."""
-    return a * np.log(x) - x - _lgamma(a).astype(np.float64)
+    return a * np.log(x) - x - np.asarray(_lgamma(a), np.float64)
 
 
 def _lower_series(a, x):
@@ -210,7 +212,7 @@ igammac = defop("igammac", ("a", "x"), kind=OPAQUE, ms_name="Igammac",
 def _density_ref(a, x):
     a64, x64 = np.asarray(a, np.float64), np.asarray(x, np.float64)
     with np.errstate(all="ignore"):
-        out = np.exp((a64 - 1.0) * np.log(x64) - x64 - _lgamma(a64).astype(np.float64))
+        out = np.exp((a64 - 1.0) * np.log(x64) - x64 - np.asarray(_lgamma(a64), np.float64))
     return _as_operands_float(out, a, x)
 
 
