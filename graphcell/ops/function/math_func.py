@@ -126,6 +126,16 @@ def _where_zero(cond, value, dtype: DType):
     return F.select(cond, _zeros(_shape(cond, value), dtype), value)
 
 
+def _safe(cond, v, fill):
+    """``v`` with ``fill`` where ``cond``: the operand of a branch ``select`` drops there, so its
+    gradient stays finite (``0 * (1 / 0)`` would be NaN: JAX's "double where")."""
+    return F.select(cond, fill, v) if _is_tensor(v) else v
+
+
+def _square(v):
+    return F.mul(v, v) if _is_tensor(v) else v * v
+
+
 # --- arithmetic ----------------------------------------------------------------------------------
 
 def add(input, other):  # noqa: A002 - MindSpore's parameter names
@@ -312,13 +322,16 @@ def _squared_difference(x, y):
 def _div_no_nan(x, y):
     """``DivNoNan()(x, y)``: ``x / y``, and 0 where ``y`` is 0."""
     d = _float_result("DivNoNan", x, y)
-    return _where_zero(F.equal(y, 0), F.div(_as(x, d), _as(y, d)), d)
+    x, y = _as(x, d), _as(y, d)
+    zero = F.equal(y, 0)
+    return _where_zero(zero, F.div(x, _safe(zero, y, 1)), d)
 
 
 def _mul_no_nan(x, y):
     """``MulNoNan()(x, y)``: ``x * y``, and 0 where ``y`` is 0 (even when ``x`` is NaN or inf)."""
-    out = F.mul(x, y)
-    return _where_zero(F.equal(y, 0), out, out.dtype)
+    zero = F.equal(y, 0)
+    out = F.mul(_safe(zero, x, 0), y)
+    return _where_zero(zero, out, out.dtype)
 
 
 def xlogy(input, other):  # noqa: A002
@@ -326,18 +339,22 @@ def xlogy(input, other):  # noqa: A002
     CPU kernel gives NaN for ``xlogy(0, 0)``; 0 is the definition, as its documentation says)."""
     d = _float_result("xlogy", input, other)
     x, y = _as(input, d), _as(other, d)
-    out = F.mul(x, F.log(y))
-    return _where_zero(F.equal(x, 0), out, d) if _is_tensor(x) else \
-        (_zeros(out.shape, d) if x == 0 else out)
+    if not _is_tensor(x):
+        out = F.mul(x, F.log(y))
+        return _zeros(out.shape, d) if x == 0 else out
+    zero = F.equal(x, 0)
+    return _where_zero(zero, F.mul(x, F.log(_safe(zero, y, 1))), d)
 
 
 def xdivy(x, y):
     """``ops.xdivy(x, y)``: ``x / y``, and 0 where ``x`` is 0 (floats only)."""
     d = _float_result("xdivy", x, y)
     x, y = _as(x, d), _as(y, d)
-    out = F.div(x, y)
-    return _where_zero(F.equal(x, 0), out, d) if _is_tensor(x) else \
-        (_zeros(out.shape, d) if x == 0 else out)
+    if not _is_tensor(x):
+        out = F.div(x, y)
+        return _zeros(out.shape, d) if x == 0 else out
+    zero = F.equal(x, 0)
+    return _where_zero(zero, F.div(x, _safe(zero, y, 1)), d)
 
 
 def atan2(input, other):  # noqa: A002
@@ -354,25 +371,18 @@ def hypot(input, other):  # noqa: A002
     _require_float("hypot", "other", other)
     d = _float_result("hypot", input, other)
     x, y = _as(input, d), _as(other, d)
-    return F.sqrt(F.add(F.mul(x, x), F.mul(y, y)))
-
-
-def _sign_bit(v):
-    """Whether ``v``'s sign bit is set: ``v < 0``, and ``-0.0`` too (``1 / -0.0`` is ``-inf``)."""
-    if not _is_tensor(v):
-        return math.copysign(1.0, v) < 0
-    negative = F.less(v, 0)
-    if not v.dtype.is_float:
-        return negative
-    return F.logical_or(negative, F.logical_and(F.equal(v, 0), F.less(F.div(1.0, v), 0)))
+    return F.sqrt(F.add(_square(x), _square(y)))
 
 
 def copysign(x, other):
-    """``ops.copysign(x, other)``: ``|x|`` with the sign of ``other`` (integers give Float32)."""
+    """``ops.copysign(x, other)``: ``|x|`` with the sign of ``other`` (integers give Float32).
+
+    As MindSpore's CPU kernel, ``other = -0.0`` counts as positive (C's ``copysign`` would read
+    its sign bit)."""
     _require_tensor("copysign", "x", x)
     d = x.dtype if x.dtype.is_float else float32
     magnitude = F.abs(_as(x, d))
-    negative = _sign_bit(other)
+    negative = F.less(other, 0) if _is_tensor(other) else other < 0
     if not _is_tensor(negative):
         return F.neg(magnitude) if negative else magnitude
     magnitude = F.add(magnitude, _zeros(_shape(magnitude, negative), d))
@@ -383,7 +393,8 @@ def ldexp(x, other):
     """``ops.ldexp(x, other)``: ``x * 2**other`` (integers give Float32)."""
     d = _result_dtype(x, other)
     d = d if d.is_float else float32
-    return F.mul(_as(x, d), F.pow(2.0, _as(other, d)))
+    scale = F.pow(2.0, _as(other, d)) if _is_tensor(other) else 2.0 ** other
+    return F.mul(_as(x, d), scale)
 
 
 def _logaddexp(fn: str, input, other, base_log: float):
