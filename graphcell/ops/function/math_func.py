@@ -52,7 +52,7 @@ __all__ = [
     # Python scalars
     "scalar_add", "scalar_sub", "scalar_mul", "scalar_div", "scalar_floordiv", "scalar_mod",
     "scalar_pow", "scalar_log", "scalar_usub", "scalar_uadd", "scalar_eq", "scalar_gt",
-    "scalar_ge", "scalar_lt", "scalar_le", "is_complex",
+    "scalar_ge", "scalar_lt", "scalar_le", "is_complex", "is_", "is_not",
     # Primitive classes
     "AddN", "TensorAdd", "Div", "RealDiv", "Mod", "TruncateDiv", "TruncateMod", "Xdivy", "Xlogy",
     "SquaredDifference", "DivNoNan", "MulNoNan", "ApproximateEqual", "IsClose", "PopulationCount",
@@ -721,6 +721,16 @@ def is_complex(input):  # noqa: A002
     has no complex dtypes."""
     _require_tensor("is_complex", "input", input)
     return False
+
+
+def is_(x, y):
+    """``ops.is_(x, y)``: Python's ``x is y``."""
+    return x is y
+
+
+def is_not(x, y):
+    """``ops.is_not(x, y)``: Python's ``x is not y``."""
+    return x is not y
 
 
 # --- MindSpore's F spellings of Primitive instances --------------------------------------------------
