@@ -16,9 +16,9 @@ Example::
 
     >>> import graphcell as ms
     >>> from graphcell import ops
-    >>> x = ms.Tensor([1.0, -2.0, 3.0])
+    >>> x = ms.Tensor([1.0, -3.0, 3.0])
     >>> ops.fmod(x, 2.0).asnumpy(), ops.xlogy(x, 2.0).dtype
-    (array([ 1., -0.,  1.], dtype=float32), Float32)
+    (array([ 1., -1.,  1.], dtype=float32), Float32)
 """
 from __future__ import annotations
 
@@ -343,7 +343,8 @@ def xlogy(input, other):  # noqa: A002
         out = F.mul(x, F.log(y))
         return _zeros(out.shape, d) if x == 0 else out
     zero = F.equal(x, 0)
-    return _where_zero(zero, F.mul(x, F.log(_safe(zero, y, 1))), d)
+    log_y = F.log(_safe(zero, y, 1)) if _is_tensor(y) else math.log(y)
+    return _where_zero(zero, F.mul(x, log_y), d)
 
 
 def xdivy(x, y):
@@ -366,9 +367,8 @@ arctan2 = atan2
 
 
 def hypot(input, other):  # noqa: A002
-    """``ops.hypot(input, other)``: ``sqrt(input**2 + other**2)`` (float tensors)."""
-    _require_float("hypot", "input", input)
-    _require_float("hypot", "other", other)
+    """``ops.hypot(input, other)``: ``sqrt(input**2 + other**2)`` (two integer tensors are refused;
+    an integer tensor and a float give Float32)."""
     d = _float_result("hypot", input, other)
     x, y = _as(input, d), _as(other, d)
     return F.sqrt(F.add(_square(x), _square(y)))
