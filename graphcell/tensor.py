@@ -27,6 +27,8 @@ from graphcell.runtime import dispatch
 from graphcell_ir.ir.types import DType, dtype_from_numpy, float32, int64, bool_, to_dtype
 from graphcell_ir.ops import REGISTRY
 from graphcell_ir.ops import functional as F
+from graphcell_ir.ops.operators import BINARY_OPERATORS as _OPERATORS
+from graphcell_ir.ops.operators import UNARY_OPERATORS as _UNARY_OPERATORS
 
 _R = REGISTRY
 
@@ -138,18 +140,10 @@ def _binary(name: str, reflected: bool = False):
     return method
 
 
-BINARY_OPERATORS: tuple[tuple[str, str | None, str], ...] = (
-    ("__add__", "__radd__", "add"), ("__sub__", "__rsub__", "sub"),
-    ("__mul__", "__rmul__", "mul"), ("__truediv__", "__rtruediv__", "div"),
-    ("__floordiv__", "__rfloordiv__", "floor_div"), ("__mod__", "__rmod__", "mod"),
-    ("__pow__", "__rpow__", "pow"), ("__matmul__", "__rmatmul__", "matmul"),
-    ("__lt__", None, "less"), ("__le__", None, "less_equal"),
-    ("__gt__", None, "greater"), ("__ge__", None, "greater_equal"),
-    ("__eq__", None, "equal"), ("__ne__", None, "not_equal"),
-    ("__and__", None, "logical_and"), ("__or__", None, "logical_or"),
-)
-"""Python's binary operators and the registry op each one is (with its reflected form). The one
-such table: Tensor and graph mode's GraphTensor both install their methods from it."""
+BINARY_OPERATORS = tuple((method, reflected, op) for _, method, reflected, op in _OPERATORS)
+"""Python's binary operators and the registry op each one is (with its reflected form), from the
+one table ``graphcell_ir.ops.operators`` that the graph-mode frontend reads too. Tensor and graph
+mode's GraphTensor both install their methods from it."""
 
 
 def install_binary_operators(cls, make) -> None:
@@ -307,9 +301,7 @@ class Tensor:
     # --- arithmetic and comparison operators (all through the registry) ---------------------
 
     # the binary operators are installed from BINARY_OPERATORS below the class
-    __neg__ = _unary("neg")
-    __abs__ = _unary("abs")
-    __invert__ = _unary("logical_not")
+    # the unary operators too (-x, abs(x), ~x: logical_not, as MindSpore's ~)
 
     def __pos__(self) -> "Tensor":
         return self
@@ -340,3 +332,5 @@ class Tensor:
 
 
 install_binary_operators(Tensor, _binary)
+for _symbol, _method, _op in _UNARY_OPERATORS:
+    setattr(Tensor, _method, _unary(_op))

@@ -90,6 +90,17 @@ def pick(out, key: str, root: str):
     return out
 
 
+def _flush_pending_error() -> None:
+    """MindSpore's PyNative executor keeps some errors pending after raising them (a shape
+    mismatch in ``Greater``), and raises them again at the next call: the next case would record
+    the previous case's error. Synchronising the executor raises (and drops) it here."""
+    from mindspore.common.api import _pynative_executor
+    try:
+        _pynative_executor.sync()
+    except Exception:  # noqa: BLE001 - the pending error we are dropping
+        pass
+
+
 def record_case(c: G.Case, arrays: dict) -> dict:
     inputs = [t.make(c.cid) for t in c.tensors()]
     for i, a in enumerate(inputs):
@@ -101,6 +112,7 @@ def record_case(c: G.Case, arrays: dict) -> dict:
     except Exception as e:  # noqa: BLE001 - MindSpore refusing the call is the recorded answer
         rec["error"] = {"type": type(e).__name__, "message": str(e).strip().splitlines()[0][:300]
                         if str(e).strip() else ""}
+        _flush_pending_error()
         return rec
     floats = [i for i, a in enumerate(inputs) if a.dtype.kind == "f"]
     leaves = float_leaves(rec["out"])

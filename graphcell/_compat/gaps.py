@@ -9,6 +9,26 @@ GAPS: dict[str, str] = {}
 
 # --- elementwise math ----------------------------------------------------------------------------
 GAPS.update({})
+# binary math (graphcell/ops/function/math_func.py); the refused names are implemented anyway
+GAPS.update({
+    "mindspore.ops.fmin": "MindSpore 2.10's CPU build refuses it (a RuntimeError from its Minimum "
+                          "kernel selection); graphcell implements it",
+    "mindspore.ops.Fmin": "MindSpore 2.10's CPU build refuses it (a RuntimeError from its kernel "
+                          "selection); graphcell implements it",
+    "mindspore.Tensor.fmin": "MindSpore 2.10's CPU build refuses it (a RuntimeError from its "
+                             "kernel selection); graphcell implements it",
+    "mindspore.Tensor.addcdiv": "MindSpore 2.10's CPU build has no AddcdivExt kernel (RuntimeError); "
+                                "graphcell implements it (ops.addcdiv works in MindSpore too)",
+    "mindspore.Tensor.clamp_": "MindSpore 2.10's CPU build has no InplaceClampScalar kernel "
+                               "(RuntimeError); graphcell implements it",
+    "mindspore.Tensor.bitwise_not": "MindSpore 2.10's CPU build has no BitwiseNot kernel "
+                                    "(RuntimeError); graphcell implements it",
+    "mindspore.ops.is_": "MindSpore 2.10's CPU build fails on it at run time (RuntimeError: "
+                         "no output of its kernel graph); graphcell implements it (x is y)",
+    "mindspore.ops.is_not": "MindSpore 2.10's CPU build fails on it at run time (RuntimeError); "
+                            "graphcell implements it (x is not y)",
+    "mindspore.ops.Complex": "graphcell has no complex dtypes (DESIGN: bool, integers, floats)",
+})
 
 # --- reductions, scans, sorting, statistics --------------------------------------------------------
 GAPS.update({})
