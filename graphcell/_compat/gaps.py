@@ -29,6 +29,27 @@ GAPS.update({
                             "graphcell implements it (x is not y)",
     "mindspore.ops.Complex": "graphcell has no complex dtypes (DESIGN: bool, integers, floats)",
 })
+# unary math (graphcell/ops/function/unary_func.py)
+_INPLACE = "MindSpore 2.10's CPU build does not register the {} kernel (RuntimeError)"
+GAPS.update({
+    # implemented by graphcell for floats (pi for negative values, 0 otherwise)
+    "mindspore.ops.angle": "MindSpore 2.10's CPU build has Angle kernels for Complex64 and "
+                           "Complex128 only; real inputs are refused",
+    "mindspore.ops.Angle": "MindSpore 2.10's CPU build has Angle kernels for Complex64 and "
+                           "Complex128 only; real inputs are refused",
+    "mindspore.Tensor.angle": "MindSpore 2.10's CPU build has Angle kernels for Complex64 and "
+                              "Complex128 only; real inputs are refused",
+    # in-place variants (graphcell has no in-place tensor writes yet)
+    "mindspore.ops.tanh_": _INPLACE.format("InplaceTanh"),
+    "mindspore.Tensor.tanh_": _INPLACE.format("InplaceTanh"),
+    "mindspore.ops.erfinv_": _INPLACE.format("InplaceErfinv"),
+    "mindspore.Tensor.erfinv_": _INPLACE.format("InplaceErfinv"),
+    "mindspore.Tensor.floor_": _INPLACE.format("InplaceFloor"),
+    "mindspore.Tensor.log_": _INPLACE.format("InplaceLog"),
+    "mindspore.Tensor.exponential_": "MindSpore 2.10's CPU build raises 'Not implement "
+                                     "exception' for it",
+    "mindspore.ops.ComplexAbs": "graphcell has no complex dtypes",
+})
 
 # --- reductions, scans, sorting, statistics --------------------------------------------------------
 GAPS.update({})
