@@ -140,9 +140,9 @@ def record_case(c: G.Case, arrays: dict) -> dict:
         grads = ms.grad(loss, grad_position=tuple(range(len(floats))))(
             *[Tensor(inputs[i]) for i in floats])
         grads = grads if isinstance(grads, tuple) else (grads,)
+        values = {f"{c.cid}/grad/{i}": g.asnumpy() for i, g in zip(floats, grads)}
+        arrays.update(values)  # only once every gradient was read: a late failure records none
         rec["grad"] = {"positions": floats}
-        for i, g in zip(floats, grads):
-            arrays[f"{c.cid}/grad/{i}"] = g.asnumpy()
     except Exception as e:  # noqa: BLE001
         rec["grad_error"] = f"{type(e).__name__}: {str(e).strip().splitlines()[0][:300] if str(e).strip() else ''}"
     return rec

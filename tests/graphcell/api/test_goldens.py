@@ -30,7 +30,7 @@ def _load() -> list:
                 if mode not in c.modes:
                     marks = pytest.mark.skip(reason=c.why or f"not run in {mode} mode")
                 params.append(pytest.param(family, c, records.get(c.cid), data, mode,
-                                           id=f"{c.cid}-{mode}", marks=marks))
+                                           id=f"{family}:{c.cid}-{mode}", marks=marks))
     return params
 
 
@@ -56,7 +56,7 @@ def _differentiable() -> list:
     for p in _load():
         family, c, record, data, mode = p.values
         if record is not None and record.get("grad") and c.fd and mode in c.modes:
-            out.append(pytest.param(c, record, data, mode, id=f"{c.cid}-{mode}"))
+            out.append(pytest.param(c, record, data, mode, id=f"{family}:{c.cid}-{mode}"))
     return out
 
 
