@@ -34,8 +34,9 @@ __all__ = ["cast", "reshape", "transpose", "permute", "flatten", "expand_dims", 
            "concat", "cat", "stack", "hstack", "vstack", "row_stack", "dstack", "column_stack",
            "atleast_1d", "atleast_2d", "atleast_3d",
            "split", "tensor_split", "hsplit", "vsplit", "dsplit", "chunk", "unbind", "unstack",
-           "gather",
-           "Flatten", "Stack", "Split", "SplitV", "Unstack", "ParallelConcat"]
+           "gather", "type_as", "zero_", "move_to",
+           "Flatten", "Stack", "Split", "SplitV", "Unstack", "ParallelConcat", "TransposeView",
+           "TransposeExtView", "MoveTo"]
 
 
 # --- casting -------------------------------------------------------------------------------------
@@ -48,6 +49,25 @@ def cast(input, dtype):  # noqa: A002 - MindSpore's parameter name
     if isinstance(input, (bool, int, float)):
         return F.fill(dtype=dtype, shape=(), value=input)
     return F.cast(check_tensor(input, "ops.cast"), dtype=dtype)
+
+
+def type_as(input, other):  # noqa: A002
+    """``ops.type_as(input, other)``: ``input`` cast to ``other``'s dtype."""
+    check_tensor(other, "ops.type_as", "other")
+    return F.cast(check_tensor(input, "ops.type_as"), dtype=other.dtype)
+
+
+def zero_(input):  # noqa: A002
+    """``ops.zero_(input)``: every element of ``input`` set to 0 in place; returns ``input``."""
+    return check_tensor(input, "ops.zero_").zero_()
+
+
+def move_to(input, to="CPU", blocking=True):  # noqa: A002
+    """``ops.move_to(input, to='CPU', blocking=True)``: the tensor on device ``to`` (a tuple or
+    list becomes a tensor first). graphcell runs on the CPU, so only ``'CPU'`` is accepted."""
+    if isinstance(input, (tuple, list)):
+        input = Tensor(input)
+    return check_tensor(input, "ops.move_to").move_to(to, blocking)
 
 
 # --- reshaping -----------------------------------------------------------------------------------
@@ -506,6 +526,9 @@ def gather(input_params, input_indices, axis, batch_dims=0):
 # --- Primitive classes ---------------------------------------------------------------------------
 
 Flatten = primitive("Flatten", _flatten_primitive)
+TransposeView = primitive("TransposeView", transpose)
+TransposeExtView = primitive("TransposeExtView", swapaxes)
+MoveTo = primitive("MoveTo", move_to)
 Stack = primitive("Stack", stack, init=("axis",))
 Split = primitive("Split", _split_primitive, init=("axis", "output_num"))
 SplitV = primitive("SplitV", _split_v, init=("size_splits", "split_dim", "num_split"))

@@ -196,6 +196,8 @@ CASES += [
     case("ops.transpose", T(()), ()),
     case("ops.Transpose", T((2, 3)), (1, 0), init=()),
     case("ops.permute", T((2, 3, 4)), (2, 0, -2)),
+    case("ops.TransposeView", T((2, 3, 4)), (2, 0, 1), init=()),
+    case("ops.TransposeExtView", T((2, 3, 4)), 0, 2, init=()),
     case("ops.flatten", T((2, 3, 4))),
     case("ops.flatten", T((2, 3, 4)), start_dim=0),
     case("ops.flatten", T((2, 3, 4)), start_dim=1, end_dim=1),
