@@ -36,7 +36,7 @@ __all__ = ["cast", "reshape", "transpose", "permute", "flatten", "expand_dims", 
            "split", "tensor_split", "hsplit", "vsplit", "dsplit", "chunk", "unbind", "unstack",
            "gather", "type_as", "zero_", "move_to",
            "Flatten", "Stack", "Split", "SplitV", "Unstack", "ParallelConcat", "TransposeView",
-           "TransposeExtView", "MoveTo"]
+           "TransposeExtView", "MoveTo", "Reshape", "Squeeze", "BroadcastTo"]
 
 
 # --- casting -------------------------------------------------------------------------------------
@@ -526,6 +526,11 @@ def gather(input_params, input_indices, axis, batch_dims=0):
 # --- Primitive classes ---------------------------------------------------------------------------
 
 Flatten = primitive("Flatten", _flatten_primitive)
+# the registry's reshape/squeeze/broadcast_to take static attributes; MindSpore's Primitives also
+# take a shape tensor, keep a listed dim whose size is not 1, and place -1 by trailing alignment
+Reshape = primitive("Reshape", reshape)
+Squeeze = primitive("Squeeze", squeeze, init=("axis",))
+BroadcastTo = primitive("BroadcastTo", broadcast_to, init=("shape",))
 TransposeView = primitive("TransposeView", transpose)
 TransposeExtView = primitive("TransposeExtView", swapaxes)
 MoveTo = primitive("MoveTo", move_to)
