@@ -270,6 +270,7 @@ def test_numpy_views_and_properties():
     assert x.strides == (12, 4) and x.stride() == [3, 1] and x.nbytes == 24 and x.itemsize == 4
     assert x.tolist() == [[0, 1, 2], [3, 4, 5]] and Tensor(2.5).item() == 2.5
     assert x.contiguous() is x and x.is_contiguous() and x.value() is x
+    assert x.init_data() is x   # graphcell initialises at once
     assert x.flush_from_cache() is None and x.data_sync() is None and x.set_const_arg() is x
     with pytest.raises(TypeError, match="numpy array"):
         Tensor.from_numpy([1, 2])

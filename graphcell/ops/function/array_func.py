@@ -19,6 +19,9 @@ from __future__ import annotations
 import math
 
 from graphcell.ops._faces import overload
+# creation moved to creation_func; these stay importable from here, where they used to live
+from graphcell.ops.function.creation_func import (fill, ones, ones_like, zeros,  # noqa: F401
+                                                  zeros_like)
 from graphcell.ops.function._array_utils import (check_dim, check_dims, check_int, check_ints,
                                                  check_rank, check_tensor, dtype_arg, index,
                                                  ints_of, is_int, join, part, swap)

@@ -595,6 +595,8 @@ CASES += [
     case("Tensor.is_contiguous", T((2,))),
     case("Tensor.move_to", T((2,)), "CPU"),
     case("Tensor.flush_from_cache", T((2,))),
+    case("Tensor.data_sync", T((2,))),
+    case("Tensor.data_sync", T((2,)), True),
     case("Tensor.set_const_arg", T((2,))),
     case("Tensor.set_const_arg", T((2,)), False),
     case("Tensor.assign_value", T((2,)), T((2,)), grad=False),
