@@ -116,7 +116,7 @@ def test_move_to_keeps_the_tensor_on_the_cpu():
         x.move_to("TPU")
 
 
-# --- in-place methods ------------------------------------------------------------------------------
+# --- in-place methods -----------------------------------------------------------------------------
 
 def test_in_place_methods_update_the_tensor_and_return_it():
     x = Tensor([1.0, 2.0])
@@ -187,12 +187,14 @@ def test_strided_slice_is_numpys_slicing(begin, end, strides, masks, key):
 
 
 def test_slice_to_the_end_differentiates():
-    _check_both(lambda x: ops.slice(x, (0, 1, 1), (2, 2, -1)), Tensor(_x(2, 3, 4, dtype=np.float64)))
+    _check_both(lambda x: ops.slice(x, (0, 1, 1), (2, 2, -1)),
+                Tensor(_x(2, 3, 4, dtype=np.float64)))
 
 
 def test_linspace_and_logspace_differentiate_through_tensor_bounds():
     # MindSpore 2.10 gives zero gradients here
-    _check_both(lambda a, b: ops.linspace(a, b, 5), Tensor(0.5, ms.float64), Tensor(2.0, ms.float64))
+    _check_both(lambda a, b: ops.linspace(a, b, 5), Tensor(0.5, ms.float64),
+                Tensor(2.0, ms.float64))
     _check_both(lambda a, b: ops.logspace(a, b, 4, 2, dtype=ms.float64), Tensor(0.5, ms.float64),
                 Tensor(1.5, ms.float64))
     out = ops.linspace(Tensor(1.0), Tensor(2.0), 3)
@@ -215,7 +217,7 @@ def test_choose_keeps_float_choices():
                 Tensor(b.astype(np.float64)))
 
 
-# --- graph mode: tensors whose values are static parameters -----------------------------------------
+# --- graph mode: tensors whose values are static parameters ---------------------------------------
 
 PADDINGS = Tensor(np.array([[1, 1], [2, 2]]))
 
@@ -260,7 +262,7 @@ def test_shape_functions_are_static_in_graph_mode():
     assert f(Tensor([[1.0, 2.0]])).asnumpy().tolist() == [[2.0, 4.0]]
 
 
-# --- Tensor plumbing that returns Python or numpy values --------------------------------------------
+# --- Tensor plumbing that returns Python or numpy values ------------------------------------------
 
 def test_numpy_views_and_properties():
     a = np.arange(6, dtype=np.int32).reshape(2, 3)

@@ -1,7 +1,7 @@
-"""Creating tensors with MindSpore 2.10's signatures and dtype defaults: ``zeros``/``ones``/``full``/
-``fill`` and their ``*_like`` forms, ``eye``, ``arange``/``range``, ``linspace``/``logspace``,
-``meshgrid``, ``scalar_to_tensor``, and the Tensor methods ``new_zeros``/``new_ones``/``new_full``/
-``new_empty``.
+"""Creating tensors with MindSpore 2.10's signatures and dtype defaults: ``zeros``/``ones``/
+``full``/``fill`` and their ``*_like`` forms, ``eye``, ``arange``/``range``,
+``linspace``/``logspace``, ``meshgrid``, ``scalar_to_tensor``, and the Tensor methods
+``new_zeros``/``new_ones``/``new_full``/``new_empty``.
 
 Values known while compiling become constants (``fill`` ops, or ``const`` ops in graph mode).
 ``linspace``/``logspace`` also take 0-d tensors for their ends and compute from them, so they work

@@ -126,7 +126,7 @@ def narrow(input, axis, start, length):  # noqa: A002
     return part(input, axis, start, start + length)
 
 
-# --- flipping and rolling --------------------------------------------------------------------------
+# --- flipping and rolling -------------------------------------------------------------------------
 
 def _flip(x, dims: tuple[int, ...]):
     if not dims:
@@ -326,7 +326,7 @@ def repeat_elements(x, rep, axis=0):
     return _repeat_each(x, int(rep), check_dim(axis, x.ndim, fn, "axis"))
 
 
-# --- sequences and permutations --------------------------------------------------------------------
+# --- sequences and permutations -------------------------------------------------------------------
 
 def reverse_sequence(x, seq_lengths, seq_dim, batch_dim=0):
     """``ops.reverse_sequence(x, seq_lengths, seq_dim, batch_dim=0)``: for each batch entry
@@ -426,7 +426,7 @@ def _choose_method(self, choices, mode="clip"):
     return F.reshape(F.take(F.reshape(stacked, shape=(-1,)), flat, axis=0), shape=shape)
 
 
-# --- Primitive classes -----------------------------------------------------------------------------
+# --- Primitive classes ----------------------------------------------------------------------------
 
 Slice = primitive("Slice", slice)
 StridedSlice = primitive("StridedSlice", _strided_slice_primitive, init=(
@@ -439,7 +439,7 @@ ReverseSequence = primitive("ReverseSequence", _reverse_sequence_primitive,
 InvertPermutation = primitive("InvertPermutation", _invert_permutation)
 
 
-# --- Tensor methods --------------------------------------------------------------------------------
+# --- Tensor methods -------------------------------------------------------------------------------
 
 def _flip_method(self, dims):
     """``Tensor.flip(dims)``."""
