@@ -78,7 +78,11 @@ def _broadcast_to_infer(x, *, shape):
     x = require_tensor(x)
     if any(s < -1 for s in shape):
         raise ShapeError(f"target shape {_fmt(shape)} has a negative size (only -1, 'keep', is allowed)")
-    shape = tuple(x.shape[i - len(shape) + x.ndim] if s == -1 else s for i, s in enumerate(shape))
+    lead = len(shape) - x.ndim
+    if any(s == -1 for s in shape[:max(lead, 0)]):
+        raise ShapeError(f"-1 in target shape {_fmt(shape)} keeps a dim of x {x}, so it cannot "
+                         "stand for a new leading dim")
+    shape = tuple(x.shape[i - lead] if s == -1 else s for i, s in enumerate(shape))
     if len(shape) < x.ndim or broadcast_shapes(x.shape, shape) != shape:
         raise ShapeError(f"cannot broadcast a tensor of shape {_fmt(x.shape)} to {_fmt(shape)}")
     return TensorType(x.dtype, shape)

@@ -285,3 +285,38 @@ def test_values_are_refused_in_graph_mode():
         ms.jit(lambda x: x.tolist())(Tensor([1.0]))
     with pytest.raises(GraphcellError):
         ms.jit(lambda x: x.numpy())(Tensor([1.0]))
+
+
+def test_the_broadcast_to_primitive_refuses_a_leading_minus_one():
+    from graphcell_ir.ops import functional as F
+    assert F.broadcast_to(Tensor(_x(2, 1)), shape=(4, -1, 3)).shape == (4, 2, 3)
+    with pytest.raises(GraphcellError, match="new leading dim"):
+        F.broadcast_to(Tensor(_x(2, 1)), shape=(-1, 2, 3))
+
+
+# --- MindSpore-style networks: Primitive instances made in __init__, in both modes ---------------
+
+class _Reshaper(ms.nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.shape, self.reshape = ops.Shape(), ops.Reshape()
+        self.concat, self.tile = ops.Concat(axis=1), ops.Tile()
+        self.split, self.squeeze = ops.Split(axis=1, output_num=2), ops.Squeeze(0)
+
+    def construct(self, x):
+        b = self.shape(x)[0]
+        y = self.concat((self.reshape(x, (b, -1)), x.view(b, -1)))
+        a, c = self.split(y)
+        z = self.tile(a, (1, 2)) + ops.zeros_like(c).sum()
+        n = ops.rank(z) + ops.tuple_len(self.shape(z))
+        return self.squeeze(ops.expand_dims(z, 0)) * n, x.flatten(), x.view(b, -1).T
+
+
+def test_primitive_instances_in_a_cell_agree_in_both_modes():
+    net, x = _Reshaper(), Tensor(_x(2, 2, 3))
+    eager = net(x)
+    compiled = ms.jit(net.construct)(x)
+    for a, b in zip(eager, compiled):
+        np.testing.assert_allclose(a.asnumpy(), b.asnumpy())
+    check_grads(net, (Tensor(_x(2, 2, 3, dtype=np.float64)),))
+
