@@ -29,6 +29,8 @@ def resolve_shape(src: tuple[int, ...], shape: tuple[int, ...]) -> tuple[int, ..
         raise ShapeError(f"target shape {_fmt(shape)} may hold at most one -1 and no other "
                          "negative size")
     known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+    if unknown and known == 0 and size == 0:  # MindSpore: an empty tensor's -1 is 0
+        return tuple(0 if s == -1 else s for s in shape)
     if unknown:
         if known == 0 or size % known:
             raise ShapeError(f"cannot reshape a tensor of shape {_fmt(src)} ({size} elements) to "
@@ -46,7 +48,8 @@ def _reshape_infer(x, *, shape):
 
 
 reshape = defop("reshape", ("x",), kind=LAYOUT, ms_name="Reshape", attrs=[attr("shape", AttrKind.INTS)],
-                infer=_reshape_infer, ref=lambda x, *, shape: np.reshape(x, shape),
+                infer=_reshape_infer,
+                ref=lambda x, *, shape: np.reshape(x, resolve_shape(x.shape, shape)),
                 bprop=lambda x, out, dout, shape: (F.reshape(dout, tuple(x.shape)),))
 
 

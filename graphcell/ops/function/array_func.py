@@ -87,7 +87,7 @@ def reshape(input, shape):  # noqa: A002
 def flatten(input, order="C", *, start_dim=1, end_dim=-1):  # noqa: A002
     """``ops.flatten(input, order='C', *, start_dim=1, end_dim=-1)``: dims ``start_dim`` ..
     ``end_dim`` merged into one (by default all but the first). ``order='F'`` reads the elements
-    in column-major order. A 0-d tensor gives a 1-D tensor of one element."""
+    in column-major order. 0-d and 1-D tensors give a 1-D tensor, as in MindSpore 2.10."""
     fn = "ops.flatten"
     check_tensor(input, fn)
     if order not in ("C", "F"):
@@ -95,14 +95,16 @@ def flatten(input, order="C", *, start_dim=1, end_dim=-1):  # noqa: A002
     if not is_int(start_dim) or not is_int(end_dim):
         raise TypeError(f"{fn}: 'start_dim' and 'end_dim' must be ints, but got {start_dim!r} "
                         f"and {end_dim!r}")
-    if order == "F":
+    if order == "F" and input.ndim > 1:
         input = F.transpose(input, perm=None)
-    if input.ndim == 0:
-        return F.reshape(input, shape=(1,))
+    if (start_dim, end_dim) == (1, -1) or order == "F" and input.ndim < 2:
+        return _flatten_primitive(input) if input.ndim > 1 else F.reshape(input, shape=(-1,))
     start = check_dim(start_dim, input.ndim, fn, "start_dim")
     end = check_dim(end_dim, input.ndim, fn, "end_dim")
     if start > end:
         raise ValueError(f"{fn}: 'start_dim' {start_dim} cannot come after 'end_dim' {end_dim}")
+    if input.ndim < 2:
+        return F.reshape(input, shape=(-1,))
     shape = tuple(input.shape)
     merged = shape[:start] + (math.prod(shape[start:end + 1]),) + shape[end + 1:]
     return input if merged == shape else F.reshape(input, shape=merged)
@@ -216,16 +218,23 @@ def permute(input, axis):  # noqa: A002
     return F.transpose(input, perm=check_dims(axis, input.ndim, "ops.permute", "axis"))
 
 
+def _check_has_dims(x, fn: str, name: str = "input") -> None:
+    """A 0-d tensor has no dims to swap or move (MindSpore 2.10 refuses it)."""
+    check_tensor(x, fn, name)
+    if x.ndim == 0:
+        raise ValueError(f"{fn}: a 0-d tensor has no dims to move")
+
+
 def swapaxes(input, axis0, axis1):  # noqa: A002
     """``ops.swapaxes(input, axis0, axis1)``: two dims exchanged."""
-    check_tensor(input, "ops.swapaxes")
+    _check_has_dims(input, "ops.swapaxes")
     return swap(input, check_dim(axis0, input.ndim, "ops.swapaxes", "axis0"),
                 check_dim(axis1, input.ndim, "ops.swapaxes", "axis1"))
 
 
 def swapdims(input, dim0, dim1):  # noqa: A002
     """``ops.swapdims(input, dim0, dim1)``: two dims exchanged."""
-    check_tensor(input, "ops.swapdims")
+    _check_has_dims(input, "ops.swapdims")
     return swap(input, check_dim(dim0, input.ndim, "ops.swapdims", "dim0"),
                 check_dim(dim1, input.ndim, "ops.swapdims", "dim1"))
 
@@ -234,7 +243,7 @@ def moveaxis(x, source, destination):
     """``ops.moveaxis(x, source, destination)``: dims moved from ``source`` to ``destination``
     (ints or tuples of one length); the other dims keep their order."""
     fn = "ops.moveaxis"
-    check_tensor(x, fn, "x")
+    _check_has_dims(x, fn, "x")
     src = check_dims(source, x.ndim, fn, "source")
     dst = check_dims(destination, x.ndim, fn, "destination")
     if len(src) != len(dst):

@@ -113,14 +113,14 @@ def _strided_slice_primitive(input_x, begin, end, strides, *, begin_mask=0, end_
 
 
 def narrow(input, axis, start, length):  # noqa: A002
-    """``ops.narrow(input, axis, start, length)``: ``length`` elements of ``axis`` from
-    ``start`` (which must be non-negative)."""
+    """``ops.narrow(input, axis, start, length)``: ``length`` (at least 1) elements of ``axis``
+    from ``start`` (which must be non-negative)."""
     fn = "ops.narrow"
     check_tensor(input, fn)
     axis = check_dim(axis, input.ndim, fn, "axis")
     start, length = check_int(start, fn, "start"), check_int(length, fn, "length")
     n = input.shape[axis]
-    if not 0 <= start < max(n, 1) or length < 0 or start + length > n:
+    if not 0 <= start < max(n, 1) or length < 1 or start + length > n:
         raise ValueError(f"{fn}: start {start} and length {length} do not fit dim {axis} of size "
                          f"{n}")
     return part(input, axis, start, start + length)
@@ -448,6 +448,8 @@ def _flip_method(self, dims):
 
 def _tile_method(self, dims):
     """``Tensor.tile(dims)`` (also ``reps=``, MindSpore's older name): an int or a tuple."""
+    if isinstance(dims, list):
+        raise TypeError("Tensor.tile: 'dims' must be an int or a tuple of ints, not a list")
     return _tile(self, check_ints(dims, "Tensor.tile", "dims", allow_int=True), "Tensor.tile")
 
 

@@ -176,8 +176,8 @@ def diagonal(input, offset=0, dim1=0, dim2=1):  # noqa: A002
 
 
 def _fill_diagonal(input_x, *, fill_value, wrap=False):
-    """``ops.FillDiagonal(fill_value, wrap=False)(x)``: the main diagonal set to ``fill_value``
-    (for more than 2 dims, all of one size); ``wrap`` restarts it below a tall matrix every
+    """``ops.FillDiagonal(fill_value, wrap=False)(x)``: the main diagonal set to the float
+    ``fill_value`` (converted to ``x``'s dtype; for more than 2 dims, all of one size); ``wrap`` restarts it below a tall matrix every
     ``columns + 1`` rows, as numpy's ``fill_diagonal``."""
     fn = "FillDiagonal"
     check_tensor(input_x, fn, "input_x")
@@ -185,8 +185,8 @@ def _fill_diagonal(input_x, *, fill_value, wrap=False):
     if input_x.ndim > 2 and len(set(input_x.shape)) > 1:
         raise ValueError(f"{fn}: a tensor of more than 2 dims must have one size in all dims, "
                          f"but got {list(input_x.shape)}")
-    if not isinstance(fill_value, (bool, int, float)):
-        raise TypeError(f"{fn}: 'fill_value' must be a number, but got {fill_value!r}")
+    if not isinstance(fill_value, float):
+        raise TypeError(f"{fn}: 'fill_value' must be a float, but got {fill_value!r}")
     mask = np.zeros(input_x.shape, bool)
     np.fill_diagonal(mask, True, wrap=bool(wrap))
     filled = F.fill(dtype=input_x.dtype, shape=tuple(input_x.shape), value=fill_value)

@@ -116,8 +116,9 @@ _PAD_MODES = {"constant": "constant", "reflect": "reflect", "replicate": "replic
 def pad(input_x, padding, mode="constant", value=None):
     """``ops.pad(input_x, padding, mode='constant', value=None)``: ``padding`` lists (left,
     right) sizes from the last dim backwards; negative sizes crop. Modes: ``'constant'`` (with
-    ``value``, default 0), ``'reflect'``, ``'replicate'``, ``'circular'`` (these pad at most 3 of
-    the last dims and keep the first dim).
+    ``value``, default 0), ``'reflect'``, ``'replicate'``, ``'circular'`` (these pad the last
+    ``k`` dims (up to 2 for reflect, 3 for the others) of a tensor of ``k + 1`` or ``k + 2``
+    dims).
 
     >>> import graphcell as ms
     >>> pad(ms.Tensor([[1, 2]]), (1, 0), value=9).asnumpy().tolist()
@@ -135,10 +136,11 @@ def pad(input_x, padding, mode="constant", value=None):
     pairs = _last_dims_pairs(input_x, padding, fn)
     if mode != "constant":
         k = len(padding) // 2
-        if input_x.ndim < k + 1 or k > (2 if mode == "reflect" else 3):
+        if input_x.ndim not in (k + 1, k + 2) or not 1 <= k <= (2 if mode == "reflect" else 3):
             raise ValueError(f"{fn}: {mode} mode pads the last 1 to {2 if mode == 'reflect' else 3}"
-                             f" dims of a tensor with at least one more dim, but got {k} dims "
-                             f"to pad in a tensor of shape {list(input_x.shape)}")
+                             f" dims of a tensor with one or two more dims (the batch, and the "
+                             f"channels), but got {k} dims to pad in a tensor of shape "
+                             f"{list(input_x.shape)}")
     return _pad_pairs(input_x, pairs, mode, value, fn)
 
 
@@ -223,12 +225,14 @@ def mirror_pad(input_x, paddings, mode):
 
 
 def padding(x, pad_dim_size=8):
-    """``ops.padding(x, pad_dim_size=8)``: a last dim of size 1 extended to ``pad_dim_size`` with
-    zeros."""
+    """``ops.padding(x, pad_dim_size=8)``: the last dim (of size 1; ``x`` at least 2-D) extended
+    to ``pad_dim_size`` with zeros."""
     fn = "ops.padding"
     check_tensor(x, fn, "x")
     size = check_int(pad_dim_size, fn, "pad_dim_size")
-    if x.ndim == 0 or x.shape[-1] != 1:
+    if x.ndim < 2:
+        raise ValueError(f"{fn}: 'x' must have at least 2 dims, but got shape {list(x.shape)}")
+    if x.shape[-1] != 1:
         raise ValueError(f"{fn}: the last dim of 'x' must be 1, but got shape {list(x.shape)}")
     if size < 1:
         raise ValueError(f"{fn}: 'pad_dim_size' must be at least 1, but got {size}")

@@ -188,6 +188,8 @@ CASES += [
     case("ops.reshape", T((0,)), (2, 0)),
     case("ops.reshape", T(()), (1, 1)),
     case("ops.reshape", T((1,)), ()),
+    case("ops.reshape", T((2, 0)), (0, -1)),
+    case("ops.reshape", T((2, 0)), (-1, 0)),
     case("ops.reshape", input=T((2, 3)), shape=(6,)),
     case("ops.Reshape", T((6,)), (2, 3), init=()),
     case("ops.Reshape", T((6,)), T(np.array([2, 3])), init=(), **ARG),
@@ -523,6 +525,7 @@ CASES += [
     case("ops.FillDiagonal", T((3, 3), "int32"), init=(9.5,)),
     case("Tensor.fill_diagonal", T((3, 3)), 2.0),
     case("Tensor.fill_diagonal", T((7, 3)), 2.0, wrap=True),
+    case("Tensor.fill_diagonal", T((3, 2), "int64"), 7.0),
 ]
 
 # --- padding, blocks, data formats ----------------------------------------------------------------
@@ -542,6 +545,9 @@ CASES += [
     case("ops.pad", T((1, 2, 3)), (1, 2), mode="circular"),
     case("ops.pad", T((1, 1, 2, 3)), (1, 1, 1, 1), mode="circular"),
     case("ops.pad", T((1, 2, 3), "int32"), (1, 1), value=7),
+    case("ops.pad", T((1, 1, 2, 3)), (1, 1, 1, 1), mode="reflect"),
+    case("ops.pad", T((2, 2, 2, 2, 3)), (1, 1, 1, 1, 1, 1), mode="circular"),
+    case("ops.pad", T((2, 3)), (1, 1), mode="circular"),
     case("ops.Pad", T((2, 2)), init=(((1, 2), (2, 1)),)),
     case("ops.Pad", T((2, 2), "int32"), init=dict(paddings=((0, 1), (1, 0)))),
     # MindSpore's gradient with respect to a tensor constant_value is zeros; graphcell's is the
@@ -730,6 +736,14 @@ CASES += [
     case("ops.diag_embed", T((2,)), 0, 1, 1, id="same_dims"),
     case("ops.diag_embed", T((2, 3)), 0, 0, 3, id="dim_out_of_range"),
     case("ops.FillDiagonal", T((2, 3, 2)), init=(9.0,), id="unequal_dims"),
+    case("ops.FillDiagonal", T((3, 3)), init=(9,), id="int_fill_value"),
+    case("Tensor.fill_diagonal", T((3, 2), "int64"), 7, id="int_fill_value"),
+    case("Tensor.tile", T((2, 3)), [2], id="list_dims"),
+    case("ops.narrow", T((2, 3)), 1, 0, 0, id="zero_length"),
+    case("ops.pad", T((1, 1, 2, 3)), (1, 1), mode="reflect", id="reflect_4d_one_pair"),
+    case("ops.padding", T((1,)), 3, id="one_d"),
+    case("ops.swapaxes", T(()), 0, 0, id="zero_d"),
+    case("ops.moveaxis", T(()), 0, 0, id="zero_d"),
     case("ops.pad", T((2, 3)), (1,), id="odd_length"),
     case("ops.pad", T((1, 2, 3)), (3, 2), mode="reflect", id="reflect_too_wide"),
     case("ops.pad", T((2, 3)), (1, 1, 1, 1), mode="replicate", id="too_many_dims"),
