@@ -107,6 +107,14 @@ def dtype_arg(dtype, fn: str, name: str = "dtype") -> DType:
         raise TypeError(f"{fn}: '{name}' must be a mindspore dtype, but got {dtype!r}") from None
 
 
+def filled(shape: tuple, dtype: DType, value):
+    """``shape`` filled with the number ``value`` converted to ``dtype`` as MindSpore's kernels
+    convert it (C casts: 300 in UInt8 is 44, -1 is 255, -1.5 in Int8 is -1)."""
+    with np.errstate(all="ignore"):
+        value = np.asarray(value).astype(dtype.np_dtype).item()
+    return F.fill(dtype=dtype, shape=tuple(shape), value=value)
+
+
 def const(array) -> Tensor:
     """A constant tensor (graph mode makes it a ``const`` op where it is used)."""
     return Tensor._wrap(np.asarray(array))

@@ -23,8 +23,8 @@ from graphcell.ops._faces import overload
 from graphcell.ops.function.creation_func import (fill, ones, ones_like, zeros,  # noqa: F401
                                                   zeros_like)
 from graphcell.ops.function._array_utils import (check_dim, check_dims, check_int, check_ints,
-                                                 check_rank, check_tensor, dtype_arg, index,
-                                                 ints_of, is_int, join, part, swap)
+                                                 check_rank, check_tensor, dtype_arg, filled,
+                                                 index, ints_of, is_int, join, part, swap)
 from graphcell.ops.primitive import primitive
 from graphcell.tensor import Tensor
 from graphcell_ir.ir.types import DType, float16, float32, float64, int16, int32, int64, uint8
@@ -50,7 +50,7 @@ def cast(input, dtype):  # noqa: A002 - MindSpore's parameter name
     if not isinstance(dtype, DType):
         raise TypeError(f"ops.cast: 'dtype' must be a mindspore dtype, but got {dtype!r}")
     if isinstance(input, (bool, int, float)):
-        return F.fill(dtype=dtype, shape=(), value=input)
+        return filled((), dtype, input)
     return F.cast(check_tensor(input, "ops.cast"), dtype=dtype)
 
 
@@ -152,7 +152,7 @@ def squeeze(input, axis=None):  # noqa: A002
     if axis is None or axis == () or axis == []:
         drop = tuple(i for i, s in enumerate(input.shape) if s == 1)
     else:
-        dims = {check_dim(a, input.ndim, fn, "axis")
+        dims = {check_dim(a, input.ndim, fn, "axis")   # a repeated dim counts once
                 for a in check_ints(axis, fn, "axis", allow_int=True)}
         drop = tuple(sorted(d for d in dims if input.ndim and input.shape[d] == 1))
     if not drop:

@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from graphcell.ops.function._array_utils import (check_int, check_tensor, const, dtype_arg,
-                                                 is_int, scalar_of, size_arg)
+                                                 filled, is_int, scalar_of, size_arg)
 from graphcell.ops.primitive import primitive
 from graphcell.tensor import Tensor
 from graphcell_ir.ir.types import float32, float64, int64
@@ -49,7 +49,7 @@ def _filled(shape: tuple, dtype, value):
     if not isinstance(value, (bool, int, float)):
         raise TypeError(f"a fill value must be a number or a tensor, but got "
                         f"{type(value).__name__}")
-    return F.fill(dtype=dtype, shape=shape, value=value)
+    return filled(shape, dtype, value)
 
 
 def zeros(size, dtype=None):
@@ -278,7 +278,9 @@ def meshgrid(*inputs, indexing="xy"):
     fn = "ops.meshgrid"
     if indexing not in ("xy", "ij"):
         raise ValueError(f"{fn}: 'indexing' must be 'xy' or 'ij', but got {indexing!r}")
-    if not inputs or not all(isinstance(t, Tensor) for t in inputs):
+    if not inputs:
+        return ()
+    if not all(isinstance(t, Tensor) for t in inputs):
         raise TypeError(f"{fn}: expected tensors as positional arguments, but got "
                         f"{', '.join(type(t).__name__ for t in inputs) or 'none'}")
     if len({t.dtype for t in inputs}) > 1:
@@ -310,7 +312,7 @@ def scalar_to_tensor(input_x, dtype=float32):
     if not isinstance(input_x, (bool, int, float)):
         raise TypeError(f"ops.scalar_to_tensor: 'input_x' must be a number, but got "
                         f"{type(input_x).__name__}")
-    return F.fill(dtype=dtype_arg(dtype, "ops.scalar_to_tensor"), shape=(), value=input_x)
+    return filled((), dtype_arg(dtype, "ops.scalar_to_tensor"), input_x)
 
 
 def tuple_to_array(input_x):
@@ -320,14 +322,13 @@ def tuple_to_array(input_x):
     if not isinstance(input_x, (tuple, list)) or not input_x:
         raise TypeError(f"{fn}: 'input_x' must be a non-empty tuple of numbers, but got "
                         f"{input_x!r}")
-    kinds = {bool if isinstance(v, bool) else int if is_int(v) else float
-             if isinstance(v, (float, np.floating)) else None for v in input_x}
+    kinds = {int if is_int(v) else float if isinstance(v, (float, np.floating)) else None
+             for v in input_x}
     if None in kinds or len(kinds) > 1:
         raise TypeError(f"{fn}: all elements of 'input_x' must be numbers of the same type, but "
                         f"got {input_x!r}")
     kind = kinds.pop()
-    dtype = np.int32 if kind is int else np.float32 if kind is float else np.bool_
-    return const(np.array(input_x, dtype))
+    return const(np.array(input_x, np.int32 if kind is int else np.float32))
 
 
 # --- Primitive classes -------------------------------------------------------------------------

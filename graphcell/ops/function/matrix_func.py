@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from graphcell.ops.function._array_utils import (check_dim, check_int, check_rank, check_tensor,
-                                                 const, scalar_of)
+                                                 const, filled, scalar_of)
 from graphcell.ops.primitive import primitive
 from graphcell.tensor import Tensor
 from graphcell_ir.ops import functional as F
@@ -189,8 +189,7 @@ def _fill_diagonal(input_x, *, fill_value, wrap=False):
         raise TypeError(f"{fn}: 'fill_value' must be a float, but got {fill_value!r}")
     mask = np.zeros(input_x.shape, bool)
     np.fill_diagonal(mask, True, wrap=bool(wrap))
-    filled = F.fill(dtype=input_x.dtype, shape=tuple(input_x.shape), value=fill_value)
-    return F.select(const(mask), filled, input_x)
+    return F.select(const(mask), filled(input_x.shape, input_x.dtype, fill_value), input_x)
 
 
 Tril = primitive("Tril", tril, init=("diagonal",))
