@@ -9,8 +9,11 @@ gradient comes from its parts.
 """
 from graphcell.ops.function import array_func, math_func, reduction_func, unary_func
 from graphcell.ops.function import index_func, selection_func
+from graphcell.ops.function import (creation_func, manip_func, matrix_func, shape_func,
+                                    spatial_func)
 
-MODULES = (array_func, math_func, reduction_func, unary_func, index_func, selection_func)
+MODULES = (array_func, math_func, reduction_func, unary_func, index_func, selection_func,
+           creation_func, shape_func, manip_func, matrix_func, spatial_func)
 
 for _m in MODULES:
     globals().update({name: getattr(_m, name) for name in _m.__all__})
