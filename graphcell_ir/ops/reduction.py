@@ -1,15 +1,22 @@
-"""Reductions over axes: sum, mean, max, min, prod, any, all.
+"""Reductions over axes: sum, mean, max, min, prod, any, all — MindSpore's ``Reduce*`` Primitives.
 
 ``axis`` is ``None`` (all axes) or a tuple of ints; ``keep_dims`` keeps reduced axes as size 1.
+Dtypes are the Primitives' (checked against MindSpore 2.10): every reduction keeps its input's
+dtype — ``ReduceSum`` of Int8 wraps around in Int8, of Bool is "any" — integer means truncate
+toward zero, and Bool is refused by mean, max and min. ``ops.sum``/``Tensor.sum`` widen integers
+to Int64 first (``graphcell/ops/function/reduction_func.py``). ``ReduceAny`` of UInt8 gives UInt8
+(MindSpore's quirk, kept); every other any/all gives Bool.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from graphcell_ir.errors import OpTypeError
+from graphcell_ir.ir.types import TensorType, uint8
 from graphcell_ir.ops import functional as F
 from graphcell_ir.ops.registry import NONDIFF, AttrKind, Kind, attr, defop
 from graphcell_ir.ops.shape_rules import (normalize_axes, reduce_bool, reduce_same_dtype,
-                                          reduce_shape, reduce_sum_dtype)
+                                          reduce_shape, require_tensor)
 
 RED = Kind.REDUCTION
 _AXIS_ATTRS = [attr("axis", AttrKind.OPT_INTS, None), attr("keep_dims", AttrKind.BOOL, False)]
@@ -23,9 +30,27 @@ def _reducer(np_fn, out_dtype=None):
     def ref(x, *, axis=None, keep_dims=False):
         out = np_fn(x, axis=_np_axis(x, axis), keepdims=keep_dims)
         dtype = out_dtype(x) if out_dtype else x.dtype
-        return np.asarray(out, dtype=dtype)
+        return np.asarray(out).astype(dtype, copy=False)  # astype: integer sums wrap, as in C
     ref.__name__ = np_fn.__name__
     return ref
+
+
+def _numeric_reduce(x, *, axis=None, keep_dims=False) -> TensorType:
+    """mean/max/min: dtype kept; Bool refused (MindSpore's CPU kernels have none)."""
+    x = require_tensor(x)
+    if x.dtype.is_bool:
+        raise OpTypeError(f"input must be numeric, got {x}")
+    return reduce_same_dtype(x, axis=axis, keep_dims=keep_dims)
+
+
+def _any_infer(x, *, axis=None, keep_dims=False) -> TensorType:
+    out = reduce_bool(x, axis=axis, keep_dims=keep_dims)
+    return TensorType(uint8, out.shape) if x.dtype is uint8 else out
+
+
+def _any_ref(x, *, axis=None, keep_dims=False):
+    out = np.any(x, axis=_np_axis(x, axis), keepdims=keep_dims)
+    return np.asarray(out).astype(np.uint8 if x.dtype == np.uint8 else np.bool_, copy=False)
 
 
 def _keep_dims_shape(x, axis):
@@ -58,8 +83,26 @@ def bprop_reduce_extremum(x, out, dout, *, axis, keep_dims):
     return (F.mul(share, hit),)
 
 
-def _mean_infer(x, *, axis=None, keep_dims=False):
-    return reduce_same_dtype(x, axis=axis, keep_dims=keep_dims)
+def bprop_reduce_prod(x, out, dout, *, axis, keep_dims):
+    """d prod / d x_i is the product of the *other* elements: the exclusive cumulative products
+    from both ends, multiplied — exact where x has zeros (dividing ``out`` by ``x`` is not), as
+    MindSpore's ReduceProd gradient is.
+
+    The reduced axes are moved to the end and flattened into one, scanned, and put back.
+    """
+    shape = tuple(x.shape)
+    reduced = normalize_axes(axis, len(shape))
+    kept = tuple(a for a in range(len(shape)) if a not in reduced)
+    perm = kept + reduced
+    n = 1
+    for a in reduced:
+        n *= shape[a]
+    rows = F.reshape(F.transpose(x, perm=perm), shape=tuple(shape[a] for a in kept) + (n,))
+    others = F.mul(F.cumprod(rows, axis=-1, exclusive=True),
+                   F.cumprod(rows, axis=-1, exclusive=True, reverse=True))
+    others = F.transpose(F.reshape(others, shape=tuple(shape[a] for a in perm)),
+                         perm=tuple(int(i) for i in np.argsort(perm)))
+    return (F.mul(_broadcast_back(dout, x, axis), others),)
 
 
 def _mean_ref(x, *, axis=None, keep_dims=False):
@@ -69,26 +112,22 @@ def _mean_ref(x, *, axis=None, keep_dims=False):
 
 
 reduce_sum = defop("reduce_sum", ("x",), kind=RED, ms_name="ReduceSum", attrs=_AXIS_ATTRS,
-                   prim_init=("keep_dims",), infer=reduce_sum_dtype,
-                   ref=_reducer(np.sum, lambda x: x.dtype if x.dtype.kind == "f" else np.int64),
+                   prim_init=("keep_dims",), infer=reduce_same_dtype, ref=_reducer(np.sum),
                    bprop=bprop_reduce_sum, kernel="{acc} + {x}")
 reduce_mean = defop("reduce_mean", ("x",), kind=RED, ms_name="ReduceMean", attrs=_AXIS_ATTRS,
-                    prim_init=("keep_dims",), infer=_mean_infer, ref=_mean_ref,
+                    prim_init=("keep_dims",), infer=_numeric_reduce, ref=_mean_ref,
                     bprop=bprop_reduce_mean, kernel="{acc} + {x}")
 reduce_max = defop("reduce_max", ("x",), kind=RED, ms_name="ReduceMax", attrs=_AXIS_ATTRS,
-                   prim_init=("keep_dims",), infer=reduce_same_dtype, ref=_reducer(np.max),
+                   prim_init=("keep_dims",), infer=_numeric_reduce, ref=_reducer(np.max),
                    bprop=bprop_reduce_extremum, kernel="max({acc}, {x})")
 reduce_min = defop("reduce_min", ("x",), kind=RED, ms_name="ReduceMin", attrs=_AXIS_ATTRS,
-                   prim_init=("keep_dims",), infer=reduce_same_dtype, ref=_reducer(np.min),
+                   prim_init=("keep_dims",), infer=_numeric_reduce, ref=_reducer(np.min),
                    bprop=bprop_reduce_extremum, kernel="min({acc}, {x})")
 reduce_prod = defop("reduce_prod", ("x",), kind=RED, ms_name="ReduceProd", attrs=_AXIS_ATTRS,
                     prim_init=("keep_dims",), infer=reduce_same_dtype, ref=_reducer(np.prod),
-                    bprop=lambda x, out, dout, axis, keep_dims: (
-                        F.div(F.mul(_broadcast_back(dout, x, axis),
-                                    _broadcast_back(out, x, axis)), x),),
-                    kernel="{acc} * {x}")
+                    bprop=bprop_reduce_prod, kernel="{acc} * {x}")
 reduce_any = defop("reduce_any", ("x",), kind=RED, ms_name="ReduceAny", attrs=_AXIS_ATTRS,
-                   prim_init=("keep_dims",), infer=reduce_bool, ref=_reducer(np.any, lambda x: np.bool_),
+                   prim_init=("keep_dims",), infer=_any_infer, ref=_any_ref,
                    bprop=NONDIFF, kernel="{acc} or bool({x})")
 reduce_all = defop("reduce_all", ("x",), kind=RED, ms_name="ReduceAll", attrs=_AXIS_ATTRS,
                    prim_init=("keep_dims",), infer=reduce_bool, ref=_reducer(np.all, lambda x: np.bool_),
