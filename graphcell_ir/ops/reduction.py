@@ -22,8 +22,13 @@ RED = Kind.REDUCTION
 _AXIS_ATTRS = [attr("axis", AttrKind.OPT_INTS, None), attr("keep_dims", AttrKind.BOOL, False)]
 
 
+def _reduced(axis, ndim: int) -> tuple[int, ...]:
+    """The axes a reduction removes: none for a 0-d input (which takes axis 0 or -1)."""
+    return normalize_axes(axis, ndim) if ndim else ()
+
+
 def _np_axis(x, axis):
-    return normalize_axes(axis, np.ndim(x))
+    return _reduced(axis, np.ndim(x)) if np.ndim(x) else None
 
 
 def _reducer(np_fn, out_dtype=None):
@@ -69,7 +74,7 @@ def bprop_reduce_sum(x, out, dout, *, axis, keep_dims):
 
 def bprop_reduce_mean(x, out, dout, *, axis, keep_dims):
     n = 1
-    for a in normalize_axes(axis, len(x.shape)):
+    for a in _reduced(axis, len(x.shape)):
         n *= x.shape[a]
     return (F.cast_like(F.div(_broadcast_back(dout, x, axis), max(n, 1)), x),)
 
@@ -91,7 +96,9 @@ def bprop_reduce_prod(x, out, dout, *, axis, keep_dims):
     The reduced axes are moved to the end and flattened into one, scanned, and put back.
     """
     shape = tuple(x.shape)
-    reduced = normalize_axes(axis, len(shape))
+    reduced = _reduced(axis, len(shape))
+    if not reduced:  # nothing multiplied: the identity
+        return (F.reshape(dout, shape=shape),)
     kept = tuple(a for a in range(len(shape)) if a not in reduced)
     perm = kept + reduced
     n = 1

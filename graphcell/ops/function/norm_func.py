@@ -207,6 +207,8 @@ def _l2_normalize(x, axis=0, epsilon=1e-4):
     """``L2Normalize(axis=0, epsilon=1e-4)(x)``: ``x / sqrt(max(sum(x**2, axis), epsilon))``."""
     _check_tensor(x, "L2Normalize", "x")
     _float_only(x, "L2Normalize")
+    if x.ndim == 0:
+        raise TypeError("L2Normalize: the input must have at least 1 dimension")
     axes = reduce_axes(tuple(axis) if isinstance(axis, list) else axis, x.ndim, "L2Normalize")
     squares = _sum_of_squares(x, axes, True)
     floor = F.fill(dtype=x.dtype, shape=tuple(squares.shape), value=float(epsilon))
@@ -264,6 +266,8 @@ def renorm(input, p, axis, maxnorm):
     if maxnorm < 0:
         raise ValueError(f"ops.renorm: maxnorm must be >= 0, got {maxnorm}")
     _float_only(input, "ops.renorm")
+    if input.ndim == 0:
+        raise ValueError("ops.renorm: the input must have at least 1 dimension")
     a = normalize_axis(axis, input.ndim, "ops.renorm: axis")
     others = tuple(i for i in range(input.ndim) if i != a) or None
     norms = _safe_pnorm(input, int(p), others, True) if others else F.abs(input)

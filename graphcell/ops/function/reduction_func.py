@@ -92,6 +92,13 @@ def _float_only(x, fname: str) -> None:
         raise TypeError(f"{fname}: the input must have a float dtype, got {x.dtype}")
 
 
+def check_bool(value, fname: str, name: str) -> bool:
+    """``value`` if it is a bool (MindSpore refuses ints for its flags), else TypeError."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{fname}: {name} must be a bool, got {type(value).__name__}")
+    return bool(value)
+
+
 def _zero(dtype: DType, shape=()):
     return F.fill(dtype=dtype, shape=tuple(shape), value=0)
 
@@ -134,6 +141,8 @@ def prod(input, axis=None, keep_dims=False, dtype=None):
     MindSpore's ``ReduceProd``, which keeps the input's dtype. ``dtype`` casts the input first.
     """
     _check_tensor(input, "ops.prod")
+    if axis is None and keep_dims:
+        raise ValueError("ops.prod: keep_dims must be False when axis is None (MindSpore 2.10)")
     x = _in_dtype(input, dtype, widen=not isinstance(axis, (tuple, list)))
     return _reduce(F.reduce_prod, x, axis, keep_dims, "ops.prod")
 
@@ -143,10 +152,14 @@ def prod(input, axis=None, keep_dims=False, dtype=None):
 def _with_initial(x, initial, where, combine, fname: str):
     """MindSpore's ``initial``/``where`` for max/min: elements are combined with ``initial``, and
     where ``where`` is False they are replaced by it."""
-    if initial is not None:
+    if isinstance(initial, Tensor) and fname in ("ops.amax", "ops.amin"):
+        initial = F.broadcast_to(F.cast(initial, dtype=x.dtype), shape=tuple(x.shape))
+        x = combine(x, initial)  # amax/amin (not max/min) also take a 0-d Tensor
+    elif initial is not None:
         if not isinstance(initial, (int, float, np.number)) or isinstance(initial, bool):
             raise TypeError(f"{fname}: initial must be a number, got {type(initial).__name__}")
-        x = combine(x, F.fill(dtype=x.dtype, shape=tuple(x.shape), value=initial))
+        initial = F.fill(dtype=x.dtype, shape=tuple(x.shape), value=initial)
+        x = combine(x, initial)
     if where is None or where is True:
         return x
     if initial is None:
@@ -155,7 +168,7 @@ def _with_initial(x, initial, where, combine, fname: str):
     if isinstance(mask, Tensor) and not mask.dtype.is_bool:
         mask = F.cast(mask, dtype=bool_)
     mask = F.broadcast_to(mask, shape=tuple(x.shape))
-    return F.select(mask, x, F.fill(dtype=x.dtype, shape=tuple(x.shape), value=initial))
+    return F.select(mask, x, initial)
 
 
 def amax(input, axis=None, keepdims=False, *, initial=None, where=None):
@@ -258,6 +271,7 @@ def argmax(input, dim=None, keepdim=False):  # noqa: A002 - MindSpore's paramete
     (of all elements, flattened, when ``dim`` is None); ties give the first index; Bool inputs
     are compared as Int32."""
     _check_tensor(input, "ops.argmax")
+    keepdim = check_bool(keepdim, "ops.argmax", "keepdim")
     if input.ndim == 0:
         return F.fill(dtype=int64, shape=(), value=0)
     x = cast(input, int32) if input.dtype.is_bool else input
@@ -329,6 +343,7 @@ def count_nonzero(x, axis=(), keep_dims=False, dtype=int32):
     _check_tensor(x, "ops.count_nonzero", "x")
     if x.dtype.is_bool:
         raise TypeError("ops.count_nonzero: x must be a numeric tensor, got Bool")
+    keep_dims = check_bool(keep_dims, "ops.count_nonzero", "keep_dims")
     nonzero = F.cast(F.not_equal(x, 0), dtype=float32)
     return cast(_reduce(F.reduce_sum, nonzero, axis, keep_dims, "ops.count_nonzero"), dtype)
 

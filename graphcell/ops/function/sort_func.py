@@ -19,6 +19,7 @@ import numpy as np
 from graphcell.ops._faces import overload
 from graphcell.ops.function._utils import normalize_axis, scalar
 from graphcell.ops.function.array_func import cast
+from graphcell.ops.function.reduction_func import check_bool
 from graphcell.ops.primitive import primitive
 from graphcell.tensor import Tensor
 from graphcell_ir.ir.types import float16, float32, int32, int64, to_dtype
@@ -70,14 +71,15 @@ def sort(input_x, axis=-1, descending=False):
     ([1.0, 2.0, 3.0], [1, 2, 0])
     """
     _check_tensor(input_x, "ops.sort", "input_x")
-    return F.sort(input_x, axis=_int_arg(axis, "ops.sort", "axis"), descending=bool(descending))
+    return F.sort(input_x, axis=_int_arg(axis, "ops.sort", "axis"),
+                  descending=check_bool(descending, "ops.sort", "descending"))
 
 
 def argsort(input, axis=-1, descending=False):
     """``ops.argsort(input, axis=-1, descending=False)``: the Int32 indices that sort ``input``."""
     _check_tensor(input, "ops.argsort")
     return F.sort(input, axis=_int_arg(axis, "ops.argsort", "axis"),
-                  descending=bool(descending))[1]
+                  descending=check_bool(descending, "ops.argsort", "descending"))[1]
 
 
 def msort(input):
@@ -517,6 +519,8 @@ def _bincount_of(input, weights, length: int):
     """Float32 sums of ``weights`` (or counts) per value in ``[0, length)``; other values are
     ignored."""
     inside = F.logical_and(F.greater_equal(input, 0), F.less(input, length))
+    if input.dtype.is_float:  # MindSpore compares with 0..length-1: fractions never match
+        inside = F.logical_and(inside, F.equal(input, F.floor(input)))
     index = F.select(inside, F.cast(input, dtype=int64), F.fill(dtype=int64, shape=tuple(input.shape),
                                                                  value=0))
     w = F.cast(inside, dtype=float32) if weights is None else \
@@ -536,8 +540,8 @@ def bincount(input, weights=None, minlength=0):
         raise TypeError(f"ops.bincount: minlength must be an int, got {type(minlength).__name__}")
     if input.ndim != 1:
         raise ValueError(f"ops.bincount: input must be 1-D, got {input.ndim}-D")
-    if not input.dtype.is_int:
-        raise TypeError(f"ops.bincount: input must be an integer tensor, got {input.dtype}")
+    if input.dtype.is_bool:
+        raise TypeError("ops.bincount: input must be numeric, got Bool")
     if minlength < 0:
         raise ValueError(f"ops.bincount: minlength must be >= 0, got {minlength}")
     if weights is not None and tuple(weights.shape) != tuple(input.shape):

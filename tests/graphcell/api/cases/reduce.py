@@ -80,6 +80,7 @@ CASES += [
     case("ops.amin", T((2, 3, 2)), -1),
     case("ops.amin", T(TIES), keepdims=True),
     case("ops.amin", T((3, 2)), 0, initial=0.0, where=T(np.array([[True], [False], [True]]))),
+    case("ops.amax", T((2, 3)), 0, initial=T(np.float32(0.5))),
     case("ops.reduce_max", T((2, 3)), 1),
     case("ops.reduce_min", T((2, 3), "int32", -9, 9), (0, 1)),
     case("ops.ReduceMax", T(TIES), 1, init=()),
@@ -141,6 +142,7 @@ CASES += [
     case("ops.Argmax", T(TIES), init=(1,)),
     case("ops.Argmax", T((2, 3), "int32", -5, 5), init=dict(axis=0, output_type=D("int64"))),
     case("ops.Argmin", T(TIES), init=()),
+    case("Tensor.argmax", T((2, 3), "bool")),
     case("Tensor.argmin", T(TIES)),
     case("Tensor.argmin", T(TIES), axis=1, keepdims=True),
     case("Tensor.argmin", T((2, 3)), dim=0, keepdim=True),
@@ -398,6 +400,8 @@ CASES += [
          T(np.array([0.5, 1.0, 1.0, 2.0, 3.0], np.float32)), fd=False,  # Float32 by definition
          **PYNATIVE),
     case("ops.bincount", T(np.array([1, 2], np.int64)), minlength=5, **PYNATIVE),
+    case("ops.bincount", T(np.array([1.0, 2.5, 3.0, 1.0], np.float32)), grad=False,  # counts
+         **PYNATIVE),
     case("Tensor.bincount", T(np.array([1, 3, 3, 0], np.int32)), **PYNATIVE),
     case("ops.Bincount", T(np.array([1, 3, 3, 0, 5, 7], np.int32)), T(np.array(6, np.int32)),
          T(np.ones(6, np.float32)), init=(), **PYNATIVE),
@@ -468,6 +472,12 @@ CASES += [
 # MindSpore 2.10 sometimes reports a refusal from its C++ side again at its next call, whatever that
 # is: the refused calls come last, where such an echo can only land on another refusal.
 CASES += [
+    case("ops.sort", T((2, 3)), descending=1, id="int_descending"),
+    case("ops.count_nonzero", T((2, 3)), keep_dims=1, id="int_keep_dims"),
+    case("ops.argmax", T((2, 3)), 1, 1, id="int_keepdim"),
+    case("ops.prod", T((2, 3)), keep_dims=True, id="keep_dims_without_axis"),
+    case("ops.renorm", T(np.float32(2.0)), 2, 0, 1.0, id="0d"),
+    case("ops.L2Normalize", T(np.float32(2.0)), init=(), id="0d"),
     case("ops.sum", T((2, 3)), dim=2, id="axis_out_of_range"),
     case("Tensor.prod", T((2, 3)), axis=1, id="old_axis_keyword"),
     case("ops.amax", T((2, 3)), 1, where=T(np.array([True, False, True])), id="where_no_initial"),
