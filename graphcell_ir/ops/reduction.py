@@ -6,14 +6,19 @@ dtype — ``ReduceSum`` of Int8 wraps around in Int8, of Bool is "any" — integ
 toward zero, and Bool is refused by mean, max and min. ``ops.sum``/``Tensor.sum`` widen integers
 to Int64 first (``graphcell/ops/function/reduction_func.py``). ``ReduceAny`` of UInt8 gives UInt8
 (MindSpore's quirk, kept); every other any/all gives Bool.
+
+``argmax_with_value``/``argmin_with_value`` (``ArgMaxWithValue``...) return the indices and the
+extrema along one axis; their gradient goes to the one element picked, where ``reduce_max``'s is
+shared among tied maxima — both as MindSpore's.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from graphcell_ir.errors import OpTypeError
-from graphcell_ir.ir.types import TensorType, uint8
+from graphcell_ir.ir.types import TensorType, int64, uint8
 from graphcell_ir.ops import functional as F
+from graphcell_ir.ops.along_axis import scatter_add_along
 from graphcell_ir.ops.registry import NONDIFF, AttrKind, Kind, attr, defop
 from graphcell_ir.ops.shape_rules import (normalize_axes, reduce_bool, reduce_same_dtype,
                                           reduce_shape, require_tensor)
@@ -139,3 +144,55 @@ reduce_any = defop("reduce_any", ("x",), kind=RED, ms_name="ReduceAny", attrs=_A
 reduce_all = defop("reduce_all", ("x",), kind=RED, ms_name="ReduceAll", attrs=_AXIS_ATTRS,
                    prim_init=("keep_dims",), infer=reduce_bool, ref=_reducer(np.all, lambda x: np.bool_),
                    bprop=NONDIFF, kernel="{acc} and bool({x})")
+
+
+# --- the extremum and its index -----------------------------------------------------------------
+
+def _arg_with_value_infer(x, *, axis=0, keep_dims=False):
+    """``(Int64 indices, values)``; a 0-d input gives index 0 and itself."""
+    x = require_tensor(x)
+    if x.dtype.is_bool:
+        raise OpTypeError(f"the input must be numeric, got {x}")
+    shape = reduce_shape(x.shape, (axis,), keep_dims)
+    return TensorType(int64, shape), TensorType(x.dtype, shape)
+
+
+def _arg_with_value_ref(np_arg):
+    def ref(x, *, axis=0, keep_dims=False):
+        if x.ndim == 0:
+            return np.zeros((), np.int64), x.copy()
+        a = axis % x.ndim
+        index = np.expand_dims(np_arg(x, axis=a), a)  # the first of ties
+        values = np.take_along_axis(x, index, a)
+        if not keep_dims:
+            index, values = np.squeeze(index, a), np.squeeze(values, a)
+        return index.astype(np.int64), np.array(values)  # (ascontiguousarray makes 0-d 1-d)
+    ref.__name__ = np_arg.__name__ + "_with_value"
+    return ref
+
+
+def bprop_arg_with_value(x, out, dout, *, axis, keep_dims):
+    """The values' cotangent goes to the one element each value was taken from."""
+    dvalues = dout[1]
+    if dvalues is None or not x.shape:
+        return (dvalues,)
+    a = axis % len(x.shape)
+    index, dvalues = out[0], dvalues
+    if not keep_dims:
+        index, dvalues = F.expand_dims(index, axis=a), F.expand_dims(dvalues, axis=a)
+    return (scatter_add_along(F.zeros_like(x), index, dvalues, a),)
+
+
+_ARG_WITH_VALUE_ATTRS = [attr("axis", AttrKind.INT, 0), attr("keep_dims", AttrKind.BOOL, False)]
+argmax_with_value = defop("argmax_with_value", ("x",), kind=Kind.OPAQUE, ms_name="ArgMaxWithValue",
+                          attrs=_ARG_WITH_VALUE_ATTRS, prim_init=("axis", "keep_dims"),
+                          infer=_arg_with_value_infer, ref=_arg_with_value_ref(np.argmax),
+                          bprop=bprop_arg_with_value,
+                          doc="``(indices, values)`` of the maxima along ``axis`` (Int64 indices, "
+                              "the first of ties); the gradient goes to that element only.")
+argmin_with_value = defop("argmin_with_value", ("x",), kind=Kind.OPAQUE, ms_name="ArgMinWithValue",
+                          attrs=_ARG_WITH_VALUE_ATTRS, prim_init=("axis", "keep_dims"),
+                          infer=_arg_with_value_infer, ref=_arg_with_value_ref(np.argmin),
+                          bprop=bprop_arg_with_value,
+                          doc="``(indices, values)`` of the minima along ``axis``; see "
+                              "``argmax_with_value``.")

@@ -35,12 +35,11 @@ from graphcell.ops.primitive import primitive
 from graphcell.tensor import Tensor
 from graphcell_ir.ir.types import DType, bool_, float32, int32, int64, to_dtype
 from graphcell_ir.ops import functional as F
-from graphcell_ir.ops.along_axis import take_along
 
 __all__ = ["sum", "reduce_sum", "mean", "reduce_mean", "prod", "amax", "amin", "max", "min",
            "reduce_max", "reduce_min", "all", "any", "argmax", "argmin", "aminmax", "nansum",
            "nanmean", "count_nonzero", "var", "std", "var_mean", "std_mean", "logsumexp", "cov",
-           "ArgMaxWithValue", "ArgMinWithValue", "ReduceStd", "EqualCount"]
+           "ReduceStd", "EqualCount"]
 
 
 # --- arguments -----------------------------------------------------------------------------------
@@ -199,21 +198,16 @@ def reduce_min(x, axis=()):
 
 
 def arg_extremum_with_value(x, axis: int, keep_dims: bool, largest: bool, fname: str):
-    """``(indices, values)`` of the maxima (``largest``) or minima along ``axis``: Int64 indices,
-    the first of ties; the gradient of the values goes to that one index."""
+    """``(indices, values)`` of the maxima (``largest``) or minima along ``axis``: the
+    ``argmax_with_value`` primitive (Int64 indices, the first of ties; the gradient of the values
+    goes to that one element)."""
     _check_tensor(x, fname)
     _numeric(x, fname)
     if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
         raise TypeError(f"{fname}: axis must be an int, got {type(axis).__name__}")
-    if x.ndim == 0:
-        return F.fill(dtype=int64, shape=(), value=0), x
-    a = normalize_axis(axis, x.ndim, f"{fname}: axis")
-    arg = F.argmax if largest else F.argmin
-    index = F.expand_dims(arg(x, axis=a, output_type=int64), axis=a)
-    values = take_along(x, index, a)
-    if keep_dims:
-        return index, values
-    return F.squeeze(index, axis=(a,)), F.squeeze(values, axis=(a,))
+    normalize_axis(axis, x.ndim, f"{fname}: axis")
+    op = F.argmax_with_value if largest else F.argmin_with_value
+    return op(x, axis=int(axis), keep_dims=bool(keep_dims))
 
 
 def _extremum(input, axis, keepdims, initial, where, largest: bool, fname: str):
@@ -252,18 +246,6 @@ def aminmax(input, *, axis=0, keepdims=False):
     _, lo = arg_extremum_with_value(input, axis, keepdims, False, "ops.aminmax")
     _, hi = arg_extremum_with_value(input, axis, keepdims, True, "ops.aminmax")
     return lo, hi
-
-
-def _argmax_with_value_prim(input, axis=0, keep_dims=False):
-    return arg_extremum_with_value(input, axis, keep_dims, True, "ArgMaxWithValue")
-
-
-def _argmin_with_value_prim(input, axis=0, keep_dims=False):
-    return arg_extremum_with_value(input, axis, keep_dims, False, "ArgMinWithValue")
-
-
-ArgMaxWithValue = primitive("ArgMaxWithValue", _argmax_with_value_prim, init=("axis", "keep_dims"))
-ArgMinWithValue = primitive("ArgMinWithValue", _argmin_with_value_prim, init=("axis", "keep_dims"))
 
 
 def argmax(input, dim=None, keepdim=False):  # noqa: A002 - MindSpore's parameter name

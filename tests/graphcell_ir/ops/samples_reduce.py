@@ -25,6 +25,12 @@ def _cumextremum(g, dt):
     return (g.array(shape, dt),), {"axis": _axis(g, len(shape))}
 
 
+def _arg_with_value(g, dt):
+    shape = g.shape(0, 3)
+    axis = _axis(g, len(shape)) if shape else g.pick([0, -1])
+    return (g.array(shape, dt),), {"axis": axis, "keep_dims": g.flag()}
+
+
 def _sort(g, dt):
     shape = g.shape(1, 3)
     return (g.array(shape, dt),), {"axis": _axis(g, len(shape)), "descending": g.flag()}
@@ -58,6 +64,10 @@ ROWS: dict[str, Sample] = {
     "cummax": Sample(_cumextremum, NUMERIC, bad=_BAD_SCAN[:2] + (Bad((T("bool[3]"),), {"axis": 0},
                                                                       OpTypeError),)),
     "cummin": Sample(_cumextremum, NUMERIC, bad=_BAD_SCAN[:2]),
+    "argmax_with_value": Sample(_arg_with_value, NUMERIC,
+                                bad=(Bad((T("f32[2,3]"),), {"axis": 2}),
+                                     Bad((T("bool[3]"),), error=OpTypeError))),
+    "argmin_with_value": Sample(_arg_with_value, NUMERIC, bad=(Bad((T("f32[2]"),), {"axis": -2}),)),
     "sort": Sample(_sort, NUMERIC, bad=(Bad((T("f32[]"),)), Bad((T("f32[2]"),), {"axis": 1}),
                                         Bad((T("bool[2]"),), error=OpTypeError))),
     "searchsorted": Sample(_searchsorted, NUMERIC,
