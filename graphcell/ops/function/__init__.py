@@ -11,9 +11,11 @@ from graphcell.ops.function import array_func, math_func, reduction_func, unary_
 from graphcell.ops.function import index_func, selection_func
 from graphcell.ops.function import (creation_func, manip_func, matrix_func, shape_func,
                                     spatial_func)
+from graphcell.ops.function import norm_func, scan_func, sort_func
 
 MODULES = (array_func, math_func, reduction_func, unary_func, index_func, selection_func,
-           creation_func, shape_func, manip_func, matrix_func, spatial_func)
+           creation_func, shape_func, manip_func, matrix_func, spatial_func, norm_func,
+           scan_func, sort_func)
 
 for _m in MODULES:
     globals().update({name: getattr(_m, name) for name in _m.__all__})
