@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 import golden_cases as G
-from golden_harness import (REFUSALS, Golden, compare, compare_grads, fd_function, fd_inputs,
-                            run_graph, run_pynative)
+from golden_harness import (REFUSALS, Golden, compare, compare_grads, compare_params,
+                            fd_function, fd_inputs, run_graph, run_pynative)
 
 HERE = Path(__file__).parent
 
@@ -39,13 +39,15 @@ def test_golden(family, case, record, data, mode):
         f"{case.cid} changed after it was recorded: run tools/record_goldens.py {family}"
     g = Golden(case, record, data)
     run = run_pynative if mode == "pynative" else run_graph
+    params = g.make_params()
     if "error" in record:
         with pytest.raises(REFUSALS):
-            run(g)
+            run(g, params)
         return
-    out, grads = run(g)
+    out, grads = run(g, params)
     compare(out, record["out"], g)
-    if grads is not None:
+    compare_params(params, g)
+    if grads is not None and case.ms_grad:
         compare_grads(grads, g)
 
 
