@@ -26,7 +26,23 @@ GAPS.update({})
 GAPS.update({})
 
 # --- random, linear algebra, matrix products --------------------------------------------------------
-GAPS.update({})
+_COMPLEX = ("its results are complex (eigenvalues of a real matrix may be), and graphcell has no "
+            "complex dtypes")
+GAPS.update({
+    "mindspore.ops.eigvals": _COMPLEX,
+    "mindspore.ops.eig": _COMPLEX,
+    "mindspore.ops.Eig": _COMPLEX,
+    "mindspore.Tensor.eigvals": _COMPLEX,
+    "mindspore.ops.ormqr": "MindSpore 2.10's CPU build has no Ormqr kernel (\"Unsupported op "
+                           "[Ormqr] on CPU\"); graphcell provides it (a composite of the "
+                           "Householder reflectors)",
+    "mindspore.Tensor.ormqr": "MindSpore 2.10's CPU build has no Ormqr kernel; graphcell "
+                              "provides it",
+    "mindspore.ops.Ormqr": "MindSpore 2.10's CPU build has no Ormqr kernel; graphcell provides it",
+    "mindspore.ops.einsum": "MindSpore 2.10's CPU build has no Einsum kernel (\"Unsupported op "
+                            "[Einsum] on CPU\")",
+    "mindspore.ops.Einsum": "MindSpore 2.10's CPU build has no Einsum kernel",
+})
 
 # --- optimizer primitives, state, effects, framework functions --------------------------------------
 GAPS.update({})
