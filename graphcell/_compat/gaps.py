@@ -42,6 +42,24 @@ GAPS.update({
     "mindspore.ops.einsum": "MindSpore 2.10's CPU build has no Einsum kernel (\"Unsupported op "
                             "[Einsum] on CPU\")",
     "mindspore.ops.Einsum": "MindSpore 2.10's CPU build has no Einsum kernel",
+    "mindspore.ops.gamma": "MindSpore 2.10's CPU build has no Gamma kernel (\"Unsupported op "
+                           "[Gamma] on CPU\"); graphcell provides it",
+    "mindspore.ops.Gamma": "MindSpore 2.10's CPU build has no Gamma kernel; graphcell provides it",
+    "mindspore.ops.Randperm": "MindSpore 2.10's CPU build has no Randperm kernel (\"Unsupported "
+                              "op [Randperm] on CPU\"); graphcell provides it",
+    "mindspore.ops.poisson": "MindSpore 2.10's CPU build has no Poisson kernel (\"Unsupported op "
+                             "[Poisson] on CPU\"); see ops.random_poisson",
+    "mindspore.ops.Poisson": "MindSpore 2.10's CPU build has no Poisson kernel",
+    "mindspore.Tensor.uniform": "MindSpore 2.10's CPU build has no UniformExt kernel (\"The "
+                                "kernel UniformExt unregistered\"); graphcell provides it",
+    "mindspore.Tensor.bernoulli": "MindSpore 2.10's CPU build has no BernoulliExt kernel; "
+                                  "graphcell provides it",
+    "mindspore.Tensor.normal_": "MindSpore 2.10's CPU build has no InplaceNormal kernel; "
+                                "graphcell provides it",
+    "mindspore.Tensor.uniform_": "MindSpore 2.10's CPU build has no InplaceUniform kernel; "
+                                 "graphcell provides it",
+    "mindspore.Tensor.random_": "MindSpore 2.10's CPU build has no InplaceRandom kernel; "
+                                "graphcell provides it",
 })
 
 # --- optimizer primitives, state, effects, framework functions --------------------------------------
