@@ -19,8 +19,9 @@ dtype). Options: ``grad`` (False: do not differentiate; default:
 differentiate when a float tensor goes in and a float tensor comes out; the gradient is compared
 with MindSpore's and, unless ``fd=False``, with float64 finite differences), ``rtol``/``atol``,
 ``modes`` (the modes the case runs in, with ``why`` saying why one is left out), ``id`` (a label),
-``values=False`` (compare structure, shapes and dtypes only: random ops, whose values no two
-generators share; their distributions are tested separately), ``ms_grad=False`` (MindSpore's
+``values=False`` (compare the outputs' structure, shapes and dtypes only: random ops, whose
+values no two generators share — their distributions are tested separately; the values of ``P``
+inputs after the call are still compared), ``ms_grad=False`` (MindSpore's
 gradient is wrong for this call: the gradient is checked against finite differences only).
 
 Example::
