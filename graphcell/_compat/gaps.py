@@ -63,4 +63,28 @@ GAPS.update({
 })
 
 # --- optimizer primitives, state, effects, framework functions --------------------------------------
-GAPS.update({})
+_SPARSE = ("graphcell has no sparse tensors (COOTensor, CSRTensor); sparse data is out of its "
+           "scope")
+GAPS.update({
+    "mindspore.ops.make_coo_tensor": _SPARSE,
+    "mindspore.ops.make_csr_tensor": _SPARSE,
+    "mindspore.Tensor.to_coo": _SPARSE,
+    "mindspore.Tensor.to_csr": _SPARSE,
+    "mindspore.ops.vm_impl_registry": "MindSpore's internal registry of its VM's Python op "
+                                      "implementations, not an API to reproduce",
+    "mindspore.ops.switch": "MindSpore's internal Switch primitive of its graph IR (graphcell's "
+                            "IR has structured if/while); write the if in construct",
+    "mindspore.ops.DynamicGRUV2": "MindSpore 2.10's CPU build has no DynamicGRUV2 kernel "
+                                  "(\"Unsupported op [DynamicGRUV2] on CPU\"; an Ascend kernel)",
+    "mindspore.ops.FloatStatus": "MindSpore 2.10's CPU build has no FloatStatus kernel; graphcell "
+                                 "provides it",
+    "mindspore.ops.ApplyKerasMomentum": "MindSpore 2.10's CPU build has no ApplyKerasMomentum "
+                                        "kernel; graphcell provides it",
+    "mindspore.ops.AccumulateNV2": "MindSpore 2.10's CPU build has no AccumulateNV2 kernel; "
+                                   "graphcell provides it",
+    "mindspore.ops.accumulate_n": "MindSpore 2.10's CPU build has no AccumulateNV2 kernel; "
+                                  "graphcell provides it",
+    "mindspore.ops.NoRepeatNGram": "MindSpore 2.10's CPU build refuses every call (\"seq_type "
+                                   "must be Tensor[Int32], but got Tensor[Float32]\" for an Int32 "
+                                   "state_seq); graphcell provides it",
+})
