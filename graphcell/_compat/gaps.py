@@ -42,6 +42,11 @@ GAPS.update({
     "mindspore.ops.einsum": "MindSpore 2.10's CPU build has no Einsum kernel (\"Unsupported op "
                             "[Einsum] on CPU\")",
     "mindspore.ops.Einsum": "MindSpore 2.10's CPU build has no Einsum kernel",
+    **{f"mindspore.ops.{n}": "Fourier transforms work on complex values, and graphcell has no "
+                             "complex dtypes"
+       for n in ("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2",
+                 "irfft2", "rfftn", "irfftn", "hfft", "ihfft", "hfft2", "ihfft2", "hfftn",
+                 "ihfftn", "stft", "FFTWithSize", "polar", "Polar")},
     "mindspore.ops.gamma": "MindSpore 2.10's CPU build has no Gamma kernel (\"Unsupported op "
                            "[Gamma] on CPU\"); graphcell provides it",
     "mindspore.ops.Gamma": "MindSpore 2.10's CPU build has no Gamma kernel; graphcell provides it",
@@ -60,6 +65,8 @@ GAPS.update({
                                  "graphcell provides it",
     "mindspore.Tensor.random_": "MindSpore 2.10's CPU build has no InplaceRandom kernel; "
                                 "graphcell provides it",
+    "mindspore.Tensor.addmm_": "MindSpore 2.10's CPU build has no InplaceAddmm kernel (\"The "
+                               "kernel InplaceAddmm unregistered\"); graphcell provides it",
 })
 
 # --- optimizer primitives, state, effects, framework functions --------------------------------------

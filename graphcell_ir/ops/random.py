@@ -337,3 +337,68 @@ uniform_candidate_sampler = defop(
     infer=_sampler_infer, ref=_sampler_ref, bprop=NONDIFF,
     doc="num_sampled classes drawn uniformly from [0, range_max) (without repeats when unique), "
         "with the expected counts of the true and the sampled classes.")
+
+
+def _truncated_infer(*, shape, dtype=float32, seed=0, seed2=0):
+    return TensorType(_float_dtype(dtype), _check_shape(shape))
+
+
+def _truncated_ref(*, shape, dtype=float32, seed=0, seed2=0):
+    """N(0, 1) conditioned on [-2, 2]: redraw what falls outside (4.6 % of the draws)."""
+    g = generator()
+    out = g.standard_normal(size=tuple(shape))
+    bad = np.abs(out) > 2
+    while bad.any():
+        out[bad] = g.standard_normal(size=int(bad.sum()))
+        bad = np.abs(out) > 2
+    return np.asarray(out, dtype=dtype.np_dtype)
+
+
+truncated_normal = defop(
+    "truncated_normal", (), kind=Kind.OPAQUE, traits=_RANDOM, ms_name="TruncatedNormal",
+    attrs=_SHAPE_DTYPE + _SEEDS, infer=_truncated_infer, ref=_truncated_ref, bprop=NONDIFF,
+    doc="Samples of N(0, 1) truncated to [-2, 2].")
+
+
+def _log_uniform_probs(classes, range_max: int):
+    """P(k) = log((k + 2) / (k + 1)) / log(range_max + 1): the log-uniform (Zipfian) sampler's."""
+    k = np.asarray(classes, np.float64)
+    return np.log((k + 2) / (k + 1)) / np.log(range_max + 1)
+
+
+def _log_uniform_ref(true_classes, *, num_true, num_sampled, unique, range_max, seed=0):
+    g = generator()
+
+    def draw(n):
+        return (np.exp(g.random(n) * np.log(range_max + 1)) - 1).astype(np.int64) % range_max
+    tries = num_sampled
+    if unique:
+        picked: list[int] = []
+        tries = 0
+        while len(picked) < num_sampled:
+            tries += 1
+            c = int(draw(1)[0])
+            if c not in picked:
+                picked.append(c)
+        sampled = np.asarray(picked, np.int64)
+    else:
+        sampled = draw(num_sampled)
+
+    def expected(classes):
+        p = _log_uniform_probs(classes, range_max)
+        return -np.expm1(tries * np.log1p(-p)) if unique else num_sampled * p
+    return (sampled.astype(true_classes.dtype), expected(true_classes).astype(np.float32),
+            expected(sampled).astype(np.float32))
+
+
+log_uniform_candidate_sampler = defop(
+    "log_uniform_candidate_sampler", ("true_classes",), kind=Kind.OPAQUE, traits=_RANDOM,
+    ms_name="LogUniformCandidateSampler",
+    attrs=(attr("num_true", AttrKind.INT, 1), attr("num_sampled", AttrKind.INT, 5),
+           attr("unique", AttrKind.BOOL, True), attr("range_max", AttrKind.INT, 5),
+           attr("seed", AttrKind.INT, 0)),
+    prim_init=("num_true", "num_sampled", "unique", "range_max", "seed"),
+    infer=lambda true_classes, **a: _sampler_infer(true_classes, **a),
+    ref=_log_uniform_ref, bprop=NONDIFF,
+    doc="num_sampled classes drawn with P(k) proportional to log((k + 2) / (k + 1)) (without "
+        "repeats when unique), with the expected counts of the true and the sampled classes.")

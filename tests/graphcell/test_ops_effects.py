@@ -250,3 +250,34 @@ def test_optimizer_primitives_write_parameters_back_in_graph_mode():
         np.testing.assert_allclose(getattr(compiled, name).asnumpy(),
                                    getattr(eager, name).asnumpy(), rtol=1e-6)
     assert not np.allclose(eager.w.asnumpy(), [1.0, 2.0])
+
+
+# --- functional control flow ------------------------------------------------------------------
+
+def _add_index(i, v):
+    return v + i
+
+
+def _running_sum(c, e):
+    return c + e, c * e
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_fori_loop_and_scan(mode):
+    # loop functions defined outside the compiled function (graph mode calls them with its
+    # values; a lambda written inside construct is a closure of the compiler)
+    def run(x):
+        total = ops.ForiLoop()(0, 4, _add_index, x)
+        carry, ys = ops.Scan()(_running_sum, x, [x, x * 2])
+        return total, carry, ys[0], ys[1]
+    fn = ms.jit(run) if mode == "graph" else run
+    total, carry, y0, y1 = fn(f32(1.0))
+    assert (total.asnumpy(), carry.asnumpy(), y0.asnumpy(), y1.asnumpy()) == (7.0, 4.0, 1.0, 4.0)
+
+
+def test_while_loop_runs_in_pynative_and_needs_static_conditions_compiled():
+    def run(x):
+        return ops.WhileLoop()(lambda v: v < 10, lambda v: v * 2, x)
+    assert run(f32(1.0)).asnumpy() == 16.0                    # MindSpore 2.10: 16.0
+    with pytest.raises(TypeError, match="WhileLoop"):
+        ms.jit(run)(f32(1.0))

@@ -192,3 +192,26 @@ def test_graph_mode_draws_from_the_same_seeded_generator():
     c = sample(f32(0.0))
     assert all((x.asnumpy() == y.asnumpy()).all() for x, y in zip(a, c))
     assert not (a[1].asnumpy() == b[1].asnumpy()).all()  # a second call draws new values
+
+
+def test_truncated_normal_stays_within_two_deviations():
+    x = draws(ops.TruncatedNormal()((N,)))
+    assert np.abs(x).max() <= 2 and abs(x.mean()) < 0.03 and abs(x.std() - 0.88) < 0.02
+
+
+def test_log_normal_reverse_and_cauchy_primitive():
+    x = draws(ops.LogNormalReverse(mean=1.0, std=0.5)(Tensor(np.zeros(N, np.float32))))
+    assert (x > 0).all() and abs(np.log(x).mean() - 1) < 0.02
+    c = draws(ops.Cauchy(size=[N], median=2.0)())
+    assert abs(np.median(c) - 2) < 0.05
+
+
+def test_log_uniform_candidate_sampler_prefers_small_classes():
+    sampled, true_count, _ = ops.log_uniform_candidate_sampler(
+        Tensor(np.array([[0], [9]], np.int64)), 1, 2000, False, 10)
+    counts = np.bincount(sampled.asnumpy(), minlength=10) / 2000
+    p = np.log((np.arange(10) + 2) / (np.arange(10) + 1)) / np.log(11)
+    assert np.allclose(counts, p, atol=0.03)
+    assert np.allclose(true_count.asnumpy().ravel(), 2000 * p[[0, 9]])
+    unique, _, _ = ops.LogUniformCandidateSampler(1, 5, True, 5)(Tensor(np.array([[0]], np.int64)))
+    assert sorted(unique.asnumpy().tolist()) == [0, 1, 2, 3, 4]

@@ -483,3 +483,85 @@ TENSOR_METHODS = {
     "multinomial": _multinomial_method, "random_categorical": _random_categorical_method,
     "normal_": _normal_inplace, "uniform_": _uniform_inplace, "random_": _random_inplace,
 }
+
+
+# --- tier-2 samplers ---------------------------------------------------------------------------
+
+def _truncated_normal_prim(shape, dtype=float32, seed=0, seed2=0):
+    return F.truncated_normal(shape=_shape("TruncatedNormal", shape),
+                              dtype=_float_dtype("TruncatedNormal", dtype))
+
+
+TruncatedNormal = primitive("TruncatedNormal", _truncated_normal_prim,
+                            init=("dtype", "seed", "seed2"),
+                            doc="MindSpore's ``TruncatedNormal(dtype=mindspore.float32, seed=0, "
+                                "seed2=0)(shape)``: N(0, 1) truncated to [-2, 2].")
+
+
+def _cauchy_prim(size, median=0.0, sigma=1.0):
+    shape = _shape("Cauchy", size)
+    u = F.uniform_real(shape=shape)
+    angle = F.mul(F.sub(u, 0.5), math.pi)
+    return F.add(F.mul(F.div(F.sin(angle), F.cos(angle)), float(sigma)), float(median))
+
+
+Cauchy = primitive("Cauchy", lambda size, median=0.0, sigma=1.0: _cauchy_prim(size, median, sigma),
+                   init=("size", "median", "sigma"),
+                   doc="MindSpore's ``Cauchy(size, median=0.0, sigma=1.0)()``: Float32 samples of "
+                       "Cauchy(median, sigma).")
+
+
+def _log_normal_reverse(input, mean=1.0, std=2.0):  # noqa: A002
+    if input.dtype not in _FLOATS:
+        raise TypeError(f"LogNormalReverse: input must be a float tensor, got {input.dtype}")
+    z = F.standard_normal(shape=tuple(input.shape), dtype=input.dtype)
+    return F.exp(F.add(F.mul(z, float(std)), float(mean)))
+
+
+LogNormalReverse = primitive("LogNormalReverse", _log_normal_reverse, init=("mean", "std"),
+                             doc="MindSpore's ``LogNormalReverse(mean=1.0, std=2.0)(input)``: "
+                                 "exp(N(mean, std^2)) samples of input's shape and dtype.")
+
+Bernoulli = primitive("Bernoulli", lambda x, p, seed=-1, offset=0: bernoulli(x, p),
+                      init=("seed", "offset"),
+                      doc="MindSpore's ``Bernoulli(seed=-1, offset=0)(x, p)``: ``ops.bernoulli``.")
+
+
+def multinomial_with_replacement(x, seed, offset, numsamples, replacement=False):
+    """``ops.multinomial_with_replacement(x, seed, offset, numsamples, replacement=False)``:
+    ``numsamples`` category indices (Int64) per row of the weights ``x``."""
+    name = "ops.multinomial_with_replacement"
+    if not replacement and numsamples > x.shape[-1]:
+        raise ValueError(f"{name}: without replacement numsamples ({numsamples}) cannot exceed "
+                         f"the number of categories ({x.shape[-1]})")
+    return F.multinomial(x, num_samples=int(numsamples), replacement=bool(replacement),
+                         dtype=int64)
+
+
+MultinomialWithReplacement = primitive(
+    "MultinomialWithReplacement", lambda x, seed, offset, numsamples, replacement=False:
+    multinomial_with_replacement(x, seed, offset, numsamples, replacement),
+    init=("numsamples", "replacement"),
+    doc="MindSpore's ``MultinomialWithReplacement(numsamples, replacement=False)(x, seed, "
+        "offset)``.")
+
+
+def log_uniform_candidate_sampler(true_classes, num_true=1, num_sampled=5, unique=True,
+                                  range_max=5, seed=0):
+    """``ops.log_uniform_candidate_sampler(true_classes, num_true=1, num_sampled=5, unique=True,
+    range_max=5, seed=0)``: ``(sampled_candidates, true_expected_count,
+    sampled_expected_count)`` of the log-uniform (Zipfian) sampler."""
+    return F.log_uniform_candidate_sampler(
+        true_classes, num_true=int(num_true), num_sampled=int(num_sampled), unique=bool(unique),
+        range_max=int(range_max), seed=int(seed))
+
+
+LogUniformCandidateSampler = primitive(
+    "LogUniformCandidateSampler", log_uniform_candidate_sampler,
+    init=("num_true", "num_sampled", "unique", "range_max", "seed"),
+    doc="MindSpore's ``LogUniformCandidateSampler(num_true=1, num_sampled=5, unique=True, "
+        "range_max=5, seed=0)(true_classes)``.")
+
+__all__ += ["TruncatedNormal", "Cauchy", "LogNormalReverse", "Bernoulli",
+            "multinomial_with_replacement", "MultinomialWithReplacement",
+            "log_uniform_candidate_sampler", "LogUniformCandidateSampler"]

@@ -91,6 +91,9 @@ ROWS: dict[str, Sample] = {
         Bad((T("i32[1]"),), {"max_length": 0}, ShapeError))),
     "random_choice_with_mask": Sample(_choice, ("bool",), bad=(
         Bad((T("f32[3]"),), {}, OpTypeError), Bad((T("bool[3]"),), {"count": 0}, ShapeError))),
+    "truncated_normal": Sample(_draw, ALL_FLOATS, bad=(_NEG_SHAPE, _INT_DTYPE)),
+    "log_uniform_candidate_sampler": Sample(_sampler, ("int32", "int64"), bad=(
+        Bad((T("f32[3,1]"),), {"num_true": 1}, OpTypeError),)),
     "uniform_candidate_sampler": Sample(_sampler, ("int32", "int64"), bad=(
         Bad((T("i64[3,2]"),), {"num_true": 1, "num_sampled": 2, "unique": False,
                                "range_max": 4}, OpTypeError),

@@ -166,6 +166,14 @@ CASES = [
          **STATE_ONLY),
 ]
 
+CASES += [
+    case("ops.deepcopy", v()),
+    case("ops.deepcopy", v((2,), dtype="int32", lo=0, hi=4)),
+    case("ops.Coalesce", T(np.array([[1, 0, 1], [1, 0, 1]], np.int64)),
+         T(np.array([1.0, 2.0, 3.0], np.float32)), T(np.array([3, 3], np.int64)), init=(),
+         modes=("pynative",), why="the number of indices left depends on the data", **NO_GRAD),
+]
+
 # --- refusals (last) ---
 CASES += [
     case("ops.assign", P(v()), v((1,)), id="shape", **NO_GRAD),

@@ -7,7 +7,7 @@ raised can leave a cached Primitive in a state that fails the next call of the s
 """
 import numpy as np
 
-from golden_cases import T, case
+from golden_cases import D, T, case
 
 SPD = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 1.0], [0.5, 1.0, 2.0]], np.float32)
 SPD_F64 = SPD.astype(np.float64)
@@ -37,6 +37,8 @@ def _geqrf(a):
 
 
 LU, PIVOTS = _lu(GEN)
+WINDOW = ("a window length given as a Tensor (which MindSpore requires here) is a value of the "
+          "graph; graph mode needs it while compiling (give an int)")
 QR_Y, QR_TAU = _geqrf(TALL)
 
 CASES = [
@@ -208,6 +210,51 @@ CASES = [
     case("ops.tensor_dot", T((2, 3)), T((3, 2)), 1),
     case("ops.batch_dot", T((2, 3, 4)), T((2, 4, 5)), (2, 1)),
     case("ops.batch_dot", T((2, 3)), T((2, 3))),
+]
+
+# --- tier 2: pseudo-inverses, condition numbers, structured matrices, windows ---
+CASES += [
+    case("ops.pinv", T(TALL), rtol=1e-4),
+    case("ops.pinv", T(SPD2), rtol=1e-4),
+    case("ops.cond", T(GEN), rtol=1e-4),
+    case("ops.cond", T(GEN), "fro", rtol=1e-4),
+    case("ops.cond", T(SPD), 1, rtol=1e-4),
+    case("ops.vander", T((3,))),
+    case("ops.vander", T((3,), "int32", -3, 4), N=2),
+    case("ops.trapz", T((2, 3))),
+    case("ops.trapz", T((3,)), T(np.array([0.0, 1.0, 3.0], np.float32))),
+    case("ops.trapz", T((2, 3)), dx=0.5, dim=0),
+    case("ops.block_diag", T((1, 2)), T((2, 1)), T(())),
+    case("ops.block_diag", T((2,)), T((1,))),
+    case("ops.cartesian_prod", T((2,), "int32", 0, 9), T((3,), "int32", 0, 9)),
+    case("ops.cartesian_prod", T((2,)), T((2,)), T((2,))),
+    case("ops.combinations", T((4,)), 3),
+    case("ops.combinations", T((3,)), 2, True),
+    case("ops.matrix_diag", T((3,))),
+    case("ops.matrix_diag", T((2, 2)), k=1),
+    case("ops.matrix_set_diag", T((2, 3)), T((2,))),
+    case("ops.matrix_set_diag", T((2, 3, 3)), T((2, 3))),
+    case("ops.matrix_diag_part", T((2, 3)), T(np.array(0, np.int32)), T(np.array(0.0, np.float32)),
+         modes=("pynative",), why="k is a Tensor there: a value of the graph, and the diagonal "
+                                  "must be known while compiling"),
+    case("ops.lu_unpack", T(LU), T(PIVOTS)),
+    case("ops.LuUnpack", T(LU), T(PIVOTS), init=()),
+    case("ops.blackman_window", T(np.array(5, np.int32)), modes=("pynative",), why=WINDOW),
+    case("ops.blackman_window", T(np.array(4, np.int32)), periodic=False, dtype=D("float64"),
+         modes=("pynative",), why=WINDOW),
+    case("ops.bartlett_window", T(np.array(5, np.int32)), modes=("pynative",), why=WINDOW),
+    case("ops.hamming_window", 5),
+    case("ops.hamming_window", 6, False, 0.5, 0.5),
+    case("ops.hann_window", 5),
+    case("ops.hann_window", 6, False, dtype=D("float32")),
+    case("ops.kaiser_window", 5),
+    case("ops.kaiser_window", 4, False, 6.0),
+    case("ops.BlackmanWindow", T(np.array(5, np.int32)), init=(), modes=("pynative",),
+         why=WINDOW),
+    case("ops.BartlettWindow", T(np.array(4, np.int32)), init=dict(periodic=False),
+         modes=("pynative",), why=WINDOW),
+    case("ops.HammingWindow", T(np.array([5], np.int32)), init=(), modes=("pynative",),
+         why=WINDOW),
 ]
 
 # --- refusals (last: see the module docstring) ---

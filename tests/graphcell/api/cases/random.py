@@ -92,6 +92,23 @@ CASES = [
     case("Tensor.cauchy", T((4,)), 1.0, 2.0, **R),
 ]
 
+CASES += [
+    case("ops.TruncatedNormal", T(np.array([2, 3], np.int32)), init=(), modes=("pynative",),
+         why=SHAPE_TENSOR, **R),
+    case("ops.Cauchy", init=dict(size=[2, 3]), **R),
+    case("ops.LogNormalReverse", T((2, 3)), init=(), **R),
+    case("ops.LogNormalReverse", T((3,), "float64"), init=dict(mean=0.5, std=1.0), **R),
+    case("ops.Bernoulli", T((2, 3)), T(np.array(0.5, np.float32)), init=(), **R),
+    case("ops.multinomial_with_replacement", T(PROBS[:1]), T(np.array(1, np.int64)),
+         T(np.array(0, np.int64)), 3, **R),
+    case("ops.multinomial_with_replacement", T(PROBS[:1]), T(np.array(1, np.int64)),
+         T(np.array(0, np.int64)), 5, True, **R),
+    case("ops.log_uniform_candidate_sampler", T(np.array([[1], [3]], np.int64)), 1, 3, False, 4,
+         **R),
+    case("ops.LogUniformCandidateSampler", T(np.array([[1, 2]], np.int64)),
+         init=dict(num_true=2, num_sampled=3, unique=True, range_max=5), **R),
+]
+
 # --- refusals (last) ---
 CASES += [
     case("ops.randn", 2, dtype=D("int32"), id="int_dtype", **R),
