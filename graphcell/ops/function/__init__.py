@@ -8,10 +8,11 @@ spelling of one registry primitive or a composite of several, written against
 gradient comes from its parts.
 """
 from graphcell.ops.function import array_func, math_func, reduction_func, unary_func
-from graphcell.ops.function import linalg_func, optim_func, other_func, random_func, window_func
+from graphcell.ops.function import (linalg_func, matrix_func, optim_func, other_func,
+                                    random_func, window_func)
 
-MODULES = (array_func, math_func, reduction_func, unary_func, linalg_func, random_func, other_func,
-           optim_func, window_func)
+MODULES = (array_func, math_func, reduction_func, unary_func, linalg_func, matrix_func, random_func,
+           other_func, optim_func, window_func)
 
 for _m in MODULES:
     globals().update({name: getattr(_m, name) for name in _m.__all__})
