@@ -2,8 +2,9 @@
 
 Reference implementations of ops with ``Trait.RANDOM`` (``dropout``, ``dropout2d``, and the
 samplers declared below: ``standard_normal``, ``uniform_real``, ``uniform_int``,
-``standard_laplace``, ``random_gamma``, ``random_poisson``, ``multinomial``, ``random_categorical``, ``randperm``,
-``random_choice_with_mask``, ``uniform_candidate_sampler``) draw from :func:`generator`; nothing
+``standard_laplace``, ``truncated_normal``, ``random_gamma``, ``random_poisson``,
+``multinomial``, ``random_categorical``, ``randperm``, ``random_choice_with_mask``, the
+candidate samplers) draw from :func:`generator`; nothing
 else in ``graphcell_ir`` keeps random state. ``graphcell.set_seed(n)`` calls :func:`seed` so a
 seeded script draws the same masks on every run, in PyNative and (through the same references)
 in the reference interpreter. Without a seed the generator starts from fresh OS entropy, as

@@ -57,7 +57,7 @@ def test_grad_operation_is_an_ops_name():
     assert [t.asnumpy().tolist() for t in g] == [[3.0, 4.0], [1.0, 2.0]]
 
 
-# --- hooks ------------------------------------------------------------------------------------------
+# --- hooks ----------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("mode", ["pynative", "graph"])
 def test_insert_gradient_of_replaces_the_gradient(mode):
@@ -113,7 +113,7 @@ def test_register_hook_in_graph_mode_is_refused_at_the_line():
         ms.jit(f)(X)
 
 
-# --- stop_gradient, printing, dumps, checks --------------------------------------------------------
+# --- stop_gradient, printing, dumps, checks -------------------------------------------------------
 
 @pytest.mark.parametrize("mode", ["pynative", "graph"])
 def test_stop_gradient_cuts_the_gradient(mode):
@@ -177,10 +177,11 @@ def test_float_status_accumulate_n_coalesce_no_repeat_ngram():
     seq = Tensor(np.array([[[1, 2, 1, 2, 5, 1, 2]]], np.int32))
     out = ops.NoRepeatNGram(ngram_size=3)(seq, Tensor(np.zeros((1, 1, 6), np.float32)))
     lowest = np.finfo(np.float32).min
-    assert out.asnumpy()[0, 0].tolist() == [0, lowest, 0, 0, 0, lowest]  # [1,2] was followed by 1, 5
+    # [1, 2] was followed by 1 and by 5
+    assert out.asnumpy()[0, 0].tolist() == [0, lowest, 0, 0, 0, lowest]
 
 
-# --- optimizer Primitives ----------------------------------------------------------------------------
+# --- optimizer Primitives -------------------------------------------------------------------------
 
 def param(values, name):
     return Parameter(f32(values), name=name)

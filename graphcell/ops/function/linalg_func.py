@@ -46,7 +46,7 @@ __all__ = [
 ]
 
 
-# --- argument checks (shared with matrix_func) ------------------------------------------------------
+# --- argument checks (shared with matrix_func) ----------------------------------------------------
 
 def _scaled(x, factor):
     """``factor * x`` for a Python number (nothing to do for 1)."""
@@ -54,7 +54,7 @@ def _scaled(x, factor):
         else F.mul(x, factor)
 
 
-# --- matrix products -------------------------------------------------------------------------------
+# --- matrix products ------------------------------------------------------------------------------
 
 def matmul(input, other):  # noqa: A002 - MindSpore's parameter names
     """``ops.matmul(input, other)``: numpy's matmul — vectors are promoted to matrices, batch axes
@@ -314,7 +314,7 @@ def logdet(input):  # noqa: A002
     return F.add(logabs, F.log(sign))
 
 
-# --- Cholesky ---------------------------------------------------------------------------------------
+# --- Cholesky -------------------------------------------------------------------------------------
 
 def cholesky(input_x, upper=False):
     """``ops.cholesky(input_x, upper=False)``: the lower (or upper) Cholesky factor of each

@@ -79,7 +79,7 @@ def _prox(v, lr, l1, l2):
     return F.mul(F.div(F.sign(v), F.add(1.0, F.mul(lr, l2))), shrunk)
 
 
-# --- momentum and plain descent --------------------------------------------------------------------
+# --- momentum and plain descent -------------------------------------------------------------------
 
 def _apply_momentum(variable, accumulation, learning_rate, gradient, momentum,
                     use_nesterov=False, use_locking=False, gradient_scale=1.0):
@@ -161,7 +161,7 @@ ApplyKerasMomentum = primitive(
         "grad, momentum)``. Returns (var, accum).")
 
 
-# --- adaptive learning rates -----------------------------------------------------------------------
+# --- adaptive learning rates ----------------------------------------------------------------------
 
 def _adam_step(m, v, g, b1, b2):
     m_new = F.add(F.mul(m, b1), F.mul(g, _one_minus(b1)))
@@ -368,7 +368,7 @@ def _apply_proximal_adagrad(var, accum, lr, l1, l2, grad, use_locking=False):
     _states(name, var, accum=accum, grad=grad)
     lr, l1, l2 = (_scalar(name, w, x) for w, x in (("lr", lr), ("l1", l1), ("l2", l2)))
     acc = _write(accum, F.add(accum, F.mul(grad, grad)))
-    rate = F.div(lr, F.sqrt(acc))  # lr / sqrt(accum) in the shrinkage too, as TF's and MindSpore's kernels
+    rate = F.div(lr, F.sqrt(acc))  # in the shrinkage too, as TF's and MindSpore's kernels
     return _write(var, _prox(F.sub(var, F.mul(grad, rate)), rate, l1, l2)), acc
 
 
@@ -518,7 +518,8 @@ def _fused_sparse_ftrl(var, accum, linear, grad, indices, lr, l1, l2, lr_power, 
     g, rows = _rows(name, var, grad, indices)
     new_var, acc_new, lin = _ftrl_step(var, accum, linear, g, float(lr), float(l1), float(l2),
                                        float(lr_power))
-    return (_write(var, F.select(rows, new_var, var)), _write(accum, F.select(rows, acc_new, accum)),
+    return (_write(var, F.select(rows, new_var, var)),
+            _write(accum, F.select(rows, acc_new, accum)),
             _write(linear, F.select(rows, lin, linear)))
 
 

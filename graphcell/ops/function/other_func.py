@@ -88,7 +88,7 @@ AssignSub = primitive("AssignSub", lambda variable, value: _assign_op(
     "AssignSub", variable, value, F.sub), doc="MindSpore's ``AssignSub()(variable, value)``.")
 
 
-# --- gradient control ------------------------------------------------------------------------------
+# --- gradient control -----------------------------------------------------------------------------
 
 def stop_gradient(value):
     """``ops.stop_gradient(value)``: ``value`` (a Tensor, or tuples/lists of them) through which no
@@ -589,7 +589,7 @@ Coalesce = primitive("Coalesce", _coalesce,
                          "length of the result depends on the data).")
 
 
-# --- Tensor.register_hook (PyNative) ---------------------------------------------------------------
+# --- Tensor.register_hook (PyNative) --------------------------------------------------------------
 
 class _TensorHooks:
     """The backward of a hook node: the gradient arriving at a tensor, through its hooks in

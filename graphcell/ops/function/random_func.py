@@ -43,7 +43,7 @@ __all__ = [
 _FLOATS = (float16, float32, float64)
 
 
-# --- argument normalisation ------------------------------------------------------------------------
+# --- argument normalisation -----------------------------------------------------------------------
 
 def _size(name: str, size) -> tuple[int, ...]:
     """``*size`` as MindSpore's creation functions take it: ints, or one tuple/list/Tensor."""

@@ -2,9 +2,9 @@
 length known when the call is made (an int, or a one-element integer Tensor in PyNative).
 
 A window is computed with numpy while the call is made; graph mode makes it a constant of the
-graph. (MindSpore 2.10 returns Float64 for ``hann_window``/``hamming_window`` of length <= 1
-whatever ``dtype`` asks; graphcell honours ``dtype``.) A periodic window of length N is the symmetric window of length N + 1 without its last
-point, as in MindSpore and PyTorch.
+graph. A periodic window of length N is the symmetric window of length N + 1 without its last
+point, as in MindSpore and PyTorch. (MindSpore 2.10 returns Float64 for ``hann_window`` and
+``hamming_window`` of length <= 1 whatever ``dtype`` asks; graphcell honours ``dtype``.)
 
 Example::
 

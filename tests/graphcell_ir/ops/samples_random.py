@@ -49,8 +49,9 @@ def _categorical(g, dt):
 
 def _randperm(g, dt):
     max_length = g.int(1, 6)
+    out_dtype = to_dtype(g.pick(["int32", "int64"]))
     return (np.asarray([g.int(0, max_length)], dt),), {
-        "max_length": max_length, "pad": g.int(-2, 0), "dtype": to_dtype(g.pick(["int32", "int64"]))}
+        "max_length": max_length, "pad": g.int(-2, 0), "dtype": out_dtype}
 
 
 def _choice(g, dt):

@@ -1,7 +1,7 @@
-"""Effects and framework functions (``other_func``, ``optim_func``): the assign family, stop_gradient,
-Print and the summaries, clip_by_global_norm, mixed_precision_cast, the detection helpers, and the
-optimizer Primitives, which update Parameters (``P``) in place — their values after the call are
-compared with MindSpore's. Names that take Python functions (``grad``, ``value_and_grad``,
+"""Effects and framework functions (``other_func``, ``optim_func``): the assign family,
+stop_gradient, Print and the summaries, clip_by_global_norm, mixed_precision_cast, the detection
+helpers, and the optimizer Primitives, which update Parameters (``P``) in place — their values
+after the call are compared with MindSpore's. Names that take Python functions (``grad``, ``value_and_grad``,
 ``GradOperation``, ``HookBackward``, ``InsertGradientOf``, ``Tensor.register_hook``) cannot be
 written as golden cases; ``tests/graphcell/test_ops_effects.py`` checks them against values
 MindSpore 2.10 printed. Refusals come last.
@@ -172,6 +172,12 @@ CASES += [
     case("ops.Coalesce", T(np.array([[1, 0, 1], [1, 0, 1]], np.int64)),
          T(np.array([1.0, 2.0, 3.0], np.float32)), T(np.array([3, 3], np.int64)), init=(),
          modes=("pynative",), why="the number of indices left depends on the data", **NO_GRAD),
+]
+
+CASES += [
+    case("ops.AdamNoUpdateParam", P(v()), P(v(**POS)), S(0.9), S(0.999), S(0.001), S(0.9),
+         S(0.999), S(1e-8), v(), init=(), **NO_GRAD),
+    case("ops.CheckNumerics", v(), init=()),
 ]
 
 # --- refusals (last) ---

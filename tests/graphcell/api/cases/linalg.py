@@ -257,6 +257,16 @@ CASES += [
          why=WINDOW),
 ]
 
+CASES += [
+    case("ops.Geqrf", T(TALL), init=()),
+    case("ops.Lstsq", T(TALL), T((3, 2)), init=(), rtol=1e-3, atol=1e-5),
+    case("ops.LuSolve", T((3, 2)), T(LU), T(PIVOTS), init=()),
+    case("ops.MatrixTriangularSolve", T(LOWER), T((3, 2)), init=()),
+    case("ops.MatrixTriangularSolve", T(np.stack([LOWER.T, LOWER.T + np.eye(3, dtype=np.float32)])
+                                          .astype(np.float32)),
+         T((2, 3, 2)), init=dict(lower=False, adjoint=True)),
+]
+
 # --- refusals (last: see the module docstring) ---
 CASES += [
     case("ops.matmul", T((2, 3)), T((3, 2), "float64"), id="dtypes_differ"),

@@ -109,6 +109,15 @@ CASES += [
          init=dict(num_true=2, num_sampled=3, unique=True, range_max=5), **R),
 ]
 
+CASES += [
+    case("ops.RandomGamma", T(np.array([2, 3], np.int32)), T(np.array([2.0, 3.0], np.float32)),
+         init=(), modes=("pynative",), why=SHAPE_TENSOR, **R),
+    case("ops.RandomPoisson", T(np.array([2, 3], np.int32)), T(np.array([2.0, 3.0], np.float32)),
+         init=dict(dtype=D("int32")), modes=("pynative",), why=SHAPE_TENSOR, **R),
+    case("ops.MultinomialWithReplacement", T(PROBS[:1]), T(np.array(1, np.int64)),
+         T(np.array(0, np.int64)), init=dict(numsamples=2), **R),
+]
+
 # --- refusals (last) ---
 CASES += [
     case("ops.randn", 2, dtype=D("int32"), id="int_dtype", **R),
