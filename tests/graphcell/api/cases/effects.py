@@ -1,10 +1,10 @@
 """Effects and framework functions (``other_func``, ``optim_func``): the assign family,
 stop_gradient, Print and the summaries, clip_by_global_norm, mixed_precision_cast, the detection
 helpers, and the optimizer Primitives, which update Parameters (``P``) in place — their values
-after the call are compared with MindSpore's. Names that take Python functions (``grad``, ``value_and_grad``,
-``GradOperation``, ``HookBackward``, ``InsertGradientOf``, ``Tensor.register_hook``) cannot be
-written as golden cases; ``tests/graphcell/test_ops_effects.py`` checks them against values
-MindSpore 2.10 printed. Refusals come last.
+after the call are compared with MindSpore's. Names that take Python functions (``grad``,
+``value_and_grad``, ``GradOperation``, ``HookBackward``, ``InsertGradientOf``,
+``Tensor.register_hook``) cannot be written as golden cases; ``tests/graphcell/test_ops_effects.py``
+checks them against values MindSpore 2.10 printed. Refusals come last.
 """
 import numpy as np
 
