@@ -3,10 +3,11 @@
 The checks, in order; the first that fails raises ``ArtifactError`` naming the file, the member
 and the problem, and nothing has run:
 
-1. the archive: a zip holding the four members (and native object files), sizes within limits,
-   CRCs right;
-2. the manifest: JSON with every field of the format (``manifest.py``);
-3. the hashes: each member's size and SHA-256 are the manifest's;
+1. the archive: a regular file within the size limit, a zip holding the four members (and
+   native object files), each stored or deflated (``container.py``);
+2. the manifest, read first: JSON with every field of the format (``manifest.py``);
+3. the other members, each read only when its size is the manifest's (and within its limit,
+   and not a zip bomb), then its CRC and SHA-256 checked;
 4. the arrays: ``weights.npz`` and ``consts.npz`` read with ``allow_pickle=False``;
 5. the IR: it parses and verifies; the function named by the manifest exists and its arguments
    and results are the manifest's inputs, params and mutated params, with their types;
@@ -130,9 +131,9 @@ def read_artifact(path) -> ArtifactGraph:
 
 
 def _read(source, path: str) -> ArtifactGraph:
-    members = C.read_members(source, path)
-    manifest = parse_manifest(members[C.MANIFEST], path)
-    _check_hashes(manifest, members, path)
+    with C.Archive(source, path) as archive:
+        manifest = parse_manifest(archive.manifest(), path)
+        members = archive.read_listed(manifest["members"])
     consts = read_npz(members[C.CONSTS], path, C.CONSTS)
     weights = read_npz(members[C.WEIGHTS], path, C.WEIGHTS)
     module, fn = _read_ir(members[C.IR], manifest, consts, path)
@@ -145,22 +146,6 @@ def _read(source, path: str) -> ArtifactGraph:
     except ArtifactError as e:
         raise ArtifactError(e.reason, path, C.MANIFEST) from None
     return ArtifactGraph(path, module, fn, manifest, weights, output, native)
-
-
-def _check_hashes(manifest: dict, members: dict[str, bytes], path: str) -> None:
-    listed = manifest["members"]
-    expected = [n for n in members if n != C.MANIFEST]
-    if sorted(listed) != sorted(expected):
-        raise ArtifactError(f"lists members {sorted(listed)}, expected {expected}", path,
-                            C.MANIFEST)
-    for name in expected:
-        data, entry = members[name], listed[name]
-        if len(data) != entry["size"]:
-            raise ArtifactError(f"is {len(data)} bytes but the manifest says {entry['size']}",
-                                path, name)
-        if C.sha256(data) != entry["sha256"]:
-            raise ArtifactError("SHA-256 does not match the manifest: the file was changed or "
-                                "corrupted after export", path, name)
 
 
 def read_npz(data: bytes, path: str, member: str) -> dict[str, np.ndarray]:

@@ -2,6 +2,11 @@
 and nothing runs. A bounded hypothesis fuzzer mutates valid artifacts."""
 import io
 import json
+import os
+import subprocess
+import sys
+import time
+import tracemalloc
 import zipfile
 
 import numpy as np
@@ -129,6 +134,93 @@ def test_pickled_weights_are_never_unpickled(tmp_path, good):
     bad = rehashed({**good, C.WEIGHTS: inner.getvalue()})
     with pytest.raises(ArtifactError, match=r"\[weights.npz\]: cannot be read as arrays without pickle"):
         load_bytes(tmp_path, C.to_bytes(bad))
+
+
+# --- what reading an artifact may cost (issue 22, defects 4 and 5) -------------------------------
+
+def _bomb(path, good, size, member):
+    """``good`` with ``member`` replaced by ``size`` bytes of spaces, deflated (~1000:1), written
+    in pieces (the test never holds it), and the manifest listing it consistently."""
+    m = json.loads(good[C.MANIFEST])
+    m["members"][member] = {"sha256": "0" * 64, "size": size}
+    with zipfile.ZipFile(path, "w") as z:
+        for name, data in {**good, C.MANIFEST: json.dumps(m).encode()}.items():
+            info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            if name != member:
+                z.writestr(info, data)
+                continue
+            with z.open(info, "w", force_zip64=True) as f:
+                chunk = b" " * (1 << 20)
+                for _ in range(size >> 20):
+                    f.write(chunk)
+    return path
+
+
+@pytest.mark.parametrize("member, size, message", [
+    (C.IR, 256 << 20, "declares 268435456 bytes, more than the 67108864 allowed"),
+    (C.IR, 32 << 20, "would inflate .* more than 100 times: refused as a zip bomb"),
+    (C.WEIGHTS, 256 << 20, "would inflate .* refused as a zip bomb")])
+def test_a_zip_bomb_is_refused_before_it_is_inflated(tmp_path, good, member, size, message):
+    path = _bomb(tmp_path / "bomb.gcpkg", good, size, member)
+    assert os.path.getsize(path) < 1 << 20
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    try:
+        with pytest.raises(ArtifactError, match=rf"\[{member}\]: {message}"):
+            ms.load(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 << 20 and time.perf_counter() - t0 < 5
+
+
+def test_a_member_larger_than_the_manifest_says_is_not_read(tmp_path, good):
+    ir = good[C.IR] + b"\n" * 5000
+    with pytest.raises(ArtifactError, match=r"\[model.gcir\]: its zip header says \d+ bytes but "
+                                            r"the manifest says"):
+        load_bytes(tmp_path, C.to_bytes({**good, C.IR: ir}))
+
+
+def test_members_in_another_compression_are_refused(tmp_path, good):
+    path = tmp_path / "lzma.gcpkg"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_LZMA) as z:
+        for name, data in good.items():
+            z.writestr(name, data)
+    with pytest.raises(ArtifactError, match="method graphcell does not write"):
+        ms.load(path)
+
+
+def test_an_oversized_manifest_is_refused_unread(tmp_path, good):
+    big = good[C.MANIFEST] + b" " * (C.MAX_MANIFEST_BYTES + 1)
+    with pytest.raises(ArtifactError, match=r"\[manifest.json\]: declares \d+ bytes, more than"):
+        load_bytes(tmp_path, C.to_bytes({**good, C.MANIFEST: big}))
+
+
+LOAD_DEVICE = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))   # the old loader read until killed
+import graphcell as ms
+from graphcell.aot import ArtifactError
+try:
+    ms.load(sys.argv[1])
+except ArtifactError as e:
+    print(e)
+"""
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_devices_fifos_and_directories_are_refused_unread(tmp_path):
+    link = tmp_path / "zero.gcpkg"
+    link.symlink_to("/dev/zero")
+    fifo = tmp_path / "fifo.gcpkg"
+    os.mkfifo(fifo)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    for path, kind in [("/dev/zero", "a device"), (link, "a device"), (fifo, "a FIFO"),
+                       (tmp_path, "a directory")]:
+        done = subprocess.run([sys.executable, "-c", LOAD_DEVICE, str(path)], env=env,
+                              capture_output=True, text=True, timeout=60)
+        assert f"is {kind}, not a regular file" in done.stdout, done.stdout + done.stderr[-2000:]
 
 
 # --- the fuzzer ----------------------------------------------------------------------------------
