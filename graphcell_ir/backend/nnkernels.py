@@ -385,8 +385,10 @@ def _pool_geo(shape, kernel_size, strides, pad_mode) -> C.Window:
 
 
 def _fast(*arrays) -> bool:
+    """Whether the loops take these arrays: float32/float64 alike, none empty (an empty batch
+    goes to the reference, which has nothing to loop over either)."""
     d = arrays[0].dtype
-    return d in _FLOATS and all(a.dtype == d for a in arrays)
+    return d in _FLOATS and all(a.dtype == d and a.size for a in arrays)
 
 
 def _c(a: np.ndarray) -> np.ndarray:
