@@ -62,7 +62,7 @@ from graphcell_ir.backend.native.target import ABI, NativeError, Target, host_ta
 from graphcell_ir.backend.native.emitting import (NativeObject, emit, emit_loop, kinds_of, loop_key,
                                               native_id, signature, source_hash, symbol_of,
                                               target_machine)
-from graphcell_ir.backend.native.objfile import check_object
+from graphcell_ir.backend.native.objfile import check_linkable, check_object, checkable
 from graphcell_ir.backend.native.linking import (LoopRecorder, NativeFunction, NativeKernels,
                                               NativeLoops, link)
 from graphcell_ir.backend.native.jit_cache import (JIT_ABI, JIT_MISMATCH, JitFunction, JitLookup,
@@ -72,7 +72,8 @@ from graphcell_ir.backend.native.jit_cache import (JIT_ABI, JIT_MISMATCH, JitFun
 
 __all__ = ["ABI", "NativeError", "Target", "NativeObject", "NativeFunction", "NativeKernels",
            "NativeLoops", "LoopRecorder", "emit", "emit_loop", "link", "host_target", "native_id",
-           "signature", "symbol_of", "check_object", "kinds_of", "loop_key", "source_hash",
+           "signature", "symbol_of", "check_object", "check_linkable", "checkable", "kinds_of",
+           "loop_key", "source_hash",
            "JIT_ABI", "JIT_MISMATCH", "JitFunction", "JitLookup", "array_layout", "emit_jit",
            "jit_cache_enabled", "jit_dir", "jit_id", "in_process", "kernel_kinds", "link_jit", "load_jit",
            "pack_single", "store_jit", "target_machine", "trampoline_ir"]
