@@ -8,6 +8,8 @@ An artifact (``.gcpkg``) is a zip archive holding exactly these members::
     consts.npz      the module's constant table (``consts/N`` -> array), possibly empty
     native/<id>.o   optional, one per kernel: its object code for the exporting CPU
                     (``native.py``; the manifest's ``native`` section says what each is)
+    manifest.sig    optional, last: the manifest's HMAC-SHA256 with the exporter's key
+                    (``trust.py``; what lets ``load(native=True)`` run the native code)
 
 Members are written in that order with a fixed timestamp, so exporting the same network twice
 gives the same bytes.
@@ -43,7 +45,7 @@ from typing import BinaryIO, Mapping
 
 from graphcell_ir.errors import ArtifactError
 
-__all__ = ["MANIFEST", "IR", "WEIGHTS", "CONSTS", "MEMBERS", "NATIVE", "write_members",
+__all__ = ["MANIFEST", "IR", "WEIGHTS", "CONSTS", "MEMBERS", "NATIVE", "SIGNATURE", "write_members",
            "Archive", "sha256", "MAX_ARCHIVE_BYTES", "MAX_MANIFEST_BYTES", "MAX_IR_BYTES",
            "MAX_OBJECT_BYTES", "MAX_ARRAYS_BYTES", "MAX_RATIO", "MAX_NATIVE"]
 
@@ -56,6 +58,8 @@ MEMBERS = (MANIFEST, IR, WEIGHTS, CONSTS)
 NATIVE = re.compile(r"^native/[0-9a-f]{24}\.o$")
 """The optional members: one object file per kernel, after the others."""
 MAX_NATIVE = 4096
+SIGNATURE = "manifest.sig"
+"""The optional last member: the manifest's signature (not listed in the manifest it signs)."""
 
 MAX_ARCHIVE_BYTES = 32 << 30
 """The largest artifact file read (weights dominate; they are stored, not compressed)."""
@@ -94,6 +98,8 @@ def limit_of(name: str) -> int:
     """The most bytes member ``name`` may hold."""
     if name == MANIFEST:
         return MAX_MANIFEST_BYTES
+    if name == SIGNATURE:
+        return 4096
     if name == IR:
         return MAX_IR_BYTES
     if NATIVE.match(name):
@@ -127,10 +133,15 @@ class Archive:
         """The manifest's bytes (read first, before any other member is inflated)."""
         return self._read(MANIFEST)
 
+    def signature(self) -> bytes | None:
+        """The ``manifest.sig`` member, or None when the artifact is not signed."""
+        return self._read(SIGNATURE) if SIGNATURE in self._infos else None
+
     def read_listed(self, listed: Mapping[str, Mapping]) -> dict[str, bytes]:
-        """Every member but the manifest, each checked against ``listed`` (name -> ``{"size",
-        "sha256"}``: the manifest's ``members``) before and as it is read."""
-        expected = [n for n in self.names if n != MANIFEST]
+        """Every member but the manifest and its signature, each checked against ``listed``
+        (name -> ``{"size", "sha256"}``: the manifest's ``members``) before and as it is
+        read."""
+        expected = [n for n in self.names if n not in (MANIFEST, SIGNATURE)]
         if sorted(listed) != sorted(expected):
             raise ArtifactError(f"lists members {sorted(listed)}, expected {expected}",
                                 self.path, MANIFEST)
@@ -231,10 +242,12 @@ def _archive_error(e: Exception, path, member: str | None = None) -> ArtifactErr
 
 def _check_names(infos: list, path) -> None:
     names = [i.filename for i in infos]
-    unknown = sorted(n for n in set(names) - set(MEMBERS) if not NATIVE.match(n))
+    unknown = sorted(n for n in set(names) - set(MEMBERS) - {SIGNATURE}
+                     if not NATIVE.match(n))
     if unknown:
         raise ArtifactError(f"unexpected member(s) {', '.join(map(repr, unknown))}; an artifact "
-                            f"holds only {', '.join(MEMBERS)} and native/<id>.o", path)
+                            f"holds only {', '.join(MEMBERS)}, native/<id>.o and {SIGNATURE}",
+                            path)
     if sum(1 for n in names if NATIVE.match(n)) > MAX_NATIVE:
         raise ArtifactError(f"holds more than {MAX_NATIVE} native object files", path)
     dup = sorted({n for n in names if names.count(n) > 1})

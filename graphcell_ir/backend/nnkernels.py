@@ -244,16 +244,6 @@ class _CachedLoops:
         return self._module
 
 
-# --- native loops (graphcell_ir.backend.native; graphcell.load(native=True)) -------------------
-def use_native_loops(make) -> None:
-    """From now on ``loops(True)`` is ``make(compiled)``: linked machine code of these loops (same
-    source, compiled ahead of time), which calls ``compiled()`` — numba's loops, built on first
-    need — for argument types it has no code for. Process-wide."""
-    current = _LOADED.get(True)
-    _LOADED[True] = make((lambda: current) if current is not None else _compile_module)
-# --- end native loops ---
-
-
 def _source() -> str:
     return Path(nn_loops.__file__).read_text()
 
@@ -752,9 +742,13 @@ def kernel(op, jit: bool | None = None):
     return functools.partial(KERNELS[op], loops(jit))
 
 
-def implementation(op, jit: bool | None = None):
+def implementation(op, jit: bool | None = None, loops=None):
     """What runs ``op`` outside a fused kernel: its kernel when it has one and the JIT is on,
-    else its numpy reference (faster than the kernel's loops run as Python)."""
+    else its numpy reference (faster than the kernel's loops run as Python). ``loops``: a loops
+    namespace of the caller's own (an artifact's linked loops, for its executable alone) in
+    place of the process's."""
     if op not in KERNELS or not _jit_on(jit):
         return op.ref
+    if loops is not None:
+        return functools.partial(KERNELS[op], loops)
     return kernel(op, jit=True)

@@ -23,13 +23,15 @@ features are the :class:`Target` recorded beside it. The undefined symbols left 
 is refused with a NativeError, except for ``NRT_MemInfo_call_dtor``, which numba's decref names
 but never calls on the meminfo-less arrays an entry builds (it links to a stub).
 
-**Linking** (llvmlite only; ``graphcell.load(native=True)``): :func:`link` adds object files to
-one ORC JIT library that may use the process's symbols, and returns :class:`NativeKernels`, which
+**Linking** (llvmlite only; ``graphcell.load(native=True)``): :func:`link` checks each object
+(:func:`check_linkable`: only what graphcell emits) and adds them to one ORC JIT library that
+may use the process's symbols, and returns :class:`NativeKernels`, which
 :func:`~graphcell_ir.backend.kernels.compile_kernel` asks for a kernel by its source before
-compiling anything, and whose :meth:`NativeKernels.loops` is a drop-in loops namespace
-(``nnkernels.use_native_loops``). A :class:`NativeFunction` calls its entry through ctypes with numba's CPU
-calling convention, ``int32 entry(void *ret, void *excinfo, void *p0, ...)`` (0: success), after
-checking each array's dtype, shape and memory order: the machine code trusts its arguments.
+compiling anything, and whose :meth:`NativeKernels.loops` is a drop-in loops namespace (the
+executable that was given the kernels uses it, nothing else). A :class:`NativeFunction` calls
+its entry through ctypes with numba's CPU calling convention, ``int32 entry(void *ret, void
+*excinfo, void *p0, ...)`` (0: success), after checking each array's dtype, shape and memory
+order: the machine code trusts its arguments.
 
 **The JIT's disk cache** (``kernels``/``nnkernels``, no export involved): graphcell's code
 generator (``backend/codegen``) compiles a kernel for some argument kinds into one object, the

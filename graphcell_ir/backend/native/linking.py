@@ -154,12 +154,14 @@ class NativeKernels:
     """Linked kernels by source key; what ``compile_kernel`` consults before compiling.
 
     ``failed``: id -> why that object could not be linked; ``missed``: the keys of kernels asked
-    for that have no native code here (they were compiled instead).
+    for that have no native code here (they were compiled instead); ``nn_loops``: the linked
+    convolution/pooling loops (:meth:`loops`), for the executable these kernels were given to.
     """
 
     by_key: dict[str, list] = field(default_factory=dict)  # key -> [(object, address, tracker)]
     failed: dict[str, str] = field(default_factory=dict)
     missed: list[str] = field(default_factory=list)
+    nn_loops: "NativeLoops | None" = None
 
     def lookup(self, ks: KernelSource) -> NativeFunction | None:
         """The linked entry for ``ks`` (same source, shapes, constants and outputs), or None."""

@@ -259,8 +259,6 @@ def test_native_loops_equal_numba_loops(dtype):
     from graphcell_ir.backend import nn_loops, nnkernels
     from graphcell_ir.ops import REGISTRY
     numba_loops = nnkernels.loops(True)
-    while isinstance(numba_loops, N.NativeLoops):   # a native load earlier in this process
-        numba_loops = numba_loops.compiled()
     calls = [(REGISTRY[name], ops, REGISTRY[name].check_attrs(attrs))
              for name, ops, attrs in lenet_calls(np.random.default_rng(3), dtype, batch=2)]
     recorder = N.LoopRecorder(numba_loops)
