@@ -11,7 +11,8 @@ import zipfile
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from fuzzing import fuzz
+from hypothesis import given, strategies as st
 
 import graphcell as ms
 from graphcell.aot import ArtifactError
@@ -202,10 +203,11 @@ import resource, sys
 resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))   # the old loader read until killed
 import graphcell as ms
 from graphcell.aot import ArtifactError
-try:
-    ms.load(sys.argv[1])
-except ArtifactError as e:
-    print(e)
+for path in sys.argv[1:]:
+    try:
+        ms.load(path)
+    except ArtifactError as e:
+        print(e, flush=True)
 """
 
 
@@ -216,11 +218,14 @@ def test_devices_fifos_and_directories_are_refused_unread(tmp_path):
     fifo = tmp_path / "fifo.gcpkg"
     os.mkfifo(fifo)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    for path, kind in [("/dev/zero", "a device"), (link, "a device"), (fifo, "a FIFO"),
-                       (tmp_path, "a directory")]:
-        done = subprocess.run([sys.executable, "-c", LOAD_DEVICE, str(path)], env=env,
-                              capture_output=True, text=True, timeout=60)
-        assert f"is {kind}, not a regular file" in done.stdout, done.stdout + done.stderr[-2000:]
+    cases = [("/dev/zero", "a device"), (link, "a device"), (fifo, "a FIFO"),
+             (tmp_path, "a directory")]
+    done = subprocess.run([sys.executable, "-c", LOAD_DEVICE, *(str(p) for p, _ in cases)],
+                          env=env, capture_output=True, text=True, timeout=120)
+    lines = done.stdout.splitlines()
+    assert len(lines) == len(cases), done.stdout + done.stderr[-2000:]
+    for line, (path, kind) in zip(lines, cases):
+        assert line.startswith(f"{path}: is {kind}, not a regular file"), line
 
 
 # --- the fuzzer ----------------------------------------------------------------------------------
@@ -233,8 +238,7 @@ def _check(tmp_path, data, reference, x):
     np.testing.assert_array_equal(cell(x).asnumpy(), reference)
 
 
-@settings(max_examples=120, deadline=None, derandomize=True, database=None,
-          suppress_health_check=list(HealthCheck))
+@fuzz(120)
 @given(data=st.data())
 def test_fuzz_mutated_artifacts_load_identically_or_raise_artifact_error(tmp_path_factory, data,
                                                                         mlp_artifact):

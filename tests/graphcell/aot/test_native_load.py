@@ -14,7 +14,8 @@ import zipfile
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from fuzzing import fuzz
+from hypothesis import given, strategies as st
 
 import graphcell as ms
 from graphcell.aot import ArtifactError, NativeCodeWarning
@@ -249,8 +250,7 @@ def test_precompile_says_whether_the_native_kernels_run_here(tmp_path, train_art
 
 # --- the fuzzer ----------------------------------------------------------------------------------
 
-@settings(max_examples=60, deadline=None, derandomize=True, database=None,
-          suppress_health_check=list(HealthCheck))
+@fuzz(60)
 @given(data=st.data())
 def test_fuzz_native_artifacts_load_identically_or_raise_artifact_error(tmp_path_factory, data,
                                                                        train_artifact):
@@ -327,8 +327,7 @@ def _loads_identically_or_refuses(p, data: bytes, args, want) -> None:
     np.testing.assert_array_equal(cell(*args).asnumpy(), want)
 
 
-@settings(max_examples=60, deadline=None, derandomize=True, database=None,
-          suppress_health_check=list(HealthCheck))
+@fuzz(60)
 @given(data=st.data())
 def test_fuzz_the_native_section(tmp_path_factory, data, train_artifact):
     """Any value anywhere in the manifest's native section: a clear error or the same result
