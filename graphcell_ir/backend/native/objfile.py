@@ -92,10 +92,16 @@ def read_elf(data: bytes) -> ElfObject:
     if e_shentsize != 64 or e_shoff + e_shnum * 64 > len(data) or e_shstrndx >= max(e_shnum, 1):
         raise NativeError("its section table lies outside the file (truncated?)")
     raw = [struct.unpack_from("<IIQQQQIIQQ", data, e_shoff + i * 64) for i in range(e_shnum)]
-    for i, (_, sh_type, _, _, offset, size, *_rest) in enumerate(raw):
+    for i, (_, sh_type, _, _, offset, size, _, _, align, _) in enumerate(raw):
         if sh_type != 8 and offset + size > len(data):   # 8: NOBITS (.bss) occupies no bytes
             raise NativeError(f"section {i} lies outside the file (truncated?)")
+        if align & (align - 1) or align > 1 << 16:   # LLVM asserts a power of two
+            raise NativeError(f"section {i} has an alignment of {align}")
+    if e_shnum and raw[0][1] != 0:
+        raise NativeError("its first section is not the null section")
     names = raw[e_shstrndx] if e_shnum else None
+    if names is not None and names[1] != 3:   # LLVM aborts on a name table that is no STRTAB
+        raise NativeError("its section name table is not a string table")
     sections = tuple(Section(_string(data, names, r[0]) if names else "", r[1], r[2], r[4],
                              r[5], r[6], r[7], r[9]) for r in raw)
     symbols: tuple[Symbol, ...] = ()
@@ -106,15 +112,19 @@ def read_elf(data: bytes) -> ElfObject:
     for sec in sections:
         if sec.type in (4, 9):   # SHT_RELA, SHT_REL
             step = 24 if sec.type == 4 else 16
-            if sec.entsize != step:
-                raise NativeError(f"relocation section {sec.name} has entries of "
-                                  f"{sec.entsize} bytes")
+            if sec.entsize != step or sec.size % step or sec.info >= len(sections) or \
+                    sec.link >= len(sections) or sections[sec.link].type != 2:
+                raise NativeError(f"relocation section {sec.name} is malformed")
+            patched = sections[sec.info]
             for k in range(sec.size // step):
-                info, = struct.unpack_from("<Q", data, sec.offset + k * step + 8)
+                offset, info = struct.unpack_from("<QQ", data, sec.offset + k * step)
                 sym, kind = info >> 32, info & 0xFFFFFFFF
-                if sym >= max(len(symbols), 1):
+                if sym >= max(len(symbols), 1) or (symbols and symbols[sym].type > 3):
                     raise NativeError(f"a relocation in {sec.name} names symbol {sym}, which "
-                                      "does not exist")
+                                      "does not exist or is not code or data")
+                if offset + 4 > patched.size:   # LLVM trusts it: a write past the section
+                    raise NativeError(f"a relocation in {sec.name} patches offset {offset}, "
+                                      f"outside {patched.name} ({patched.size} bytes)")
                 relocations.append((sec.name, kind, symbols[sym].name if symbols else ""))
     return ElfObject(machine, sections, symbols, tuple(relocations))
 
@@ -133,13 +143,21 @@ def _string(data: bytes, table, offset: int) -> str:
 
 
 def _symbols(data: bytes, symtab: Section, sections) -> tuple[Symbol, ...]:
-    if symtab.entsize != 24 or symtab.link >= len(sections):
+    if symtab.entsize != 24 or symtab.size % 24 or symtab.info > symtab.size // 24 or \
+            symtab.link >= len(sections) or sections[symtab.link].type != 3:
         raise NativeError("its symbol table is malformed")
     strtab = sections[symtab.link]
     out = []
     for k in range(symtab.size // 24):
-        st_name, st_info, _, st_shndx = struct.unpack_from("<IBBH", data, symtab.offset + k * 24)
+        st_name, st_info, _, st_shndx, st_value, st_size = struct.unpack_from(
+            "<IBBHQQ", data, symtab.offset + k * 24)
         name = _string(data, strtab, st_name) if st_name else ""
+        if 0 < st_shndx < 0xFF00:   # defined in a section: it must lie inside it
+            if st_shndx >= len(sections) or st_value + st_size > sections[st_shndx].size:
+                raise NativeError(f"symbol {name or k!r} lies outside its section")
+        elif st_shndx not in (0, 0xFFF1, 0xFFF2) or (st_info & 0xF) == 3:
+            # undefined, absolute, common; a section's symbol names a section (LLVM aborts)
+            raise NativeError(f"symbol {name or k!r} has section index {st_shndx:#x}")
         out.append(Symbol(name, st_info >> 4, st_info & 0xF, st_shndx))
     return tuple(out)
 
