@@ -108,6 +108,7 @@ def _jit_on(jit: bool | None) -> bool:
 
 
 _LOADED: dict[bool, types.ModuleType] = {}
+_LOADED_LOCK = threading.Lock()   # one loops namespace per process, even when threads race
 
 
 def loops(jit: bool | None = None) -> types.ModuleType:
@@ -115,7 +116,10 @@ def loops(jit: bool | None = None) -> types.ModuleType:
     jit = _jit_on(jit)
     mod = _LOADED.get(jit)
     if mod is None:
-        mod = _LOADED[jit] = _loaded() if jit else nn_loops
+        with _LOADED_LOCK:
+            mod = _LOADED.get(jit)
+            if mod is None:
+                mod = _LOADED[jit] = _loaded() if jit else nn_loops
     return mod
 
 
