@@ -475,3 +475,16 @@ dropout2d = defop("dropout2d", ("x",), kind=OPAQUE, traits={Trait.RANDOM}, ms_na
                   doc="Zeroes whole channels of an NCHW tensor with probability 1 - keep_prob and "
                       "scales the rest by 1/keep_prob. Results: the output and a Bool mask of x's "
                       "shape. Draws from graphcell_ir.ops.random (seeded by set_seed).")
+
+
+# --- detach -----------------------------------------------------------------------------------
+
+def _detach_infer(x):
+    return require_tensor(x)
+
+
+detach = defop("detach", ("x",), kind=OPAQUE, infer=_detach_infer, ref=lambda x: x,
+               bprop=NONDIFF,
+               doc="The identity, with no gradient. MindSpore's loss Primitives give no gradient "
+                   "to their class weights and labels; the losses graphcell writes as composites "
+                   "pass those operands through detach to match.")

@@ -12,7 +12,12 @@ def _elu(g, dt):
     return (g.array(g.shape(), dt, -4, 4),), {"alpha": g.pick([1.0, 0.5, 2.0])}
 
 
+def _detach(g, dt):
+    return (g.array(g.shape(), dt),), {}
+
+
 ROWS: dict[str, Sample] = {
+    "detach": Sample(_detach, FLOATS + ("int32", "bool"), bad=(Bad((T("f32"),), error=OpTypeError),)),
     "softplus": unary(-30, 30, dtypes=FLOATS, bad=_INT_REFUSED),
     "elu": Sample(_elu, FLOATS, bad=_INT_REFUSED, specials=True),
 }
