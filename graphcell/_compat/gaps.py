@@ -30,6 +30,11 @@ GAPS.update({
     "mindspore.ops.triplet_margin_loss": _NO_CPU_KERNEL.format("TripletMarginLoss"),
     "mindspore.ops.MultilabelMarginLoss": _NO_CPU_KERNEL.format("MultilabelMarginLoss"),
     "mindspore.ops.multilabel_margin_loss": _NO_CPU_KERNEL.format("MultilabelMarginLoss"),
+    "mindspore.ops.RmsNorm": _NO_CPU_KERNEL.format("RmsNorm"),
+    "mindspore.ops.rms_norm": _NO_CPU_KERNEL.format("RmsNorm"),
+    "mindspore.ops.embedding": _NO_CPU_KERNEL.format("Embedding"),
+    "mindspore.ops.layer_norm": "MindSpore 2.10's CPU build fails to create its LayerNormExt "
+                                "kernel ('Create kernelmod for op LayerNormExt failed')",
 })
 
 # --- nn functional: convolution, pooling, resizing -------------------------------------------------

@@ -115,3 +115,149 @@ def test_multilabel_margin_loss_matches_its_formula():
     np.testing.assert_array_equal(is_target.asnumpy(), want_is_target)
     assert is_target.dtype == ms.int32
     assert check_grads(lambda x: ops.multilabel_margin_loss(x, Tensor(target)), (x,)).passed
+
+
+# --- normalization ---------------------------------------------------------------------------------
+
+def _np_normalized(x, axes, eps):
+    mean = x.mean(axis=axes, keepdims=True)
+    var = x.var(axis=axes, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps)
+
+
+def test_layer_norm_matches_its_formula():
+    # MindSpore 2.10's CPU build cannot create its LayerNormExt kernel: no golden case
+    x, w, b = _t(2, 3, 4, seed=1), _t(3, 4, seed=2), _t(3, 4, seed=3)
+    want = _np_normalized(x.asnumpy(), (1, 2), 1e-3) * w.asnumpy() + b.asnumpy()
+    np.testing.assert_allclose(ops.layer_norm(x, (3, 4), w, b, eps=1e-3).asnumpy(), want,
+                               rtol=1e-10)
+    np.testing.assert_allclose(ms.jit(_layer_norm_last)(x).asnumpy(),
+                               _np_normalized(x.asnumpy(), (2,), 1e-5), rtol=1e-10)
+    assert check_grads(lambda x, w, b: ops.layer_norm(x, (3, 4), w, b), (x, w, b)).passed
+    with pytest.raises(ValueError, match="normalized_shape"):
+        ops.layer_norm(x, (3,))
+
+
+def _layer_norm_last(x):
+    return ops.layer_norm(x, 4)
+
+
+def test_rms_norm_matches_its_formula():
+    # MindSpore 2.10's CPU build has no RmsNorm kernel: no golden case
+    x, g = _t(2, 3, seed=1), _t(3, seed=2)
+    y, rstd = ops.rms_norm(x, g)
+    want_rstd = 1 / np.sqrt((x.asnumpy() ** 2).mean(-1, keepdims=True) + 1e-6)
+    np.testing.assert_allclose(rstd.asnumpy(), want_rstd, rtol=1e-12)
+    np.testing.assert_allclose(y.asnumpy(), x.asnumpy() * want_rstd * g.asnumpy(), rtol=1e-12)
+    y2, _ = ops.RmsNorm(epsilon=1e-3)(x, g)
+    np.testing.assert_allclose(
+        y2.asnumpy(), x.asnumpy() / np.sqrt((x.asnumpy() ** 2).mean(-1, keepdims=True) + 1e-3)
+        * g.asnumpy(), rtol=1e-12)
+    assert check_grads(lambda x, g: ops.rms_norm(x, g)[0], (x, g)).passed
+
+
+class _TrainingBatchNorm(ms.nn.Cell):
+    """MindSpore's own pattern: a BatchNorm Primitive updating Parameters in place."""
+
+    def __init__(self):
+        super().__init__()
+        self.bn = ops.BatchNorm(is_training=True, momentum=0.25)
+        self.gamma = ms.Parameter(Tensor(np.ones(3, np.float32)), name="gamma")
+        self.beta = ms.Parameter(Tensor(np.zeros(3, np.float32)), name="beta")
+        self.mean = ms.Parameter(Tensor(np.zeros(3, np.float32)), name="mean",
+                                 requires_grad=False)
+        self.var = ms.Parameter(Tensor(np.ones(3, np.float32)), name="var", requires_grad=False)
+
+    def construct(self, x):
+        return self.bn(x, self.gamma, self.beta, self.mean, self.var)
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_batch_norm_primitive_updates_parameters_in_training(mode):
+    x = _t(4, 3, seed=5, dtype=np.float32)
+    net = _TrainingBatchNorm()
+    run = net if mode == "pynative" else ms.jit(net.construct)
+    y, _, _, saved_mean, saved_var = run(x)
+    a = x.asnumpy().astype(np.float64)
+    np.testing.assert_allclose(y.asnumpy(), _np_normalized(a, (0,), 1e-5), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(saved_mean.asnumpy(), a.mean(0), rtol=1e-6)
+    np.testing.assert_allclose(saved_var.asnumpy(), a.var(0), rtol=1e-5)
+    np.testing.assert_allclose(net.mean.asnumpy(), 0.25 * a.mean(0), rtol=1e-5)
+    np.testing.assert_allclose(net.var.asnumpy(), 0.75 + 0.25 * a.var(0, ddof=1), rtol=1e-5)
+
+
+# --- embeddings ------------------------------------------------------------------------------------
+
+def test_embedding_takes_rows_and_skips_the_padding_gradient():
+    # MindSpore 2.10's CPU build has no Embedding kernel: no golden case
+    w = _t(5, 2, seed=1)
+    idx = Tensor(np.array([[1, 3], [1, 0]], np.int32))
+    np.testing.assert_array_equal(ops.embedding(idx, w).asnumpy(), w.asnumpy()[idx.asnumpy()])
+    np.testing.assert_array_equal(ms.jit(_embedding_padded)(idx, w).asnumpy(),
+                                  w.asnumpy()[idx.asnumpy()])
+    g = ms.grad(lambda w: ops.embedding(idx, w, padding_idx=1).sum())(w).asnumpy()
+    np.testing.assert_array_equal(g, [[1, 1], [0, 0], [0, 0], [1, 1], [0, 0]])
+
+
+def _embedding_padded(idx, w):
+    return ops.embedding(idx, w, padding_idx=1)
+
+
+def test_embedding_lookup_gradient_is_dense():
+    # MindSpore's gradient is sparse (one row per index), so the golden cases compare no gradient
+    params = _t(5, 3, seed=2)
+    idx = Tensor(np.array([4, 5, 6, 9, 5], np.int64))
+    out = ops.EmbeddingLookup()(params, idx, 4)
+    want = params.asnumpy()[[0, 1, 2, 0, 1]]
+    want[3] = 0  # index 9 - 4 = 5 is outside the 5 rows
+    np.testing.assert_array_equal(out.asnumpy(), want)
+    g = ms.grad(lambda p: ops.EmbeddingLookup()(p, idx, 4).sum())(params).asnumpy()
+    np.testing.assert_array_equal(g, [[1] * 3, [2] * 3, [1] * 3, [0] * 3, [0] * 3])
+
+
+# --- dropout: distributions and seeding ------------------------------------------------------------
+
+def test_dropout_keeps_with_probability_one_minus_p_and_scales():
+    ms.set_seed(3)
+    x = Tensor(np.ones((200, 50), np.float32))
+    y = ops.dropout(x, p=0.3).asnumpy()
+    kept = y != 0
+    assert abs(kept.mean() - 0.7) < 0.02
+    np.testing.assert_allclose(y[kept], 1 / 0.7, rtol=1e-6)
+    assert abs(y.mean() - 1.0) < 0.03          # unbiased
+
+
+def test_dropout_is_reproducible_with_set_seed_in_both_modes():
+    x = Tensor(np.ones((8, 8), np.float32))
+    ms.set_seed(11)
+    a = ops.dropout(x).asnumpy()
+    ms.set_seed(11)
+    b = ops.dropout(x).asnumpy()
+    np.testing.assert_array_equal(a, b)
+    ms.set_seed(11)
+    c = ms.jit(_dropout_half)(x).asnumpy()
+    np.testing.assert_array_equal(a, c)
+
+
+def _dropout_half(x):
+    return ops.dropout(x, p=0.5)
+
+
+@pytest.mark.parametrize("fn, shape", [(ops.dropout1d, (40, 10, 6)), (ops.dropout2d, (40, 10, 2, 3)),
+                                       (ops.dropout3d, (40, 10, 2, 1, 3))])
+def test_channel_dropout_drops_whole_channels(fn, shape):
+    ms.set_seed(5)
+    y = fn(Tensor(np.ones(shape, np.float32)), p=0.25).asnumpy().reshape(shape[0], shape[1], -1)
+    per_channel = y[..., 0]
+    assert (y == per_channel[..., None]).all()           # a channel is kept or dropped whole
+    assert abs((per_channel != 0).mean() - 0.75) < 0.05
+    np.testing.assert_allclose(per_channel[per_channel != 0], 1 / 0.75, rtol=1e-6)
+
+
+def test_dropout3d_primitive_mask_is_per_channel():
+    ms.set_seed(2)
+    x = Tensor(np.ones((3, 4, 2, 2, 2), np.float32))
+    out, mask = ops.Dropout3D(keep_prob=0.5)(x)
+    m = mask.asnumpy().reshape(3, 4, -1)
+    assert mask.dtype == ms.bool_ and (m == m[..., :1]).all()
+    np.testing.assert_array_equal(out.asnumpy(), np.where(mask.asnumpy(), 2.0, 0.0))

@@ -1,8 +1,8 @@
-"""MindSpore's neural-network functions (``mindspore.ops.function.nn_func``): activations,
-normalization, dropout, embeddings and the other per-element or per-row helpers of networks.
+"""MindSpore's neural-network functions (``mindspore.ops.function.nn_func``): activations, the
+softmax family, one-hot, dense layers, embeddings and distances.
 
-Losses are in ``loss_func``, convolutions in ``conv_func``, pooling in ``pool_func``, resizing and
-patch layouts in ``image_func``. Each function is a registry primitive spelled MindSpore's way or
+Normalization and dropout are in ``norm_func``, losses in ``loss_func``, convolutions in
+``conv_func``, pooling in ``pool_func``, resizing and patch layouts in ``image_func``. Each function is a registry primitive spelled MindSpore's way or
 a composite written against ``F``: it runs eagerly in PyNative, graph mode traces it into IR, and
 its gradient comes from its parts.
 
@@ -13,9 +13,13 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from graphcell.ops.function import _nn_utils as U
 from graphcell.ops.function.array_func import cast
 from graphcell.ops.primitive import primitive
+from graphcell.tensor import Tensor
+from graphcell_ir.ir.types import bool_, float32, int64
 from graphcell_ir.ops import functional as F
 
 __all__ = [
@@ -26,6 +30,10 @@ __all__ = [
     "log_softmax", "glu", "logit",
     "GeLU", "FastGeLU", "PReLU", "Softsign", "Mish", "ReLU6", "HSwish", "HSigmoid", "CeLU",
     "SeLU", "HShrink", "SoftShrink", "GLU", "Logit",
+    # embeddings, dense layers, distances
+    "one_hot", "OneHot", "dense", "Dense", "bidense", "embedding", "EmbeddingLookup", "cdist",
+    "Cdist", "pdist", "dist", "cosine_similarity", "sequence_mask", "clip_by_norm",
+    "channel_shuffle", "ChannelShuffle", "SoftmaxCrossEntropyWithLogits",
 ]
 
 _SQRT_HALF = math.sqrt(0.5)
@@ -314,6 +322,311 @@ def logit(input, eps=None):  # noqa: A002
     return F.log(F.div(x, F.sub(1, x)))
 
 
+# --- one-hot, dense layers, embeddings ------------------------------------------------------------
+
+def _fill_value_dtype(name: str, on_value, off_value):
+    """The dtype of ``one_hot``'s output for Python-number on/off values: Int64 for ints, Float32
+    for floats; mixing them is refused, as MindSpore refuses it."""
+    kinds = {isinstance(v, float) for v in (on_value, off_value)}
+    if len(kinds) > 1:
+        raise TypeError(f"{name}: 'on_value' and 'off_value' must have the same type, got "
+                        f"{type(on_value).__name__} and {type(off_value).__name__}")
+    return float32 if kinds == {True} else int64
+
+
+def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
+    """``ops.one_hot(indices, depth, on_value=1, off_value=0, axis=-1)``: ``on_value`` where the
+    new axis ``axis`` equals the index, ``off_value`` elsewhere (indices outside [0, depth) give
+    all ``off_value``). Python numbers give Int64 (ints) or Float32 (floats); tensors give their
+    dtype."""
+    name = "ops.one_hot"
+    U.int_tensor(name, indices)
+    depth = _depth(name, depth)
+    axis = U.int_arg(name, axis, "axis")
+    if not -1 <= axis <= indices.ndim:
+        raise ValueError(f"{name}: 'axis' must be in [-1, {indices.ndim}], got {axis}")
+    if isinstance(on_value, Tensor) or isinstance(off_value, Tensor):
+        return _one_hot_tensors(name, indices, depth, on_value, off_value, axis)
+    for what, v in (("on_value", on_value), ("off_value", off_value)):
+        U.number(name, v, what)
+    dtype = _fill_value_dtype(name, on_value, off_value)
+    return F.one_hot(indices, depth=depth, on_value=on_value, off_value=off_value, axis=axis,
+                     dtype=dtype)
+
+
+def _depth(name: str, depth) -> int:
+    if isinstance(depth, Tensor):
+        depth = depth.item()  # a data-dependent shape: PyNative only (graph mode refuses item())
+    depth = U.int_arg(name, depth, "depth")
+    if depth < 0:
+        raise ValueError(f"{name}: 'depth' must be non-negative, got {depth}")
+    return depth
+
+
+def _one_hot_tensors(name: str, indices, depth: int, on_value, off_value, axis: int):
+    for what, v in (("on_value", on_value), ("off_value", off_value)):
+        U.tensor(name, v, what)
+    if on_value.dtype != off_value.dtype:
+        raise TypeError(f"{name}: 'on_value' and 'off_value' must have the same dtype, got "
+                        f"{on_value.dtype} and {off_value.dtype}")
+    hot = F.one_hot(indices, depth=depth, on_value=True, off_value=False, axis=axis, dtype=bool_)
+    # MindSpore gives on_value and off_value no gradient
+    return F.select(hot, F.detach(on_value), F.detach(off_value))
+
+
+def _one_hot_prim(indices, depth, on_value, off_value, axis=-1):
+    """``ops.OneHot(axis)(indices, depth, on_value, off_value)``: on/off values are tensors."""
+    name = "OneHot"
+    U.int_tensor(name, indices)
+    return _one_hot_tensors(name, indices, _depth(name, depth), on_value, off_value,
+                            U.int_arg(name, axis, "axis"))
+
+
+def dense(input, weight, bias=None):  # noqa: A002
+    """``ops.dense(input, weight, bias=None)``: ``input @ weight.T + bias`` over the last axis of
+    ``input`` (``weight`` is (out, in), or (in,) for one output without that axis)."""
+    name = "ops.dense"
+    U.tensor(name, input)
+    U.tensor(name, weight, "weight")
+    if weight.ndim not in (1, 2):
+        raise ValueError(f"{name}: 'weight' must be 1-D or 2-D, got shape {list(weight.shape)}")
+    if input.ndim == 0 or input.shape[-1] != weight.shape[-1]:
+        raise ValueError(f"{name}: the last axis of 'input' (shape {list(input.shape)}) must match "
+                         f"the in-features of 'weight' (shape {list(weight.shape)})")
+    lead = tuple(input.shape[:-1])
+    x2 = F.reshape(input, (-1, input.shape[-1]))
+    if weight.ndim == 1:
+        y = F.reshape(F.matmul(x2, F.reshape(weight, (-1, 1))), lead)
+    else:
+        y = F.reshape(F.matmul(x2, weight, transpose_b=True), lead + (weight.shape[0],))
+    return y if bias is None else F.add(y, bias)
+
+
+def bidense(input1, input2, weight, bias=None):
+    """``ops.bidense(input1, input2, weight, bias=None)``: the bilinear form
+    ``y[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] + bias[o]``."""
+    name = "ops.bidense"
+    for what, t in (("input1", input1), ("input2", input2), ("weight", weight)):
+        U.float_tensor(name, t, what)
+    if tuple(input1.shape[:-1]) != tuple(input2.shape[:-1]):
+        raise ValueError(f"{name}: 'input1' and 'input2' must agree on all but their last axis, "
+                         f"got {list(input1.shape)} and {list(input2.shape)}")
+    if weight.ndim != 3 or weight.shape[1:] != (input1.shape[-1], input2.shape[-1]):
+        raise ValueError(f"{name}: 'weight' must have shape (out, {input1.shape[-1]}, "
+                         f"{input2.shape[-1]}), got {list(weight.shape)}")
+    lead = tuple(input1.shape[:-1])
+    out, i1, i2 = weight.shape
+    x1 = F.reshape(input1, (-1, i1))
+    x2 = F.reshape(input2, (-1, i2))
+    # (B, i1) @ (i1, out * i2) -> (B, out, i2), then contract i2 with x2
+    t = F.matmul(x1, F.reshape(F.transpose(weight, perm=(1, 0, 2)), (i1, out * i2)))
+    t = F.reshape(t, (-1, out, i2))
+    y = F.reduce_sum(F.mul(t, F.expand_dims(x2, axis=1)), axis=(2,), keep_dims=False)
+    y = F.reshape(y, lead + (out,))
+    return y if bias is None else F.add(y, bias)
+
+
+def _embedding_lookup(input_params, input_indices, offset):
+    """``ops.EmbeddingLookup()(input_params, input_indices, offset)``: rows
+    ``input_indices - offset`` of ``input_params``; rows outside the table are zeros."""
+    name = "EmbeddingLookup"
+    U.tensor(name, input_params, "input_params")
+    U.int_tensor(name, input_indices, "input_indices")
+    if input_params.ndim > 2:
+        raise ValueError(f"{name}: 'input_params' must have rank <= 2, got shape "
+                         f"{list(input_params.shape)}")
+    offset = U.int_arg(name, offset, "offset")
+    rows = input_params.shape[0]
+    idx = F.sub(input_indices, offset) if offset else input_indices
+    inside = F.logical_and(F.greater_equal(idx, 0), F.less(idx, rows))
+    picked = F.take(input_params, F.select(inside, idx, F.zeros_like(idx)), axis=0)
+    if input_params.ndim == 2:
+        inside = F.expand_dims(inside, axis=-1)
+    return F.select(inside, picked, F.zeros_like(picked))
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,  # noqa: A002
+              scale_grad_by_freq=False):
+    """``ops.embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+    scale_grad_by_freq=False)``: the rows ``input`` of ``weight``; the row ``padding_idx`` gets no
+    gradient. ``max_norm`` (renormalising ``weight`` in place) and ``scale_grad_by_freq`` are not
+    supported."""
+    name = "ops.embedding"
+    U.int_tensor(name, input, "input")
+    U.tensor(name, weight, "weight")
+    if weight.ndim != 2:
+        raise ValueError(f"{name}: 'weight' must be 2-D, got shape {list(weight.shape)}")
+    if max_norm is not None or scale_grad_by_freq:
+        raise ValueError(f"{name}: 'max_norm' and 'scale_grad_by_freq' are not supported")
+    table = weight
+    if padding_idx is not None:
+        rows = weight.shape[0]
+        pad = U.int_arg(name, padding_idx, "padding_idx")
+        if not -rows <= pad < rows:
+            raise ValueError(f"{name}: 'padding_idx' must be in [{-rows}, {rows}), got {pad}")
+        keep = U.constant([[0.0] if i == pad % rows else [1.0] for i in range(rows)], weight.dtype)
+        # the padding row's value is kept, its gradient dropped
+        table = F.add(F.mul(weight, keep), F.detach(F.mul(weight, F.sub(1, keep))))
+    return F.take(table, input, axis=0)
+
+
+# --- distances -------------------------------------------------------------------------------------
+
+def _p_norm(d, p: float, axis: int):
+    """The p-norm of ``d`` along ``axis`` (p = 0 counts the nonzero entries, inf takes the max)."""
+    if p == 0:
+        return F.reduce_sum(F.cast(F.not_equal(d, 0), dtype=d.dtype), axis=(axis,), keep_dims=False)
+    a = F.abs(d)
+    if p == 1:
+        return F.reduce_sum(a, axis=(axis,), keep_dims=False)
+    if p == 2:
+        return F.sqrt(F.reduce_sum(F.mul(d, d), axis=(axis,), keep_dims=False))
+    if math.isinf(p):
+        return F.reduce_max(a, axis=(axis,), keep_dims=False)
+    return F.pow(F.reduce_sum(F.pow(a, p), axis=(axis,), keep_dims=False), 1.0 / p)
+
+
+def cdist(x1, x2, p=2.0):
+    """``ops.cdist(x1, x2, p=2.0)``: the p-norm distances between the rows of ``x1`` (B, P, M)
+    and of ``x2`` (B, R, M), shape (B, P, R) (no B for 2-D inputs)."""
+    name = "ops.cdist"
+    U.float_tensor(name, x1, "x1")
+    U.float_tensor(name, x2, "x2")
+    U.same_dtype(name, x1, x2, "x1", "x2")
+    U.number(name, p, "p")
+    if p < 0:
+        raise ValueError(f"{name}: 'p' must be non-negative, got {p}")
+    if x1.ndim not in (2, 3) or x2.ndim != x1.ndim or x1.shape[-1] != x2.shape[-1] or \
+            x1.shape[:-2] != x2.shape[:-2]:
+        raise ValueError(f"{name}: 'x1' and 'x2' must be (B, P, M) and (B, R, M) (or 2-D), got "
+                         f"{list(x1.shape)} and {list(x2.shape)}")
+    d = F.sub(F.expand_dims(x1, axis=-2), F.expand_dims(x2, axis=-3))
+    return _p_norm(d, float(p), -1)
+
+
+def pdist(input, p=2.0):  # noqa: A002
+    """``ops.pdist(input, p=2.0)``: the p-norm distances between every pair of rows ``i < j`` of
+    ``input`` (N, M), in row-major order of the pairs: shape (N (N - 1) / 2,)."""
+    name = "ops.pdist"
+    U.float_tensor(name, input)
+    U.number(name, p, "p")
+    if p < 0:
+        raise ValueError(f"{name}: 'p' must be non-negative, got {p}")
+    if input.ndim < 2:
+        raise ValueError(f"{name}: 'input' must have rank >= 2, got shape {list(input.shape)}")
+    n = input.shape[-2]
+    first, second = np.triu_indices(n, k=1)
+    axis = input.ndim - 2
+    d = F.sub(F.take(input, U.constant(first, "int64"), axis=axis),
+              F.take(input, U.constant(second, "int64"), axis=axis))
+    return _p_norm(d, float(p), -1)
+
+
+def dist(input, other, p=2):  # noqa: A002
+    """``ops.dist(input, other, p=2)``: the p-norm of ``input - other`` (broadcast), a 0-d tensor."""
+    name = "ops.dist"
+    U.float_tensor(name, input)
+    U.float_tensor(name, other, "other")
+    U.number(name, p, "p")
+    d = F.reshape(F.sub(input, other), (-1,))
+    return _p_norm(d, float(p), 0)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-08):
+    """``ops.cosine_similarity(x1, x2, dim=1, eps=1e-08)``: ``<x1, x2> / max(|x1| |x2|, eps)``
+    along ``dim`` (broadcast)."""
+    name = "ops.cosine_similarity"
+    U.float_tensor(name, x1, "x1")
+    U.float_tensor(name, x2, "x2")
+    dim = U.int_arg(name, dim, "dim")
+    dot = F.reduce_sum(F.mul(x1, x2), axis=(dim,), keep_dims=False)
+    n1 = F.sqrt(F.reduce_sum(F.mul(x1, x1), axis=(dim,), keep_dims=False))
+    n2 = F.sqrt(F.reduce_sum(F.mul(x2, x2), axis=(dim,), keep_dims=False))
+    return F.div(dot, F.maximum(F.mul(n1, n2), float(eps)))
+
+
+def clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite=False):
+    """``ops.clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite=False)``: ``x`` (a tensor
+    or a sequence of them) scaled by ``min(1, max_norm / (total_norm + 1e-6))``, the total norm
+    taken over every element of every tensor.
+
+    The norm is the p-norm of the absolute values; MindSpore 2.10 raises the signed values to
+    the power p, which differs for odd ``norm_type`` (docs/decisions.md).
+    """
+    name = "ops.clip_by_norm"
+    tensors = list(x) if isinstance(x, (tuple, list)) else [x]
+    for t in tensors:
+        U.float_tensor(name, t, "x")
+    U.number(name, max_norm, "max_norm")
+    U.number(name, norm_type, "norm_type")
+    p = float(norm_type)
+    if math.isinf(p):
+        norms = [F.reduce_max(F.abs(t), axis=None, keep_dims=False) for t in tensors]
+        total = norms[0]
+        for n in norms[1:]:
+            total = F.maximum(total, n)
+    else:
+        parts = [F.reduce_sum(F.pow(F.abs(t), p), axis=None, keep_dims=False) for t in tensors]
+        total = parts[0]
+        for part in parts[1:]:
+            total = F.add(total, part)
+        total = F.pow(total, 1.0 / p)
+    if error_if_nonfinite and not np.isfinite(total.asnumpy()):
+        raise RuntimeError(f"{name}: the total norm is not finite ({total.asnumpy()})")
+    coef = F.minimum(F.div(float(max_norm), F.add(total, 1e-6)), 1.0)
+    out = [F.mul(t, F.cast_like(coef, t)) for t in tensors]
+    return type(x)(out) if isinstance(x, (tuple, list)) else out[0]
+
+
+def sequence_mask(lengths, maxlen=None):
+    """``ops.sequence_mask(lengths, maxlen=None)``: ``mask[..., j] = j < lengths[...]``, shape
+    ``lengths.shape + (maxlen,)``; without ``maxlen`` it is ``max(lengths)``, a shape that depends
+    on the data (PyNative only)."""
+    name = "ops.sequence_mask"
+    U.int_tensor(name, lengths, "lengths")
+    if maxlen is None:
+        maxlen = int(np.max(lengths.asnumpy())) if lengths.size else 0
+    maxlen = U.int_arg(name, maxlen, "maxlen")
+    if maxlen <= 0:
+        raise ValueError(f"{name}: 'maxlen' must be positive, got {maxlen}")
+    positions = U.constant(np.arange(maxlen), lengths.dtype)
+    return F.less(positions, F.expand_dims(lengths, axis=-1))
+
+
+def channel_shuffle(x, groups):
+    """``ops.channel_shuffle(x, groups)``: the channels (axis 1) split into ``groups`` groups and
+    interleaved: channel ``g * (C / groups) + i`` moves to ``i * groups + g``."""
+    name = "ops.channel_shuffle"
+    U.tensor(name, x, "x")
+    groups = U.int_arg(name, groups, "groups")
+    if x.ndim < 4:  # as MindSpore 2.10 (PyTorch also takes 3-D input)
+        raise ValueError(f"{name}: 'x' must have rank >= 4, got shape {list(x.shape)}")
+    n, c = x.shape[:2]
+    if groups < 1 or c % groups:
+        raise ValueError(f"{name}: 'groups' must be positive and divide the {c} channels, got "
+                         f"{groups}")
+    rest = tuple(x.shape[2:])
+    y = F.reshape(x, (n, groups, c // groups) + rest)
+    y = F.transpose(y, perm=(0, 2, 1) + tuple(range(3, y.ndim)))
+    return F.reshape(y, tuple(x.shape))
+
+
+def _channel_shuffle_prim(x, group):
+    """``ops.ChannelShuffle(group)(x)``."""
+    return channel_shuffle(x, group)
+
+
+def _softmax_cross_entropy_prim(logits, labels):
+    """``ops.SoftmaxCrossEntropyWithLogits()(logits, labels)``: ``(loss, softmax(logits) -
+    labels)`` over the last axis. As in MindSpore, the gradient is ``dloss * (softmax - labels)``:
+    the labels and the second output carry none (exact when each row of labels sums to 1)."""
+    name = "SoftmaxCrossEntropyWithLogits"
+    U.float_tensor(name, logits, "logits")
+    U.float_tensor(name, labels, "labels")
+    loss, backprop = F.softmax_cross_entropy(logits, F.detach(labels))
+    return loss, F.detach(backprop)
+
+
 # --- Primitive classes -------------------------------------------------------------------------
 
 def _logit_prim(x, eps=-1.0):
@@ -335,6 +648,13 @@ HShrink = primitive("HShrink", hardshrink, init=("lambd",))
 SoftShrink = primitive("SoftShrink", softshrink, init=("lambd",))
 GLU = primitive("GLU", glu, init=("axis",))
 Logit = primitive("Logit", _logit_prim, init=("eps",))
+OneHot = primitive("OneHot", _one_hot_prim, init=("axis",))
+Dense = primitive("Dense", dense)
+EmbeddingLookup = primitive("EmbeddingLookup", _embedding_lookup)
+Cdist = primitive("Cdist", cdist, init=("p",))
+SoftmaxCrossEntropyWithLogits = primitive("SoftmaxCrossEntropyWithLogits",
+                                          _softmax_cross_entropy_prim)
+ChannelShuffle = primitive("ChannelShuffle", _channel_shuffle_prim, init=("group",))
 
 
 # --- Tensor methods ----------------------------------------------------------------------------

@@ -14,10 +14,23 @@ def bad(*args, **kwargs):
 
 N, C = 4, 3
 PROB = dict(lo=0.05, hi=0.95)
-LABELS = T(np.array([0, 2, 1, 2], np.int32))
-LABELS64 = T(np.array([0, 2, 1, 2], np.int64))
-IGNORED = T(np.array([0, -100, 1, 2], np.int32))
-SIGNS = T(np.array([1.0, -1.0, -1.0, 1.0], np.float32))
+
+
+def LABELS():  # noqa: N802 - a fresh T per case (a T numbers itself in its case)
+    return T(np.array([0, 2, 1, 2], np.int32))
+
+
+def LABELS64():  # noqa: N802 - a fresh T per case (a T numbers itself in its case)
+    return T(np.array([0, 2, 1, 2], np.int64))
+
+
+def IGNORED():  # noqa: N802 - a fresh T per case (a T numbers itself in its case)
+    return T(np.array([0, -100, 1, 2], np.int32))
+
+
+def SIGNS():  # noqa: N802 - a fresh T per case (a T numbers itself in its case)
+    return T(np.array([1.0, -1.0, -1.0, 1.0], np.float32))
+
 
 # fd=False: MindSpore's loss Primitives (and binary_cross_entropy[_with_logits], kl_div) give no
 # gradient to class weights and labels, and graphcell matches that, so float64 finite differences
@@ -55,31 +68,31 @@ CASES = [
     case("ops.KLDivLoss", T((N, C)), T((N, C), lo=0, hi=1), init=("batchmean",), fd=False),
     case("ops.KLDivLoss", T((N, C)), T((N, C), lo=0, hi=1), init=dict(reduction="none"), fd=False),
     # class labels
-    case("ops.cross_entropy", T((N, C)), LABELS),
-    case("ops.cross_entropy", T((N, C)), LABELS, T((C,), lo=0.5, hi=2), reduction="sum"),
-    case("ops.cross_entropy", T((N, C)), IGNORED, reduction="none"),
-    case("ops.cross_entropy", T((N, C)), IGNORED),
-    case("ops.cross_entropy", T((N, C)), LABELS, label_smoothing=0.2),
+    case("ops.cross_entropy", T((N, C)), LABELS()),
+    case("ops.cross_entropy", T((N, C)), LABELS(), T((C,), lo=0.5, hi=2), reduction="sum"),
+    case("ops.cross_entropy", T((N, C)), IGNORED(), reduction="none"),
+    case("ops.cross_entropy", T((N, C)), IGNORED()),
+    case("ops.cross_entropy", T((N, C)), LABELS(), label_smoothing=0.2),
     case("ops.cross_entropy", T((N, C)), T((N, C), lo=0, hi=1)),
     case("ops.cross_entropy", T((N, C)), T((N, C), lo=0, hi=1), reduction="none", label_smoothing=0.1),
     case("ops.cross_entropy", T((2, C, 2)), T(np.array([[0, 1], [2, 0]], np.int32))),
-    case("ops.nll_loss", T((N, C), lo=-3, hi=0), LABELS),
-    case("ops.nll_loss", T((N, C), lo=-3, hi=0), IGNORED, T((C,), lo=0.5, hi=2)),
-    case("ops.nll_loss", T((N, C), lo=-3, hi=0), LABELS, reduction="none"),
-    case("ops.nll_loss", T((N, C), lo=-3, hi=0), LABELS, ignore_index=2, reduction="sum"),
-    case("ops.nll_loss", T((N, C), lo=-3, hi=0), LABELS, label_smoothing=0.1),
+    case("ops.nll_loss", T((N, C), lo=-3, hi=0), LABELS()),
+    case("ops.nll_loss", T((N, C), lo=-3, hi=0), IGNORED(), T((C,), lo=0.5, hi=2)),
+    case("ops.nll_loss", T((N, C), lo=-3, hi=0), LABELS(), reduction="none"),
+    case("ops.nll_loss", T((N, C), lo=-3, hi=0), LABELS(), ignore_index=2, reduction="sum"),
+    case("ops.nll_loss", T((N, C), lo=-3, hi=0), LABELS(), label_smoothing=0.1),
     case("ops.nll_loss", T((2, C, 2, 2), lo=-3, hi=0), T((2, 2, 2), "int32", 0, C)),
-    case("ops.NLLLoss", T((N, C)), LABELS, T((C,), lo=0.5, hi=2), init=(), fd=False),
-    case("ops.NLLLoss", T((N, C)), LABELS64, T((C,), lo=0.5, hi=2), init=dict(reduction="none"),
+    case("ops.NLLLoss", T((N, C)), LABELS(), T((C,), lo=0.5, hi=2), init=(), fd=False),
+    case("ops.NLLLoss", T((N, C)), LABELS64(), T((C,), lo=0.5, hi=2), init=dict(reduction="none"),
          fd=False),
-    case("ops.NLLLoss", T((N, C)), IGNORED, T((C,), lo=0.5, hi=2), init=("sum", -100), fd=False),
-    case("ops.NLLLoss", T((N, C)), LABELS, T((C,), lo=0.5, hi=2), init=dict(ignore_index=1),
+    case("ops.NLLLoss", T((N, C)), IGNORED(), T((C,), lo=0.5, hi=2), init=("sum", -100), fd=False),
+    case("ops.NLLLoss", T((N, C)), LABELS(), T((C,), lo=0.5, hi=2), init=dict(ignore_index=1),
          fd=False),
-    case("ops.multi_margin_loss", T((N, C)), LABELS64),
-    case("ops.multi_margin_loss", T((N, C)), LABELS64, p=2, margin=2, weight=T((C,), lo=0.5, hi=2),
+    case("ops.multi_margin_loss", T((N, C)), LABELS64()),
+    case("ops.multi_margin_loss", T((N, C)), LABELS64(), p=2, margin=2, weight=T((C,), lo=0.5, hi=2),
          reduction="none", fd=False),
-    case("ops.MultiMarginLoss", T((N, C)), LABELS64, init=()),
-    case("ops.MultiMarginLoss", T((N, C)), LABELS64, T((C,), lo=0.5, hi=2), init=(2, 0.5, "sum"),
+    case("ops.MultiMarginLoss", T((N, C)), LABELS64(), init=()),
+    case("ops.MultiMarginLoss", T((N, C)), LABELS64(), T((C,), lo=0.5, hi=2), init=(2, 0.5, "sum"),
          fd=False),
     # regression
     case("ops.mse_loss", T((N, C)), T((N, C))),
@@ -104,13 +117,13 @@ CASES = [
     case("ops.multilabel_soft_margin_loss", T((N, C)), T((N, C), "int32", 0, 2)),
     case("ops.multilabel_soft_margin_loss", T((N, C)), T((N, C), lo=0, hi=1),
          T((C,), lo=0.5, hi=2), reduction="none"),
-    case("ops.margin_ranking_loss", T((N,)), T((N,)), SIGNS),
-    case("ops.margin_ranking_loss", T((N,)), T((N,)), SIGNS, margin=0.5, reduction="none"),
+    case("ops.margin_ranking_loss", T((N,)), T((N,)), SIGNS()),
+    case("ops.margin_ranking_loss", T((N,)), T((N,)), SIGNS(), margin=0.5, reduction="none"),
     case("ops.hinge_embedding_loss", T((N, C)), T(np.array([[1, -1, 1]] * N, np.float32))),
     case("ops.hinge_embedding_loss", T((N, C)), T(np.array([[1, -1, -1]] * N, np.float32)),
          margin=0.5, reduction="none"),
     case("ops.cosine_embedding_loss", T((N, C)), T((N, C)), T(np.array([1, -1, -1, 1], np.int32))),
-    case("ops.cosine_embedding_loss", T((N, C)), T((N, C)), SIGNS, margin=0.2, reduction="none"),
+    case("ops.cosine_embedding_loss", T((N, C)), T((N, C)), SIGNS(), margin=0.2, reduction="none"),
 ]
 
 bad("ops.binary_cross_entropy", T((N, C), **PROB), T((N, C), lo=0, hi=1), reduction="avg",
@@ -118,9 +131,9 @@ bad("ops.binary_cross_entropy", T((N, C), **PROB), T((N, C), lo=0, hi=1), reduct
 bad("ops.binary_cross_entropy", T((N, C), **PROB), T((N, 2), lo=0, hi=1), id="shape_mismatch")
 bad("ops.binary_cross_entropy_with_logits", T((N, C)), T((N, C), "int32", 0, 2), id="int_target")
 bad("ops.kl_div", T((N, C)), T((N, C)), reduction="avg", id="bad_reduction")
-bad("ops.cross_entropy", T((N, C)), LABELS, reduction="avg", id="bad_reduction")
+bad("ops.cross_entropy", T((N, C)), LABELS(), reduction="avg", id="bad_reduction")
 bad("ops.mse_loss", T((N, C)), T((2, 2)), id="no_broadcast")
-bad("ops.multi_margin_loss", T((N, C)), LABELS64, p=3, id="p3")
+bad("ops.multi_margin_loss", T((N, C)), LABELS64(), p=3, id="p3")
 bad("ops.smooth_l1_loss", T((N, C)), T((N, C)), beta=0.0, id="beta_zero")
 
 CASES += REFUSED
