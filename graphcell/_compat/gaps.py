@@ -38,7 +38,11 @@ GAPS.update({
 })
 
 # --- nn functional: convolution, pooling, resizing -------------------------------------------------
-GAPS.update({})
+# provided by graphcell; refused by MindSpore 2.10's CPU build, so tested against formulas
+GAPS.update({
+    "mindspore.ops.conv_transpose2d": _NO_CPU_KERNEL.format("ConvTranspose2D"),
+    "mindspore.ops.DepthwiseConv2dNative": _NO_CPU_KERNEL.format("DepthwiseConv2dNative"),
+})
 
 # --- random, linear algebra, matrix products --------------------------------------------------------
 GAPS.update({})

@@ -261,3 +261,73 @@ def test_dropout3d_primitive_mask_is_per_channel():
     m = mask.asnumpy().reshape(3, 4, -1)
     assert mask.dtype == ms.bool_ and (m == m[..., :1]).all()
     np.testing.assert_array_equal(out.asnumpy(), np.where(mask.asnumpy(), 2.0, 0.0))
+
+
+# --- convolutions, pooling and resizing beyond the golden cases -------------------------------------
+
+def _np_conv2d(x, w, stride=1, pad=0, groups=1):
+    x = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    n, c, h, wd = x.shape
+    o, cg, kh, kw = w.shape
+    oh, ow = (h - kh) // stride + 1, (wd - kw) // stride + 1
+    out = np.zeros((n, o, oh, ow))
+    for oc in range(o):
+        g = oc // (o // groups)
+        for i in range(oh):
+            for j in range(ow):
+                patch = x[:, g * cg:(g + 1) * cg, i * stride:i * stride + kh, j * stride:j * stride + kw]
+                out[:, oc, i, j] = (patch * w[oc]).sum(axis=(1, 2, 3))
+    return out
+
+
+def test_conv_transpose2d_is_the_adjoint_of_conv2d():
+    # MindSpore 2.10's CPU build has no ConvTranspose2D kernel: no golden case
+    x, w = _t(2, 4, 8, 6, seed=1), _t(6, 2, 3, 2, seed=2)  # height 8 needs output_padding 1
+    y = ops.conv2d(x, w, stride=2, pad_mode="pad", padding=1, groups=2)
+    np.testing.assert_allclose(y.asnumpy(), _np_conv2d(x.asnumpy(), w.asnumpy(), 2, 1, 2),
+                               rtol=1e-10)
+    dy = _t(*y.shape, seed=3)
+    dx = ops.conv_transpose2d(dy, w, stride=2, padding=1, output_padding=(1, 0), groups=2)
+    assert dx.shape == x.shape
+    np.testing.assert_allclose((y.asnumpy() * dy.asnumpy()).sum(), (x.asnumpy() * dx.asnumpy()).sum(),
+                               rtol=1e-10)
+    unbatched = ops.conv_transpose2d(dy[0], w, None, 2, 1, (1, 0), 2)
+    np.testing.assert_allclose(unbatched.asnumpy(), dx.asnumpy()[0], rtol=1e-10)
+    assert check_grads(lambda d, w: ops.conv_transpose2d(d, w, stride=2, groups=2), (dy, w)).passed
+
+
+def test_depthwise_conv2d_native_convolves_each_channel():
+    # MindSpore 2.10's CPU build has no DepthwiseConv2dNative kernel: no golden case
+    x, w = _t(1, 3, 5, 5, seed=1), _t(1, 3, 3, 3, seed=2)
+    y = ops.DepthwiseConv2dNative(1, 3, pad_mode="pad", pad=1)(x, w)
+    want = _np_conv2d(x.asnumpy(), np.transpose(w.asnumpy(), (1, 0, 2, 3)), 1, 1, groups=3)
+    np.testing.assert_allclose(y.asnumpy(), want, rtol=1e-10)
+
+
+def test_roi_align_gradient_for_the_legacy_end_mode():
+    # MindSpore 2.10's gradient for roi_end_mode=0 is roi_end_mode=1's; graphcell's is the derivative
+    feats = _t(1, 2, 8, 8, seed=4)
+    rois = Tensor(np.array([[0, 2.0, 2.0, 12.0, 9.0], [0, 0.0, 4.0, 7.0, 15.0]]))
+    roi_align = ops.ROIAlign(3, 2, 0.5, 2, 0)
+    assert check_grads(lambda f: roi_align(f, rois), (feats,)).passed
+
+
+def _fold_constant_size(cols):
+    return ops.fold(cols, Tensor(np.array([4, 4], np.int32)), 2)
+
+
+def test_fold_takes_a_constant_output_size_in_graph_mode():
+    cols = _t(1, 8, 9, seed=5)
+    np.testing.assert_allclose(ms.jit(_fold_constant_size)(cols).asnumpy(),
+                               _fold_constant_size(cols).asnumpy(), rtol=1e-12)
+    with pytest.raises(Exception, match="output_size"):
+        ms.jit(ops.fold)(cols, Tensor(np.array([4, 4], np.int32)), 2)
+
+
+def test_max_unpool2d_inverts_max_pool2d_with_indices():
+    x = Tensor(np.random.default_rng(6).permutation(32).reshape(1, 2, 4, 4).astype(np.float64))
+    pooled, idx = ops.max_pool2d(x, 2, return_indices=True)
+    restored = ops.max_unpool2d(pooled, idx, 2)
+    a = x.asnumpy()
+    want = np.where(a == np.kron(pooled.asnumpy(), np.ones((2, 2))), a, 0)
+    np.testing.assert_array_equal(restored.asnumpy(), want)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from graphcell.tensor import Tensor
+from graphcell_ir.ir.core import Value
+from graphcell_ir.ir.structural import CONST, const_array
 from graphcell_ir.ir.types import DType, float32
 from graphcell_ir.ops import functional as F
 
@@ -127,3 +129,34 @@ def channel_shape(ndim: int, axis: int = 1) -> tuple[int, ...]:
 def constant(values, dtype) -> Tensor:
     """A constant Tensor (graph mode folds it into the IR as a constant)."""
     return Tensor(np.asarray(values, dtype=dtype.np_dtype if isinstance(dtype, DType) else dtype))
+
+
+def static_ints(name: str, value, what: str, n: int | None = None) -> tuple[int, ...]:
+    """Integers that set an output's shape, given as ints, a tuple or a Tensor (MindSpore's
+    ``output_size`` Tensors). A Tensor's values are read at once in PyNative; in graph mode only a
+    constant's values are known while compiling, and any other tensor is refused here."""
+    if isinstance(value, Tensor):
+        arr = _known_array(name, value, what)
+        out = tuple(int(v) for v in np.asarray(arr).reshape(-1))
+    elif isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        out = (int(value),)
+    elif isinstance(value, (tuple, list)) and all(isinstance(v, (int, np.integer)) for v in value):
+        out = tuple(int(v) for v in value)
+    else:
+        raise TypeError(f"{name}: '{what}' must be ints or a Tensor of ints, got {value!r}")
+    if n is not None and len(out) != n:
+        raise ValueError(f"{name}: '{what}' must hold {n} values, got {list(out)}")
+    return out
+
+
+def _known_array(name: str, t, what: str) -> np.ndarray:
+    ir_value = getattr(t, "value", None)
+    if isinstance(ir_value, Value):  # graph mode: an IR value, known only if it is a constant
+        op = getattr(ir_value, "op", None)
+        arr = const_array(op) if op is not None and op.opdef is CONST else None
+        if arr is None:
+            raise ValueError(f"{name}: '{what}' sets the output's shape, so graph mode needs its "
+                             "values while compiling: pass a constant (a tuple, or a Tensor made "
+                             "from constants), or run in PyNative mode")
+        return arr
+    return t.asnumpy()
