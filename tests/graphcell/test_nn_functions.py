@@ -331,3 +331,47 @@ def test_max_unpool2d_inverts_max_pool2d_with_indices():
     a = x.asnumpy()
     want = np.where(a == np.kron(pooled.asnumpy(), np.ones((2, 2))), a, 0)
     np.testing.assert_array_equal(restored.asnumpy(), want)
+
+
+# --- CTC -----------------------------------------------------------------------------------------
+
+def _ctc_of_logits(x, targets, lengths, target_lengths):
+    return ops.ctc_loss(ops.log_softmax(x, axis=-1), targets, lengths, target_lengths)[0]
+
+
+def test_ctc_loss_gradient_through_log_softmax_is_the_derivative():
+    # MindSpore's CTC gradient assumes log-softmax inputs; through a log_softmax it is exact
+    x = _t(5, 2, 4, seed=7)
+    targets = Tensor(np.array([[1, 2], [3, 3]], np.int32))
+    lengths, target_lengths = Tensor(np.array([5, 4], np.int32)), Tensor(np.array([2, 2], np.int32))
+    assert check_grads(lambda x: _ctc_of_logits(x, targets, lengths, target_lengths), (x,)).passed
+    assert check_grads(ms.jit(_ctc_of_logits), (x, targets, lengths, target_lengths),
+                       grad_position=(0,)).passed
+
+
+def test_ctc_loss_zero_infinity_and_ignored_longer_labels():
+    # MindSpore 2.10 returns inf in both cases, contrary to its documentation (docs/decisions.md)
+    lp = ops.log_softmax(_t(3, 2, 3, seed=8), axis=-1)
+    targets = Tensor(np.array([[1, 1, 1], [1, 0, 0]], np.int32))   # 1,1,1 needs 5 frames
+    lengths, target_lengths = (3, 3), (3, 1)
+    nll, _ = ops.ctc_loss(lp, targets, lengths, target_lengths, reduction="none")
+    assert np.isinf(nll.asnumpy()[0]) and np.isfinite(nll.asnumpy()[1])
+    zeroed, _ = ops.ctc_loss(lp, targets, lengths, target_lengths, reduction="none",
+                             zero_infinity=True)
+    assert zeroed.asnumpy()[0] == 0
+    x = _t(2, 2, 3, seed=9, dtype=np.float32)
+    loss, grad = ops.CTCLoss(ignore_longer_outputs_than_inputs=True)(
+        x, Tensor(np.array([[0, 0], [0, 1], [0, 2], [1, 0]], np.int64)),
+        Tensor(np.array([0, 1, 0, 1], np.int32)), Tensor(np.array([2, 2], np.int32)))
+    assert loss.asnumpy()[0] == 0 and not grad.asnumpy()[:, 0].any()
+
+
+def _greedy(x, lengths):
+    return ops.ctc_greedy_decoder(x, lengths)
+
+
+def test_ctc_greedy_decoder_refuses_graph_mode():
+    x, lengths = _t(4, 2, 3, seed=1), Tensor(np.array([4, 3], np.int32))
+    assert ops.ctc_greedy_decoder(x, lengths)[0].shape[1] == 2
+    with pytest.raises(Exception, match="PyNative"):
+        ms.jit(_greedy)(x, lengths)

@@ -126,6 +126,51 @@ CASES = [
     case("ops.cosine_embedding_loss", T((N, C)), T((N, C)), SIGNS(), margin=0.2, reduction="none"),
 ]
 
+
+# --- CTC ---------------------------------------------------------------------------------------------
+
+
+def SPARSE_LABELS():  # noqa: N802 - batch 0: [0, 1], batch 1: [1]
+    return (T(np.array([[0, 0], [0, 1], [1, 0]], np.int64)), T(np.array([0, 1, 1], np.int32)))
+
+
+def TARGETS():  # noqa: N802
+    return T(np.array([[1, 2], [3, 3]], np.int32))
+
+
+DECODED = "the decoded sequences' sizes depend on the data: PyNative only (graph mode refuses)"
+# log_alpha carries no gradient in MindSpore; the loss's gradient is compared with MindSpore's, and
+# the log-probabilities need not be normalised for the recursion, so finite differences apply
+CASES += [
+    case("ops.ctc_loss", T((5, 2, 4), lo=-3, hi=0), TARGETS(), T(np.array([5, 4], np.int32)),
+         T(np.array([2, 2], np.int32)), fd=False),
+    case("ops.ctc_loss", T((6, 2, 4), lo=-3, hi=0), T(np.array([[1, 2], [0, 0]], np.int32)),
+         (6, 5), (2, 1), blank=3, reduction="none", fd=False),
+    case("ops.ctc_loss", T((4, 2, 5), lo=-3, hi=0), T(np.array([[1, 2, 3], [4, 2, 4]], np.int32)),
+         T(np.array([4, 4], np.int64)), T(np.array([3, 3], np.int64)), reduction="sum", fd=False),
+    case("ops.CTCLossV2", T((5, 2, 4), lo=-3, hi=0), TARGETS(), T(np.array([5, 4], np.int32)),
+         T(np.array([2, 2], np.int32)), init=(), fd=False),
+    case("ops.CTCLossV2", T((5, 2, 4), lo=-3, hi=0), T(np.array([[1, 3], [3, 0]], np.int32)),
+         T(np.array([5, 3], np.int32)), T(np.array([2, 1], np.int32)), init=dict(blank=2),
+         fd=False),
+    # (frames past a sequence's length hold uninitialised memory in MindSpore's gradient output,
+    # so these cases use whole sequences)
+    case("ops.CTCLoss", T((4, 2, 3)), *SPARSE_LABELS(), T(np.array([4, 4], np.int32)), init=(),
+         fd=False),
+    case("ops.CTCLoss", T((6, 2, 4)), T(np.array([[0, 0], [0, 1], [0, 2], [1, 0], [1, 1]], np.int64)),
+         T(np.array([1, 1, 2, 0, 2], np.int32)), T(np.array([6, 6], np.int32)),
+         init=dict(preprocess_collapse_repeated=True), fd=False),
+    case("ops.CTCLoss", T((6, 2, 4)), T(np.array([[0, 0], [0, 1], [0, 2], [1, 0], [1, 1]], np.int64)),
+         T(np.array([1, 1, 2, 0, 2], np.int32)), T(np.array([6, 6], np.int32)),
+         init=dict(ctc_merge_repeated=False), fd=False),
+    case("ops.CTCGreedyDecoder", T((4, 2, 3)), T(np.array([4, 3], np.int32)), init=(),
+         modes=("pynative",), why=DECODED),
+    case("ops.CTCGreedyDecoder", T((5, 2, 4)), T(np.array([5, 2], np.int32)),
+         init=dict(merge_repeated=False), modes=("pynative",), why=DECODED),
+    case("ops.ctc_greedy_decoder", T((4, 3, 3)), T(np.array([4, 3, 1], np.int32)),
+         modes=("pynative",), why=DECODED),
+]
+
 bad("ops.binary_cross_entropy", T((N, C), **PROB), T((N, C), lo=0, hi=1), reduction="avg",
     id="bad_reduction")
 bad("ops.binary_cross_entropy", T((N, C), **PROB), T((N, 2), lo=0, hi=1), id="shape_mismatch")
@@ -135,5 +180,7 @@ bad("ops.cross_entropy", T((N, C)), LABELS(), reduction="avg", id="bad_reduction
 bad("ops.mse_loss", T((N, C)), T((2, 2)), id="no_broadcast")
 bad("ops.multi_margin_loss", T((N, C)), LABELS64(), p=3, id="p3")
 bad("ops.smooth_l1_loss", T((N, C)), T((N, C)), beta=0.0, id="beta_zero")
+bad("ops.ctc_loss", T((5, 2, 4), lo=-3, hi=0), TARGETS(), T(np.array([5, 4], np.int32)),
+    T(np.array([2, 2], np.int32)), blank=4, id="blank_out_of_range")
 
 CASES += REFUSED
