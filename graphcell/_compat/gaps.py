@@ -35,6 +35,8 @@ GAPS.update({
     "mindspore.ops.embedding": _NO_CPU_KERNEL.format("Embedding"),
     "mindspore.ops.layer_norm": "MindSpore 2.10's CPU build fails to create its LayerNormExt "
                                 "kernel ('Create kernelmod for op LayerNormExt failed')",
+    "mindspore.ops.add_rms_norm": _NO_CPU_KERNEL.format("AddRmsNorm"),
+    "mindspore.ops.add_layer_norm": _NO_CPU_KERNEL.format("AddRmsNorm"),
 })
 
 # --- nn functional: convolution, pooling, resizing -------------------------------------------------
@@ -42,6 +44,8 @@ GAPS.update({
 GAPS.update({
     "mindspore.ops.conv_transpose2d": _NO_CPU_KERNEL.format("ConvTranspose2D"),
     "mindspore.ops.DepthwiseConv2dNative": _NO_CPU_KERNEL.format("DepthwiseConv2dNative"),
+    "mindspore.ops.Dilation2D": "MindSpore 2.10's CPU build fails to run Dilation2D ('Cast "
+                                "failed' converting its pad_mode)",
 })
 
 # --- random, linear algebra, matrix products --------------------------------------------------------

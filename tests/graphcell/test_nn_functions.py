@@ -375,3 +375,31 @@ def test_ctc_greedy_decoder_refuses_graph_mode():
     assert ops.ctc_greedy_decoder(x, lengths)[0].shape[1] == 2
     with pytest.raises(Exception, match="PyNative"):
         ms.jit(_greedy)(x, lengths)
+
+
+def test_dilation2d_matches_its_formula():
+    # MindSpore 2.10's CPU build fails to run Dilation2D: no golden case
+    x, f = _t(1, 2, 5, 5, seed=1), _t(2, 2, 3, seed=2)
+    y = ops.Dilation2D((1, 1, 2, 2), (1, 1, 1, 1), "valid")(x, f).asnumpy()
+    a, w = x.asnumpy(), f.asnumpy()
+    want = np.array([[[[max(a[0, c, 2 * i + p, 2 * j + q] + w[c, p, q]
+                            for p in range(2) for q in range(3))
+                        for j in range(2)] for i in range(2)] for c in range(2)]])
+    np.testing.assert_allclose(y, want, rtol=1e-12)
+    same = ops.Dilation2D(1, 1, "same")(x, f)
+    assert same.shape == x.shape
+
+
+def test_add_rms_norm_and_add_layer_norm_match_their_formulas():
+    # MindSpore 2.10's CPU build has no AddRmsNorm kernel (add_layer_norm uses it too)
+    x1, x2, g, b = _t(2, 3, seed=1), _t(2, 3, seed=2), _t(3, seed=3), _t(3, seed=4)
+    s = x1.asnumpy() + x2.asnumpy()
+    y, rstd, x = ops.add_rms_norm(x1, x2, g)
+    np.testing.assert_allclose(x.asnumpy(), s, rtol=1e-12)
+    want_rstd = 1 / np.sqrt((s ** 2).mean(-1, keepdims=True) + 1e-6)
+    np.testing.assert_allclose(y.asnumpy(), s * want_rstd * g.asnumpy(), rtol=1e-12)
+    y, mean, rstd, x = ops.add_layer_norm(x1, x2, g, b)
+    np.testing.assert_allclose(y.asnumpy(), _np_normalized(s, (1,), 1e-5) * g.asnumpy()
+                               + b.asnumpy(), rtol=1e-10)
+    np.testing.assert_allclose(rstd.asnumpy(), 1 / np.sqrt(s.var(-1, keepdims=True) + 1e-5),
+                               rtol=1e-10)

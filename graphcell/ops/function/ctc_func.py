@@ -26,7 +26,8 @@ from graphcell_ir.ir.core import Value
 from graphcell_ir.ir.types import float32, int64
 from graphcell_ir.ops import functional as F
 
-__all__ = ["ctc_loss", "ctc_greedy_decoder", "CTCLoss", "CTCLossV2", "CTCGreedyDecoder"]
+__all__ = ["ctc_loss", "ctc_greedy_decoder", "CTCLoss", "CTCLossV2", "CTCGreedyDecoder",
+           "EditDistance"]
 
 _NEG = -1e30          # "log 0" during the recursion
 _UNREACHABLE = -1e29  # anything below is reported as -inf
@@ -398,8 +399,59 @@ def _greedy_prim(inputs, sequence_length, merge_repeated=True):
     return _greedy("CTCGreedyDecoder", inputs, sequence_length, merge_repeated)
 
 
+def _sequences(name, indices, values, shape, what):
+    """A sparse tensor's rows: {leading index tuple: [values in last-axis order]}."""
+    idx = _values(name, indices, f"{what}_indices")
+    vals = _values(name, values, f"{what}_values")
+    dims = tuple(int(d) for d in _values(name, shape, f"{what}_shape"))
+    if idx.ndim != 2 or idx.shape[1] != len(dims) or len(vals) != len(idx):
+        raise ValueError(f"{name}: {what}_indices {list(idx.shape)}, {what}_values "
+                         f"{list(vals.shape)} and {what}_shape {list(dims)} do not fit together")
+    rows: dict = {}
+    for k in np.lexsort(idx.T[::-1]):
+        rows.setdefault(tuple(int(v) for v in idx[k, :-1]), []).append(vals[k])
+    return rows, dims
+
+
+def _levenshtein(a, b) -> int:
+    previous = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        current = [i]
+        for j, y in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y)))
+        previous = current
+    return previous[-1]
+
+
+def _edit_distance_prim(hypothesis_indices, hypothesis_values, hypothesis_shape, truth_indices,
+                        truth_values, truth_shape, normalize=True):
+    """``ops.EditDistance(normalize=True)(hypothesis_indices, hypothesis_values,
+    hypothesis_shape, truth_indices, truth_values, truth_shape)``: the Levenshtein distance of
+    each pair of sparse sequences (divided by the truth's length when ``normalize``; an empty
+    truth gives inf, or 0 against an empty hypothesis). The sparse inputs' values set the
+    output: PyNative only."""
+    name = "EditDistance"
+    if not isinstance(normalize, (bool, np.bool_)):
+        raise TypeError(f"{name}: 'normalize' must be a bool")
+    hyp, hdims = _sequences(name, hypothesis_indices, hypothesis_values, hypothesis_shape,
+                            "hypothesis")
+    truth, tdims = _sequences(name, truth_indices, truth_values, truth_shape, "truth")
+    if len(hdims) != len(tdims):
+        raise ValueError(f"{name}: the hypothesis and truth ranks differ: {hdims} and {tdims}")
+    out_shape = tuple(max(a, b) for a, b in zip(hdims[:-1], tdims[:-1]))
+    out = np.zeros(out_shape, np.float32)
+    for pos in np.ndindex(*out_shape):
+        h, t = hyp.get(pos, []), truth.get(pos, [])
+        d = float(_levenshtein(h, t))
+        if normalize:
+            d = d / len(t) if t else (0.0 if not h else math.inf)
+        out[pos] = d
+    return Tensor(out)
+
+
 CTCLoss = primitive("CTCLoss", _ctc_loss_prim,
                     init=("preprocess_collapse_repeated", "ctc_merge_repeated",
                           "ignore_longer_outputs_than_inputs"))
 CTCLossV2 = primitive("CTCLossV2", _ctc_v2_prim, init=("blank", "reduction", "zero_infinity"))
 CTCGreedyDecoder = primitive("CTCGreedyDecoder", _greedy_prim, init=("merge_repeated",))
+EditDistance = primitive("EditDistance", _edit_distance_prim, init=("normalize",))

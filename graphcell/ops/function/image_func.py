@@ -25,7 +25,9 @@ __all__ = [
     "interpolate", "upsample", "pixel_shuffle", "pixel_unshuffle", "unfold", "fold", "col2im",
     "crop_and_resize", "affine_grid", "grid_sample",
     "ResizeBilinearV2", "ResizeNearestNeighbor", "ResizeNearestNeighborV2", "UpsampleNearest3D",
-    "CropAndResize", "ROIAlign", "Im2Col", "Col2Im",
+    "CropAndResize", "ROIAlign", "Im2Col", "Col2Im", "GridSampler2D", "GridSampler3D",
+    "RGBToHSV", "HSVToRGB", "AdjustHue", "AdjustSaturation", "ResizeArea", "ExtractVolumePatches",
+    "Dilation2D",
 ]
 
 
@@ -595,47 +597,71 @@ def affine_grid(theta, size, align_corners=False):
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):  # noqa: A002
     """``ops.grid_sample(input, grid, mode='bilinear', padding_mode='zeros',
     align_corners=None)``: ``input`` (N, C, H, W) sampled at the normalised positions ``grid``
-    (N, H_out, W_out, 2) holding (x, y) in [-1, 1]; 4-D input only here."""
-    name = "ops.grid_sample"
+    (N, H_out, W_out, 2) holding (x, y) in [-1, 1] — or (N, C, D, H, W) at (N, D_out, H_out, W_out,
+    3) holding (x, y, z); ``'bilinear'`` is trilinear in 3-D."""
+    return _grid_sample("ops.grid_sample", input, grid, mode, padding_mode, bool(align_corners))
+
+
+def _grid_sample(name, input, grid, mode, padding_mode, align):  # noqa: A002
     U.float_tensor(name, input)
     U.float_tensor(name, grid, "grid")
-    if input.ndim != 4 or grid.ndim != 4 or grid.shape[-1] != 2 or grid.shape[0] != input.shape[0]:
-        raise ValueError(f"{name}: 'input' (N, C, H, W) and 'grid' (N, H_out, W_out, 2) are "
-                         f"supported, got {list(input.shape)} and {list(grid.shape)}")
+    nd = input.ndim - 2
+    if nd not in (2, 3) or grid.ndim != input.ndim or grid.shape[-1] != nd or \
+            grid.shape[0] != input.shape[0]:
+        raise ValueError(f"{name}: 'input' (N, C, H, W) with 'grid' (N, H_out, W_out, 2), or 5-D "
+                         f"with (N, D_out, H_out, W_out, 3), got {list(input.shape)} and "
+                         f"{list(grid.shape)}")
     if mode not in ("bilinear", "nearest"):
         raise ValueError(f"{name}: 'mode' must be 'bilinear' or 'nearest', got {mode!r}")
     if padding_mode not in ("zeros", "border", "reflection"):
         raise ValueError(f"{name}: 'padding_mode' must be 'zeros', 'border' or 'reflection', got "
                          f"{padding_mode!r}")
-    n, c, h, w = input.shape
-    align = bool(align_corners)
-    gx = F.getitem(grid, key=(Ellipsis, 0))
-    gy = F.getitem(grid, key=(Ellipsis, 1))
-    x = _unnormalise(gx, w, align, padding_mode)
-    y = _unnormalise(gy, h, align, padding_mode)
-    table = F.reshape(F.transpose(input, perm=(0, 2, 3, 1)), (n * h * w, c))
-    base = U.constant((np.arange(n) * h * w).reshape(n, 1, 1), int64)
+    n, c = input.shape[:2]
+    sizes = tuple(input.shape[2:])                       # (D,) H, W
+    # the grid's last axis lists x (width) first: reverse it to the input's axis order
+    coords = [_unnormalise(F.getitem(grid, key=(Ellipsis, nd - 1 - a)), sizes[a], align,
+                           padding_mode) for a in range(nd)]
+    table = F.reshape(F.transpose(input, perm=(0,) + tuple(range(2, nd + 2)) + (1,)), (-1, c))
+    plane = int(np.prod(sizes))
+    base = U.constant((np.arange(n) * plane).reshape((n,) + (1,) * nd), int64)
 
-    def at(yi, xi):  # (N, Ho, Wo) integer positions (any) -> values, 0 outside
-        inside = F.logical_and(F.logical_and(F.greater_equal(yi, 0), F.less(yi, h)),
-                               F.logical_and(F.greater_equal(xi, 0), F.less(xi, w)))
-        yc = F.minimum(F.maximum(yi, 0), h - 1)
-        xc = F.minimum(F.maximum(xi, 0), w - 1)
-        v = _gather_pixels(table, F.add(F.add(F.mul(yc, w), xc), base))   # (N, Ho, Wo, C)
+    def at(idx):  # one integer position tensor per axis -> values (N, *out, C), 0 outside
+        inside, flat = None, None
+        for a, i in enumerate(idx):
+            ok = F.logical_and(F.greater_equal(i, 0), F.less(i, sizes[a]))
+            inside = ok if inside is None else F.logical_and(inside, ok)
+            clipped = F.minimum(F.maximum(i, 0), sizes[a] - 1)
+            flat = clipped if flat is None else F.add(F.mul(flat, sizes[a]), clipped)
+        v = _gather_pixels(table, F.add(flat, base))
         return F.select(F.expand_dims(inside, axis=-1), v, F.zeros_like(v))
 
     if mode == "nearest":
         # round half to even, as nearbyint in PyTorch's and MindSpore's kernels
-        out = at(F.cast(_round_half_even(y), dtype=int64), F.cast(_round_half_even(x), dtype=int64))
+        out = at([F.cast(_round_half_even(p), dtype=int64) for p in coords])
     else:
-        x0, y0 = F.floor(x), F.floor(y)
-        lx, ly = F.expand_dims(F.sub(x, x0), axis=-1), F.expand_dims(F.sub(y, y0), axis=-1)
-        x0i, y0i = F.cast(x0, dtype=int64), F.cast(y0, dtype=int64)
-        x1i, y1i = F.add(x0i, 1), F.add(y0i, 1)
-        hx, hy = F.sub(1, lx), F.sub(1, ly)
-        out = F.add(F.add(F.mul(F.mul(hy, hx), at(y0i, x0i)), F.mul(F.mul(hy, lx), at(y0i, x1i))),
-                    F.add(F.mul(F.mul(ly, hx), at(y1i, x0i)), F.mul(F.mul(ly, lx), at(y1i, x1i))))
-    return F.transpose(out, perm=(0, 3, 1, 2))
+        lows = [F.floor(p) for p in coords]
+        fracs = [F.expand_dims(F.sub(p, lo), axis=-1) for p, lo in zip(coords, lows)]
+        lows = [F.cast(lo, dtype=int64) for lo in lows]
+        out = None
+        for corner in range(2 ** nd):
+            bits = [(corner >> (nd - 1 - a)) & 1 for a in range(nd)]
+            weight = None
+            for a, b in enumerate(bits):
+                w = fracs[a] if b else F.sub(1, fracs[a])
+                weight = w if weight is None else F.mul(weight, w)
+            part = F.mul(weight, at([F.add(lo, b) if b else lo for lo, b in zip(lows, bits)]))
+            out = part if out is None else F.add(out, part)
+    return F.transpose(out, perm=(0, nd + 1) + tuple(range(1, nd + 1)))
+
+
+def _grid_sampler_prim(name: str):
+    def call(input_x, grid, interpolation_mode="bilinear", padding_mode="zeros",
+             align_corners=False):
+        return _grid_sample(name, input_x, grid, interpolation_mode, padding_mode,
+                            bool(align_corners))
+    call.__doc__ = (f"``ops.{name}(interpolation_mode='bilinear', padding_mode='zeros', "
+                    "align_corners=False)(input_x, grid)``.")
+    return call
 
 
 def _unnormalise(g, size: int, align: bool, padding_mode: str):
@@ -668,6 +694,184 @@ def _round_half_even(v):
     return F.select(F.logical_and(tie, odd), F.sub(r, 1), r)
 
 
+# --- colour spaces (TensorFlow's formulas) ------------------------------------------------------
+
+def _channels(x):
+    return [F.getitem(x, key=(Ellipsis, k)) for k in range(3)]
+
+
+def _stack_last(parts):
+    return F.concat(*[F.expand_dims(p, axis=-1) for p in parts], axis=-1)
+
+
+def _rgb_to_hsv(x):
+    r, g, b = _channels(x)
+    value = F.maximum(F.maximum(r, g), b)
+    spread = F.sub(value, F.minimum(F.minimum(r, g), b))
+    zeros = F.zeros_like(value)
+    saturation = F.select(F.greater(value, 0), F.div(spread, F.select(F.greater(value, 0),
+                                                                       value, F.ones_like(value))),
+                          zeros)
+    safe = F.select(F.greater(spread, 0), spread, F.ones_like(spread))
+    norm = F.div(1.0 / 6.0, safe)
+    hue = F.select(F.equal(r, value), F.mul(norm, F.sub(g, b)),
+                   F.select(F.equal(g, value), F.add(F.mul(norm, F.sub(b, r)), 2.0 / 6.0),
+                            F.add(F.mul(norm, F.sub(r, g)), 4.0 / 6.0)))
+    hue = F.select(F.greater(spread, 0), hue, zeros)
+    hue = F.select(F.less(hue, 0), F.add(hue, 1), hue)
+    return _stack_last([hue, saturation, value])
+
+
+def _hsv_to_rgb(x):
+    h, s, v = _channels(x)
+    c = F.mul(s, v)
+    m = F.sub(v, c)
+    dh = F.mul(h, 6)
+    category = F.floor(dh)
+    fmodu = F.sub(dh, F.mul(F.floor(F.div(dh, 2)), 2))
+    xx = F.mul(c, F.sub(1, F.abs(F.sub(fmodu, 1))))
+    zero = F.zeros_like(c)
+    table = [(c, xx, zero), (xx, c, zero), (zero, c, xx), (zero, xx, c), (xx, zero, c),
+             (c, zero, xx)]
+    rgb = [zero, zero, zero]
+    for k, combo in enumerate(table):
+        hit = F.equal(category, float(k))
+        rgb = [F.select(hit, part, acc) for part, acc in zip(combo, rgb)]
+    return _stack_last([F.add(ch, m) for ch in rgb])
+
+
+def _check_rgb(name: str, x, rank: int | None = None):
+    U.float_tensor(name, x, "x")
+    if x.ndim == 0 or x.shape[-1] != 3 or (rank is not None and x.ndim != rank):
+        need = f"{rank}-D with" if rank else "a tensor with"
+        raise ValueError(f"{name}: the input must be {need} 3 channels on its last axis, got "
+                         f"shape {list(x.shape)}")
+
+
+def _rgb_to_hsv_prim(images):
+    """``ops.RGBToHSV()(images)``: RGB in [0, 1] on the last axis to hue, saturation, value."""
+    _check_rgb("RGBToHSV", images)
+    return _rgb_to_hsv(images)
+
+
+def _hsv_to_rgb_prim(x):
+    """``ops.HSVToRGB()(x)``: (N, H, W, 3) hue, saturation, value to RGB."""
+    _check_rgb("HSVToRGB", x, 4)
+    return _hsv_to_rgb(x)
+
+
+def _adjust_hue_prim(image, delta):
+    """``ops.AdjustHue()(image, delta)``: the hue of RGB ``image`` rotated by ``delta`` (a 0-d
+    tensor, in turns)."""
+    _check_rgb("AdjustHue", image)
+    h, s, v = _channels(_rgb_to_hsv(image))
+    h = F.add(h, F.cast_like(delta, h))
+    h = F.sub(h, F.floor(h))
+    return _hsv_to_rgb(_stack_last([h, s, v]))
+
+
+def _adjust_saturation_prim(image, scale):
+    """``ops.AdjustSaturation()(image, scale)``: the saturation of RGB ``image`` times ``scale``,
+    clipped to [0, 1]."""
+    _check_rgb("AdjustSaturation", image)
+    h, s, v = _channels(_rgb_to_hsv(image))
+    s = F.minimum(F.maximum(F.mul(s, F.cast_like(scale, s)), 0.0), 1.0)
+    return _hsv_to_rgb(_stack_last([h, s, v]))
+
+
+# --- area resize, volume patches, morphological dilation ------------------------------------------
+
+def _area_weights(n_in: int, n_out: int, align_corners: bool) -> np.ndarray:
+    """TensorFlow's ResizeArea weights (n_out, n_in): each output averages the input interval it
+    covers, partially covered elements weighed by the covered fraction."""
+    scale = (n_in - 1) / (n_out - 1) if align_corners and n_out > 1 else n_in / n_out
+    weights = np.zeros((n_out, n_in))
+    for y in range(n_out):
+        lo, hi = y * scale, (y + 1) * scale
+        for i in range(int(math.floor(lo)), int(math.ceil(hi))):
+            if i < lo:
+                part = scale if i + 1 > hi else i + 1 - lo
+            else:
+                part = hi - i if i + 1 > hi else 1.0
+            weights[y, min(max(i, 0), n_in - 1)] += part / scale
+    return weights
+
+
+def _resize_area_prim(images, size, align_corners=False):
+    """``ops.ResizeArea(align_corners=False)(images, size)``: TensorFlow's area resize of an NHWC
+    ``images`` to ``size`` (new_height, new_width); Float32."""
+    name = "ResizeArea"
+    U.numeric_tensor(name, images, "images")
+    if images.ndim != 4:
+        raise ValueError(f"{name}: 'images' must be 4-D (N, H, W, C), got {list(images.shape)}")
+    oh, ow = U.static_ints(name, size, "size", 2)
+    x = F.cast(images, dtype=float32) if images.dtype != float32 else images
+    n, h, w, c = images.shape
+    wh = U.constant(_area_weights(h, oh, bool(align_corners)).astype(np.float32), float32)
+    ww = U.constant(_area_weights(w, ow, bool(align_corners)).astype(np.float32), float32)
+    rows = F.reshape(F.matmul(wh, F.reshape(F.transpose(x, perm=(1, 0, 2, 3)), (h, -1))),
+                     (oh, n, w, c))                                      # along H
+    cols = F.matmul(ww, F.reshape(F.transpose(rows, perm=(2, 0, 1, 3)), (w, -1)))  # along W
+    return F.transpose(F.reshape(cols, (ow, oh, n, c)), perm=(2, 1, 0, 3))
+
+
+def _patch_table(name, x, kernel, strides, padding: str, rank: int):
+    from graphcell.ops.function.pool_func import _Table, _window_axis
+    if padding.upper() not in ("VALID", "SAME"):
+        raise ValueError(f"{name}: 'padding' must be 'VALID' or 'SAME', got {padding!r}")
+    axes = []
+    for size, k, s in zip(x.shape[2:], kernel, strides):
+        total = max((-(-size // s) - 1) * s + k - size, 0) if padding.upper() == "SAME" else 0
+        axes.append(_window_axis(size, k, s, 1, total // 2, total - total // 2, False))
+    return _Table(axes, tuple(x.shape[2:]))
+
+
+def _extract_volume_patches_prim(x, kernel_size, strides, padding):
+    """``ops.ExtractVolumePatches(kernel_size, strides, padding)(x)``: every
+    (kd, kh, kw) patch of an NCDHW ``x`` as a column, (N, C * kd * kh * kw, D', H', W')."""
+    name = "ExtractVolumePatches"
+    from graphcell.ops.function.pool_func import _gathered, _last
+    U.numeric_tensor(name, x, "x")
+    if x.ndim != 5:
+        raise ValueError(f"{name}: 'x' must be 5-D (N, C, D, H, W), got {list(x.shape)}")
+    kernel = U.ntuple(name, _last(kernel_size, 3), 3, "kernel_size")
+    strides_ = U.ntuple(name, _last(strides, 3), 3, "strides")
+    table = _patch_table(name, x, kernel, strides_, padding, 3)
+    windows = _gathered(x, table, 0)                                # (N, C, outputs, K)
+    n, c = x.shape[:2]
+    k = table.index.shape[1]
+    cols = F.transpose(windows, perm=(0, 3, 1, 2))                  # (N, K, C, outputs)
+    return F.reshape(cols, (n, k * c) + table.out_shape)
+
+
+def _dilation2d_prim(x, filter, stride, dilation, pad_mode="SAME", data_format="NCHW"):  # noqa: A002
+    """``ops.Dilation2D(stride, dilation, pad_mode='SAME', data_format='NCHW')(x, filter)``:
+    grey-scale dilation, ``max over the window of x + filter`` per channel; padding is -inf."""
+    name = "Dilation2D"
+    from graphcell.ops.function.pool_func import _Table, _gathered, _last, _lowest, _window_axis
+    U.numeric_tensor(name, x, "x")
+    U.tensor(name, filter, "filter")
+    if x.ndim != 4 or filter.ndim != 3 or filter.shape[0] != x.shape[1]:
+        raise ValueError(f"{name}: 'x' must be (N, C, H, W) and 'filter' (C, kh, kw), got "
+                         f"{list(x.shape)} and {list(filter.shape)}")
+    if not isinstance(pad_mode, str) or pad_mode.upper() not in ("SAME", "VALID"):
+        raise ValueError(f"{name}: 'pad_mode' must be 'SAME' or 'VALID', got {pad_mode!r}")
+    strides = U.ntuple(name, _last(stride, 2), 2, "stride")
+    dilations = U.ntuple(name, _last(dilation, 2), 2, "dilation")
+    kernel = tuple(filter.shape[1:])
+    axes = []
+    for size, k, s, d in zip(x.shape[2:], kernel, strides, dilations):
+        eff = d * (k - 1) + 1
+        total = max((-(-size // s) - 1) * s + eff - size, 0) if pad_mode.upper() == "SAME" else 0
+        axes.append(_window_axis(size, k, s, d, total // 2, total - total // 2, False))
+    table = _Table(axes, tuple(x.shape[2:]))
+    windows = _gathered(x, table, _lowest(x.dtype))                  # (N, C, outputs, K)
+    c = x.shape[1]
+    shifted = F.add(windows, F.reshape(F.cast_like(filter, x), (1, c, 1, -1)))
+    n = x.shape[0]
+    return F.reshape(F.reduce_max(shifted, axis=(3,), keep_dims=False), (n, c) + table.out_shape)
+
+
 # --- Primitive classes and Tensor methods ---------------------------------------------------------
 
 ResizeBilinearV2 = primitive("ResizeBilinearV2", _resize_bilinear_v2,
@@ -683,6 +887,19 @@ ROIAlign = primitive("ROIAlign", _roi_align,
                      init=("pooled_height", "pooled_width", "spatial_scale", "sample_num",
                            "roi_end_mode"))
 Im2Col = primitive("Im2Col", _im2col_prim, init=("ksizes", "strides", "dilations", "pads"))
+GridSampler2D = primitive("GridSampler2D", _grid_sampler_prim("GridSampler2D"),
+                          init=("interpolation_mode", "padding_mode", "align_corners"))
+GridSampler3D = primitive("GridSampler3D", _grid_sampler_prim("GridSampler3D"),
+                          init=("interpolation_mode", "padding_mode", "align_corners"))
+RGBToHSV = primitive("RGBToHSV", _rgb_to_hsv_prim)
+HSVToRGB = primitive("HSVToRGB", _hsv_to_rgb_prim)
+AdjustHue = primitive("AdjustHue", _adjust_hue_prim)
+AdjustSaturation = primitive("AdjustSaturation", _adjust_saturation_prim)
+ResizeArea = primitive("ResizeArea", _resize_area_prim, init=("align_corners",))
+ExtractVolumePatches = primitive("ExtractVolumePatches", _extract_volume_patches_prim,
+                                 init=("kernel_size", "strides", "padding"))
+Dilation2D = primitive("Dilation2D", _dilation2d_prim,
+                       init=("stride", "dilation", "pad_mode", "data_format"))
 Col2Im = primitive("Col2Im", _col2im_prim, init=("kernel_size", "dilation", "padding", "stride"))
 
 

@@ -33,7 +33,7 @@ __all__ = [
     # embeddings, dense layers, distances
     "one_hot", "OneHot", "dense", "Dense", "bidense", "embedding", "EmbeddingLookup", "cdist",
     "Cdist", "pdist", "dist", "cosine_similarity", "sequence_mask", "clip_by_norm",
-    "channel_shuffle", "ChannelShuffle", "SoftmaxCrossEntropyWithLogits",
+    "channel_shuffle", "ChannelShuffle", "SoftmaxCrossEntropyWithLogits", "Gelu", "Pdist",
 ]
 
 _SQRT_HALF = math.sqrt(0.5)
@@ -635,6 +635,7 @@ def _logit_prim(x, eps=-1.0):
 
 
 GeLU = primitive("GeLU", _gelu_primitive)
+Gelu = primitive("Gelu", _gelu_primitive, doc="MindSpore's deprecated ``Gelu``: ``GeLU``.")
 FastGeLU = primitive("FastGeLU", fast_gelu)
 PReLU = primitive("PReLU", prelu)
 Softsign = primitive("Softsign", softsign)
@@ -652,6 +653,7 @@ OneHot = primitive("OneHot", _one_hot_prim, init=("axis",))
 Dense = primitive("Dense", dense)
 EmbeddingLookup = primitive("EmbeddingLookup", _embedding_lookup)
 Cdist = primitive("Cdist", cdist, init=("p",))
+Pdist = primitive("Pdist", pdist, init=("p",))
 SoftmaxCrossEntropyWithLogits = primitive("SoftmaxCrossEntropyWithLogits",
                                           _softmax_cross_entropy_prim)
 ChannelShuffle = primitive("ChannelShuffle", _channel_shuffle_prim, init=("group",))

@@ -16,7 +16,7 @@ from graphcell_ir.frontend.errors import FrontendError
 from graphcell_ir.ops import functional as F
 
 __all__ = [
-    "batch_norm", "layer_norm", "group_norm", "rms_norm", "lrn",
+    "batch_norm", "layer_norm", "group_norm", "rms_norm", "lrn", "add_rms_norm", "add_layer_norm",
     "BatchNorm", "LayerNorm", "RmsNorm", "LRN",
     "dropout", "dropout1d", "dropout2d", "dropout3d", "Dropout3D",
 ]
@@ -222,6 +222,36 @@ def lrn(x, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, norm_region="ACROSS_CH
         part = F.getitem(sq, key=(slice(None), slice(k, k + c)))
         total = part if total is None else F.add(total, part)
     return F.div(x, F.pow(F.add(F.mul(total, alpha), bias), beta))
+
+
+def add_rms_norm(x1, x2, gamma, epsilon=1e-06):
+    """``ops.add_rms_norm(x1, x2, gamma, epsilon=1e-06)``: ``(y, rstd, x)`` where ``x = x1 + x2``
+    and ``(y, rstd) = rms_norm(x, gamma, epsilon)``. MindSpore 2.10's CPU build has no AddRmsNorm
+    kernel."""
+    name = "ops.add_rms_norm"
+    U.float_tensor(name, x1, "x1")
+    U.float_tensor(name, x2, "x2")
+    x = F.add(x1, x2)
+    y, rstd = rms_norm(x, gamma, epsilon)
+    return y, rstd, x
+
+
+def add_layer_norm(x1, x2, gamma, beta, epsilon=1e-05, additional_output=False):
+    """``ops.add_layer_norm(x1, x2, gamma, beta, epsilon=1e-05, additional_output=False)``:
+    ``(y, mean, rstd, x)`` where ``x = x1 + x2`` is normalised over its last ``gamma.ndim`` axes
+    (mean and rstd kept as size-1 axes). MindSpore 2.10's CPU build has no kernel for it."""
+    name = "ops.add_layer_norm"
+    for what, t in (("x1", x1), ("x2", x2), ("gamma", gamma), ("beta", beta)):
+        U.float_tensor(name, t, what)
+    U.number(name, epsilon, "epsilon")
+    x = F.add(x1, x2)
+    k = gamma.ndim
+    if k > x.ndim or tuple(x.shape[x.ndim - k:]) != tuple(gamma.shape):
+        raise ValueError(f"{name}: 'gamma' of shape {list(gamma.shape)} must match the last axes "
+                         f"of x1 + x2 (shape {list(x.shape)})")
+    normed, mean, var = _normalized(x, tuple(range(x.ndim - k, x.ndim)), float(epsilon))
+    rstd = F.div(1, F.sqrt(F.add(var, float(epsilon))))
+    return F.add(F.mul(normed, gamma), beta), mean, rstd, x
 
 
 # --- dropout -------------------------------------------------------------------------------------

@@ -115,6 +115,37 @@ CASES = [
          why=CONST_SIZE),
 ]
 
+CASES += [
+    case("ops.grid_sample", T((1, 2, 3, 4, 3)), T((1, 2, 2, 3, 3), lo=-1.1, hi=1.1), **TOL),
+    case("ops.grid_sample", T((1, 1, 3, 3, 4)), T((1, 2, 1, 2, 3), lo=-0.9, hi=0.9),
+         mode="nearest", padding_mode="border", align_corners=True),
+    case("ops.GridSampler2D", T((1, 2, 4, 5)), T((1, 3, 2, 2), lo=-1.1, hi=1.1), init=(), **TOL),
+    case("ops.GridSampler2D", T((1, 2, 4, 4)), T((1, 2, 2, 2), lo=-1.3, hi=1.3),
+         init=("bilinear", "border", True), **TOL),
+    case("ops.GridSampler3D", T((1, 2, 3, 4, 3)), T((1, 2, 2, 3, 3), lo=-1.1, hi=1.1), init=(),
+         **TOL),
+    # colour spaces, area resize, volume patches (Dilation2D fails on MindSpore's CPU build:
+    # test_nn_functions.py)
+    case("ops.RGBToHSV", T((2, 3, 3), lo=0, hi=1), init=(), grad=False),
+    case("ops.HSVToRGB", T((1, 2, 3, 3), lo=0, hi=1), init=(), grad=False),
+    case("ops.AdjustHue", T((2, 2, 3), lo=0, hi=1), T(np.array(0.2, np.float32)), init=(),
+         grad=False),
+    case("ops.AdjustHue", T((2, 2, 3), lo=0, hi=1), T(np.array(-0.45, np.float32)), init=(),
+         grad=False),
+    case("ops.AdjustSaturation", T((2, 2, 3), lo=0, hi=1), T(np.array(0.5, np.float32)),
+         init=(), grad=False),
+    case("ops.AdjustSaturation", T((2, 2, 3), lo=0, hi=1), T(np.array(2.5, np.float32)),
+         init=(), grad=False),
+    case("ops.ResizeArea", T((1, 4, 4, 2)), SIZE(2, 3), init=(), modes=("pynative",),
+         why=CONST_SIZE),
+    case("ops.ResizeArea", T((1, 3, 5, 1)), SIZE(4, 2), init=(True,), modes=("pynative",),
+         why=CONST_SIZE),
+    case("ops.ExtractVolumePatches", T((1, 2, 3, 3, 3)),
+         init=((1, 1, 2, 2, 2), (1, 1, 1, 1, 1), "VALID")),
+    case("ops.ExtractVolumePatches", T((1, 2, 4, 3, 5)),
+         init=((1, 1, 2, 3, 2), (1, 1, 2, 1, 2), "SAME")),
+]
+
 bad("ops.interpolate", T((1, 2, 3, 4)), size=(5, 3), mode="linear", id="linear_needs_3d")
 bad("ops.interpolate", T((1, 2, 3, 4)), id="no_size")
 bad("ops.interpolate", T((1, 2, 3, 4)), size=(5,), id="size_length")

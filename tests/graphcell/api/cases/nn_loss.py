@@ -169,6 +169,16 @@ CASES += [
          init=dict(merge_repeated=False), modes=("pynative",), why=DECODED),
     case("ops.ctc_greedy_decoder", T((4, 3, 3)), T(np.array([4, 3, 1], np.int32)),
          modes=("pynative",), why=DECODED),
+    case("ops.EditDistance", T(np.array([[0, 0, 0], [1, 0, 1], [1, 1, 1]], np.int64)),
+         T(np.array([1, 2, 3], np.float32)), T(np.array([2, 2, 2], np.int64)),
+         T(np.array([[0, 1, 0], [0, 0, 1], [1, 1, 0], [1, 0, 1]], np.int64)),
+         T(np.array([1, 3, 2, 1], np.float32)), T(np.array([2, 2, 2], np.int64)), init=(),
+         grad=False, modes=("pynative",), why=DECODED.replace("decoded sequences'", "output's")),
+    case("ops.EditDistance", T(np.array([[0, 0], [0, 1], [1, 0]], np.int64)),
+         T(np.array([4, 5, 4], np.int32)), T(np.array([3, 3], np.int64)),
+         T(np.array([[0, 0], [2, 0], [2, 1]], np.int64)), T(np.array([4, 1, 2], np.int32)),
+         T(np.array([3, 2], np.int64)), init=(False,), modes=("pynative",),
+         why=DECODED.replace("decoded sequences'", "output's")),
 ]
 
 bad("ops.binary_cross_entropy", T((N, C), **PROB), T((N, C), lo=0, hi=1), reduction="avg",
