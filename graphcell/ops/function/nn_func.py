@@ -1,10 +1,11 @@
 """MindSpore's neural-network functions (``mindspore.ops.function.nn_func``): activations, the
 softmax family, one-hot, dense layers, embeddings and distances.
 
-Normalization and dropout are in ``norm_func``, losses in ``loss_func``, convolutions in
-``conv_func``, pooling in ``pool_func``, resizing and patch layouts in ``image_func``. Each function is a registry primitive spelled MindSpore's way or
-a composite written against ``F``: it runs eagerly in PyNative, graph mode traces it into IR, and
-its gradient comes from its parts.
+Normalization and dropout are in ``norm_func``, losses in ``loss_func`` and ``ctc_func``,
+convolutions in ``conv_func``, pooling in ``pool_func``, resizing and patch layouts in
+``image_func``. Each function is a registry primitive spelled MindSpore's way or a composite
+written against ``F``: it runs eagerly in PyNative, graph mode traces it into IR, and its gradient
+comes from its parts.
 
 Where graphcell accepts more than MindSpore 2.10's CPU build (Float64 inputs where MindSpore's
 kernels stop at Float32; ``elu`` with any ``alpha``), the function's docstring says so.
