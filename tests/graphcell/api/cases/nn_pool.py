@@ -2,7 +2,7 @@
 registry's ``MaxPool``/``AvgPool``)."""
 import numpy as np
 
-from golden_cases import T, case
+from golden_cases import D, T, case
 
 REFUSED: list = []
 
@@ -85,6 +85,14 @@ CASES = [
          stride=2, output_size=(5, 5)),
     case("ops.max_unpool1d", T((1, 2, 3)), T(np.array([[[1, 2, 5], [0, 3, 4]]], np.int64)), 2),
     case("ops.max_unpool3d", T((1, 1, 1, 2, 2)), T(np.array([[[[[0, 3], [9, 14]]]]], np.int64)), 2),
+    case("ops.MaxPool3DWithArgmax", T((1, 2, 4, 4, 4)), init=dict(ksize=2, strides=2, pads=0)),
+    case("ops.MaxPool3DWithArgmax", T((1, 1, 5, 5, 5)),
+         init=dict(ksize=3, strides=2, pads=1, ceil_mode=True, argmax_type=D("int32"))),
+    case("ops.AdaptiveMaxPool3D", T((1, 2, 4, 5, 6)), T(np.array([2, 3, 2], np.int32)), init=(),
+         modes=("pynative",), why="output_size is a tensor argument here: its values set the "
+                                  "output's shape, which graph mode must know while compiling"),
+    case("ops.MaxUnpool3D", T((1, 1, 1, 2, 2)), T(np.array([[[[[0, 3], [9, 14]]]]], np.int64)),
+         init=dict(ksize=2, strides=2)),
     case("ops.MaxUnpool2D", T((1, 2, 2, 2)), T(np.array([[[[0, 3], [9, 14]], [[5, 7], [12, 15]]]],
                                                        np.int64)), init=dict(ksize=2, strides=2)),
 ]
