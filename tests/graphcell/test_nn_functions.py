@@ -403,3 +403,39 @@ def test_add_rms_norm_and_add_layer_norm_match_their_formulas():
                                + b.asnumpy(), rtol=1e-10)
     np.testing.assert_allclose(rstd.asnumpy(), 1 / np.sqrt(s.var(-1, keepdims=True) + 1e-5),
                                rtol=1e-10)
+
+
+# --- LSTM ----------------------------------------------------------------------------------------
+
+def _np_lstm(x, h, c, w_ih, w_hh, b, reverse=False):
+    def sig(v):
+        return 1 / (1 + np.exp(-v))
+    hidden, out = h.shape[-1], [None] * x.shape[0]
+    for t in (reversed(range(x.shape[0])) if reverse else range(x.shape[0])):
+        g = x[t] @ w_ih.T + h @ w_hh.T + b
+        i, f, cand, o = (g[:, k * hidden:(k + 1) * hidden] for k in range(4))
+        c = sig(f) * c + sig(i) * np.tanh(cand)
+        h = sig(o) * np.tanh(c)
+        out[t] = h
+    return np.stack(out), h, c
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_lstm_primitive_matches_a_reference_lstm(mode):
+    # the golden cases compare shapes and gradients (MindSpore returns its workspace too); the
+    # values of y, h_n and c_n are checked here (MindSpore 2.10 gives the same, to 1e-7)
+    t, n, i, hid = 4, 2, 3, 5
+    x, h0, c0 = _t(t, n, i, seed=1), _t(2, n, hid, seed=2), _t(2, n, hid, seed=3)
+    w = [np.random.default_rng(k).uniform(-0.5, 0.5, s) for k, s in
+         enumerate([(4 * hid, i), (4 * hid, i), (4 * hid, hid), (4 * hid, hid), (4 * hid,),
+                    (4 * hid,)])]
+    flat = Tensor(np.concatenate([a.ravel() for a in w]).reshape(-1, 1, 1))
+    lstm = ops.LSTM(i, hid, 1, True, True, 0.0)
+    run = lstm if mode == "pynative" else ms.jit(lambda *a: lstm(*a))
+    y, hn, cn, _, _ = run(x, h0, c0, flat)
+    a, h, c = x.asnumpy(), h0.asnumpy(), c0.asnumpy()
+    fwd = _np_lstm(a, h[0], c[0], w[0], w[2], w[4])
+    bwd = _np_lstm(a, h[1], c[1], w[1], w[3], w[5], reverse=True)
+    np.testing.assert_allclose(y.asnumpy(), np.concatenate([fwd[0], bwd[0]], axis=-1), rtol=1e-10)
+    np.testing.assert_allclose(hn.asnumpy(), np.stack([fwd[1], bwd[1]]), rtol=1e-10)
+    np.testing.assert_allclose(cn.asnumpy(), np.stack([fwd[2], bwd[2]]), rtol=1e-10)

@@ -146,6 +146,15 @@ CASES = [
     case("ops.SoftmaxCrossEntropyWithLogits", T((3, 4)),
          T(np.array([[0.2, 0.3, 0.1, 0.4], [0, 1, 0, 0], [0.25, 0.25, 0.25, 0.25]], np.float32)),
          init=(), fd=False),
+    # LSTM: MindSpore's outputs 3-4 are its kernel's workspace (shapes only; the gradients, which
+    # depend on every value, are compared); test_nn_functions.py checks the values
+    case("ops.LSTM", T((5, 2, 3)), T((1, 2, 4)), T((1, 2, 4)), T((128, 1, 1), lo=-0.5, hi=0.5),
+         init=(3, 4, 1, True, False, 0.0), values=False, **NO_FD),
+    case("ops.LSTM", T((4, 2, 3)), T((1, 2, 4)), T((1, 2, 4)), T((112, 1, 1), lo=-0.5, hi=0.5),
+         init=dict(input_size=3, hidden_size=4, num_layers=1, has_bias=False,
+                   bidirectional=False, dropout=0.0), values=False, **NO_FD),
+    case("ops.LSTM", T((4, 2, 3)), T((2, 2, 4)), T((2, 2, 4)), T((256, 1, 1), lo=-0.5, hi=0.5),
+         init=(3, 4, 1, True, True, 0.0), values=False, **NO_FD),
     case("ops.BiasAdd", T((2, 3, 2)), T((3,)), init=()),
     case("ops.BiasAdd", T((2, 2, 3)), T((3,)), init=("NHWC",)),
     case("ops.bias_add", T((2, 3)), T((3,))),
