@@ -38,6 +38,15 @@ GAPS.update({
     "mindspore.ops.add_rms_norm": _NO_CPU_KERNEL.format("AddRmsNorm"),
     "mindspore.ops.add_layer_norm": _NO_CPU_KERNEL.format("AddRmsNorm"),
 })
+# not provided: MindSpore 2.10's CPU build cannot run these either (checked)
+GAPS.update({
+    "mindspore.ops.DynamicRNN": _NO_CPU_KERNEL.format("DynamicRNN") + "; an Ascend op",
+    "mindspore.ops.BasicLSTMCell": _NO_CPU_KERNEL.format("BasicLSTMCell") + "; ops.LSTM is "
+                                   "provided",
+    "mindspore.ops.LogSoftmaxExt": _NO_CPU_KERNEL.format("LogSoftmaxExt") + "; ops.log_softmax "
+                                   "is provided",
+    "mindspore.ops.RNNTLoss": _NO_CPU_KERNEL.format("RNNTLoss"),
+})
 
 # --- nn functional: convolution, pooling, resizing -------------------------------------------------
 # provided by graphcell; refused by MindSpore 2.10's CPU build, so tested against formulas
