@@ -17,11 +17,14 @@ sizes). Their gradients come from ``conv2d``'s.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from graphcell.ops.function import _nn_utils as U
 from graphcell.ops.primitive import primitive
+from graphcell_ir.ir.types import int64
 from graphcell_ir.ops import functional as F
 
-__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose2d",
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose2d", "deformable_conv2d",
            "Conv2DBackpropInput", "Conv2DTranspose", "Conv3D", "Conv3DTranspose",
            "DepthwiseConv2dNative"]
 
@@ -397,6 +400,90 @@ def _spatial_or_zero(name: str, value, n: int) -> tuple[int, ...]:
     if isinstance(value, (tuple, list)) and len(value) == n + 2:
         value = tuple(value)[2:]
     return U.ntuple(name, value, n, "output_padding", allow_zero=True)
+
+
+# --- deformable convolution -------------------------------------------------------------------------
+
+def _sample_bilinear(table, base, y, x, h: int, w: int):
+    """Bilinear samples of a (pixels, C) table at float positions (any shape S): (S..., C); corners
+    outside the image count as 0 (mmcv's deformable_im2col, which MindSpore uses)."""
+    y0, x0 = F.floor(y), F.floor(x)
+    ly, lx = F.expand_dims(F.sub(y, y0), axis=-1), F.expand_dims(F.sub(x, x0), axis=-1)
+    y0i, x0i = F.cast(y0, dtype=int64), F.cast(x0, dtype=int64)
+    total = None
+    for dy, wy in ((0, F.sub(1, ly)), (1, ly)):
+        for dx, wx in ((0, F.sub(1, lx)), (1, lx)):
+            yi, xi = F.add(y0i, dy), F.add(x0i, dx)
+            inside = F.logical_and(F.logical_and(F.greater_equal(yi, 0), F.less(yi, h)),
+                                   F.logical_and(F.greater_equal(xi, 0), F.less(xi, w)))
+            flat = F.add(F.add(F.mul(F.minimum(F.maximum(yi, 0), h - 1), w),
+                               F.minimum(F.maximum(xi, 0), w - 1)), base)
+            v = F.take(table, flat, axis=0)
+            v = F.select(F.expand_dims(inside, axis=-1), v, F.zeros_like(v))
+            part = F.mul(F.mul(wy, wx), v)
+            total = part if total is None else F.add(total, part)
+    return total
+
+
+def deformable_conv2d(x, weight, offsets, kernel_size, strides, padding, bias=None,
+                      dilations=(1, 1, 1, 1), groups=1, deformable_groups=1, modulated=True):
+    """``ops.deformable_conv2d(x, weight, offsets, kernel_size, strides, padding, bias=None,
+    dilations=(1, 1, 1, 1), groups=1, deformable_groups=1, modulated=True)``: a 2-D convolution
+    whose kernel taps are moved by ``offsets`` (N, 3 * deformable_groups * kh * kw, H_out, W_out),
+    channels ordered (offset_x, offset_y, mask), and scaled by the mask (Deformable ConvNets v2).
+    The taps are bilinear samples (0 outside the image), then one matmul per group."""
+    name = "ops.deformable_conv2d"
+    groups = _check_conv_operands(name, x, weight, 4, groups)
+    U.float_tensor(name, offsets, "offsets")
+    if modulated is not True:
+        raise ValueError(f"{name}: only modulated=True (v2) is supported, as in MindSpore")
+    kh, kw = U.ntuple(name, kernel_size, 2, "kernel_size")
+    if (kh, kw) != tuple(weight.shape[2:]):
+        raise ValueError(f"{name}: kernel_size {kernel_size!r} does not match the weight "
+                         f"{list(weight.shape)}")
+    for what, v in (("strides", strides), ("dilations", dilations)):
+        if not isinstance(v, (tuple, list)) or len(v) != 4 or tuple(v[:2]) != (1, 1):
+            raise ValueError(f"{name}: '{what}' must be 4 ints (1, 1, h, w), got {v!r}")
+    if not isinstance(padding, (tuple, list)) or len(padding) != 4:
+        raise ValueError(f"{name}: 'padding' must be 4 ints (top, bottom, left, right), got "
+                         f"{padding!r}")
+    (sh, sw), (dh, dw) = tuple(strides[2:]), tuple(dilations[2:])
+    pt, pb, pl, pr = (int(p) for p in padding)
+    n, c, h, w = x.shape
+    dg = U.int_arg(name, deformable_groups, "deformable_groups")
+    if dg < 1 or c % dg:
+        raise ValueError(f"{name}: 'deformable_groups' must divide the {c} input channels")
+    oh = (h + pt + pb - (kh - 1) * dh - 1) // sh + 1
+    ow = (w + pl + pr - (kw - 1) * dw - 1) // sw + 1
+    k = kh * kw
+    if tuple(offsets.shape) != (n, 3 * dg * k, oh, ow):
+        raise ValueError(f"{name}: 'offsets' must have shape {[n, 3 * dg * k, oh, ow]}, got "
+                         f"{list(offsets.shape)}")
+    parts = F.reshape(offsets, (n, 3, dg, k, oh, ow))
+    off_x, off_y, mask = (F.getitem(parts, key=(slice(None), i)) for i in range(3))  # (N, dg, K, ...)
+    # the undeformed tap positions, (K, OH, OW)
+    grid_y = (np.arange(oh)[None, :, None] * sh - pt + (np.arange(k) // kw)[:, None, None] * dh)
+    grid_x = (np.arange(ow)[None, None, :] * sw - pl + (np.arange(k) % kw)[:, None, None] * dw)
+    pos_y = F.add(off_y, U.constant(np.broadcast_to(grid_y, (k, oh, ow)).astype(
+        x.dtype.np_dtype), x.dtype))
+    pos_x = F.add(off_x, U.constant(np.broadcast_to(grid_x, (k, oh, ow)).astype(
+        x.dtype.np_dtype), x.dtype))
+    cg = c // dg
+    base = U.constant((np.arange(n) * h * w).reshape(n, 1, 1, 1), int64)
+    columns = []
+    for g in range(dg):
+        chans = F.getitem(x, key=(slice(None), slice(g * cg, (g + 1) * cg)))
+        table = F.reshape(F.transpose(chans, perm=(0, 2, 3, 1)), (n * h * w, cg))
+        sample = _sample_bilinear(table, base, F.getitem(pos_y, key=(slice(None), g)),
+                                  F.getitem(pos_x, key=(slice(None), g)), h, w)  # (N, K, OH, OW, cg)
+        sample = F.mul(sample, F.expand_dims(F.getitem(mask, key=(slice(None), g)), axis=-1))
+        columns.append(F.transpose(sample, perm=(0, 4, 1, 2, 3)))          # (N, cg, K, OH, OW)
+    cols = columns[0] if dg == 1 else F.concat(*columns, axis=1)         # (N, C, K, OH, OW)
+    o = weight.shape[0]
+    cols = F.reshape(cols, (n, groups, (c // groups) * k, oh * ow))
+    wg = F.reshape(weight, (groups, o // groups, (c // groups) * k))
+    y = F.matmul(F.broadcast_to(F.expand_dims(wg, axis=0), shape=(n,) + tuple(wg.shape)), cols)
+    return _add_bias(name, F.reshape(y, (n, o, oh, ow)), bias)
 
 
 # --- Primitive classes ------------------------------------------------------------------------------

@@ -63,6 +63,16 @@ CASES = [
          **TOL),
 ]
 
+CASES += [
+    # deformable convolution: offsets (offset_x, offset_y, mask) per deformable group and tap
+    case("ops.deformable_conv2d", T((1, 2, 4, 4)), T((3, 2, 2, 2)), T((1, 12, 3, 3), lo=-1.5, hi=1.5),
+         (2, 2), (1, 1, 1, 1), (0, 0, 0, 0), **TOL),
+    case("ops.deformable_conv2d", T((2, 4, 5, 5)), T((4, 2, 3, 3)), T((2, 54, 3, 3), lo=-1, hi=1),
+         (3, 3), (1, 1, 2, 2), (1, 1, 1, 1), T((4,)), groups=2, deformable_groups=2, **TOL),
+    case("ops.deformable_conv2d", T((1, 2, 6, 5)), T((2, 2, 2, 2)), T((1, 12, 5, 2), lo=-2, hi=2),
+         (2, 2), (1, 1, 1, 2), (0, 1, 0, 0), dilations=(1, 1, 2, 1), **TOL),
+]
+
 bad("ops.conv2d", T((1, 2, 5, 5)), T((3, 3, 3, 3)), id="channels")
 bad("ops.conv2d", T((1, 2, 5, 5)), T((3, 2, 3, 3)), padding=1, id="padding_without_pad_mode")
 bad("ops.conv2d", T((1, 2, 5, 5)), T((3, 2, 3, 3)), pad_mode="full", id="bad_pad_mode")
