@@ -14,7 +14,7 @@ __version__ = "0.1.0"
 from graphcell import dtype
 from graphcell.dtype import (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16,
                              float32, float64)
-from graphcell.context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context
+from graphcell.context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context, set_device
 from graphcell import context
 from graphcell.seed import get_seed, set_seed
 from graphcell.tensor import Tensor
@@ -26,8 +26,15 @@ from graphcell.parameter import Parameter, ParameterTuple
 from graphcell import common
 from graphcell import nn
 from graphcell.graph.jit import jit, ms_function  # noqa: E402
+from graphcell.common.api import jit_class, mutable  # noqa: E402
+from graphcell.common.jit_config import JitConfig  # noqa: E402
+from graphcell.context import STRICT, COMPATIBLE, LAX  # noqa: E402
+from graphcell.dtype import dtype_to_nptype  # noqa: E402
+from graphcell._toplevel import tensor, run_check  # noqa: E402
 from graphcell import graph  # noqa: E402
 from graphcell.aot import export, load  # noqa: E402
+from graphcell import train  # noqa: E402
+from graphcell.train import load_checkpoint, load_param_into_net, save_checkpoint  # noqa: E402
 
 
 def __getattr__(name: str):

@@ -4,6 +4,12 @@ Static keys (ints, slices, None, Ellipsis) become ``getitem``/``setitem`` with t
 attribute. A boolean mask (Tensor, numpy array or list) selects positions whose count depends on
 the data: the runtime turns it into integer indices on the host and uses ``take`` /
 ``scatter_update``, whose shapes are static. An integer index tensor uses ``take`` directly.
+
+Any other key numpy accepts (several index tensors, ``x[i, j]``; an index tensor beside ints or
+slices, ``x[i, 1:]``; a mask beside other parts) is resolved on the host by numpy's own rules into
+the flat positions it reads: reading is ``take`` of those positions, writing is ``tensor_scatter``
+(``update``: the last of duplicate positions wins, as in numpy), so gradients flow through both.
+(Graph mode indexes in the frontend: ``graphcell_ir/frontend/exprs.py``.)
 """
 from __future__ import annotations
 
@@ -44,16 +50,18 @@ def _static_part(part):
 
 
 def _split(key):
-    """(static key tuple, None) or (None, (axis, index array)) for one array-like part."""
+    """(static key tuple, None), or (None, (axis, index array)) for one array-like part with only
+    ':' beside it, or (None, None) for any other key with arrays (see :func:`_positions`)."""
     parts = key if isinstance(key, tuple) else (key,)
     arrays = [(i, a) for i, p in enumerate(parts) if (a := _as_index_array(p)) is not None]
     if not arrays:
         return tuple(_static_part(p) for p in parts), None
-    (pos, arr), = arrays if len(arrays) == 1 else (None,)
+    if len(arrays) > 1:
+        return None, None
+    (pos, arr), = arrays
     others = parts[:pos] + parts[pos + 1:]
-    if len(arrays) > 1 or any(not (isinstance(p, slice) and p == slice(None)) for p in others):
-        raise IndexError("graphcell supports one integer or boolean index tensor per subscript, "
-                         "with only ':' in the other positions")
+    if any(not (isinstance(p, slice) and p == slice(None)) for p in others):
+        return None, None
     return None, (pos, arr)
 
 
@@ -69,8 +77,40 @@ def _mask_indices(x, axis: int, mask: np.ndarray):
     return flat, Tensor._wrap(np.flatnonzero(mask).astype(np.int64))
 
 
+def _numpy_part(part):
+    Tensor = _tensor_cls()
+    if isinstance(part, Tensor):
+        return part._data if part.ndim > 0 or part.dtype.is_bool else part.__index__()
+    if isinstance(part, _ARRAYISH):
+        return np.asarray(part)
+    return _static_part(part)
+
+
+def _positions(x, key) -> np.ndarray:
+    """The flat positions of ``x`` that ``x[key]`` reads, by numpy's rules, in the result's shape."""
+    parts = key if isinstance(key, tuple) else (key,)
+    np_key = tuple(_numpy_part(p) for p in parts)
+    for p in np_key:
+        if isinstance(p, np.ndarray) and p.dtype != np.bool_ and p.dtype.kind not in "iu":
+            raise IndexError(f"index tensors must be integer or boolean, got dtype {p.dtype}")
+    flat = np.arange(int(np.prod(x.shape, dtype=np.int64)), dtype=np.int64).reshape(x.shape)
+    try:
+        return flat[np_key]
+    except IndexError as e:
+        raise IndexError(f"Tensor index does not fit a Tensor of shape {list(x.shape)}: "
+                         f"{e}") from None
+
+
+def _flat_index(positions: np.ndarray):
+    return _tensor_cls()._wrap(np.ascontiguousarray(positions.reshape(-1, 1)))
+
+
 def getitem(x, key):
     static, advanced = _split(key)
+    if static is None and advanced is None:
+        where = _positions(x, key)
+        flat = F.gather_nd(F.reshape(x, shape=(-1,)), _flat_index(where))
+        return F.reshape(flat, shape=where.shape)
     if advanced is None:
         return F.getitem(x, key=static)
     axis, arr = advanced
@@ -100,7 +140,16 @@ def setitem(x, key, value) -> None:
     Tensor = _tensor_cls()
     x_obj, x = x, _snapshot(x)
     static, advanced = _split(key)
-    if advanced is None:
+    if static is None and advanced is None:
+        where = _positions(x, key)
+        upd = _value_operand(x, value)
+        upd = upd if upd.dtype == x.dtype else F.cast(upd, dtype=x.dtype)
+        if tuple(upd.shape) != where.shape:
+            upd = F.broadcast_to(upd, shape=where.shape)
+        flat = F.tensor_scatter(F.reshape(x, shape=(-1,)), _flat_index(where),
+                                F.reshape(upd, shape=(-1,)), reduction="update")
+        out = F.reshape(flat, shape=x.shape)
+    elif advanced is None:
         if not isinstance(value, (bool, int, float, Tensor)):
             value = Tensor(value, x.dtype)
         out = F.setitem(x, value, key=static)

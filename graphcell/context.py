@@ -35,12 +35,13 @@ def _mode(v):
 
 
 def _device_target(v):
-    if not isinstance(v, str) or v.upper() not in ("CPU", "GPU", "ASCEND"):
-        raise ValueError(f"device_target must be 'CPU', 'GPU' or 'Ascend', got {v!r}")
+    if not isinstance(v, str) or v.upper() not in ("CPU", "GPU", "ASCEND", "DAVINCI"):
+        raise ValueError(f"device_target must be one of 'CPU', 'GPU', 'Ascend', 'Davinci', "
+                         f"got {v!r}")
     if v.upper() != "CPU":
         warnings.warn(f"device_target={v!r}: graphcell runs on the CPU; continuing on the CPU",
                       RuntimeWarning, stacklevel=4)
-    return "CPU" if v.upper() == "CPU" else ("GPU" if v.upper() == "GPU" else "Ascend")
+    return {"CPU": "CPU", "GPU": "GPU"}.get(v.upper(), "Ascend")
 
 
 def _bool(name):
@@ -52,11 +53,11 @@ def _bool(name):
 
 
 def _save_graphs(v):
-    if isinstance(v, bool):
+    if isinstance(v, bool):  # MindSpore records True as level 2
+        return 2 if v else 0
+    if isinstance(v, int) and 0 <= v <= 3:
         return v
-    if isinstance(v, int) and 0 <= v <= 3:  # MindSpore 2.x accepts a level 0..3
-        return v > 0
-    raise TypeError(f"save_graphs must be True/False (or a level 0-3), got {v!r}")
+    raise TypeError(f"save_graphs must be True/False or a level 0-3, got {v!r}")
 
 
 def _path(v):
@@ -80,36 +81,144 @@ def check_jit_level(v):
     return v
 
 
+def _level(name, lo, hi):
+    def check(v):
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+            raise ValueError(f"{name} must be an int in [{lo}, {hi}], got {v!r}")
+        return v
+    return check
+
+
+def _choice(name, *options):
+    def check(v):
+        if v not in options:
+            raise ValueError(f"{name} must be one of {list(options)}, got {v!r}")
+        return v
+    return check
+
+
+_JIT_CONFIG_KEYS = {"jit_level": ("O0", "O1", "O2"), "infer_boost": ("on", "off")}
+
+
+def _jit_config(v):
+    if not isinstance(v, dict):
+        raise TypeError(f"jit_config must be a dict, got {type(v).__name__}")
+    for key, value in v.items():
+        if key not in _JIT_CONFIG_KEYS:
+            raise ValueError(f"the keys of jit_config must be one of {_JIT_CONFIG_KEYS}, got "
+                             f"{key!r}")
+        if value not in _JIT_CONFIG_KEYS[key]:
+            raise ValueError(f"jit_config[{key!r}] must be one of {list(_JIT_CONFIG_KEYS[key])}, "
+                             f"got {value!r}")
+    return dict(v)
+
+
+def _any(v):
+    return v
+
+
+STRICT, COMPATIBLE, LAX = 0, 1, 2
+"""``jit_syntax_level`` values (MindSpore's): graphcell's frontend accepts the same code at each."""
+RELEASE, DEBUG = 0, 1
+"""``debug_level`` values."""
+
 _KEYS: dict[str, _Key] = {
     "mode": _Key(PYNATIVE_MODE, _mode, "GRAPH_MODE (0) compiles construct; PYNATIVE_MODE (1) runs it op by op"),
     "device_target": _Key("CPU", _device_target, "'CPU'; 'GPU'/'Ascend' are accepted and run on the CPU"),
     "device_id": _Key(0, _non_negative_int("device_id"), "accepted for compatibility"),
     "pynative_synchronize": _Key(False, _bool("pynative_synchronize"),
                                  "accepted; graphcell's PyNative ops are always synchronous"),
-    "save_graphs": _Key(False, _save_graphs, "write the IR after every pass that changed it"),
+    "save_graphs": _Key(0, _save_graphs, "write the IR after every pass that changed it (level 0-3 "
+                                         "or a bool; any level above 0 writes everything)"),
     "save_graphs_path": _Key(".", _path, "directory for save_graphs dumps"),
-    "max_call_depth": _Key(1000, _non_negative_int("max_call_depth"), "accepted for compatibility"),
+    "max_call_depth": _Key(1000, _non_negative_int("max_call_depth"),
+                           "the deepest nesting of calls graph mode inlines"),
     "compile_report": _Key(False, _bool("compile_report"), "print the time of each backend compile "
                                                            "phase and kernel cache hits (also GRAPHCELL_LOG=compile)"),
     "jit_level": _Key("", check_jit_level, "graph mode: 'O0' runs the frontend's IR as it is; 'O1'/'O2' "
                                       "(and the default '') run the default pass pipeline"),
+    "jit_config": _Key({}, _jit_config, "{'jit_level': 'O0'|'O1'|'O2', 'infer_boost': 'on'|'off'}; "
+                                        "jit_level as the jit_level key"),
+    "jit_syntax_level": _Key(LAX, _choice("jit_syntax_level", STRICT, COMPATIBLE, LAX),
+                             "accepted; graph mode accepts the same code at every level"),
+    "debug_level": _Key(RELEASE, _choice("debug_level", RELEASE, DEBUG), "accepted"),
+    "deterministic": _Key("OFF", _choice("deterministic", "ON", "OFF"),
+                          "accepted; graphcell's CPU kernels are deterministic"),
+    "runtime_num_threads": _Key(2, _non_negative_int("runtime_num_threads"), "accepted"),
+    "inter_op_parallel_num": _Key(0, _non_negative_int("inter_op_parallel_num"), "accepted"),
+    "memory_optimize_level": _Key(0, _choice("memory_optimize_level", 0, 1, "O0", "O1"), "accepted"),
+    "op_timeout": _Key(900, _non_negative_int("op_timeout"), "accepted"),
+    "exec_order": _Key("bfs", _choice("exec_order", "bfs", "dfs", "gpto"), "accepted"),
+    "enable_compile_cache": _Key(None, _bool("enable_compile_cache"),
+                                 "accepted; graphcell always caches kernels on disk"),
+    "compile_cache_path": _Key("", _path, "accepted (graphcell's cache: GRAPHCELL_CACHE_DIR)"),
+    "check_bprop": _Key(False, _bool("check_bprop"),
+                        "accepted; a custom bprop's gradient shapes are always checked"),
+    "enable_graph_kernel": _Key(False, _bool("enable_graph_kernel"),
+                                "accepted; graph mode always fuses elementwise kernels"),
+    "graph_kernel_flags": _Key("", _any, "accepted"),
+    "enable_profiling": _Key(False, _bool("enable_profiling"), "accepted"),
+    "profiling_options": _Key("", _any, "accepted"),
+    "env_config_path": _Key("", _any, "accepted"),
+    "print_file_path": _Key("", _any, "accepted (an Ascend option in MindSpore)"),
+    "reserve_class_name_in_scope": _Key(True, _bool("reserve_class_name_in_scope"), "accepted"),
+    "support_binary": _Key(False, _bool("support_binary"), "accepted"),
+    "enable_reduce_precision": _Key(True, _bool("enable_reduce_precision"),
+                                    "accepted (an Ascend option in MindSpore)"),
+    "variable_memory_max_size": _Key("", _any, "accepted (an Ascend option in MindSpore)"),
+    "max_device_memory": _Key(1024.0, _any, "accepted (a GPU/Ascend option in MindSpore)"),
+    "mempool_block_size": _Key("1GB", _any, "accepted (a GPU/Ascend option in MindSpore)"),
+    "disable_format_transform": _Key(False, _bool("disable_format_transform"),
+                                     "accepted (a GPU option in MindSpore)"),
+    "ascend_config": _Key({}, _any, "accepted (an Ascend option in MindSpore)"),
+    "gpu_config": _Key({}, _any, "accepted (a GPU option in MindSpore)"),
+    "aoe_tune_mode": _Key("", _any, "accepted (an Ascend option in MindSpore)"),
+    "aoe_config": _Key({}, _any, "accepted (an Ascend option in MindSpore)"),
 }
+"""Every key MindSpore 2.10 accepts on the CPU. The ones with an effect here: mode, save_graphs,
+save_graphs_path, max_call_depth, jit_level/jit_config, compile_report (graphcell's own); the others
+are checked as MindSpore checks them and recorded, so ``get_context`` returns them."""
+
+_IGNORED = ("enable_sparse", "auto_tune_mode", "enable_auto_mixed_precision")
+"""Keys MindSpore 2.10 warns about and ignores."""
+
+_REMOVED = {
+    "grad_for_scalar": "has been removed since MindSpore 2.10; use the tensor derivative instead",
+    "precompile_only": "has been removed since MindSpore 2.10; use the env MS_DEV_PRECOMPILE_ONLY",
+}
+_ASCEND_CONFIG = ("precision_mode", "jit_compile", "atomic_clean_policy", "matmul_allow_hf32",
+                  "conv_allow_hf32", "op_precision_mode", "host_scheduling_max_threshold",
+                  "ge_options", "op_debug_option")
 
 _values: dict[str, Any] = {k: spec.default for k, spec in _KEYS.items()}
 
 
 def set_context(**kwargs) -> None:
-    """Set context keys (``mode``, ``device_target``, ``save_graphs``, ...). Unknown keys raise."""
-    unknown = sorted(set(kwargs) - set(_KEYS))
-    if unknown:
-        raise ValueError(f"set_context: unknown key(s) {', '.join(map(repr, unknown))}; valid keys "
-                         f"are {', '.join(sorted(_KEYS))}")
+    """Set context keys: ``set_context(mode=GRAPH_MODE, save_graphs=True, jit_config={...})``.
+
+    Every key MindSpore 2.10 accepts on the CPU is accepted (those without an effect here are
+    checked and recorded); an unknown key or a bad value raises before anything changes.
+    """
     checked = {}
     for key, value in kwargs.items():
+        if key in _IGNORED:
+            warnings.warn(f"set_context: {key!r} is deprecated in MindSpore and ignored",
+                          DeprecationWarning, stacklevel=2)
+            continue
+        if key in _REMOVED:
+            raise ValueError(f"set_context: the parameter {key!r} {_REMOVED[key]}")
+        if key in _ASCEND_CONFIG:
+            raise ValueError(f"set_context: please set {key!r} through the parameter "
+                             "ascend_config (an Ascend option)")
+        if key not in _KEYS:
+            raise ValueError(f"set_context: unknown key {key!r}; valid keys are "
+                             f"{', '.join(sorted(_KEYS))}")
         try:
             checked[key] = _KEYS[key].check(value)
         except (TypeError, ValueError) as e:
             raise type(e)(f"set_context: {e}") from None
+    if "jit_config" in checked and "jit_level" in checked["jit_config"]:
+        checked.setdefault("jit_level", checked["jit_config"]["jit_level"])
     _values.update(checked)
 
 
@@ -119,6 +228,13 @@ def get_context(attr_key: str):
         raise ValueError(f"get_context: unknown key {attr_key!r}; valid keys are "
                          f"{', '.join(sorted(_KEYS))}")
     return _values[attr_key]
+
+
+def set_device(device_target: str, device_id: int | None = None) -> None:
+    """``ms.set_device(device_target, device_id=None)``: MindSpore 2.10's way to pick a device;
+    graphcell runs on the CPU ('GPU'/'Ascend' warn and run on the CPU)."""
+    set_context(device_target=device_target, **({} if device_id is None else
+                                                {"device_id": device_id}))
 
 
 def _reset_for_tests() -> None:

@@ -9,15 +9,138 @@ GAPS: dict[str, str] = {}
 
 # --- elementwise math ----------------------------------------------------------------------------
 GAPS.update({})
+# binary math (graphcell/ops/function/math_func.py); the refused names are implemented anyway
+GAPS.update({
+    "mindspore.ops.fmin": "MindSpore 2.10's CPU build refuses it (a RuntimeError from its Minimum "
+                          "kernel selection); graphcell implements it",
+    "mindspore.ops.Fmin": "MindSpore 2.10's CPU build refuses it (a RuntimeError from its kernel "
+                          "selection); graphcell implements it",
+    "mindspore.Tensor.fmin": "MindSpore 2.10's CPU build refuses it (a RuntimeError from its "
+                             "kernel selection); graphcell implements it",
+    "mindspore.Tensor.addcdiv": "MindSpore 2.10's CPU build has no AddcdivExt kernel (RuntimeError); "
+                                "graphcell implements it (ops.addcdiv works in MindSpore too)",
+    "mindspore.Tensor.clamp_": "MindSpore 2.10's CPU build has no InplaceClampScalar kernel "
+                               "(RuntimeError); graphcell implements it",
+    "mindspore.Tensor.bitwise_not": "MindSpore 2.10's CPU build has no BitwiseNot kernel "
+                                    "(RuntimeError); graphcell implements it",
+    "mindspore.ops.is_": "MindSpore 2.10's CPU build fails on it at run time (RuntimeError: "
+                         "no output of its kernel graph); graphcell implements it (x is y)",
+    "mindspore.ops.is_not": "MindSpore 2.10's CPU build fails on it at run time (RuntimeError); "
+                            "graphcell implements it (x is not y)",
+    "mindspore.ops.Complex": "graphcell has no complex dtypes (DESIGN: bool, integers, floats)",
+})
+# unary math (graphcell/ops/function/unary_func.py)
+_INPLACE = "MindSpore 2.10's CPU build does not register the {} kernel (RuntimeError)"
+GAPS.update({
+    # implemented by graphcell for floats (pi for negative values, 0 otherwise)
+    "mindspore.ops.angle": "MindSpore 2.10's CPU build has Angle kernels for Complex64 and "
+                           "Complex128 only; real inputs are refused",
+    "mindspore.ops.Angle": "MindSpore 2.10's CPU build has Angle kernels for Complex64 and "
+                           "Complex128 only; real inputs are refused",
+    "mindspore.Tensor.angle": "MindSpore 2.10's CPU build has Angle kernels for Complex64 and "
+                              "Complex128 only; real inputs are refused",
+    # in-place variants (graphcell has no in-place tensor writes yet)
+    "mindspore.ops.tanh_": _INPLACE.format("InplaceTanh"),
+    "mindspore.Tensor.tanh_": _INPLACE.format("InplaceTanh"),
+    "mindspore.ops.erfinv_": _INPLACE.format("InplaceErfinv"),
+    "mindspore.Tensor.erfinv_": _INPLACE.format("InplaceErfinv"),
+    "mindspore.Tensor.floor_": _INPLACE.format("InplaceFloor"),
+    "mindspore.Tensor.log_": _INPLACE.format("InplaceLog"),
+    "mindspore.Tensor.exponential_": "MindSpore 2.10's CPU build raises 'Not implement "
+                                     "exception' for it",
+    "mindspore.ops.ComplexAbs": "graphcell has no complex dtypes",
+})
 
 # --- reductions, scans, sorting, statistics --------------------------------------------------------
-GAPS.update({})
+# graphcell provides all of these; the reasons say why their golden cases only record refusals
+# (their values are tested against numpy in tests/graphcell/api/test_reduce_extras.py).
+_NO_QUANTILE = ("MindSpore 2.10's CPU build has no Quantile kernel: every call raises \"Unsupported "
+                "op [Quantile] on CPU\"")
+GAPS.update({
+    "mindspore.ops.quantile": _NO_QUANTILE,
+    "mindspore.ops.nanquantile": _NO_QUANTILE,
+    "mindspore.ops.Quantile": _NO_QUANTILE,
+    "mindspore.Tensor.quantile": _NO_QUANTILE,
+    "mindspore.Tensor.nanquantile": _NO_QUANTILE,
+    "mindspore.Tensor.kthvalue": "MindSpore 2.10's CPU build raises \"should not come here for "
+                                 "kthvalue py_method\" for every call",
+    "mindspore.Tensor.unique": "MindSpore 2.10's CPU build has no Unique2/UniqueDim kernel (\"The "
+                               "kernel Unique2 unregistered\")",
+    "mindspore.Tensor.searchsorted": "MindSpore 2.10's CPU build's SearchSorted kernel fails for the "
+                                     "Int32 output that Tensor.searchsorted always asks for",
+    "mindspore.ops.HistogramFixedWidth": "MindSpore 2.10's CPU build has no HistogramFixedWidth kernel",
+    "mindspore.ops.EuclideanNorm": "MindSpore 2.10's CPU build has no EuclideanNorm kernel",
+})
 
 # --- layout, creation, shapes, Tensor plumbing -----------------------------------------------------
-GAPS.update({})
+# Names MindSpore 2.10's CPU build refuses that graphcell provides anyway (checked against numpy in
+# tests/graphcell/test_array_ops.py, as no golden can be recorded):
+_CPU_REFUSES_ARRAY = {
+    "mindspore.ops.roll": "has no Roll kernel ('The kernel Roll unregistered')",
+    "mindspore.ops.Roll": "has no Roll kernel ('The kernel Roll unregistered')",
+    "mindspore.Tensor.roll": "has no Roll kernel ('The kernel Roll unregistered')",
+    "mindspore.Tensor.repeat": "refuses it (\"'repeat' is not supported on this device\")",
+    "mindspore.Tensor.clone": "has no Clone kernel ('The kernel Clone unregistered')",
+    "mindspore.Tensor.zero_": "has no InplaceZero kernel",
+    "mindspore.ops.zero_": "has no InplaceZero kernel",
+    "mindspore.Tensor.fill_": "has no InplaceFillScalar kernel",
+    "mindspore.Tensor.fill_diagonal_": "refuses it ('should not come here for fill_diagonal "
+                                       "method')",
+    "mindspore.Tensor.new_full": "refuses it ('new_full method support Ascend only')",
+    "mindspore.Tensor.fills": "refuses it (unsupported op Fills on CPU)",
+    "mindspore.ops.fills": "refuses it (unsupported op Fills on CPU)",
+    "mindspore.ops.Fills": "refuses it (unsupported op Fills on CPU)",
+    "mindspore.ops.BatchToSpace": "refuses it (unsupported op BatchToSpace on CPU)",
+    "mindspore.ops.SpaceToBatch": "refuses it (unsupported op SpaceToBatch on CPU)",
+    "mindspore.ops.SplitV": "refuses it (unsupported op SplitV on CPU)",
+    "mindspore.ops.BatchToSpaceNDV2": "refuses it (unsupported op BatchToSpaceNDV2 on CPU)",
+    "mindspore.ops.type_as": "has no TypeAs kernel ('The kernel TypeAs unregistered')",
+    "mindspore.ops.move_to": "refuses it (unsupported op MoveTo on CPU)",
+    "mindspore.ops.MoveTo": "refuses it (unsupported op MoveTo on CPU)",
+}
+GAPS.update({name: f"MindSpore 2.10's CPU build {why}; graphcell provides it"
+             for name, why in _CPU_REFUSES_ARRAY.items()})
+GAPS.update({
+    "mindspore.ops.DynamicShape": "MindSpore 2.10's CPU build refuses it ('prim:DynamicShape has "
+                                  "no attr:__infer__'); deprecated since 1.7 for ops.shape / "
+                                  "ops.dyn_shape, which graphcell provides",
+    "mindspore.ops.ScalarToArray": "MindSpore 2.10's CPU build refuses it ('prim:ScalarToArray "
+                                   "has no attr:__infer__'); use ops.scalar_to_tensor",
+    "mindspore.ops.tail": "a graph-compiler helper (MetaFuncGraph) of MindSpore's: it returns None "
+                          "when called in PyNative",
+    "mindspore.ops.SliceGetItem": "an internal primitive of MindSpore's graph compiler (reading a "
+                                  "slice's start/stop/step), not an array operation",
+    "mindspore.ops.DataType": "not an operation: MindSpore's op-registration helper "
+                              "(mindspore.ops.op_info_register.DataType)",
+    "mindspore.Tensor.bfloat16": "graphcell has no bfloat16 dtype (bool, int8-64, uint8-64, "
+                                 "float16/32/64)",
+})
 
 # --- indexing: gather, scatter, segments, masks ------------------------------------------------------
-GAPS.update({})
+_CPU_NO_INPLACE = ("MindSpore 2.10's CPU build has no kernel for it ('{kernel} unregistered'); "
+                   "use the functional {functional}, which returns the new tensor")
+GAPS.update({
+    # refused by MindSpore 2.10's CPU build, provided by graphcell all the same
+    "mindspore.Tensor.index": "MindSpore 2.10's CPU build refuses it ('index only supports "
+                              "Ascend'); graphcell provides it as advanced indexing",
+    "mindspore.ops.ScatterNonAliasingAdd": "MindSpore 2.10's CPU build fails to launch its kernel "
+                                           "(RuntimeError); graphcell provides it as "
+                                           "tensor_scatter_add",
+    # in-place Tensor methods: refused by MindSpore 2.10's CPU build, not provided
+    "mindspore.Tensor.masked_fill_": _CPU_NO_INPLACE.format(kernel="InplaceMaskedFillScalar",
+                                                            functional="x.masked_fill(...)"),
+    "mindspore.Tensor.scatter_": _CPU_NO_INPLACE.format(kernel="InplaceScatterSrc",
+                                                        functional="x.scatter(...)"),
+    "mindspore.Tensor.scatter_add_": _CPU_NO_INPLACE.format(kernel="InplaceScatterAdd",
+                                                            functional="x.scatter_add(...)"),
+    "mindspore.Tensor.index_add_": _CPU_NO_INPLACE.format(kernel="InplaceIndexAddExt",
+                                                          functional="x.index_add(...)"),
+    "mindspore.Tensor.index_put_": _CPU_NO_INPLACE.format(kernel="InplaceIndexPut",
+                                                          functional="x.index_put(...)"),
+    "mindspore.Tensor.put_": "MindSpore 2.10's CPU build refuses it ('There is no branch to go "
+                             "function tensor_put_'); use ops.tensor_scatter_update on the "
+                             "flattened tensor",
+})
 
 # --- nn functional: activations, losses, normalization, dropout -------------------------------------
 # graphcell provides these names; MindSpore 2.10's CPU build refuses them, so they have no golden

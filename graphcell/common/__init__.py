@@ -11,7 +11,9 @@ Example::
     >>> Parameter(initializer.initializer("zeros", [2]), name="b")
     Parameter (name=b, shape=(2,), dtype=Float32, requires_grad=True)
 """
-from graphcell.common import dtype, initializer
+from graphcell.common import api, dtype, initializer, jit_config
+from graphcell.common.api import jit, jit_class, mutable
+from graphcell.common.jit_config import JitConfig
 from graphcell.common.dtype import *  # noqa: F401,F403 - MindSpore's mindspore.common exports the dtypes
 from graphcell.parameter import Parameter, ParameterTuple
 from graphcell.seed import get_seed, set_seed

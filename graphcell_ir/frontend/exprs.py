@@ -26,18 +26,18 @@ from graphcell_ir.frontend.scope import (MISSING, POISON, BoundMethod, Closure, 
                                          Undefined, has_poison, leaves)
 from graphcell_ir.ir.core import Value
 from graphcell_ir.ir.types import ScalarType, TensorType, TupleType, bool_
+from graphcell_ir.ops.operators import BY_SYMBOL, UNARY_BY_SYMBOL
 from graphcell_ir.ops.registry import lookup
 
-_BINOPS = {
-    ast.Add: ("add", operator.add), ast.Sub: ("sub", operator.sub),
-    ast.Mult: ("mul", operator.mul), ast.Div: ("div", operator.truediv),
-    ast.FloorDiv: ("floor_div", operator.floordiv), ast.Mod: ("mod", operator.mod),
-    ast.Pow: ("pow", operator.pow), ast.MatMult: ("matmul", operator.matmul),
-    ast.BitAnd: ("logical_and", operator.and_), ast.BitOr: ("logical_or", operator.or_),
-    ast.BitXor: ("not_equal", operator.xor), ast.LShift: (None, operator.lshift),
-    ast.RShift: (None, operator.rshift),
+_PYOPS = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+    ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
+    ast.Pow: operator.pow, ast.MatMult: operator.matmul, ast.BitAnd: operator.and_,
+    ast.BitOr: operator.or_, ast.BitXor: operator.xor, ast.LShift: operator.lshift,
+    ast.RShift: operator.rshift,
 }
-_BITWISE = (ast.BitAnd, ast.BitOr, ast.BitXor)
+"""Python's meaning of each binary operator, for static operands; on tensors an operator is the
+registry op of ``graphcell_ir.ops.operators`` (the table PyNative's Tensor reads too)."""
 _CMPOPS = {
     ast.Lt: ("less", operator.lt), ast.LtE: ("less_equal", operator.le),
     ast.Gt: ("greater", operator.gt), ast.GtE: ("greater_equal", operator.ge),
@@ -186,21 +186,24 @@ class ExprMixin:
         a, b = self.realize(a, node), self.realize(b, node)
         if isinstance(a, Poison) or isinstance(b, Poison):
             return POISON
-        name, pyop = _BINOPS[op]
+        symbol = _SYMBOL[op]
         if not isinstance(a, Value) and not isinstance(b, Value):
-            return self.static_op(pyop, _SYMBOL[op], a, b, node)
+            return self.static_op(_PYOPS[op], symbol, a, b, node)
         for x in (a, b):
             if type(x) in (tuple, list, dict):
-                self.fail(node, f"unsupported operand types for {_SYMBOL[op]}: {describe(a)} and "
+                self.fail(node, f"unsupported operand types for {symbol}: {describe(a)} and "
                                 f"{describe(b)}", Kind.TYPE)
-        if op in _BITWISE and not all(_is_bool(x) for x in (a, b)):
-            self.fail(node, f"the bitwise operator {_SYMBOL[op]} on integer tensors is not "
-                            "supported in graph mode (on bool tensors it is the logical one)",
-                      Kind.UNSUPPORTED)
-        if name is None:
-            self.fail(node, f"the operator {_SYMBOL[op]} on tensors is not supported in graph "
-                            "mode", Kind.UNSUPPORTED)
-        return self.emit(_OPS[name], (a, b), {}, node)
+        entry = BY_SYMBOL.get(symbol)
+        if entry is None:
+            self.fail(node, f"unsupported operand types for {symbol}: {describe(a)} and "
+                            f"{describe(b)} (tensors have no {symbol} operator, as in MindSpore)",
+                      Kind.TYPE)
+        _, reflected, name = entry
+        if not isinstance(a, Value) and reflected is None:
+            self.fail(node, f"unsupported operand types for {symbol}: {describe(a)} and "
+                            f"{describe(b)} (a tensor has no reflected {symbol}, as in MindSpore)",
+                      Kind.TYPE)
+        return self.emit(lookup(name), (a, b), {}, node)
 
     def static_op(self, pyop, symbol: str, a, b, node):
         try:
@@ -227,12 +230,8 @@ class ExprMixin:
                 self.fail(node, f"{type(e).__name__} while compiling: {e}", Kind.TYPE, e)
         if op is ast.UAdd:
             return v
-        if op is ast.USub:
-            return self.emit(_OPS["neg"], (v,), {}, node)
-        if _is_bool(v):
-            return self.emit(_OPS["logical_not"], (v,), {}, node)
-        self.fail(node, "the operator ~ on integer tensors is not supported in graph mode",
-                  Kind.UNSUPPORTED)
+        symbol = "-" if op is ast.USub else "~"
+        return self.emit(lookup(UNARY_BY_SYMBOL[symbol]), (v,), {}, node)
 
     def visit_BoolOp(self, node):
         is_and = isinstance(node.op, ast.And)
@@ -624,8 +623,3 @@ class ExprMixin:
 class _Poisoned(Exception):
     """A comprehension over a poisoned value: its value is poison too (already reported)."""
 
-
-def _is_bool(x) -> bool:
-    if isinstance(x, Value):
-        return getattr(x.type, "dtype", None) is bool_
-    return isinstance(x, (bool, np.bool_))

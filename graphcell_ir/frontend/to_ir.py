@@ -101,6 +101,7 @@ from graphcell_ir.ir.core import Function, Module, OpResult, Value
 from graphcell_ir.ir.loc import UNKNOWN, Loc
 from graphcell_ir.ir.types import DType, Type
 from graphcell_ir.ir.verify import verify
+from graphcell_ir.ops.registry import Kind as OpKind
 
 _PLAIN = (int, float, bool, str, bytes, complex, type(None), slice, type(Ellipsis), range, DType)
 """Types that are static by nature: never shown to the resolver."""
@@ -141,6 +142,11 @@ class _Emitter:
 
     def emit(self, op, args, attrs):
         return self.c.emit_op(op, args, attrs)
+
+    def value(self, v):
+        """A constant a traced function returns (``ops.eye(3)``) as a ``const`` op, so graph mode
+        hands back a Tensor as PyNative does (``traced._result`` asks its emitter for this)."""
+        return self.c.b.value(v)
 
 
 class _ParamSlot:
@@ -491,6 +497,8 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, CallMixin, GradMixin, BpropMix
         for i in opdef.mutates:
             slot = self.param_of.get(args[i]) if i < len(args) and \
                 isinstance(args[i], Value) else None
+            if slot is None and opdef.kind is not OpKind.SIDE_EFFECT:
+                continue  # an in-place op on a value, not a Parameter: its result is the value
             if slot is None:
                 raise FrontendError(self.diag_at(
                     self.b.loc, f"{opdef.display_name} writes its operand "

@@ -218,8 +218,16 @@ neg = defop("neg", ("x",), kind=EW, ms_name="Neg", infer=same_as_numeric_input, 
             kernel="-{x}", bprop=lambda x, out, dout: (F.neg(dout),))
 abs = defop("abs", ("x",), kind=EW, ms_name="Abs", infer=same_as_input, ref=_unary(np.abs),
             kernel="abs({x})", bprop=lambda x, out, dout: (F.mul(dout, F.sign(x)),))
-sign = defop("sign", ("x",), kind=EW, ms_name="Sign", infer=same_as_input, ref=_unary(np.sign),
-             kernel="(0 if {x} == 0 else (1 if {x} > 0 else -1)) if {x} == {x} else {x}",
+
+
+def _sign(x):
+    """np.sign, but 0 for NaN, as MindSpore's Sign gives."""
+    out = np.sign(x)
+    return np.nan_to_num(out, nan=0.0) if out.dtype.kind == "f" else out
+
+
+sign = defop("sign", ("x",), kind=EW, ms_name="Sign", infer=same_as_input, ref=_unary(_sign),
+             kernel="0 if {x} == 0 or {x} != {x} else (1 if {x} > 0 else -1)",
              bprop=lambda x, out, dout: (None,))
 floor = defop("floor", ("x",), kind=EW, ms_name="Floor", infer=same_as_input, ref=_unary(np.floor),
               kernel="({x} // 1 if math.isfinite({x}) else {x})", bprop=lambda x, out, dout: (None,))

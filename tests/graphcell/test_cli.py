@@ -33,6 +33,12 @@ def test_console_script_is_installed():
     assert run.returncode == 0 and run.stdout.startswith("graphcell: ")
 
 
+def test_python_dash_m_graphcell_runs_the_cli():
+    run = subprocess.run([sys.executable, "-m", "graphcell", "--version"], capture_output=True,
+                         text=True)
+    assert run.returncode == 0 and run.stdout.startswith("graphcell ")
+
+
 def test_no_command_prints_help_and_fails(capsys):
     assert cli.main([]) == 2
     assert "usage: graphcell" in capsys.readouterr().out

@@ -31,8 +31,30 @@ def test_modes_and_default_is_pynative():
 def test_context_keys_round_trip(tmp_path):
     ms.set_context(pynative_synchronize=True, save_graphs=True, save_graphs_path=str(tmp_path))
     assert ms.get_context("pynative_synchronize") is True
-    assert ms.get_context("save_graphs") is True
+    assert ms.get_context("save_graphs") == 2  # MindSpore records True as level 2
     assert ms.get_context("save_graphs_path") == str(tmp_path)
+
+
+def test_every_key_mindspore_accepts_on_the_cpu_is_accepted_and_recorded():
+    ms.set_context(jit_config={"jit_level": "O0"}, max_call_depth=200, deterministic="ON",
+                   runtime_num_threads=1, jit_syntax_level=context.STRICT, op_timeout=10,
+                   enable_compile_cache=True, memory_optimize_level="O1", device_id=0)
+    assert ms.get_context("jit_config") == {"jit_level": "O0"}
+    assert ms.get_context("jit_level") == "O0"  # jit_config's level is the jit level
+    assert ms.get_context("max_call_depth") == 200 and ms.get_context("deterministic") == "ON"
+    with pytest.raises(ValueError, match="jit_config"):
+        ms.set_context(jit_config={"jit_level": "O5"})
+    with pytest.raises(ValueError, match="removed since MindSpore 2.10"):
+        ms.set_context(grad_for_scalar=True)
+    with pytest.raises(ValueError, match="ascend_config"):
+        ms.set_context(precision_mode="force_fp16")
+    with pytest.warns(DeprecationWarning, match="enable_sparse"):
+        ms.set_context(enable_sparse=True)
+
+
+def test_set_device_is_set_context_of_the_device():
+    ms.set_device("CPU", 0)
+    assert ms.get_context("device_target") == "CPU" and ms.get_context("device_id") == 0
 
 
 def test_gpu_and_ascend_are_accepted_with_a_warning():
@@ -52,7 +74,7 @@ def test_unknown_key_raises_and_changes_nothing():
 def test_bad_value_raises_and_changes_nothing():
     with pytest.raises(ValueError, match="set_context: mode must be"):
         ms.set_context(save_graphs=True, mode=7)
-    assert ms.get_context("save_graphs") is False
+    assert ms.get_context("save_graphs") == 0
     with pytest.raises(ValueError, match="unknown key"):
         ms.get_context("nope")
 

@@ -51,7 +51,7 @@ class _Pool2d(Cell):
 
     def _padded(self, x, value):
         ph, pw = self.padding
-        return ops.pad(x, paddings=(0, 0, 0, 0, ph, ph, pw, pw), value=value)
+        return ops.pad(x, (pw, pw, ph, ph), value=value)  # MindSpore order: last dim first
 
     def extend_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, pad_mode={self.pad_mode}"

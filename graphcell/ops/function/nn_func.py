@@ -1,9 +1,9 @@
 """MindSpore's neural-network functions (``mindspore.ops.function.nn_func``): activations, the
 softmax family, one-hot, dense layers, embeddings and distances.
 
-Normalization and dropout are in ``normalization_func``, losses in ``loss_func`` and ``ctc_func``,
-convolutions in ``conv_func``, pooling in ``pool_func``, resizing and patch layouts in
-``image_func``. Each function is a registry primitive spelled MindSpore's way or a composite
+Normalization and dropout are in ``normalization_func``, losses in ``loss_func`` and
+``ctc_func``, convolutions in ``conv_func``, pooling in ``pool_func``, resizing and patch layouts
+in ``image_func``, the LSTM Primitive in ``rnn_func``. Each function is a registry primitive spelled MindSpore's way or a composite
 written against ``F``: it runs eagerly in PyNative, graph mode traces it into IR, and its gradient
 comes from its parts.
 

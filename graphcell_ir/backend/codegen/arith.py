@@ -64,6 +64,8 @@ class Arith:
 
     def binop(self, op: str, a, at, b, bt):
         t = T.binop_type(op, at, bt)
+        if op in T.BITWISE or op in T.SHIFTS:
+            return self.bitwise(op, self.cast(a, at, t), self.cast(b, bt, t)), t
         work = T.arith(at, bt) if op != "Div" else t
         a, b = self.cast(a, at, work), self.cast(b, bt, work)
         B = self.b
@@ -91,6 +93,13 @@ class Arith:
             return B.call(self.mod.intrinsic("pow", a.type, 2), [a, b]), t
         q, r = self.float_divmod(a, b)
         return (q if op == "FloorDiv" else r), t
+
+    def bitwise(self, op: str, a, b):
+        """``& | ^ << >>`` on two values of one type (i1 for bools, i64 for integers); ``>>``
+        is arithmetic, as numba's on signed integers (unsigned ones are zero-extended first)."""
+        B = self.b
+        return {"BitAnd": B.and_, "BitOr": B.or_, "BitXor": B.xor, "LShift": B.shl,
+                "RShift": B.ashr}[op](a, b)
 
     def int_power(self) -> ir.Function:
         """``i64 gc.ipow(a, b)``, numba's ``int_power`` with the numpy error model: squaring
@@ -204,6 +213,12 @@ class Arith:
             pred = self.compare("Gt" if name == "max" else "Lt", v, t, acc, t)
             acc, at = self.b.select(pred, v, acc), t
         return acc, at
+
+    def math2(self, name: str, args: list, t):
+        """A ``math`` function of two floats (libm's ``atan2``/``atan2f``), in type ``t``."""
+        vs = [self.cast(v, vt, t) for v, vt in args]
+        symbol = name + ("f" if t == T.F32 else "")
+        return self.b.call(self.mod.declare(symbol, vs[0].type, [vs[0].type] * 2), vs), t
 
     def math(self, name: str, v, vt, t):
         if T.is_int(vt):

@@ -398,6 +398,8 @@ class FunctionLowering:
         v = self.A.cast(v, t, rt)
         if op == "UAdd":
             return v, rt
+        if op == "Invert":
+            return (self.b.not_(v) if rt == T.BOOL else self.b.xor(v, v.type(-1))), rt
         return (self.b.neg(v) if T.is_int(rt) else self.b.fneg(v)), rt
 
     def _e_BoolOp(self, node):
@@ -502,6 +504,8 @@ class FunctionLowering:
             if T.is_int(t):
                 return self.b.select(self.b.icmp_signed("<", v, v.type(0)), self.b.neg(v), v), t
             return self.b.call(self.mod.intrinsic("fabs", v.type), [v]), t
+        if name[5:] in T.MATH_FLOAT2:
+            return self.A.math2(name[5:], args, t)
         return self.A.math(name[5:], *args[0], t)
 
     # -- calls of module functions --

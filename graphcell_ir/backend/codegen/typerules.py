@@ -40,6 +40,8 @@ MATH_FLOAT = frozenset({"exp", "log", "sqrt", "sin", "cos", "tan", "erf", "erfc"
                         "log2"})
 """``math`` functions of one float (an integer argument is taken as float64)."""
 MATH_PREDICATES = frozenset({"isnan", "isinf", "isfinite"})
+MATH_FLOAT2 = frozenset({"atan2"})
+"""``math`` functions of two floats (numba: float32 with float32 stays float32, else float64)."""
 MATH_CONSTANTS = {"inf": float("inf"), "nan": float("nan"), "pi": np.pi, "e": np.e}
 
 
@@ -118,9 +120,17 @@ def arith(a, b) -> np.dtype:
     return np.promote_types(a, b)
 
 
+BITWISE = frozenset({"BitAnd", "BitOr", "BitXor"})
+SHIFTS = frozenset({"LShift", "RShift"})
+
+
 def binop_type(op: str, a, b) -> np.dtype:
     """The result type of ``a <op> b`` (``op`` is the ``ast`` operator's class name)."""
     t = arith(a, b)
+    if op in BITWISE or op in SHIFTS:   # numba: integers in int64, bool & bool stays bool
+        if is_float(t):
+            raise Unsupported(f"the operator {op} on {a} and {b} (numba refuses floats)")
+        return BOOL if op in BITWISE and a == BOOL and b == BOOL else I64
     if op == "Div":
         return F64 if is_int(t) else t
     if op == "Pow" and is_float(t) and not (is_float(a) and is_float(b)):
@@ -135,6 +145,10 @@ def unary_type(op: str, a) -> np.dtype:
     a = scalar(a, "an operand")
     if op == "Not":
         return BOOL
+    if op == "Invert":   # numba follows numpy: ~ of a bool is its negation, not Python's -2
+        if is_float(a):
+            raise Unsupported(f"the operator ~ on {a}")
+        return BOOL if a == BOOL else I64
     if op not in ("USub", "UAdd"):
         raise Unsupported(f"the operator {op}")
     return I64 if is_int(a) else a
@@ -160,6 +174,11 @@ def call_type(fn: Builtin, args: list):
         (a,) = args
         a = scalar(a, "the argument of abs()")
         return I64 if is_int(a) else a
+    if name.startswith("math:") and name[5:] in MATH_FLOAT2:
+        if len(args) != 2:
+            raise Unsupported(f"math.{name[5:]}() of {len(args)} arguments")
+        a, b = (scalar(x, f"an argument of math.{name[5:]}()") for x in args)
+        return F32 if a == b == F32 else F64
     if name.startswith("math:"):
         f = name[5:]
         if len(args) != 1:
@@ -190,7 +209,8 @@ def global_value(name: str, functions) -> object:
 
 def attribute_value(ns: Namespace, attr: str):
     """``math.<attr>`` or ``np.<attr>``."""
-    if ns.name == "math" and (attr in MATH_FLOAT or attr in MATH_PREDICATES):
+    if ns.name == "math" and (attr in MATH_FLOAT or attr in MATH_PREDICATES
+                              or attr in MATH_FLOAT2):
         return Builtin(f"math:{attr}")
     if attr in MATH_CONSTANTS:
         return F64

@@ -214,27 +214,54 @@ def compare_grads(grads, g: Golden) -> None:
 
 # --- finite differences ----------------------------------------------------------------------------
 
-def fd_function(g: Golden, mode: str):
-    """``sum(output * cotangent)`` as a function of the float inputs (the others held fixed), in
-    ``mode``: what ``check_grads`` differentiates, in float64."""
+def fd_function(g: Golden):
+    """``sum(output * cotangent)`` as a PyNative function of the float inputs (the others held
+    fixed): what the finite-difference checks differentiate, in float64."""
     c, inputs, pos = g.case, g.inputs, g.grad_positions
     cots = {k: Tensor(v.astype(np.float64)) for k, v in g.cotangents().items()}
-    fixed = {f"t{i}": Tensor(a) for i, a in enumerate(inputs) if i not in pos}
     root = f"{c.cid}/out"
-    names = [f"c{i}" for i in range(len(cots))]
-    total = " + ".join(f"(out{_path(k, root)} * {n}).sum()" for k, n in zip(cots, names))
-    source = (f"def golden_fd({', '.join(f't{i}' for i in pos)}):\n"
-              f"    out = {c.source_call('target')}\n"
-              f"    return {total}\n")
-    filename = f"<golden fd {c.cid}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    env = {"ms": ms, **fixed, **dict(zip(names, cots.values()))}
-    if not c.is_method:
-        env["target"] = resolve(c.target)
-    exec(compile(source, filename, "exec"), env)  # noqa: S102 - the case's own generated text
-    fn = env["golden_fd"]
-    return ms.jit(fn) if mode == "graph" else fn
+
+    def loss(*xs):
+        tensors = [Tensor(a.copy()) for a in inputs]  # copies: an in-place op writes its input
+        for i, x in zip(pos, xs):
+            tensors[i] = x
+        out = eval(c.source_call("target"), _env(c, tensors))  # noqa: S307
+        total = 0
+        for key, cot in cots.items():
+            total = total + (eval("o" + _path(key, root), {"o": out}) * cot).sum()  # noqa: S307
+        return total
+    loss.__qualname__ = f"golden {c.cid}"
+    return loss
 
 
 def fd_inputs(g: Golden) -> tuple:
     return tuple(Tensor(g.inputs[i].astype(np.float64)) for i in g.grad_positions)
+
+
+def graph_grads_float64(g: Golden) -> tuple:
+    """The compiled gradient (``ms.grad`` inside ``ms.jit``) at the float inputs cast to float64."""
+    inputs = [a.astype(np.float64) if i in g.grad_positions else a
+              for i, a in enumerate(g.inputs)]
+    fn = _graph_function(g)
+    cots = [Tensor(x.astype(np.float64)) for x in g.cotangents().values()]
+    _, grads = fn(*[Tensor(a) for a in inputs], *cots)
+    return grads if isinstance(grads, tuple) else (grads,)
+
+
+def central_differences(loss, xs: tuple, eps: float = 1e-6) -> list[np.ndarray]:
+    """d loss / d x for every element of every x, by float64 central differences."""
+    out = []
+    for k, x in enumerate(xs):
+        base = x.asnumpy()
+        grad = np.zeros(base.shape)
+        for idx in np.ndindex(base.shape):
+            values = []
+            for step in (eps, -eps):
+                moved = base.copy()
+                moved[idx] += step
+                args = [Tensor(x.asnumpy().copy()) for x in xs]  # an in-place op writes its input
+                args[k] = Tensor(moved)
+                values.append(float(loss(*args).asnumpy()))
+            grad[idx] = (values[0] - values[1]) / (2 * eps)
+        out.append(grad)
+    return out

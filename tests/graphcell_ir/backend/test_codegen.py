@@ -326,7 +326,7 @@ def test_template_compiles_to_numbas_bits(op, dtype, data):
     ("t = (1, 2)", "a Tuple expression"),
     ("out[0] = 1.5 ** 3", "\\*\\* of a float and an integer"),
     ("s = x\n    s = 1.0", "a name holds both"),
-    ("out[0] = x[0] & 1", "the operator BitAnd"),
+    ("out[0] = x[0] & 1.5", "the operator BitAnd on int64 and float64"),
 ])
 def test_refusals_name_the_construct_and_line(body, why):
     src = f"def f(x, out):\n    y = 0\n    {body}\n"

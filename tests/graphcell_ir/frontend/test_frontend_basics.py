@@ -127,9 +127,9 @@ def test_comparisons_and_boolean_operators():
 func @f(%x: f32[3], %y: f32[3]) -> bool[3], bool[3] {
   %0 = less(%x, %y) : bool[3]
   %1 = greater_equal(%x, 0.0:f32) : bool[3]
-  %c = logical_and(%0, %1) : bool[3]
+  %c = bitwise_and(%0, %1) : bool[3]
   %d = equal(%x, %y) : bool[3]
-  %2 = logical_or(%c, %d) : bool[3]
+  %2 = bitwise_or(%c, %d) : bool[3]
   %3 = logical_not(%c) : bool[3]
   return %2, %3
 }

@@ -91,6 +91,12 @@ def _loc_table() -> list[Loc]:
 LOCS = _loc_table()
 
 
+
+def _writes(opdef) -> bool:
+    """A side effect, or an op that writes its operand (``mutates``: ``inplace_write``): its
+    result must reach the function's results, as the verifier requires."""
+    return opdef.kind is Kind.SIDE_EFFECT or bool(opdef.mutates)
+
 class _Gen:
     def __init__(self, draw, module: Module, with_locs: bool, max_depth: int):
         self.draw = draw
@@ -116,7 +122,7 @@ class _Gen:
         pool = list(fn.args)
         self.ops(b, pool, n_ops, self.max_depth, top=True)
         unused_effects = [v for v in pool if isinstance(v, OpResult) and not v.uses
-                          and v.op.opdef.kind is Kind.SIDE_EFFECT]
+                          and _writes(v.op.opdef)]
         k = self.draw(st.integers(1, 3))
         rets = [self.draw(st.sampled_from(pool)) for _ in range(k)] + unused_effects
         self.relocate(b)
@@ -142,7 +148,7 @@ class _Gen:
 
     def make_op(self, b: Builder, pool: list, depth: int, top: bool):
         op = self.draw(st.sampled_from(OPS))
-        if op.kind is Kind.SIDE_EFFECT and not top:
+        if _writes(op) and not top:
             return []
         n = len(op.operands) - op.variadic + (self.draw(st.integers(1, 3)) if op.variadic else 0)
         operands = [self.operand(pool) for _ in range(n)]
