@@ -27,7 +27,7 @@ __all__ = [
     "ResizeBilinearV2", "ResizeNearestNeighbor", "ResizeNearestNeighborV2", "UpsampleNearest3D",
     "CropAndResize", "ROIAlign", "Im2Col", "Col2Im", "GridSampler2D", "GridSampler3D",
     "RGBToHSV", "HSVToRGB", "AdjustHue", "AdjustSaturation", "ResizeArea", "ExtractVolumePatches",
-    "Dilation2D",
+    "Dilation2D", "AffineGrid",
 ]
 
 
@@ -594,6 +594,11 @@ def affine_grid(theta, size, align_corners=False):
     return F.reshape(grid, (theta.shape[0],) + spatial + (nd,))
 
 
+def _affine_grid_prim(theta, output_size, align_corners=False):
+    """``ops.AffineGrid(align_corners=False)(theta, output_size)``."""
+    return affine_grid(theta, tuple(output_size), align_corners)
+
+
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):  # noqa: A002
     """``ops.grid_sample(input, grid, mode='bilinear', padding_mode='zeros',
     align_corners=None)``: ``input`` (N, C, H, W) sampled at the normalised positions ``grid``
@@ -891,6 +896,7 @@ GridSampler2D = primitive("GridSampler2D", _grid_sampler_prim("GridSampler2D"),
                           init=("interpolation_mode", "padding_mode", "align_corners"))
 GridSampler3D = primitive("GridSampler3D", _grid_sampler_prim("GridSampler3D"),
                           init=("interpolation_mode", "padding_mode", "align_corners"))
+AffineGrid = primitive("AffineGrid", _affine_grid_prim, init=("align_corners",))
 RGBToHSV = primitive("RGBToHSV", _rgb_to_hsv_prim)
 HSVToRGB = primitive("HSVToRGB", _hsv_to_rgb_prim)
 AdjustHue = primitive("AdjustHue", _adjust_hue_prim)

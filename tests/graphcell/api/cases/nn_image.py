@@ -86,6 +86,8 @@ CASES = [
     case("ops.affine_grid", T((2, 2, 3)), (2, 1, 3, 4)),
     case("ops.affine_grid", T((1, 2, 3)), (1, 2, 4, 2), align_corners=True),
     case("ops.affine_grid", T((1, 3, 4)), (1, 1, 2, 3, 2)),
+    case("ops.AffineGrid", T((2, 2, 3)), (2, 1, 3, 4), init=()),
+    case("ops.AffineGrid", T((1, 3, 4)), (1, 1, 2, 2, 3), init=dict(align_corners=True)),
     case("ops.grid_sample", T((1, 2, 4, 5)), T((1, 3, 2, 2), lo=-1.1, hi=1.1), **TOL),
     case("ops.grid_sample", T((2, 1, 4, 4)), T((2, 2, 3, 2), lo=-1.3, hi=1.3),
          padding_mode="border", align_corners=True, **TOL),
