@@ -1,0 +1,214 @@
+"""``mindspore.dataset.Dataset``: a pipeline of sources and operations, and the ways to read it.
+
+A dataset is a tree: sources at the leaves (``NumpySlicesDataset``, ``GeneratorDataset``,
+``MnistDataset``...), operations above them (``batch``, ``map``, ``shuffle``...). Each node knows
+its column names and, when it can without reading data, its size. Reading is done by passes:
+``node._stream(run)`` returns one pass over the node's rows — an iterator of rows, or an
+:class:`~graphcell.dataset.engine.rows.Indexed` pass (a table and a row order) that ``batch``
+reads a batch at a time. ``run`` (one per iterator) supplies the random generators.
+
+Unlike MindSpore, a dataset object may feed several pipelines (MindSpore refuses a node with two
+consumers), and bad column names or arguments are reported when the operation is added.
+
+Example::
+
+    >>> import graphcell.dataset as ds
+    >>> data = ds.NumpySlicesDataset({"x": [1, 2, 3, 4, 5]}, shuffle=False).batch(2)
+    >>> data.get_dataset_size(), [b["x"].tolist() for b in data.create_dict_iterator(output_numpy=True)]
+    (3, [[1, 2], [3, 4], [5]])
+"""
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+
+import numpy as np
+
+from graphcell.dataset.core.validate import INT32_MAX, check_int, check_workers
+from graphcell.dataset.engine.rows import rows_of
+from graphcell.dataset.engine.run import Run
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def user_site() -> str:
+    """``file:line`` of the first caller outside ``graphcell.dataset`` (for error messages)."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+    if frame is None:
+        return "<unknown>"
+    return f"{os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno}"
+
+
+class Dataset:
+    """Base class of every dataset: the operations, the queries and the iterators."""
+
+    def __init__(self, children=(), num_parallel_workers=None):
+        check_workers(num_parallel_workers)
+        self.children = list(children)
+        self.num_parallel_workers = num_parallel_workers
+        self._origin = user_site()
+        self._counted_size: int | None = None
+
+    # --- to be defined by each node -----------------------------------------------------------
+
+    def _columns(self) -> tuple[str, ...]:
+        """The column names, in order."""
+        raise NotImplementedError
+
+    def _static_size(self) -> int | None:
+        """The number of rows of one pass when it is known without reading; else None."""
+        raise NotImplementedError
+
+    def _stream(self, run: Run):
+        """One pass: an iterator of rows, or an ``Indexed`` pass."""
+        raise NotImplementedError
+
+    def _describe(self) -> str:
+        """How error messages name this node: ``map (created at train.py:12)``."""
+        return f"{type(self).__name__} (created at {self._origin})"
+
+    # --- operations ---------------------------------------------------------------------------
+
+    def batch(self, batch_size, drop_remainder=False, num_parallel_workers=None,
+              per_batch_map=None, input_columns=None, output_columns=None,
+              python_multiprocessing=False, max_rowsize=None, **kwargs):
+        """Group ``batch_size`` rows into one (each column stacked on a new first axis).
+
+        ``batch_size`` may be a function of a ``BatchInfo``; ``drop_remainder`` drops a last short
+        batch; ``per_batch_map(*column_lists, batch_info)`` replaces ``input_columns`` (default:
+        all) by ``output_columns``.
+        """
+        return _ops.BatchDataset(self, batch_size, drop_remainder, num_parallel_workers,
+                            per_batch_map, input_columns, output_columns, **kwargs)
+
+    def shuffle(self, buffer_size):
+        """Shuffle rows through a buffer of ``buffer_size`` rows (a full shuffle when it holds
+        the whole dataset); each epoch is shuffled anew."""
+        return _ops.ShuffleDataset(self, buffer_size)
+
+    def map(self, operations=None, input_columns=None, output_columns=None,
+            num_parallel_workers=None, python_multiprocessing=False, cache=None, callbacks=None,
+            max_rowsize=None, offload=None, **kwargs):
+        """Apply ``operations`` (a callable or a list of them, applied in turn) to
+        ``input_columns`` (default: the first column); the results become ``output_columns``
+        (default: the input columns' names)."""
+        if cache is not None:
+            raise NotImplementedError("map: cache= (MindSpore's cache server) is not supported "
+                                      "by graphcell.dataset")
+        return _ops.MapDataset(self, operations, input_columns, output_columns,
+                               num_parallel_workers)
+
+    def filter(self, predicate, input_columns=None, num_parallel_workers=None):
+        """Keep the rows for which ``predicate(*input_columns)`` is true (default: all columns)."""
+        return _ops.FilterDataset(self, predicate, input_columns, num_parallel_workers)
+
+    def repeat(self, count=None):
+        """Read the dataset ``count`` times (None or -1: without end); each repetition is a new
+        pass, so shuffles differ."""
+        return _ops.RepeatDataset(self, count)
+
+    def take(self, count=-1):
+        """The first ``count`` rows (-1: all)."""
+        return _ops.TakeDataset(self, count)
+
+    def skip(self, count):
+        """All rows but the first ``count``."""
+        return _ops.SkipDataset(self, count)
+
+    def zip(self, datasets):
+        """Rows side by side with those of ``datasets`` (a dataset or a tuple); stops with the
+        shortest. Column names must not repeat."""
+        others = list(datasets) if isinstance(datasets, (tuple, list)) else [datasets]
+        return _ops.ZipDataset([self] + others)
+
+    def concat(self, datasets):
+        """This dataset's rows, then those of ``datasets`` (same column names)."""
+        others = list(datasets) if isinstance(datasets, (tuple, list)) else [datasets]
+        return _ops.ConcatDataset([self] + others)
+
+    def __add__(self, other):
+        return self.concat(other)
+
+    def project(self, columns):
+        """Keep ``columns``, in that order."""
+        return _ops.ProjectDataset(self, columns)
+
+    def rename(self, input_columns, output_columns):
+        """Rename ``input_columns`` to ``output_columns`` (one name or lists of equal length)."""
+        return _ops.RenameDataset(self, input_columns, output_columns)
+
+    # --- queries ------------------------------------------------------------------------------
+
+    def get_col_names(self) -> list[str]:
+        """The names of the columns, in order."""
+        return list(self._columns())
+
+    def get_dataset_size(self) -> int:
+        """The number of rows (batches after ``batch``) of one epoch. When it is not known from
+        the pipeline's structure (``filter``, a generator without ``__len__``), one pass is read
+        to count them, as MindSpore does; the count is remembered."""
+        size = self._static_size()
+        if size is not None:
+            return size
+        if self._counted_size is None:
+            self._counted_size = sum(1 for _ in rows_of(self._stream(Run())))
+        return self._counted_size
+
+    def __len__(self) -> int:
+        return self.get_dataset_size()
+
+    def get_batch_size(self) -> int:
+        """The batch size of the last ``batch`` in the pipeline (1 without one)."""
+        return self.children[0].get_batch_size() if self.children else 1
+
+    def get_repeat_count(self) -> int:
+        """The count of the last ``repeat`` in the pipeline (1 without one)."""
+        return self.children[0].get_repeat_count() if self.children else 1
+
+    def output_shapes(self, estimate=False) -> list[list[int]]:
+        """The shape of each column in the first row."""
+        return [list(a.shape) for a in self._first_row()]
+
+    def output_types(self) -> list[np.dtype]:
+        """The numpy dtype of each column in the first row."""
+        return [a.dtype for a in self._first_row()]
+
+    def _first_row(self):
+        row = next(iter(rows_of(self._stream(Run()))), None)
+        if row is None:
+            raise RuntimeError(f"{self._describe()}: the dataset is empty, so it has no output "
+                               f"shapes or types")
+        return row
+
+    # --- iterators ----------------------------------------------------------------------------
+
+    def create_tuple_iterator(self, columns=None, num_epochs=-1, output_numpy=False,
+                              do_copy=True):
+        """An iterator of rows as lists (graphcell Tensors, or numpy arrays with
+        ``output_numpy=True``). Iterating it again after an epoch starts the next epoch, up to
+        ``num_epochs`` (-1: no limit)."""
+        return _iterators.TupleIterator(self, num_epochs, output_numpy, do_copy, columns)
+
+    def create_dict_iterator(self, num_epochs=-1, output_numpy=False, do_copy=True):
+        """Like ``create_tuple_iterator``, with rows as ``{column name: value}``."""
+        return _iterators.DictIterator(self, num_epochs, output_numpy, do_copy)
+
+    def __iter__(self) -> Iterator[list]:
+        return iter(self.create_tuple_iterator())
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} columns={self.get_col_names()}>"
+
+
+def check_count(name: str, count, allow_all: bool) -> int:
+    """``take``/``repeat`` counts: -1 (all / without end) or a positive int."""
+    if allow_all and count in (None, -1):
+        return -1
+    return check_int(name, count, 1, INT32_MAX)
+
+
+# The operations and iterators subclass or read Dataset, so they are imported after it.
+from graphcell.dataset.engine import iterators as _iterators, operations as _ops  # noqa: E402
