@@ -21,7 +21,7 @@ Example::
 """
 from graphcell.dataset.core import config
 from graphcell.dataset.core.errors import (ColumnError, DatasetError, DatasetFileError,
-                                           PipelineError, TransformError)
+                                           PipelineError, SamplerError, TransformError)
 from graphcell.dataset.engine import *  # noqa: F401,F403 - MindSpore's dataset exports the engine
 from graphcell.dataset.engine import __all__ as _engine_names
 from graphcell.dataset import engine, transforms, vision

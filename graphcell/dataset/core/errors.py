@@ -27,6 +27,10 @@ class ColumnError(DatasetError, ValueError, RuntimeError):
     """A column name that the dataset does not have, or a clash of column names."""
 
 
+class SamplerError(DatasetError, ValueError, RuntimeError):
+    """A sampler that cannot fit the source: a sample id out of range, a start past the end."""
+
+
 class DatasetFileError(DatasetError, ValueError, RuntimeError):
     """A dataset file that is missing, truncated, or not in the format the reader expects."""
 

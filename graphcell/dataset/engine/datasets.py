@@ -169,19 +169,17 @@ class Dataset:
         return self.children[0].get_repeat_count() if self.children else 1
 
     def output_shapes(self, estimate=False) -> list[list[int]]:
-        """The shape of each column in the first row."""
+        """The shape of each column in the first row ([] for an empty dataset)."""
         return [list(a.shape) for a in self._first_row()]
 
     def output_types(self) -> list[np.dtype]:
-        """The numpy dtype of each column in the first row."""
-        return [a.dtype for a in self._first_row()]
+        """The numpy dtype of each column in the first row ([] for an empty dataset; strings as
+        ``np.str_``, without a length, as MindSpore reports them)."""
+        return [np.dtype(a.dtype.type) if a.dtype.kind in "US" else a.dtype
+                for a in self._first_row()]
 
-    def _first_row(self):
-        row = next(iter(rows_of(self._stream(Run()))), None)
-        if row is None:
-            raise RuntimeError(f"{self._describe()}: the dataset is empty, so it has no output "
-                               f"shapes or types")
-        return row
+    def _first_row(self) -> tuple:
+        return next(iter(rows_of(self._stream(Run()))), ())
 
     # --- iterators ----------------------------------------------------------------------------
 

@@ -25,6 +25,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from graphcell.dataset.core.errors import SamplerError
 from graphcell.dataset.core.validate import INT64_MAX, check_bool, check_int, check_optional_int
 
 
@@ -113,7 +114,7 @@ class SequentialSampler(BuiltinSampler):
     def check(self, n: int) -> None:
         super().check(n)
         if n and self.start_index >= n:
-            raise ValueError(f"SequentialSampler: start_index must be less than the number of "
+            raise SamplerError(f"SequentialSampler: start_index must be less than the number of "
                              f"rows, got start_index={self.start_index} for {n} rows")
 
     def _order(self, n: int, run) -> np.ndarray:
@@ -191,7 +192,7 @@ class SubsetSampler(BuiltinSampler):
         super().check(n)
         bad = [i for i in self.indices if not 0 <= i < n]
         if bad:
-            raise ValueError(f"{type(self).__name__}: sample id {bad[0]} is out of bound, "
+            raise SamplerError(f"{type(self).__name__}: sample id {bad[0]} is out of bound, "
                              f"expected range [0, {n - 1}]")
 
     def _order(self, n: int, run) -> np.ndarray:
@@ -252,7 +253,7 @@ class IterSampler(BuiltinSampler):
         ids = np.fromiter(itertools.islice(iter(self.sampler), self.num_samples), np.int64)
         bad = ids[(ids < 0) | (ids >= n)]
         if bad.size:
-            raise ValueError(f"sampler: sample id {bad[0]} is out of bound, expected range "
+            raise SamplerError(f"sampler: sample id {bad[0]} is out of bound, expected range "
                              f"[0, {n - 1}]")
         return ids
 

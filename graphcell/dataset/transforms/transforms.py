@@ -138,9 +138,10 @@ class OneHot(ArrayOperation):
     def _compute(self, x, lead):
         if x.dtype.kind not in "iu":
             raise TransformError(f"OneHot: only supports integer input, got {x.dtype}")
-        if x.size and (x.min() < 0 or x.max() > self.num_classes):
+        if x.size and (x.min() < 0 or x.max() >= self.num_classes):
             bad = x.min() if x.min() < 0 else x.max()
-            raise TransformError(f"OneHot: index {bad} is outside [0, {self.num_classes}]")
+            raise TransformError(f"OneHot: index {bad} is outside [0, {self.num_classes - 1}] "
+                                 f"for num_classes={self.num_classes}")
         hot = np.arange(self.num_classes) == x[..., None]
         if self.smoothing_rate:
             s, c = self.smoothing_rate, self.num_classes

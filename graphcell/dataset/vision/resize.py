@@ -151,6 +151,22 @@ def _area_weights(out: int, inp: int) -> np.ndarray:
     return m
 
 
+def _area_fast(x, fy: int, fx: int, ha, wa):
+    """OpenCV's shrink by whole factors: the mean of each fy x fx block. Halving (the vectorised
+    case) rounds integers as (sum + 2) >> 2; other factors multiply by 1/area in float32."""
+    h, w = x.shape[ha] // fy * fy, x.shape[wa] // fx * fx
+    blocks = [np.take(np.take(x, np.arange(i, h, fy), axis=ha), np.arange(j, w, fx), axis=wa)
+              for i in range(fy) for j in range(fx)]
+    if x.dtype.kind == "f":
+        acc = np.float64 if x.dtype == np.float64 else np.float32
+        total = sum(b.astype(acc) for b in blocks)
+        return (total * acc(1.0 / (fx * fy))).astype(x.dtype)
+    total = sum(b.astype(np.int64) for b in blocks)
+    if fx == fy == 2:
+        return ((total + 2) >> 2).astype(x.dtype)
+    return _round_to(total.astype(np.float32) * np.float32(1.0 / (fx * fy)), x.dtype)
+
+
 def _area_shrink(x, out_h, out_w, ha, wa):
     rows, cols = _area_weights(out_h, x.shape[ha]), _area_weights(out_w, x.shape[wa])
     acc = np.float64 if x.dtype == np.float64 else np.float32
@@ -210,6 +226,10 @@ def resize(x: np.ndarray, out_h: int, out_w: int, mode: str, lead: int) -> np.nd
         return _nearest(x, out_h, out_w, ha, wa)
     if mode == "pilcubic":
         return _pil_pass(_pil_pass(x, out_w, wa), out_h, ha)
+    fy, fx = h / out_h, w / out_w
+    whole = fy == int(fy) and fx == int(fx)
+    if (mode == "area" and whole and fy >= 1 and fx >= 1) or (mode == "linear" and fy == fx == 2):
+        return _area_fast(x, int(fy), int(fx), ha, wa)  # OpenCV takes linear halving as area
     if mode == "area" and out_h <= h and out_w <= w:
         return _area_shrink(x, out_h, out_w, ha, wa)
     if mode in ("linear", "area"):

@@ -199,6 +199,12 @@ class Resize(ImageOperation):
                                  f"Inter.{self.interpolation.name} (as in MindSpore, whose OpenCV "
                                  f"refuses them); use uint8, uint16, int16, float32 or float64, "
                                  f"or Inter.NEAREST")
+        if (out_h, out_w) == (x.shape[ha], x.shape[wa]):
+            return x.copy()
+        if self.interpolation == Inter.PILCUBIC and (x.ndim - lead < 3 or x.shape[-1] != 3):
+            raise TransformError(f"Resize: Interpolation mode PILCUBIC only supports images with "
+                                 f"3 channels (as in MindSpore), got shape "
+                                 f"{list(x.shape[lead:])}")
         return _resize.resize(x, out_h, out_w, self._MODES[self.interpolation], lead)
 
 
