@@ -140,6 +140,29 @@ class Dataset:
         """Rename ``input_columns`` to ``output_columns`` (one name or lists of equal length)."""
         return _ops.RenameDataset(self, input_columns, output_columns)
 
+    def apply(self, apply_func):
+        """``apply_func(self)``, which must return a dataset (a reusable piece of pipeline)."""
+        result = apply_func(self)
+        if not isinstance(result, Dataset):
+            raise TypeError(f"apply: apply_func must return a dataset, got "
+                            f"{type(result).__name__}")
+        return result
+
+    def split(self, sizes, randomize=True):
+        """Consecutive parts of ``sizes`` rows each (ints summing to the size, or fractions
+        summing to 1). ``randomize`` needs a random-access source: call ``split`` on it."""
+        counts = split_sizes(sizes, self.get_dataset_size())
+        if randomize:
+            raise ValueError(f"split(randomize=True) needs a random-access source dataset "
+                             f"(NumpySlicesDataset, MnistDataset...), not {type(self).__name__}; "
+                             f"split the source before adding operations, or pass "
+                             f"randomize=False")
+        parts, start = [], 0
+        for n in counts:
+            parts.append(self.skip(start).take(n))
+            start += n
+        return tuple(parts)
+
     # --- queries ------------------------------------------------------------------------------
 
     def get_col_names(self) -> list[str]:
@@ -201,6 +224,33 @@ class Dataset:
         return f"<{type(self).__name__} columns={self.get_col_names()}>"
 
 
+def split_sizes(sizes, total: int) -> list[int]:
+    """``split``'s sizes as row counts: ints must add up to ``total``; fractions are rounded and
+    the first parts take what rounding left over (as MindSpore)."""
+    if not isinstance(sizes, (list, tuple)) or not sizes:
+        raise TypeError(f"split: sizes must be a non-empty list of ints or of floats, got "
+                        f"{sizes!r}")
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in sizes):
+        if any(v < 1 for v in sizes) or sum(sizes) != total:
+            raise ValueError(f"split: the sizes {list(sizes)} must be positive and add up to the "
+                             f"dataset size {total}")
+        return list(sizes)
+    if not all(isinstance(v, float) and 0 < v <= 1 for v in sizes) or abs(sum(sizes) - 1) > 1e-6:
+        raise ValueError(f"split: fractions must be floats in (0, 1] adding up to 1, got "
+                         f"{list(sizes)}")
+    counts = [round(v * total) for v in sizes]
+    i = 0
+    while sum(counts) != total:
+        step = 1 if sum(counts) < total else -1
+        if counts[i % len(counts)] + step >= 1:
+            counts[i % len(counts)] += step
+        i += 1
+    if any(c < 1 for c in counts):
+        raise ValueError(f"split: the fractions {list(sizes)} leave an empty part of a dataset "
+                         f"of {total} rows")
+    return counts
+
+
 def check_count(name: str, count, allow_all: bool) -> int:
     """``take``/``repeat`` counts: -1 (all / without end) or a positive int."""
     if allow_all and count in (None, -1):
@@ -208,5 +258,11 @@ def check_count(name: str, count, allow_all: bool) -> int:
     return check_int(name, count, 1, INT32_MAX)
 
 
-# The operations and iterators subclass or read Dataset, so they are imported after it.
+# The operations, iterators and sources subclass or read Dataset, so they are imported after
+# it; MindSpore's ``engine.datasets`` module holds them all, hence the re-exports.
 from graphcell.dataset.engine import iterators as _iterators, operations as _ops  # noqa: E402
+from graphcell.dataset.engine.operations import (BatchDataset, BatchInfo, ConcatDataset,  # noqa: E402,F401
+                                                 FilterDataset, MapDataset, ProjectDataset,
+                                                 RenameDataset, RepeatDataset, ShuffleDataset,
+                                                 SkipDataset, TakeDataset, ZipDataset)
+from graphcell.dataset.engine.sources import MappableDataset, SourceDataset  # noqa: E402,F401

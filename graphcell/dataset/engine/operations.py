@@ -273,7 +273,10 @@ class MapDataset(Dataset):
 
     def _stream(self, run):
         src = self.children[0]._stream(run)
-        rng = run.rng(self)
+        # only a map that draws asks for a generator, so that adding a deterministic map does
+        # not change the generators of the shuffles around it
+        rng = run.rng(self) if any(getattr(op, "random", False) for op in self.operations) \
+            else None
         if isinstance(src, Indexed) and self._batchable():
             table = MappedTable(src.table, self._plan.names, lambda r: self._map_row(r, None),
                                 self._map_batch)

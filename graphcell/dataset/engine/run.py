@@ -17,7 +17,7 @@ Example::
     >>> ds.config.set_seed(3)
     >>> a, b = Run(), Run()
     >>> key = object()
-    >>> a.rng(key).integers(100) == b.rng(key).integers(100)
+    >>> int(a.rng(key).integers(100)) == int(b.rng(key).integers(100))
     True
 """
 from __future__ import annotations

@@ -14,9 +14,15 @@ Example::
 """
 from __future__ import annotations
 
-from graphcell.dataset.engine.datasets import Dataset
+import copy
+
+import numpy as np
+
+from graphcell.dataset.core import config
+from graphcell.dataset.engine.datasets import Dataset, split_sizes
 from graphcell.dataset.engine.rows import Indexed, Table
-from graphcell.dataset.engine.samplers import BuiltinSampler, select_sampler
+from graphcell.dataset.engine.samplers import (BuiltinSampler, SubsetRandomSampler, SubsetSampler,
+                                               select_sampler)
 
 
 class SourceDataset(Dataset):
@@ -64,6 +70,26 @@ class MappableDataset(SourceDataset):
         """Sample from the rows the current sampler picks, through ``new_sampler``."""
         new_sampler.add_child(self.sampler)
         self.use_sampler(new_sampler)
+
+    def split(self, sizes, randomize=True):
+        """Parts of ``sizes`` rows (ints, or fractions adding up to 1) sharing the source's
+        data. With ``randomize`` the rows are dealt in a random order, drawn once (under the
+        pipeline seed when one is set)."""
+        counts = split_sizes(sizes, self.get_dataset_size())
+        ids = self.sampler.order(self._row_count(), None) if not self.sampler.is_shuffled() \
+            else np.arange(self._row_count())[:sum(counts)]
+        if randomize:
+            ids = np.random.default_rng(config.seed_if_set()).permutation(ids)
+        self._table()  # load once, so that the parts share the data
+        parts, start = [], 0
+        for n in counts:
+            part = copy.copy(self)
+            chosen = ids[start:start + n].tolist()
+            part.sampler = (SubsetRandomSampler if self.sampler.is_shuffled() else
+                            SubsetSampler)(chosen)
+            parts.append(part)
+            start += n
+        return tuple(parts)
 
     def is_shuffled(self) -> bool:
         return self.sampler.is_shuffled()

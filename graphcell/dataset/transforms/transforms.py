@@ -51,6 +51,7 @@ class TensorOperation:
 
     batch_apply: Callable | None = None  # set by array-wise transforms
     arrays_only = False  # image transforms refuse Python numbers and lists, as MindSpore
+    random = False  # draws from the generator apply_with is given
 
     def __call__(self, *args):
         arrays = tuple(as_input(a, type(self).__name__, self.arrays_only) for a in args)
@@ -210,6 +211,7 @@ class Compose(TensorOperation):
             raise TypeError(f"Compose: transforms must be a non-empty list of callables, got "
                             f"{transforms!r}")
         self.transforms = list(transforms)
+        self.random = any(getattr(t, "random", False) for t in self.transforms)
         if all(getattr(t, "batch_apply", None) is not None for t in self.transforms):
             self.batch_apply = self._batch_apply
 

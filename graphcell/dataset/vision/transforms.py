@@ -331,6 +331,7 @@ class _RandomOperation(ImageOperation):
     where every row must draw on its own)."""
 
     batch_apply = None
+    random = True
 
     def _apply(self, args, rng):
         return (self._random(self._one(args), rng),)
