@@ -55,7 +55,7 @@ def get_seed() -> int:
 
 
 def seed_if_set() -> int | None:
-    """The seed given to ``set_seed``, or None when no seed was set (shuffles then differ per run)."""
+    """The seed given to ``set_seed``, or None when none was set (shuffles then differ)."""
     return _settings["seed"]
 
 

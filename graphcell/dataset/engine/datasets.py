@@ -14,7 +14,8 @@ Example::
 
     >>> import graphcell.dataset as ds
     >>> data = ds.NumpySlicesDataset({"x": [1, 2, 3, 4, 5]}, shuffle=False).batch(2)
-    >>> data.get_dataset_size(), [b["x"].tolist() for b in data.create_dict_iterator(output_numpy=True)]
+    >>> rows = data.create_dict_iterator(output_numpy=True)
+    >>> data.get_dataset_size(), [b["x"].tolist() for b in rows]
     (3, [[1, 2], [3, 4], [5]])
 """
 from __future__ import annotations
@@ -74,7 +75,7 @@ class Dataset:
 
     def batch(self, batch_size, drop_remainder=False, num_parallel_workers=None,
               per_batch_map=None, input_columns=None, output_columns=None,
-              python_multiprocessing=False, max_rowsize=None, **kwargs):
+              python_multiprocessing=False, max_rowsize=None):
         """Group ``batch_size`` rows into one (each column stacked on a new first axis).
 
         ``batch_size`` may be a function of a ``BatchInfo``; ``drop_remainder`` drops a last short
@@ -82,16 +83,16 @@ class Dataset:
         all) by ``output_columns``.
         """
         return _ops.BatchDataset(self, batch_size, drop_remainder, num_parallel_workers,
-                            per_batch_map, input_columns, output_columns, **kwargs)
+                                 per_batch_map, input_columns, output_columns)
 
     def shuffle(self, buffer_size):
         """Shuffle rows through a buffer of ``buffer_size`` rows (a full shuffle when it holds
         the whole dataset); each epoch is shuffled anew."""
         return _ops.ShuffleDataset(self, buffer_size)
 
-    def map(self, operations=None, input_columns=None, output_columns=None,
+    def map(self, operations, input_columns=None, output_columns=None,
             num_parallel_workers=None, python_multiprocessing=False, cache=None, callbacks=None,
-            max_rowsize=None, offload=None, **kwargs):
+            max_rowsize=None, offload=None):
         """Apply ``operations`` (a callable or a list of them, applied in turn) to
         ``input_columns`` (default: the first column); the results become ``output_columns``
         (default: the input columns' names)."""
@@ -207,13 +208,14 @@ class Dataset:
     # --- iterators ----------------------------------------------------------------------------
 
     def create_tuple_iterator(self, columns=None, num_epochs=-1, output_numpy=False,
-                              do_copy=True):
+                              do_copy=False):
         """An iterator of rows as lists (graphcell Tensors, or numpy arrays with
         ``output_numpy=True``). Iterating it again after an epoch starts the next epoch, up to
-        ``num_epochs`` (-1: no limit)."""
+        ``num_epochs`` (-1: no limit). Values never share memory with the source data;
+        ``do_copy`` is accepted (MindSpore's switch for its own buffers)."""
         return _iterators.TupleIterator(self, num_epochs, output_numpy, do_copy, columns)
 
-    def create_dict_iterator(self, num_epochs=-1, output_numpy=False, do_copy=True):
+    def create_dict_iterator(self, num_epochs=-1, output_numpy=False, do_copy=False):
         """Like ``create_tuple_iterator``, with rows as ``{column name: value}``."""
         return _iterators.DictIterator(self, num_epochs, output_numpy, do_copy)
 
@@ -261,8 +263,7 @@ def check_count(name: str, count, allow_all: bool) -> int:
 # The operations, iterators and sources subclass or read Dataset, so they are imported after
 # it; MindSpore's ``engine.datasets`` module holds them all, hence the re-exports.
 from graphcell.dataset.engine import iterators as _iterators, operations as _ops  # noqa: E402
-from graphcell.dataset.engine.operations import (BatchDataset, BatchInfo, ConcatDataset,  # noqa: E402,F401
-                                                 FilterDataset, MapDataset, ProjectDataset,
-                                                 RenameDataset, RepeatDataset, ShuffleDataset,
-                                                 SkipDataset, TakeDataset, ZipDataset)
+from graphcell.dataset.engine.operations import (  # noqa: E402,F401
+    BatchDataset, BatchInfo, ConcatDataset, FilterDataset, MapDataset, ProjectDataset,
+    RenameDataset, RepeatDataset, ShuffleDataset, SkipDataset, TakeDataset, ZipDataset)
 from graphcell.dataset.engine.sources import MappableDataset, SourceDataset  # noqa: E402,F401

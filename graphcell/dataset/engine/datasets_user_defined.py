@@ -200,7 +200,8 @@ class GeneratorDataset(MappableDataset):
 
     def _where(self, index=None) -> str:
         at = f", row {index}" if index is not None else ""
-        return f"GeneratorDataset source {type(self.source).__name__} (created at {self._origin}){at}"
+        kind = type(self.source).__name__
+        return f"GeneratorDataset source {kind} (created at {self._origin}){at}"
 
     def _convert(self, value, index) -> Row:
         try:

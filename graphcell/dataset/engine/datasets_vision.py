@@ -14,7 +14,7 @@ Example::
     >>> ds.MnistDataset("/no/such/dir")
     Traceback (most recent call last):
     ...
-    graphcell.dataset.core.errors.DatasetFileError: MnistDataset: the folder /no/such/dir does not exist or is not a directory
+    graphcell.dataset.core.errors.DatasetFileError: MnistDataset: the folder /no/such/dir ...
 """
 from __future__ import annotations
 

@@ -3,8 +3,8 @@
 An iterator reads one epoch at a time. When an epoch ends it raises StopIteration; using it
 again starts the next epoch (a new pass: shuffles differ), until ``num_epochs`` epochs were read
 (-1: no limit) — then it raises, as MindSpore does. Values are graphcell Tensors (numpy arrays
-with ``output_numpy=True``; string columns stay numpy arrays). With ``do_copy`` (the default) no
-value shares memory with the source data.
+with ``output_numpy=True``; string columns stay numpy arrays), and never share memory with the
+source data (``do_copy``, MindSpore's switch for copying out of its own buffers, is accepted).
 
 Example::
 
@@ -22,8 +22,8 @@ from graphcell.dataset.engine.run import Run
 from graphcell.tensor import Tensor, _SUPPORTED
 
 
-def _output(arr: np.ndarray, output_numpy: bool, do_copy: bool):
-    if do_copy and arr.base is not None:
+def _output(arr, output_numpy: bool):
+    if arr.base is not None:  # a view of the source data (a row of a stacked column)
         arr = arr.copy()
     if output_numpy or arr.dtype not in _SUPPORTED:
         return arr
@@ -38,7 +38,7 @@ class _Iterator:
         self._dataset = dataset
         self._epochs_left = num_epochs
         self._output_numpy = check_bool("output_numpy", output_numpy)
-        self._do_copy = check_bool("do_copy", do_copy)
+        check_bool("do_copy", do_copy)
         names = dataset._columns()
         wanted = column_list("columns", columns) or list(names)
         self._positions = column_positions(names, wanted, "create_tuple_iterator")
@@ -63,7 +63,7 @@ class _Iterator:
             if self._epochs_left > 0:
                 self._epochs_left -= 1
             raise
-        out = [_output(row[p], self._output_numpy, self._do_copy) for p in self._positions]
+        out = [_output(row[p], self._output_numpy) for p in self._positions]
         return self._shape(out)
 
     def _shape(self, values: list):

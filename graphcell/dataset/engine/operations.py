@@ -86,7 +86,7 @@ class BatchInfo:
 
 class BatchDataset(Dataset):
     def __init__(self, child, batch_size, drop_remainder, num_parallel_workers, per_batch_map,
-                 input_columns, output_columns, **ignored):
+                 input_columns, output_columns):
         super().__init__([child], num_parallel_workers)
         if not callable(batch_size):
             check_int("batch_size", batch_size, 1, INT32_MAX)

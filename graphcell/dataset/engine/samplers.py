@@ -90,7 +90,9 @@ class BuiltinSampler:
         return self._size(n)
 
     def _rng(self, run):
-        return run.rng(self, shared=self.shared_seed) if run is not None else np.random.default_rng()
+        if run is None:  # sizes and split draw outside an iterator
+            return np.random.default_rng()
+        return run.rng(self, shared=self.shared_seed)
 
     def _order(self, n: int, run) -> np.ndarray:
         raise NotImplementedError

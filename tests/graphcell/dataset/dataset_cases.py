@@ -264,8 +264,8 @@ def _(env):
 
 @pipeline("samplers/sequential_past_end")
 def _(env):
-    return env.ds.NumpySlicesDataset(list(range(6)),
-                                     sampler=env.ds.SequentialSampler(start_index=2, num_samples=10))
+    sampler = env.ds.SequentialSampler(start_index=2, num_samples=10)
+    return env.ds.NumpySlicesDataset(list(range(6)), sampler=sampler)
 
 
 @pipeline("samplers/subset")

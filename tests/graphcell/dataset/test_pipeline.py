@@ -42,16 +42,17 @@ def test_an_iterator_reads_its_epochs_then_refuses():
     assert [[int(r["a"]) for r in endless] for _ in range(3)] == [[0, 1]] * 3
 
 
-def test_values_never_share_memory_with_the_source_unless_asked():
+@pytest.mark.parametrize("do_copy", [False, True])
+def test_values_never_share_memory_with_the_source(do_copy):
     source = np.arange(6.0).reshape(3, 2)
     data = ds.NumpySlicesDataset(source, shuffle=False)
-    row = next(data.create_tuple_iterator(output_numpy=True))[0]
+    row = next(data.create_tuple_iterator(output_numpy=True, do_copy=do_copy))[0]
     row[0] = 99.0
     assert source[0, 0] == 0.0
-    shared = next(data.create_tuple_iterator(output_numpy=True, do_copy=False))[0]
-    assert np.shares_memory(shared, source)
-    tensor = next(data.create_tuple_iterator())[0]
+    tensor = next(data.create_dict_iterator(do_copy=do_copy))["column_0"]
     assert not np.shares_memory(tensor.asnumpy(), source)
+    with pytest.raises(TypeError, match="drop_reminder"):
+        data.batch(2, drop_reminder=True)  # a misspelt argument is not swallowed
 
 
 def test_sizes_without_reading_and_with_counting():
@@ -110,7 +111,8 @@ def test_a_failing_user_function_names_the_map_and_where_it_was_made():
 
 def test_rows_that_cannot_be_batched_name_the_column_and_shapes():
     data = ds.NumpySlicesDataset({"v": [[1, 2], [3]]}, shuffle=False).batch(2)
-    with pytest.raises(PipelineError, match=r"column 'v' have different shapes \(\[2\] and \[1\]\)"):
+    with pytest.raises(PipelineError,
+                       match=r"column 'v' have different shapes \(\[2\] and \[1\]\)"):
         list(data)
 
 

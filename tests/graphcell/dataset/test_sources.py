@@ -1,7 +1,6 @@
 """Sources: MNIST / Fashion-MNIST / CIFAR-10 files the tests write, the errors of malformed files,
 and GeneratorDataset's kinds of sources."""
 import struct
-import warnings
 
 import numpy as np
 import pytest
@@ -97,7 +96,7 @@ def test_missing_files_and_folders(tmp_path):
 
 
 def test_samplers_that_do_not_fit_are_refused_when_the_source_is_made(mnist):
-    with pytest.raises(SamplerError, match="sample id 9 is out of bound, expected range \\[0, 7\\]"):
+    with pytest.raises(SamplerError, match=r"sample id 9 is out of bound, expected range \[0, 7\]"):
         ds.MnistDataset(str(mnist), sampler=ds.SubsetSampler([1, 9]))
     with pytest.raises(SamplerError, match="start_index must be less"):
         ds.NumpySlicesDataset([1, 2], sampler=ds.SequentialSampler(start_index=2))
