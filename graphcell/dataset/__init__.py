@@ -32,11 +32,13 @@ _SCOPE = ("graphcell.dataset reads in-memory data (NumpySlicesDataset), Python s
           "(GeneratorDataset) and local MNIST / Fashion-MNIST / CIFAR-10 files")
 
 
-def not_provided(namespace: str, name: str, reason: str | None = None) -> AttributeError:
-    """The AttributeError for a name of MindSpore's ``namespace`` that graphcell lacks."""
+def not_provided(namespace: str, name: str, reason: str | None = None,
+                 provided=None) -> AttributeError:
+    """The AttributeError for a name of MindSpore's ``namespace`` that graphcell lacks: the
+    reason, else the names graphcell does provide there."""
     if name.startswith("__"):
         return AttributeError(f"module {namespace!r} has no attribute {name!r}")
-    why = reason or _SCOPE
+    why = reason or (f"it provides {', '.join(sorted(provided))}" if provided else _SCOPE)
     return AttributeError(f"{namespace}.{name} is not provided by graphcell: {why}")
 
 

@@ -469,9 +469,6 @@ class ZipDataset(Dataset):
         sizes = [d._static_size() for d in self.children]
         return None if None in sizes else min(sizes)
 
-    def get_batch_size(self) -> int:
-        return self.children[0].get_batch_size()
-
     def _stream(self, run):
         streams = [rows_of(d._stream(run)) for d in self.children]
         return (tuple(v for r in rows for v in r) for rows in zip(*streams))

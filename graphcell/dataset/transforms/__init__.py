@@ -17,4 +17,4 @@ __all__ = ["Compose", "Concatenate", "Duplicate", "Fill", "OneHot", "TypeCast"]
 
 def __getattr__(name: str):
     from graphcell.dataset import not_provided
-    raise not_provided("mindspore.dataset.transforms", name)
+    raise not_provided("mindspore.dataset.transforms", name, provided=__all__)

@@ -10,3 +10,5 @@ from graphcell.dataset.transforms.transforms import (Compose, Concatenate, Dupli
                                                      TypeCast)
 
 __all__ = ["Compose", "Concatenate", "Duplicate", "Fill", "OneHot", "TypeCast"]
+
+from graphcell.dataset.transforms import __getattr__  # noqa: E402,F401 - refusals say why

@@ -9,3 +9,5 @@ Example::
 from graphcell.dataset.transforms.transforms import Compose, OneHot, TypeCast
 
 __all__ = ["Compose", "OneHot", "TypeCast"]
+
+from graphcell.dataset.transforms import __getattr__  # noqa: E402,F401 - refusals say why

@@ -31,4 +31,4 @@ WHY_NOT = {"ToPIL": _NEEDS_PIL, "Decode": _NEEDS_PIL, "DecodeVideo": _NEEDS_PIL,
 
 def __getattr__(name: str):
     from graphcell.dataset import not_provided
-    raise not_provided("mindspore.dataset.vision", name, WHY_NOT.get(name))
+    raise not_provided("mindspore.dataset.vision", name, WHY_NOT.get(name), provided=__all__)

@@ -7,4 +7,4 @@ Example::
     <Inter.BILINEAR: 2>
 """
 from graphcell.dataset.vision import *  # noqa: F401,F403
-from graphcell.dataset.vision import __all__  # noqa: F401
+from graphcell.dataset.vision import __all__, __getattr__  # noqa: F401 - refusals say why

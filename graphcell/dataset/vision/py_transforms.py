@@ -11,7 +11,7 @@ Example::
     [[[-1.0, -1.0], [-1.0, -1.0]]]
 """
 from graphcell.dataset.vision import *  # noqa: F401,F403
-from graphcell.dataset.vision import __all__  # noqa: F401
+from graphcell.dataset.vision import __all__, __getattr__  # noqa: F401 - refusals say why
 from graphcell.dataset.vision import transforms as _v
 
 
