@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphcell.dataset.core.errors import ColumnError, PipelineError
+from graphcell.tensor import Tensor
 
 Row = tuple  # of np.ndarray
 
@@ -35,11 +36,10 @@ _SCALARS = (int, float, bool, str, bytes, np.ndarray, np.generic)
 
 def to_array(value, where: str) -> np.ndarray:
     """One column value as an array (a new array unless ``value`` already is one)."""
-    from graphcell.tensor import Tensor
-    if isinstance(value, Tensor):
-        return value.asnumpy()
     if isinstance(value, np.ndarray):
         arr = value
+    elif isinstance(value, Tensor):
+        return value.asnumpy()
     else:
         try:
             arr = np.array(value)
@@ -55,7 +55,6 @@ def to_array(value, where: str) -> np.ndarray:
 def source_row(value, where: str) -> Row:
     """A row as a source returns it: a single value is one column, a tuple or list one value per
     column (MindSpore's convention for generators and ``__getitem__``)."""
-    from graphcell.tensor import Tensor
     if isinstance(value, _SCALARS) or isinstance(value, Tensor):
         return (to_array(value, where),)
     if isinstance(value, dict):
