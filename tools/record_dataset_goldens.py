@@ -80,20 +80,19 @@ def main(prefixes: list[str]) -> None:
     import mindspore as ms
     import mindspore.dataset as ds
     from mindspore.dataset import transforms, vision
-    old = dict(np.load(GOLDENS)) if GOLDENS.exists() and prefixes else {}
+    records = C.read_goldens(GOLDENS) if GOLDENS.exists() and prefixes else {}
     with tempfile.TemporaryDirectory() as tmp:
         write_standard_files(tmp)
         env = types.SimpleNamespace(ds=ds, vision=vision, transforms=transforms, ms=ms,
                                     data=Path(tmp))
         chosen = [c for name, c in C.CASES.items()
                   if not prefixes or any(name.startswith(p) for p in prefixes)]
-        for name in [k for k in old if any(k.startswith(p) for p in prefixes)]:
-            del old[name]
+        for name in [k for k in records if any(k.startswith(p) for p in prefixes)]:
+            del records[name]
         for c in chosen:
-            for key, value in record(c, env).items():
-                old[f"{c.name}|{key}"] = value
+            records[c.name] = record(c, env)
     GOLDENS.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(GOLDENS, **old)
+    C.write_goldens(GOLDENS, records)
     print(f"recorded {len(chosen)} cases into {GOLDENS.relative_to(HERE.parent.parent.parent)}")
 
 

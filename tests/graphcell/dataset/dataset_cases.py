@@ -20,6 +20,7 @@ Example::
 from __future__ import annotations
 
 import hashlib
+import json
 import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -867,3 +868,31 @@ call("resize/error_int32")(lambda env: env.vision.Resize((5, 4))(img(7, 9, 3, "i
 call("resize/error_size")(lambda env: env.vision.Resize((2,)))
 call("resize/error_zero")(lambda env: env.vision.Resize(0))
 call("resize/error_rank")(lambda env: env.vision.Resize((2, 2))(np.zeros(7, np.uint8)))
+
+
+# --- the goldens file --------------------------------------------------------------------------
+# One JSON index and one byte blob (two npz members instead of one per array: the per-member
+# overhead of thousands of small arrays tripled the file).
+
+def write_goldens(path, records: dict[str, dict[str, np.ndarray]]) -> None:
+    """Save ``{case: {field: array}}`` to ``path`` (an .npz of an index and a blob)."""
+    index, chunks, offset = {}, [], 0
+    for case in sorted(records):
+        index[case] = {}
+        for field_name, value in sorted(records[case].items()):
+            arr = np.asarray(value)  # (ascontiguousarray would make a 0-d array 1-d)
+            data = arr.tobytes()
+            index[case][field_name] = [arr.dtype.str, list(arr.shape), offset, len(data)]
+            chunks.append(data)
+            offset += len(data)
+    blob = np.frombuffer(b"".join(chunks), np.uint8)
+    np.savez_compressed(path, index=np.array(json.dumps(index, sort_keys=True)), blob=blob)
+
+
+def read_goldens(path) -> dict[str, dict[str, np.ndarray]]:
+    """The records ``write_goldens`` saved."""
+    with np.load(path) as data:
+        index, blob = json.loads(str(data["index"])), data["blob"].tobytes()
+    return {case: {name: np.frombuffer(blob[o:o + n], np.dtype(dt)).reshape(shape).copy()
+                   for name, (dt, shape, o, n) in fields.items()}
+            for case, fields in index.items()}

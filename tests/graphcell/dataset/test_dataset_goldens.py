@@ -8,7 +8,6 @@ from __future__ import annotations
 import builtins
 import json
 import types
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -16,23 +15,14 @@ import pytest
 
 import graphcell
 import graphcell.dataset as ds
-from dataset_cases import CASES
+from dataset_cases import CASES, read_goldens
 from graphcell.dataset import transforms, vision
 from standard_files import write_standard_files
 
 GOLDENS = Path(__file__).parent / "goldens" / "dataset.npz"
 
 
-def _records() -> dict[str, dict]:
-    out: dict[str, dict] = defaultdict(dict)
-    with np.load(GOLDENS) as data:
-        for key in data.files:
-            name, field = key.split("|", 1)
-            out[name][field] = data[key]
-    return out
-
-
-RECORDS = _records()
+RECORDS = read_goldens(GOLDENS)
 
 
 @pytest.fixture(scope="module")
