@@ -10,7 +10,7 @@ For each case of ``tests/graphcell/dataset/dataset_cases.py`` it stores the case
 and either the error MindSpore raised (its builtin class) or the results: a call case's outputs;
 a pipeline's column names, size, batch size, repeat count, output shapes and types (or the error
 each query raised) and every row of one epoch read with ``output_numpy=True``. The files the
-cases read are written by ``standard_files.write_standard_files`` into a temporary directory.
+cases read are written by ``dataset_files.write_standard_files`` into a temporary directory.
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ HERE = Path(__file__).resolve().parent.parent / "tests" / "graphcell" / "dataset
 GOLDENS = HERE / "goldens" / "dataset.npz"
 sys.path.insert(0, str(HERE))
 import dataset_cases as C  # noqa: E402
-from standard_files import write_standard_files  # noqa: E402
+from dataset_files import write_standard_files  # noqa: E402
 
 BUILTIN_ERRORS = (TypeError, ValueError, RuntimeError, KeyError, IndexError, StopIteration)
 

@@ -4,7 +4,7 @@ graphcell (``test_dataset_goldens.py`` compares).
 
 A case is a function of ``env`` (``env.ds``, ``env.vision``, ``env.transforms``: the dataset
 modules; ``env.ms``: the framework, for dtypes; ``env.data``: a directory holding the files of
-``standard_files.write_standard_files``). A *pipeline* case returns a dataset: its column names,
+``dataset_files.write_standard_files``). A *pipeline* case returns a dataset: its column names,
 size, batch size, repeat count, output shapes and types and every row (``output_numpy=True``, one
 epoch) are compared. A *call* case returns what a transform call returned. Either may raise: then
 graphcell must raise an error of the builtin class MindSpore raised. Only deterministic pipelines
@@ -27,7 +27,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from standard_files import pattern_images
+from dataset_files import pattern_images
 
 
 @dataclass

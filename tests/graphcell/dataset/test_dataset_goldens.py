@@ -17,7 +17,7 @@ import graphcell
 import graphcell.dataset as ds
 from dataset_cases import CASES, read_goldens
 from graphcell.dataset import transforms, vision
-from standard_files import write_standard_files
+from dataset_files import write_standard_files
 
 GOLDENS = Path(__file__).parent / "goldens" / "dataset.npz"
 

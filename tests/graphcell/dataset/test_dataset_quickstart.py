@@ -6,7 +6,7 @@ import numpy as np
 import graphcell as mindspore
 from graphcell import nn
 from graphcell.dataset import MnistDataset, transforms, vision
-from standard_files import pattern_images, write_mnist
+from dataset_files import pattern_images, write_mnist
 
 
 def datapipe(dataset, batch_size):

@@ -8,7 +8,7 @@ import pytest
 import graphcell as ms
 import graphcell.dataset as ds
 from graphcell.dataset.core.errors import DatasetFileError, PipelineError, SamplerError
-from standard_files import pattern_images, write_cifar10, write_mnist
+from dataset_files import pattern_images, write_cifar10, write_mnist
 
 
 @pytest.fixture
@@ -163,6 +163,6 @@ def test_generator_failures_name_the_source_and_row():
         def __len__(self):
             return 3
     data = ds.GeneratorDataset(Flaky(), ["x"], shuffle=False)
-    with pytest.raises(PipelineError, match=r"source Flaky \(created at test_sources\.py:\d+\), "
+    with pytest.raises(PipelineError, match=r"source Flaky \(created at test_dataset_sources\.py:\d+\), "
                                             r"row 2: source\[2\] raised IndexError: disk error"):
         rows(data)

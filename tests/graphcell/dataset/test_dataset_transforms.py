@@ -9,7 +9,7 @@ import graphcell as ms
 import graphcell.dataset as ds
 from graphcell.dataset import transforms, vision
 from graphcell.dataset.core.errors import TransformError
-from standard_files import pattern_images
+from dataset_files import pattern_images
 
 
 @pytest.mark.parametrize("op", [
@@ -74,7 +74,7 @@ def test_data_a_transform_cannot_take_is_a_transform_error(call, text):
 def test_a_transform_error_inside_a_pipeline_names_the_map():
     data = ds.NumpySlicesDataset({"x": np.zeros((2, 4, 4, 2))}, shuffle=False)
     data = data.map(vision.Normalize([1, 2, 3], [1, 1, 1]), "x")
-    with pytest.raises(ds.PipelineError, match=r"MapDataset \(created at test_transforms\.py:\d+\)"
+    with pytest.raises(ds.PipelineError, match=r"MapDataset \(created at test_dataset_transforms\.py:\d+\)"
                                                r": the transform Normalize raised"):
         list(data)
 

@@ -103,9 +103,9 @@ def test_a_failing_user_function_names_the_map_and_where_it_was_made():
     with pytest.raises(PipelineError) as info:
         list(data)
     message = str(info.value)
-    assert re.search(r"MapDataset \(created at test_pipeline\.py:\d+\): the function broken "
+    assert re.search(r"MapDataset \(created at test_dataset_pipeline\.py:\d+\): the function broken "
                      r"raised KeyError: 'no such label'", message), message
-    assert line.startswith("test_pipeline.py:")
+    assert line.startswith("test_dataset_pipeline.py:")
     assert isinstance(info.value.__cause__, KeyError)
 
 
