@@ -88,3 +88,9 @@ def get_prefetch_size() -> int:
 
 def get_auto_num_workers() -> bool:
     return False
+
+
+def __getattr__(name: str):
+    from graphcell.dataset import not_provided
+    provided = [n for n in globals() if n.startswith(("get_", "set_"))]
+    raise not_provided("mindspore.dataset.config", name, provided=provided)

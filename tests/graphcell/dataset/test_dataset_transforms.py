@@ -133,3 +133,6 @@ def test_names_graphcell_lacks_say_why():
     with pytest.raises(AttributeError, match="mindspore.dataset.ImageFolderDataset is not "
                                              "provided by graphcell"):
         ds.ImageFolderDataset  # noqa: B018
+    with pytest.raises(AttributeError, match="config.set_enable_shared_mem is not provided by "
+                                             "graphcell: it provides .*set_seed"):
+        ds.config.set_enable_shared_mem(False)
