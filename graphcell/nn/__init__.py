@@ -18,7 +18,7 @@ from graphcell.nn.layers import (AvgPool2d, BatchNorm1d, BatchNorm2d, Conv2d, De
                                  Tanh, get_activation)
 from graphcell.nn.loss import L1Loss, LossBase, MSELoss, SoftmaxCrossEntropyWithLogits  # noqa: E402
 from graphcell.nn.optim import SGD, Adam, Momentum, Optimizer  # noqa: E402
-from graphcell.nn.wrap import TrainOneStepCell, WithLossCell  # noqa: E402
+from graphcell.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell  # noqa: E402
 from graphcell.nn.graph_cell import GraphCell  # noqa: E402
 
 
