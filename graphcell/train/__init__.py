@@ -21,3 +21,8 @@ from graphcell.train.model import Model
 __all__ = ["serialization", "save_checkpoint", "load_checkpoint", "load_param_into_net", "Model",
            "callback", "metrics"]
 __all__ += callback.__all__ + metrics.__all__
+
+
+def __getattr__(name: str):
+    from graphcell._compat import missing_attribute
+    raise missing_attribute("mindspore.train", name, "module 'graphcell.train'")

@@ -390,3 +390,15 @@ def test_with_eval_cell_casts_float16_outputs_for_the_metrics(mode):
     _, _, label = cell(ms.Tensor(np.ones((2, 3), np.float32)), ms.Tensor(np.zeros((2, 3),
                                                                                   np.float32)))
     assert label.dtype == ms.float32
+
+
+def test_training_through_graphcell_dataset_matches_mindspore(mode):
+    ds = pytest.importorskip("graphcell.dataset", reason="graphcell.dataset (issue 18, item 3) "
+                                                         "is not on this branch yet")
+    p, net, model, x, y = setup("mlp")
+    log = StepLog()
+    data = ds.NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(p.batch)
+    model.train(p.epochs, data, callbacks=[log])
+    np.testing.assert_allclose(log.losses, GOLDEN["mlp/losses"], rtol=2e-5)
+    metrics = model.eval(ds.NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(p.batch))
+    assert metrics["acc"] == float(GOLDEN["mlp/eval/acc"])
