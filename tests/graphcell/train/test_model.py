@@ -402,3 +402,40 @@ def test_training_through_graphcell_dataset_matches_mindspore(mode):
     np.testing.assert_allclose(log.losses, GOLDEN["mlp/losses"], rtol=2e-5)
     metrics = model.eval(ds.NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(p.batch))
     assert metrics["acc"] == float(GOLDEN["mlp/eval/acc"])
+
+
+class Unsupported(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(4, 2)
+
+    def construct(self, x):
+        with open("nothing"):  # not compilable: graph mode refuses it at this line
+            pass
+        return self.fc(x)
+
+
+def test_a_network_graph_mode_refuses_fails_the_first_step_at_the_users_line():
+    from graphcell_ir.errors import GraphSyntaxError
+    net = Unsupported()
+    before = [p.asnumpy().copy() for p in net.get_parameters()]
+    model = Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+                  nn.Momentum(net.trainable_params(), 0.1, 0.9))
+    exited = []
+
+    class Exit(Callback):
+        def __exit__(self, *exc):
+            exited.append(exc[0])
+
+    data = ArrayDataset({"x": np.ones((4, 4), np.float32), "y": np.zeros(4, np.int32)}, 2)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        with pytest.raises(GraphSyntaxError, match=r"test_model\.py:\d+:\d+: .*with") as info:
+            model.train(1, data, callbacks=[Exit()])
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert 'with open("nothing")' in str(info.value)
+    assert exited == [GraphSyntaxError]
+    for b, p in zip(before, net.get_parameters()):
+        np.testing.assert_array_equal(p.asnumpy(), b)
+    assert ms.graph.cache_info(model.train_network).misses == 0

@@ -73,3 +73,20 @@ def test_epoch_progress_without_a_loss():
     progress.end_epoch()
     assert re.fullmatch(r"\[graphcell\] epoch 1/1: 2 steps in \d+\.\d s \((\d+\.\d|inf) "
                         r"steps/s\)\n", stream.getvalue())
+
+
+def test_a_failing_step_closes_the_bar_and_gives_stdout_back(monkeypatch):
+    import pytest
+    from graphcell.train import Callback
+    monkeypatch.delenv("GRAPHCELL_PROGRESS", raising=False)
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    stdout = sys.stdout
+
+    class Fail(Callback):
+        def on_train_step_end(self, run_context):
+            raise KeyError("stop here")
+
+    model, data = small_model()
+    with pytest.raises(KeyError, match="stop here"):
+        model.train(1, data, callbacks=[Fail()])
+    assert sys.stdout is stdout
