@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -301,22 +302,16 @@ def record_training(ms) -> None:
         if p.name == "mlp":
             shutil.copy(ckpt.latest_ckpt_file_name, GOLDENS / "mlp_final.ckpt")
             out[f"{key}/checkpoint_files"] = np.array(sorted(
-                f for f in _listdir(tmp) if f.endswith(".ckpt")))
+                f for f in os.listdir(tmp) if f.endswith(".ckpt")))
         shutil.rmtree(tmp)
     np.savez(GOLDENS / "training.npz", **out)
     print(f"training.npz: {', '.join(problems())}")
-
-
-def _listdir(path):
-    import os
-    return os.listdir(path)
 
 
 def record_callbacks(ms) -> dict:
     """The hook order, fields and printed lines of small runs of ``mlp``."""
     import contextlib
     import io
-    import os
     import tempfile
 
     import mindspore.dataset as ds

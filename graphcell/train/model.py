@@ -414,7 +414,7 @@ class Model:
         return result
 
 
-# --- helpers ---------------------------------------------------------------------------------------
+# --- helpers -------------------------------------------------------------------------------------
 
 def _check_bool(value, name: str, where: str) -> None:
     if not isinstance(value, bool):

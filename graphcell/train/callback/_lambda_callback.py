@@ -15,8 +15,8 @@ __all__ = ["LambdaCallback"]
 
 
 class LambdaCallback(Callback):
-    """``LambdaCallback(on_train_epoch_begin=None, on_train_epoch_end=None, ..., on_eval_end=None)``:
-    each given function is called with the RunContext at its hook; the others do nothing."""
+    """``LambdaCallback(on_train_epoch_begin=None, ..., on_eval_end=None)`` (one argument per
+    hook): each given function is called with the RunContext at its hook; the others do nothing."""
 
     def __init__(self, on_train_epoch_begin=None, on_train_epoch_end=None,
                  on_train_step_begin=None, on_train_step_end=None, on_train_begin=None,

@@ -24,7 +24,8 @@ __all__ = ["LossMonitor"]
 
 
 class LossMonitor(Callback):
-    """``LossMonitor(per_print_times=1)``: print the loss every ``per_print_times`` steps (0: never).
+    """``LossMonitor(per_print_times=1)``: print the loss every ``per_print_times`` steps (0:
+    never).
 
     A NaN or infinite loss stops training with a ValueError naming the epoch and step. Like
     MindSpore's, it also prints in ``Model.eval`` when given there (the eval output's loss).

@@ -85,7 +85,7 @@ def mlp_model():
     return model, ArrayDataset({"x": x, "y": y}, p.batch)
 
 
-# --- against MindSpore ------------------------------------------------------------------------------
+# --- against MindSpore ---------------------------------------------------------------------------
 
 def test_fit_calls_the_hooks_in_mindspores_order_with_its_fields(mode, capsys):
     model, data = mlp_model()

@@ -57,7 +57,8 @@ def test_a_bar_on_a_terminal_with_callback_lines_above_it(capsys, monkeypatch):
     model.train(2, data, callbacks=[LossMonitor(1)])
     bar = terminal.getvalue()
     for epoch in (1, 2):
-        assert re.search(rf"epoch {epoch}/2: 100%\|.*\| 3/3 \[.*steps/s, loss=\d\.\d{{4}}\]", bar), bar
+        assert re.search(rf"epoch {epoch}/2: 100%\|.*\| 3/3 \[.*steps/s, loss=\d\.\d{{4}}\]",
+                         bar), bar
     out = capsys.readouterr().out.splitlines()
     assert [line.split(",")[0] for line in out] == [
         f"epoch: {e} step: {s}" for e in (1, 2) for s in (1, 2, 3)]

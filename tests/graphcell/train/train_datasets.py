@@ -1,9 +1,10 @@
 """A small in-memory dataset that follows MindSpore's dataset protocol, for the Model tests.
 
-``Model`` reads a dataset through ``get_dataset_size()`` and ``create_tuple_iterator(num_epochs=...)``
-(and users through ``create_dict_iterator``, ``get_col_names``); an iterator made for
-``num_epochs`` gives one pass per ``for`` loop over it, and asking for more passes is an error, as
-in MindSpore. ``graphcell.dataset`` provides the real thing; these tests do not depend on it.
+``Model`` reads a dataset through ``get_dataset_size()`` and
+``create_tuple_iterator(num_epochs=...)`` (and users through ``create_dict_iterator`` and
+``get_col_names``); an iterator made for ``num_epochs`` gives one pass per ``for`` loop over it,
+and asking for more passes is an error, as in MindSpore. ``graphcell.dataset`` provides the real
+thing; these tests do not depend on it.
 """
 from __future__ import annotations
 
