@@ -296,8 +296,8 @@ def record_training(ms) -> None:
             rows = STORED_ROWS.get(param.name) if p.network == "lenet" else None
             out[f"{key}/final/{param.name}"] = value[:rows] if rows else value
         metrics = model.eval(_dataset(ds, x, y, p.batch))
-        for name, value in metrics.items():
-            out[f"{key}/eval/{name}"] = np.asarray(value)
+        for name in sorted(metrics):     # (a set of names: MindSpore's order is the hash order)
+            out[f"{key}/eval/{name}"] = np.asarray(metrics[name])
         out[f"{key}/predict"] = model.predict(ms.Tensor(x[:p.batch])).asnumpy()
         if p.name == "mlp":
             shutil.copy(ckpt.latest_ckpt_file_name, GOLDENS / "mlp_final.ckpt")
@@ -316,7 +316,7 @@ def record_callbacks(ms) -> dict:
 
     import mindspore.dataset as ds
     from mindspore import nn
-    from mindspore.train import Callback, CheckpointConfig, LossMonitor, Model, \
+    from mindspore.train import Accuracy, Callback, CheckpointConfig, Loss, LossMonitor, Model, \
         ModelCheckpoint, TimeMonitor
 
     hooks = ("on_train_begin", "on_train_epoch_begin", "on_train_step_begin",
@@ -359,8 +359,11 @@ def record_callbacks(ms) -> dict:
     def model():
         net = build_network(ms, "mlp")
         set_weights(ms, net, weights)
+        # a dict in sorted order: MindSpore evaluates a set of names in hash order, which changes
+        # from run to run (graphcell sorts the names), and LossMonitor prints them in that order
         return Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
-                     nn.Momentum(net.trainable_params(), p.lr, p.momentum), metrics={"acc", "loss"})
+                     nn.Momentum(net.trainable_params(), p.lr, p.momentum),
+                     metrics={"acc": Accuracy(), "loss": Loss()})
 
     result = {}
     rec = Recorder()
