@@ -419,3 +419,27 @@ def test_run_context_fields_and_errors():
     with pytest.raises(TypeError, match="original_args must be a dict"):
         RunContext([1])
     assert RunContext({"a": 1}).original_args().a == 1
+
+
+def test_model_checkpoint_by_seconds(tmp_path, monkeypatch):
+    from graphcell.train.callback import _checkpoint
+
+    class Clock:
+        now = 0.0
+
+        def time(self):
+            return self.now
+
+    clock = Clock()
+    monkeypatch.setattr(_checkpoint, "time", clock)
+
+    class Tick(Callback):
+        def on_train_step_end(self, run_context):
+            clock.now += 6.0   # each step takes 6 s
+
+    config = CheckpointConfig(save_checkpoint_steps=0, save_checkpoint_seconds=10)
+    assert (config.save_checkpoint_steps, config.save_checkpoint_seconds) == (0, 10)
+    model, data = mlp_model()
+    model.train(2, data, callbacks=[Tick(), ModelCheckpoint("net", str(tmp_path), config)])
+    # saved at 12 s (step 2), 24 s (step 4) and 36 s (step 6): more than 10 s after the last
+    assert sorted(os.listdir(tmp_path)) == ["net-1_2.ckpt", "net-2_1.ckpt", "net-2_3.ckpt"]
