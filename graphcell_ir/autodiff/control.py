@@ -22,7 +22,8 @@ zero ``fill`` standing in where one branch did not reach a capture.
     }
 
 ``dv`` flows to the loop's initial values, ``dcap`` to the values the body captures. Only the
-carried values that are active get a cotangent slot. Past the capacity the entry values are
+carried values that are active get a cotangent slot. A counted loop (``analysis.trip_count``)
+has a slot per iteration and reads them directly. Past the capacity the entry values are
 recomputed by running the body forward from the last stacked slot (exact, quadratic in the
 overflow); for a body with random or side-effecting ops that is impossible, and the overflowing
 iterations give NaN gradients instead (there is no runtime error op to raise with).
@@ -154,7 +155,7 @@ def _entry_values(bw, op: Op, saves: WhileSaves, tape: Tape, k1: Value):
             return [_poison(k.type) for k in keys]
         return _recompute(bw, op, saves, tape, k1)
 
-    values = b.if_(F.less(k1, cap), stored, overflow)
+    values = stored() if saves.counted else b.if_(F.less(k1, cap), stored, overflow)
     n = len(saves.stacks)
     return dict(zip(keys[:n], values[:n])), dict(zip(keys[n:], values[n:]))
 
