@@ -12,6 +12,7 @@
 - ``StaticCall`` (and a callable ``Static``): evaluated while compiling; every argument must be
   static;
 - ``GradTransform`` and ``GradCall``: making a gradient function, and calling it (``grads.py``);
+- ``Loop``: a functional loop, one IR ``while`` (``loops.py``);
   a ``CellCall`` with a custom ``bprop`` where it is differentiated: ``bprop.py``;
 - Python builtins (``len``, ``isinstance``, ``range``, ``enumerate``, ``super``...): see
   ``pybuiltins.py``.
@@ -135,6 +136,8 @@ class CallMixin:
             return self.call_grad(rec, args, kwargs, node)
         if isinstance(rec, R.GradTransform):
             return self.call_transform(rec, args, kwargs, node)
+        if isinstance(rec, R.Loop):
+            return self.call_loop(rec, args, kwargs, node)
         if isinstance(rec, R.Static) and callable(rec.value):
             return self.call_static(rec.value, args, kwargs, node, name)
         if isinstance(rec, R.Unsupported):

@@ -56,6 +56,10 @@ How the frontend acts on each record:
   ``sens_param`` takes the cotangent of the output as the last argument; ``has_aux`` differentiates
   the first returned value only. ``pack(value, position_grads, weight_grads)`` arranges what the
   call returns (default: the three as a tuple).
+- ``Loop(kind, signature, name)``: a functional loop (MindSpore's ``ops.WhileLoop``,
+  ``ops.ForiLoop``, ``ops.Scan``; graphcell's stacked ``scan``): the call's arguments are bound
+  with ``signature`` and read by the parameter names of its :class:`LoopKind`; the frontend
+  compiles one IR ``while`` (``loops.py``) instead of unrolling. ``name`` is for messages.
 - ``Unsupported(reason)``: the frontend raises ``GraphSyntaxError`` at the use, with ``reason``.
 
 ``tensor_method(name)`` answers ``x.<name>`` on an IR tensor value (``x.sum``, ``x.astype``...):
@@ -75,6 +79,8 @@ Later additions keep old resolvers working: new fields have defaults, new method
 """
 from __future__ import annotations
 
+import enum
+import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
@@ -158,13 +164,29 @@ class GradCall:
     name: str = ""
 
 
+class LoopKind(enum.Enum):
+    """The functional loops, with the parameter names a call is read by."""
+
+    WHILE = ("cond_func", "loop_func", "init_val")              # ops.WhileLoop
+    FORI = ("lower", "upper", "loop_func", "init_val", "unroll")  # ops.ForiLoop
+    SCAN = ("loop_func", "init", "xs", "length", "unroll")        # ops.Scan: ys is a list
+    SCAN_STACKED = ("loop_func", "init", "xs", "length", "reverse")  # ys stacked into tensors
+
+
+@dataclass(frozen=True, eq=False)
+class Loop:
+    kind: LoopKind
+    signature: inspect.Signature
+    name: str
+
+
 @dataclass(frozen=True)
 class Unsupported:
     reason: str
 
 
 Resolved = (Static | Param | Constant | Inline | CellCall | PrimitiveCall | Traced | StaticCall
-            | GradTransform | GradCall | Unsupported)
+            | GradTransform | GradCall | Loop | Unsupported)
 
 
 class Resolver(Protocol):
