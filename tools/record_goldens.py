@@ -11,8 +11,9 @@ dtypes and structure) and the values of its Parameter inputs after the call, or 
 MindSpore raised (confirmed by recording the case again alone in a fresh process, since MindSpore's
 PyNative mode can carry an error over to later calls), and — for differentiable cases — a cotangent
 per float output and MindSpore's gradients of ``sum(output * cotangent)`` with respect to every
-float input. The call is evaluated from the same source text graph mode compiles
-(``Case.source_call``), so both sides run exactly the same call.
+float input (and, for a layer case, every trainable Parameter of its Cell). The call is
+evaluated from the same source text graph mode compiles (``Case.source_call``), so both sides
+run exactly the same call.
 """
 from __future__ import annotations
 
@@ -47,14 +48,28 @@ def resolve(target: str):
     return obj
 
 
-def evaluate(c: G.Case, tensors: list, params: dict | None = None):
-    """The case's call; ``params`` maps the slots of ``P`` inputs to their Parameters."""
+def evaluate(c: G.Case, tensors: list, params: dict | None = None, cell=None):
+    """The case's call; ``params`` maps the slots of ``P`` inputs to their Parameters; ``cell``
+    is a layer case's Cell (``make_cell``)."""
     params = params or {}
     env = {"ms": ms, **{f"t{i}": t for i, t in enumerate(tensors) if i not in params},
-           **{f"p{i}": p for i, p in params.items()}}
+           **{f"p{i}": p for i, p in params.items()}, "cell": cell}
     if not c.is_method:
         env["target"] = resolve(c.target)
     return eval(c.source_call("target"), env)  # noqa: S307 - our own generated call text
+
+
+def make_cell(c: G.Case, inputs: list):
+    """A layer case's Cell, its Parameters named in ``weights`` set to their tensors."""
+    if not c.is_cell:
+        return None
+    env = {"ms": ms, "target": resolve(c.target),
+           **{f"t{t.slot}": Tensor(inputs[t.slot].copy()) for t in c.tensors()}}
+    cell = eval(c.source_init("target"), env)  # noqa: S307 - our own generated call text
+    params = dict(cell.parameters_and_names())
+    for name, slot in c.weight_slots().items():
+        params[name].set_data(Tensor(inputs[slot].copy()))
+    return cell
 
 
 def describe(out, key: str, arrays: dict):
@@ -116,7 +131,7 @@ def record_case(c: G.Case, arrays: dict) -> dict:
         return {i: ms.Parameter(Tensor(inputs[i].copy()), name=f"p{i}") for i in c.params()}
     try:
         params = fresh_params()
-        out = evaluate(c, [Tensor(a.copy()) for a in inputs], params)
+        out = evaluate(c, [Tensor(a.copy()) for a in inputs], params, make_cell(c, inputs))
         rec["out"] = describe(out, f"{c.cid}/out", arrays)
         for i, p in params.items():  # the Parameters' values after the call
             arrays[f"{c.cid}/param/{i}"] = p.asnumpy()
@@ -125,10 +140,14 @@ def record_case(c: G.Case, arrays: dict) -> dict:
                         if str(e).strip() else ""}
         _flush_pending_error()
         return rec
-    floats = [i for i, a in enumerate(inputs) if a.dtype.kind == "f" and i not in c.params()]
+    weight_slots = set(c.weight_slots().values())
+    floats = [i for i, a in enumerate(inputs) if a.dtype.kind == "f" and i not in c.params()
+              and i not in weight_slots]
+    cell = make_cell(c, inputs)
+    weights = list(cell.trainable_params()) if cell is not None else []
     leaves = float_leaves(rec["out"])
-    wanted = c.grad if c.grad is not None else bool(floats and leaves)
-    if not (wanted and floats and leaves):
+    wanted = c.grad if c.grad is not None else bool((floats or weights) and leaves)
+    if not (wanted and (floats or weights) and leaves):
         return rec
     rng = np.random.default_rng(zlib.crc32(f"{c.cid}/cot".encode()))
     cots = {}
@@ -141,19 +160,27 @@ def record_case(c: G.Case, arrays: dict) -> dict:
         tensors = [Tensor(a) for a in inputs]
         for i, x in zip(floats, xs):
             tensors[i] = x
-        out = evaluate(c, tensors, fresh_params())
+        out = evaluate(c, tensors, fresh_params(), cell)
         total = 0
         for key, cot in cots.items():
             total = total + (pick(out, key, f"{c.cid}/out") * Tensor(cot)).sum()
         return total
 
     try:
-        grads = ms.grad(loss, grad_position=tuple(range(len(floats))))(
+        position = tuple(range(len(floats))) if floats else None
+        grads = ms.grad(loss, grad_position=position, weights=weights or None)(
             *[Tensor(inputs[i]) for i in floats])
+        if weights:
+            grads, wgrads = (grads if floats else ((), grads))
         grads = grads if isinstance(grads, tuple) else (grads,)
         values = {f"{c.cid}/grad/{i}": g.asnumpy() for i, g in zip(floats, grads)}
+        if weights:
+            values.update({f"{c.cid}/wgrad/{p.name}": g.asnumpy()
+                           for p, g in zip(weights, wgrads)})
         arrays.update(values)  # only once every gradient was read: a late failure records none
         rec["grad"] = {"positions": floats}
+        if weights:
+            rec["grad"]["weights"] = [p.name for p in weights]
     except Exception as e:  # noqa: BLE001
         rec["grad_error"] = f"{type(e).__name__}: {str(e).strip().splitlines()[0][:300] if str(e).strip() else ''}"
     return rec

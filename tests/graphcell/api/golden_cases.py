@@ -10,7 +10,11 @@ mode and compares).
 
 - ``"ops.stack"``, ``"numpy.mean"``, ``"nn.functional_name"``: ``target(*args, **kwargs)``;
 - ``"Tensor.argmax"``: ``args[0].argmax(*args[1:], **kwargs)``;
-- ``"ops.Stack"`` (a class): ``Stack(*init)(*args, **kwargs)``, ``init`` a tuple or a dict.
+- ``"ops.Stack"`` (a class): ``Stack(*init)(*args, **kwargs)``, ``init`` a tuple or a dict;
+- ``"nn.LSTM"`` with ``weights={"weight_ih_l0": T(...), ...}`` (a layer): the Cell is built once
+  per run outside the call (``cell = LSTM(*init)``), the Parameters named in ``weights`` are set
+  to those tensors (``weights={}`` for a layer without any), and the call is ``cell(*args,
+  **kwargs)``; the gradients of all its trainable Parameters are recorded and compared too.
 
 Arguments are Python values, :class:`T` (a tensor input: random values of a shape and dtype, or
 given values), :class:`P` (a Parameter made from a ``T`` outside the compiled function, for ops
@@ -128,6 +132,7 @@ class Case:
     fd: bool = True
     values: bool = True
     ms_grad: bool = True
+    weights: dict | None = None  # a layer's Parameters by name (see the module docstring)
     cid: str = ""  # set by the file loader: "<target>[<n>]" or "<target>[<label>]"
     _tensors: list = field(default_factory=list, repr=False)
 
@@ -148,6 +153,15 @@ class Case:
     def is_class(self) -> bool:
         return self.init is not None
 
+    @property
+    def is_cell(self) -> bool:
+        """A layer built outside the call, with the Parameters of ``weights`` set."""
+        return self.weights is not None
+
+    def weight_slots(self) -> dict[str, int]:
+        """Parameter name -> the slot of the tensor it is set to."""
+        return {name: t.slot for name, t in (self.weights or {}).items()}
+
     def tensors(self) -> list[T]:
         return self._tensors
 
@@ -157,7 +171,10 @@ class Case:
 
     def fingerprint(self) -> str:
         """What the recorded goldens depend on; a test fails when a case changes after recording."""
-        text = repr((self.target, _canon(self.args), _canon(self.kwargs), _canon(self.init)))
+        parts = (self.target, _canon(self.args), _canon(self.kwargs), _canon(self.init))
+        if self.weights is not None:
+            parts += (_canon(self.weights),)
+        text = repr(parts)
         return hashlib.sha1(text.encode()).hexdigest()[:16]
 
     # -- the call as source text (graph mode compiles it; the recorder evaluates the same) --
@@ -167,20 +184,26 @@ class Case:
         kwargs = [f"{k}={_src(v)}" for k, v in self.kwargs.items()]
         if self.is_method:
             return f"{args[0]}.{self.attr}({', '.join(args[1:] + kwargs)})"
-        callee = target_name
-        if self.is_class:
-            init = self.init
-            parts = ([_src(v) for v in init] if isinstance(init, (tuple, list))
-                     else [f"{k}={_src(v)}" for k, v in init.items()])
-            callee = f"{target_name}({', '.join(parts)})"
+        callee = "cell" if self.is_cell else self.source_init(target_name) if self.is_class \
+            else target_name
         return f"{callee}({', '.join(args + kwargs)})"
+
+    def source_init(self, target_name: str) -> str:
+        """The constructor call of a class target (for a layer: the Cell the call uses)."""
+        init = self.init
+        parts = ([_src(v) for v in init] if isinstance(init, (tuple, list))
+                 else [f"{k}={_src(v)}" for k, v in init.items()])
+        return f"{target_name}({', '.join(parts)})"
 
 
 def case(target: str, *args, init=None, grad=None, rtol=1e-5, atol=1e-6, modes=MODES, why="",
-         id="", fd=True, values=True, ms_grad=True, **kwargs) -> Case:  # noqa: A002 - pytest's word
+         id="", fd=True, values=True, ms_grad=True, weights=None,
+         **kwargs) -> Case:  # noqa: A002 - pytest's word
     """One call of ``target`` (see the module docstring)."""
+    if weights is not None and (init is None or not target.startswith("nn.")):
+        raise ValueError(f"{target}: weights= is for layers (an nn. class with init=)")
     c = Case(target, args, kwargs, init, grad, rtol, atol, tuple(modes), why, id, fd, values,
-             ms_grad)
+             ms_grad, weights)
     _number_tensors(c)
     return c
 
@@ -200,6 +223,7 @@ def _number_tensors(c: Case) -> None:
             for x in v.values():
                 walk(x)
     walk(c.init)
+    walk(c.weights)
     walk(c.args)
     walk(c.kwargs)
 

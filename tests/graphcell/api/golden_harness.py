@@ -12,7 +12,9 @@ Graph mode compiles the case's call as the source of a small function (registere
 so one compile checks the output and the gradients. PyNative runs the same text with ``eval``.
 A case's ``P`` inputs are Parameters ``p<slot>`` made fresh for each run; graph mode reads them
 as globals of the compiled function (so an op may write them), and their values after the call
-are compared with MindSpore's.
+are compared with MindSpore's. A layer case (``weights=``) builds its Cell ``cell`` fresh for
+each run, outside the compiled function, with those Parameters set; its gradients also go to
+``weights=cell.trainable_params()``.
 """
 from __future__ import annotations
 
@@ -69,13 +71,42 @@ class Golden:
         inputs = self.inputs
         return {i: Parameter(Tensor(inputs[i].copy()), name=f"p{i}") for i in self.case.params()}
 
+    def make_cell(self):
+        """A layer case's Cell (None for other cases), built with MindSpore's arguments and the
+        Parameters of ``weights`` set to the recorded tensors."""
+        c = self.case
+        if not c.is_cell:
+            return None
+        inputs = self.inputs
+        env = {"ms": ms, "target": resolve(c.target),
+               **{f"t{t.slot}": Tensor(inputs[t.slot].copy()) for t in c.tensors()}}
+        cell = eval(c.source_init("target"), env)  # noqa: S307 - the case's own call text
+        params = dict(cell.parameters_and_names())
+        for name, slot in c.weight_slots().items():
+            params[name].set_data(Tensor(inputs[slot].copy()))
+        return cell
+
     @property
     def grad_positions(self) -> list[int]:
         return self.record.get("grad", {}).get("positions", [])
 
+    @property
+    def grad_weights(self) -> list[str]:
+        """The names of the layer's trainable Parameters whose gradients were recorded."""
+        return self.record.get("grad", {}).get("weights", [])
+
+    @property
+    def differentiated(self) -> bool:
+        return bool(self.grad_positions or self.grad_weights)
+
+    def call_inputs(self) -> list[int]:
+        """The slots of the tensors passed to the call (not ``P`` inputs, not the weights)."""
+        skip = set(self.case.params()) | set(self.case.weight_slots().values())
+        return [i for i in range(len(self.case.tensors())) if i not in skip]
+
     def cotangents(self) -> dict[str, np.ndarray]:
         return {leaf["key"]: np.array(self.data[f"{leaf['key']}/cot"])
-                for leaf in float_leaves(self.record["out"])} if self.grad_positions else {}
+                for leaf in float_leaves(self.record["out"])} if self.differentiated else {}
 
 
 def float_leaves(desc) -> list[dict]:
@@ -98,24 +129,37 @@ def run_pynative(g: Golden, params: dict | None = None):
     Parameters of its ``P`` inputs (made by ``g.make_params()``), updated in place."""
     c, inputs = g.case, g.inputs
     params = g.make_params() if params is None else params
-    env = _env(c, [Tensor(a.copy()) for a in inputs], params)
+    env = _env(c, [Tensor(a.copy()) for a in inputs], params, g.make_cell())
     out = eval(c.source_call("target"), env)  # noqa: S307 - the case's own call text
-    if not g.grad_positions:
+    if not g.differentiated:
         return out, None
     pos, cots, root = g.grad_positions, g.cotangents(), f"{c.cid}/out"
+    cell = g.make_cell()
 
     def loss(*xs):
         tensors = [Tensor(a.copy()) for a in inputs]
         for i, x in zip(pos, xs):
             tensors[i] = x
-        o = eval(c.source_call("target"), _env(c, tensors, g.make_params()))  # noqa: S307
+        o = eval(c.source_call("target"), _env(c, tensors, g.make_params(), cell))  # noqa: S307
         total = 0
         for key, cot in cots.items():
             total = total + (eval("o" + _path(key, root), {"o": o}) * Tensor(cot)).sum()  # noqa: S307
         return total
 
-    grads = ms.grad(loss, grad_position=tuple(range(len(pos))))(*[Tensor(inputs[i]) for i in pos])
-    return out, grads if isinstance(grads, tuple) else (grads,)
+    weights = cell.trainable_params() if cell is not None else None
+    grads = ms.grad(loss, grad_position=tuple(range(len(pos))) if pos else None,
+                    weights=weights)(*[Tensor(inputs[i]) for i in pos])
+    return out, _grad_list(grads, pos, weights)
+
+
+def _grad_list(grads, pos: list, weights) -> tuple:
+    """The gradients as one tuple: the inputs' (``pos``), then the weights'."""
+    if weights is None:
+        return grads if isinstance(grads, tuple) else (grads,)
+    if not pos:
+        return tuple(grads)
+    inputs, wgrads = grads
+    return (inputs if isinstance(inputs, tuple) else (inputs,)) + tuple(wgrads)
 
 
 def run_graph(g: Golden, params: dict | None = None):
@@ -123,48 +167,49 @@ def run_graph(g: Golden, params: dict | None = None):
     Parameters of its ``P`` inputs are globals of the compiled function, updated in place."""
     c, inputs = g.case, g.inputs
     params = g.make_params() if params is None else params
-    fn = _graph_function(g, params)
+    cell = g.make_cell()
+    fn = _graph_function(g, params, cell)
     cots = list(g.cotangents().values())
-    res = fn(*[Tensor(a.copy()) for i, a in enumerate(inputs) if i not in params],
-             *[Tensor(x) for x in cots])
-    if not g.grad_positions:
+    res = fn(*[Tensor(inputs[i].copy()) for i in g.call_inputs()], *[Tensor(x) for x in cots])
+    if not g.differentiated:
         return res, None
     out, grads = res
-    return out, grads if isinstance(grads, tuple) else (grads,)
+    return out, _grad_list(grads, g.grad_positions, cell.trainable_params() if cell else None)
 
 
-def _env(c: G.Case, tensors: list, params: dict | None = None) -> dict:
+def _env(c: G.Case, tensors: list, params: dict | None = None, cell=None) -> dict:
     params = params or {}
     env = {"ms": ms, **{f"t{i}": t for i, t in enumerate(tensors) if i not in params},
-           **{f"p{i}": p for i, p in params.items()}}
+           **{f"p{i}": p for i, p in params.items()}, "cell": cell}
     if not c.is_method:
         env["target"] = resolve(c.target)
     return env
 
 
-def _graph_function(g: Golden, parameters: dict | None = None):
+def _graph_function(g: Golden, parameters: dict | None = None, cell=None):
     c = g.case
     parameters = parameters or {}
-    names = [f"t{i}" for i in range(len(c.tensors())) if i not in parameters]
+    names = [f"t{i}" for i in g.call_inputs()]
     keys = list(g.cotangents())
     cot_names = [f"c{i}" for i in range(len(keys))]
     call = c.source_call("target")
     lines = [f"def golden({', '.join(names + cot_names)}):"]
-    if g.grad_positions:
+    if g.differentiated:
         params = ", ".join(f"t{i}" for i in g.grad_positions)
         root = f"{c.cid}/out"
         total = " + ".join(f"(out{_path(k, root)} * {n}).sum()" for k, n in zip(keys, cot_names))
+        position = tuple(range(len(g.grad_positions))) if g.grad_positions else None
+        weights = ", weights=cell.trainable_params()" if cell is not None else ""
         lines += [f"    def loss({params}):",
                   f"        out = {call}",
                   f"        return {total}",
-                  f"    return {call}, ms.grad(loss, grad_position="
-                  f"{tuple(range(len(g.grad_positions)))})({params})"]
+                  f"    return {call}, ms.grad(loss, grad_position={position}{weights})({params})"]
     else:
         lines.append(f"    return {call}")
     source = "\n".join(lines) + "\n"
     filename = f"<golden {c.cid}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    env = {"ms": ms, **{f"p{i}": p for i, p in parameters.items()}}
+    env = {"ms": ms, **{f"p{i}": p for i, p in parameters.items()}, "cell": cell}
     if not c.is_method:
         env["target"] = resolve(c.target)
     exec(compile(source, filename, "exec"), env)  # noqa: S102 - the case's own generated text
@@ -231,14 +276,22 @@ def compare_params(params: dict, g: Golden) -> None:
 
 
 def compare_grads(grads, g: Golden) -> None:
-    for k, (i, grad) in enumerate(zip(g.grad_positions, grads)):
-        want = np.array(g.data[f"{g.case.cid}/grad/{i}"])
+    """The inputs' gradients, then (a layer case) the trainable Parameters', by name."""
+    keys = [(f"{g.case.cid}/grad/{i}", f"t{i}") for i in g.grad_positions]
+    keys += [(f"{g.case.cid}/wgrad/{name}", name) for name in g.grad_weights]
+    if g.grad_weights:
+        names = [p.name for p in g.make_cell().trainable_params()]
+        assert names == g.grad_weights, f"trainable Parameters {names}, MindSpore has " \
+                                        f"{g.grad_weights}"
+    assert len(grads) == len(keys), f"{len(grads)} gradients, MindSpore gives {len(keys)}"
+    for (key, what), grad in zip(keys, grads):
+        want = np.array(g.data[key])
         got = grad.asnumpy()
-        assert got.shape == want.shape, f"gradient of t{i}: shape {list(got.shape)}, MindSpore " \
-                                        f"gives {list(want.shape)}"
+        assert got.shape == want.shape, f"gradient of {what}: shape {list(got.shape)}, " \
+                                        f"MindSpore gives {list(want.shape)}"
         scale = max(1.0, float(np.max(np.abs(want)))) if want.size else 1.0
         np.testing.assert_allclose(got, want, rtol=GRAD_RTOL, atol=GRAD_ATOL * scale,
-                                   equal_nan=True, err_msg=f"gradient of t{i}")
+                                   equal_nan=True, err_msg=f"gradient of {what}")
 
 
 # --- finite differences ----------------------------------------------------------------------------
@@ -250,11 +303,16 @@ def fd_function(g: Golden):
     cots = {k: Tensor(v.astype(np.float64)) for k, v in g.cotangents().items()}
     root = f"{c.cid}/out"
 
+    cell = g.make_cell()
+    if cell is not None:   # central differences in float64: the layer's weights too
+        for p in cell.get_parameters():
+            p.set_dtype(ms.float64)
+
     def loss(*xs):
         tensors = [Tensor(a.copy()) for a in inputs]  # copies: an in-place op writes its input
         for i, x in zip(pos, xs):
             tensors[i] = x
-        out = eval(c.source_call("target"), _env(c, tensors, g.make_params()))  # noqa: S307
+        out = eval(c.source_call("target"), _env(c, tensors, g.make_params(), cell))  # noqa: S307
         total = 0
         for key, cot in cots.items():
             total = total + (eval("o" + _path(key, root), {"o": out}) * cot).sum()  # noqa: S307
@@ -270,12 +328,17 @@ def fd_inputs(g: Golden) -> tuple:
 def graph_grads_float64(g: Golden) -> tuple:
     """The compiled gradient (``ms.grad`` inside ``ms.jit``) at the float inputs cast to float64."""
     params = g.make_params()
-    inputs = [a.astype(np.float64) if i in g.grad_positions else a
-              for i, a in enumerate(g.inputs) if i not in params]
-    fn = _graph_function(g, params)
+    inputs = [g.inputs[i].astype(np.float64) if i in g.grad_positions else g.inputs[i]
+              for i in g.call_inputs()]
+    cell = g.make_cell()
+    if cell is not None:
+        for p in cell.get_parameters():
+            p.set_dtype(ms.float64)
+    fn = _graph_function(g, params, cell)
     cots = [Tensor(x.astype(np.float64)) for x in g.cotangents().values()]
     _, grads = fn(*[Tensor(a) for a in inputs], *cots)
-    return grads if isinstance(grads, tuple) else (grads,)
+    grads = _grad_list(grads, g.grad_positions, cell.trainable_params() if cell else None)
+    return grads[:len(g.grad_positions)]
 
 
 def central_differences(loss, xs: tuple, eps: float = 1e-6) -> list[np.ndarray]:
