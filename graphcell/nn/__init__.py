@@ -16,6 +16,7 @@ __all__ = ["Cell", "CellList", "SequentialCell"]
 from graphcell.nn.layers import (AvgPool2d, BatchNorm1d, BatchNorm2d, Conv2d, Dense, Dropout,  # noqa: E402
                                  Flatten, LogSoftmax, MatMul, MaxPool2d, ReLU, Sigmoid, Softmax,
                                  Tanh, get_activation)
+from graphcell.nn.layers import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell  # noqa: E402
 from graphcell.nn.loss import L1Loss, LossBase, MSELoss, SoftmaxCrossEntropyWithLogits  # noqa: E402
 from graphcell.nn.optim import SGD, Adam, Momentum, Optimizer  # noqa: E402
 from graphcell.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell  # noqa: E402

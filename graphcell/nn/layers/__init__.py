@@ -9,7 +9,9 @@ from graphcell.nn.layers.conv import Conv2d
 from graphcell.nn.layers.dense import Dense
 from graphcell.nn.layers.normalization import BatchNorm1d, BatchNorm2d
 from graphcell.nn.layers.pooling import AvgPool2d, MaxPool2d
+from graphcell.nn.layers.rnn_cells import GRUCell, LSTMCell, RNNCell
+from graphcell.nn.layers.rnns import GRU, LSTM, RNN
 
 __all__ = ["ReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "get_activation", "Dense",
            "Conv2d", "MaxPool2d", "AvgPool2d", "BatchNorm1d", "BatchNorm2d", "Flatten", "Dropout",
-           "MatMul"]
+           "MatMul", "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
