@@ -106,6 +106,12 @@ class PoisonAbort(Exception):
     (its names are poisoned, nothing more is reported)."""
 
 
+class RaiseReached(BaseException):
+    """A ``raise`` statement was reached while compiling (its diagnostic is recorded): compiling
+    stops, as Python would leave every function up to the caller. A BaseException, so that the
+    per-statement recovery (which catches Exception) lets it through."""
+
+
 def kind_of(exc: BaseException) -> Kind:
     """The diagnostic kind for an exception raised by an op's shape rule or by user code."""
     if isinstance(exc, ShapeError) or (isinstance(exc, ValueError)

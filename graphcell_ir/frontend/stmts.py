@@ -12,7 +12,9 @@ the statements graph mode does not support.
   the condition depends on a tensor, ``control.py`` builds an IR ``while`` (also when it only
   starts depending on one after some unrolled iterations).
 - ``raise`` and a failing ``assert`` are fine in branches that are statically dead (layers check
-  their arguments this way); reached while compiling they are reported with their message.
+  their arguments this way); reached while compiling they are reported with their message, and
+  a ``raise`` ends the compilation there (as it would end the program), so nothing after it
+  adds errors that only follow from it.
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ import ast
 import numpy as np
 
 from graphcell_ir.frontend import jumps
-from graphcell_ir.frontend.errors import Kind, kind_of
+from graphcell_ir.frontend.errors import Kind, RaiseReached, kind_of
 from graphcell_ir.frontend.exprs import _OPS, describe
 from graphcell_ir.frontend.scope import BASE, BLOCK, LOOP, POISON, ForRest, Poison
 from graphcell_ir.frontend.source import assigned_names, contains
@@ -126,8 +128,12 @@ class StmtMixin:
             except Exception:
                 pass
         if isinstance(exc, BaseException):
-            self.fail(node, f"{type(exc).__name__}: {exc}", kind_of(exc), exc)
-        self.fail(node, "'raise' reached while compiling")
+            self.diags.append(self.diag(node, f"{type(exc).__name__}: {exc}", kind_of(exc), exc))
+        else:
+            self.diags.append(self.diag(node, "'raise' reached while compiling"))
+        # compiling ends here, as the program would: what follows would only report this
+        # error's consequences (an argument a check refused, used anyway)
+        raise RaiseReached()
 
     def visit_Assert(self, node):
         t = self.truth(self.eval(node.test), node.test)

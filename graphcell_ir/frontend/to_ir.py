@@ -87,7 +87,7 @@ from graphcell_ir.frontend import resolve as R
 from graphcell_ir.frontend.calls import CallMixin
 from graphcell_ir.frontend.control import ControlMixin
 from graphcell_ir.frontend.errors import (Diagnostic, FrontendError, Kind, PoisonAbort,
-                                          kind_of, raise_diagnostics)
+                                          RaiseReached, kind_of, raise_diagnostics)
 from graphcell_ir.frontend.exprs import ExprMixin
 from graphcell_ir.frontend.bprop import BpropMixin
 from graphcell_ir.frontend.grads import GradMixin, prune
@@ -215,7 +215,7 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, LoopMixin, CallMixin, GradMixi
         except FrontendError as e:  # not inside a statement: the arguments, a lambda's body
             self.diags.append(e.diagnostic)
             out = None
-        except PoisonAbort:
+        except (PoisonAbort, RaiseReached):
             out = None
         output, leaves = self._output(out)
         if not self.diags:
