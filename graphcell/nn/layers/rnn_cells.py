@@ -158,7 +158,7 @@ class LSTMCell(RNNCellBase):
     def construct(self, x, hx):
         if not isinstance(hx, (tuple, list)) or len(hx) != 2:
             raise TypeError(f"{self.cls_name}: 'hx' must be a tuple (h, c) of two Tensors, got "
-                            f"{type(hx).__name__}")
+                            f"{describe(hx)}")
         self._check_step(x, hx[0], "hx[0]")
         self._check_step(x, hx[1], "hx[1]")
         return lstm_step(x, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)

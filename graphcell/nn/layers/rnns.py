@@ -170,7 +170,7 @@ class _RNNBase(Cell):
         if self.is_lstm:
             if not isinstance(hx, (tuple, list)) or len(hx) != 2:
                 raise TypeError(f"{owner}: 'hx' must be a tuple (h_0, c_0) of two Tensors, got "
-                                f"{type(hx).__name__}")
+                                f"{describe(hx)}")
             parts = (("hx[0]", hx[0]), ("hx[1]", hx[1]))
         else:
             parts = (("hx", hx),)
