@@ -18,8 +18,8 @@ mode and compares).
 
 Arguments are Python values, :class:`T` (a tensor input: random values of a shape and dtype, or
 given values), :class:`P` (a Parameter made from a ``T`` outside the compiled function, for ops
-that update Parameters in place: its value after the call is compared too) and :class:`D` (a
-dtype). Options: ``grad`` (False: do not differentiate; default:
+that update Parameters in place: its value after the call is compared too), :class:`D` (a
+dtype) and :class:`N` (a Cell given to a layer's constructor). Options: ``grad`` (False: do not differentiate; default:
 differentiate when a float tensor goes in and a float tensor comes out; the gradient is compared
 with MindSpore's and, unless ``fd=False``, with float64 finite differences), ``rtol``/``atol``,
 ``modes`` (the modes the case runs in, with ``why`` saying why one is left out), ``id`` (a label),
@@ -102,6 +102,18 @@ class T:
 
     def __repr__(self) -> str:
         return self.key()
+
+
+class N:
+    """A Cell argument of a layer's constructor, built the same way on both sides:
+    ``N("nn.LayerNorm", (8,), epsilon=1e-5)`` is ``ms.nn.LayerNorm((8,), epsilon=1e-05)``
+    (numbers, strings, tuples and other ``N`` as arguments)."""
+
+    def __init__(self, target: str, *args, **kwargs):
+        self.target, self.args, self.kwargs = target, args, kwargs
+
+    def __repr__(self) -> str:
+        return _src(self)
 
 
 @dataclass(eq=False)
@@ -214,6 +226,8 @@ def _number_tensors(c: Case) -> None:
             walk(v.tensor)
             v.tensor.is_param = True
         elif isinstance(v, T):
+            if any(v is t for t in c._tensors):
+                return  # the same tensor given twice (self-attention's query, key and value)
             v.slot = len(c._tensors)
             c._tensors.append(v)
         elif isinstance(v, (tuple, list)):
@@ -235,6 +249,9 @@ def _src(v) -> str:
         return f"t{v.slot}"
     if isinstance(v, D):
         return f"ms.{v.name}"
+    if isinstance(v, N):
+        parts = [_src(a) for a in v.args] + [f"{k}={_src(a)}" for k, a in v.kwargs.items()]
+        return f"ms.{v.target}({', '.join(parts)})"
     if isinstance(v, tuple):
         inner = ", ".join(_src(x) for x in v)
         return f"({inner},)" if len(v) == 1 else f"({inner})"
@@ -249,7 +266,7 @@ def _src(v) -> str:
     if isinstance(v, slice):
         return f"slice({v.start!r}, {v.stop!r}, {v.step!r})"
     raise TypeError(f"golden cases take numbers, strings, None, tuples, lists, dicts, slices, T, "
-                    f"P and D as arguments, got {type(v).__name__}")
+                    f"P, D and N as arguments, got {type(v).__name__}")
 
 
 def _canon(v):
