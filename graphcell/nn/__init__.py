@@ -17,6 +17,9 @@ from graphcell.nn.layers import (AvgPool2d, BatchNorm1d, BatchNorm2d, Conv2d, De
                                  Flatten, LogSoftmax, MatMul, MaxPool2d, ReLU, Sigmoid, Softmax,
                                  Tanh, get_activation)
 from graphcell.nn.layers import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell  # noqa: E402
+from graphcell.nn.layers import (LayerNorm, MultiheadAttention, Transformer,  # noqa: E402
+                                 TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,
+                                 TransformerEncoderLayer)
 from graphcell.nn.loss import L1Loss, LossBase, MSELoss, SoftmaxCrossEntropyWithLogits  # noqa: E402
 from graphcell.nn.optim import SGD, Adam, Momentum, Optimizer  # noqa: E402
 from graphcell.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell  # noqa: E402

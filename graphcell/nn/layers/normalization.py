@@ -26,7 +26,7 @@ from graphcell.tensor import Tensor
 from graphcell_ir.ir.types import float32
 from graphcell_ir.ops import functional as F
 
-__all__ = ["BatchNorm1d", "BatchNorm2d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm"]
 
 
 class _BatchNorm(Cell):
@@ -129,3 +129,50 @@ class BatchNorm2d(_BatchNorm):
     """
 
     _ranks = (4,)
+
+
+class LayerNorm(Cell):
+    """``LayerNorm(normalized_shape, begin_norm_axis=-1, begin_params_axis=-1, gamma_init='ones',
+    beta_init='zeros', epsilon=1e-7, dtype=float32)``: each sample normalised over its axes from
+    ``begin_norm_axis`` on, then scaled by ``gamma`` and shifted by ``beta`` (both of shape
+    ``normalized_shape``, the input's shape from ``begin_params_axis`` on) — MindSpore's
+    ``ops.LayerNorm``.
+
+    Example::
+
+        >>> import numpy as np
+        >>> import graphcell as ms
+        >>> from graphcell import nn
+        >>> ln = nn.LayerNorm((2,))
+        >>> np.round(ln(ms.Tensor(np.array([[1.0, 3.0]], np.float32))).asnumpy(), 3)
+        array([[-1.,  1.]], dtype=float32)
+    """
+
+    def __init__(self, normalized_shape, begin_norm_axis=-1, begin_params_axis=-1,
+                 gamma_init="ones", beta_init="zeros", epsilon=1e-7, dtype=float32):
+        super().__init__()
+        owner = self.cls_name
+        if not isinstance(normalized_shape, (tuple, list)):
+            raise TypeError(f"{owner}: 'normalized_shape' must be a tuple or list of ints, got "
+                            f"{type(normalized_shape).__name__} {normalized_shape!r}")
+        if not normalized_shape:
+            raise ValueError(f"{owner}: 'normalized_shape' must hold at least one axis")
+        shape = tuple(check_positive_int(n, "normalized_shape", owner) for n in normalized_shape)
+        self.normalized_shape = normalized_shape
+        self.begin_norm_axis = begin_norm_axis
+        self.begin_params_axis = begin_params_axis
+        self.epsilon = check_float(epsilon, "epsilon", owner, low=0, low_open=True)
+        self.gamma = Parameter(initializer(gamma_init, shape, dtype), name="gamma")
+        self.beta = Parameter(initializer(beta_init, shape, dtype), name="beta")
+        self.layer_norm = ops.LayerNorm(begin_norm_axis=begin_norm_axis,
+                                        begin_params_axis=begin_params_axis, epsilon=self.epsilon)
+
+    def construct(self, input_x):
+        y, _, _ = self.layer_norm(input_x, F.cast(self.gamma, dtype=input_x.dtype),
+                                  F.cast(self.beta, dtype=input_x.dtype))
+        return y
+
+    def extend_repr(self) -> str:
+        return (f"normalized_shape={self.normalized_shape}, begin_norm_axis="
+                f"{self.begin_norm_axis}, begin_params_axis={self.begin_params_axis}, gamma"
+                f"{self.gamma}, beta={self.beta}")
