@@ -133,6 +133,18 @@ CASES = [
          weights={"gamma": T((L, E), lo=0.5, hi=1.5), "beta": T((L, E))}, id="two_axes"),
 ]
 
+MHA_FORWARD = "ops.function.nn_func.multi_head_attention_forward"
+y = seq()
+CASES += [
+    case(MHA_FORWARD, y, y, y, E, HEADS, W(3 * E, E), W(3 * E), None, None, False, 0.0, W(E, E),
+         W(E), training=False, k_is_v=True, q_is_k=True, id="packed"),
+    case(MHA_FORWARD, seq(), T((S, B, 3)), T((S, B, 5)), E, HEADS, None, W(3 * E), W(1, 1, E),
+         W(1, 1, E), True, 0.0, W(E, E), None, training=False, use_separate_proj_weight=True,
+         q_proj_weight=W(E, E), k_proj_weight=W(E, 3), v_proj_weight=W(E, 5),
+         key_padding_mask=T([[False, False, True, False], [False, True, False, False]], "bool"),
+         average_attn_weights=False, id="separate"),
+]
+
 bad("nn.MultiheadAttention", seq(), seq(S), seq(S), attn_mask=T((L, L)), init=MHA(),
     weights=mha_weights(), id="attn_mask_of_another_shape")
 bad("nn.MultiheadAttention", T((1, L, B, E)), T((1, S, B, E)), T((1, S, B, E)), init=MHA(),
