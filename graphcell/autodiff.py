@@ -88,7 +88,7 @@ def _split_outputs(out, has_aux: bool, fn_name: str):
             raise TypeError(f"grad of {fn_name} with has_aux=True: the function must return a tuple "
                             f"(output, aux...), got {type(out).__name__}")
         out = out[0]
-    items = out if isinstance(out, tuple) else (out,)
+    items = _flat(out)   # nested tuples too: nn.LSTM returns (output, (h, c)), as MindSpore
     for item in items:
         if not isinstance(item, Tensor):
             raise TypeError(f"grad of {fn_name}: the function must return a Tensor or a tuple of "
@@ -96,8 +96,12 @@ def _split_outputs(out, has_aux: bool, fn_name: str):
     return items
 
 
+def _flat(out) -> tuple:
+    return tuple(x for item in out for x in _flat(item)) if isinstance(out, tuple) else (out,)
+
+
 def _check_sens(sens, outs, fn_name: str):
-    sens = sens if isinstance(sens, tuple) else (sens,)
+    sens = _flat(sens)
     if len(sens) != len(outs):
         raise ValueError(f"grad of {fn_name}: sens has {len(sens)} value(s) but the function returned "
                          f"{len(outs)} output(s)")

@@ -41,7 +41,6 @@ from typing import Callable
 
 from graphcell.autodiff import GradFunction
 from graphcell.graph.cache import Staged
-from graphcell.graph.entry import _parameters
 from graphcell.graph.errors import user_facing
 from graphcell.graph.jit import _GraphCache
 from graphcell.graph.lowered import Lowered
@@ -124,14 +123,13 @@ def _call_parameters(request) -> tuple[str, ...]:
 def _parameters_of(fn) -> tuple[str, ...]:
     if isinstance(fn, GradFunction):   # a gradient of a gradient: its call's parameters
         return _call_parameters(fn.request)
-    if isinstance(fn, Cell):
-        return _parameters(construct_of(fn))
+    target, skip = (construct_of(fn), 1) if isinstance(fn, Cell) else (fn, 0)  # 1: self
     try:
-        sig = inspect.signature(fn)
+        sig = inspect.signature(target)
     except (TypeError, ValueError):
         return ("*args",)
     out = []
-    for p in sig.parameters.values():
+    for p in list(sig.parameters.values())[skip:]:
         if p.kind is p.VAR_POSITIONAL:
             out.append(f"*{p.name}")
         elif p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty:

@@ -354,14 +354,15 @@ class GradMixin:
         return rec
 
     def _diff_outputs(self, output: Output, has_aux: bool, name: str, node) -> list[int]:
-        """The results differentiated: every returned tensor (a Tensor or a tuple of them), or
-        those of the first returned value with ``has_aux``."""
+        """The results differentiated: every returned tensor (a Tensor or a tuple of them,
+        nested tuples too, as ``nn.LSTM``'s ``(output, (h, c))``), or those of the first returned
+        value with ``has_aux``."""
         if has_aux:
             if not (isinstance(output, OutSeq) and output.kind is tuple and output.items):
                 self.fail(node, f"{name} with has_aux=True: the function must return a tuple "
                                 "(output, aux...)", Kind.TYPE)
             output = output.items[0]
-        items = output.items if isinstance(output, OutSeq) and output.kind is tuple else (output,)
+        items = _tuple_leaves(output)
         if not items or any(not isinstance(i, OutResult) for i in items):
             self.fail(node, f"{name}: the function must return a Tensor or a tuple of Tensors to "
                             "be differentiated", Kind.TYPE)
@@ -381,7 +382,7 @@ class GradMixin:
     def _sens(self, sens, callee: Callee, diff: list, name: str, node) -> list:
         """The sens argument: one tensor per differentiated output, of its shape (cast to its
         dtype)."""
-        given = list(sens) if type(sens) is tuple else [sens]
+        given = _flat_tuple(sens)
         types = [callee.function.result_types[j] for j in diff]
         if len(given) != len(types):
             self.fail(node, f"{name}: sens has {len(given)} value(s) but the function returned "
@@ -395,6 +396,16 @@ class GradMixin:
                 s = self.emit(lookup("cast"), [s], {"dtype": t.dtype}, node)
             out.append(s)
         return out
+
+
+def _tuple_leaves(output: Output) -> list:
+    if isinstance(output, OutSeq) and output.kind is tuple:
+        return [leaf for item in output.items for leaf in _tuple_leaves(item)]
+    return [output]
+
+
+def _flat_tuple(v) -> list:
+    return [x for item in v for x in _flat_tuple(item)] if type(v) is tuple else [v]
 
 
 def _is_tensor(v) -> bool:

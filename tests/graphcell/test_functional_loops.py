@@ -81,7 +81,8 @@ def _fori(x):
 
 
 def _while(x):
-    return ops.WhileLoop()(lambda c: c[1] < 4, lambda c: (ops.cos(c[0]) + c[0], c[1] + 1), (x, 0))[0]
+    return ops.WhileLoop()(lambda c: c[1] < 4, lambda c: (ops.cos(c[0]) + c[0], c[1] + 1),
+                           (x, 0))[0]
 
 
 def _scan(x):

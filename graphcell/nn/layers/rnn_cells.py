@@ -85,7 +85,7 @@ def gru_step(x, h, w_ih, w_hh, b_ih, b_hh):
     return F.add(n, F.mul(z, F.sub(h, n)))
 
 
-# --- the cells ---------------------------------------------------------------------------------------
+# --- the cells -----------------------------------------------------------------------------------
 
 def check_float_tensor(value, name: str, owner: str) -> Tensor:
     if not isinstance(value, Tensor):

@@ -94,7 +94,7 @@ def test_the_program_does_not_grow_with_the_sequence(graph_mode, make):
     assert backward[0]["while"] == 2 * forward[0]["while"]
 
 
-# --- both modes ------------------------------------------------------------------------------------
+# --- both modes ----------------------------------------------------------------------------------
 
 def _outputs_and_grads(net, *args):
     out = _leaves(net(*args))
@@ -154,7 +154,7 @@ def test_dropout_between_layers_when_training(mode):
     np.testing.assert_allclose(noisy[1][0], quiet[1][0], rtol=1e-6)
 
 
-# --- errors ------------------------------------------------------------------------------------------
+# --- errors --------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("call, error, message", [
     (lambda: nn.GRU(3, 4)(_x(5), Tensor(np.zeros((1, 3, 4), np.float32))), ValueError,
@@ -203,3 +203,32 @@ def test_parameters_have_mindspores_names_shapes_and_initialisation():
     cell = nn.GRUCell(3, 5, has_bias=False)
     assert [(p.name, p.shape) for p in cell.trainable_params()] == [("weight_ih", (15, 3)),
                                                                    ("weight_hh", (15, 5))]
+
+
+def test_grad_of_a_layer_with_nested_outputs_and_optional_arguments(mode):
+    """``ms.grad(lstm)(x)``, as MindSpore allows: the optional hx/seq_length are left out, and
+    every output of ``(output, (h_n, c_n))`` gets a cotangent of ones."""
+    ms.set_seed(8)
+    net = nn.LSTM(3, 4)
+    x = _x(5)
+    got = ms.grad(net, grad_position=0)(x).asnumpy()
+
+    class Sum(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.net = net
+
+        def construct(self, x):
+            out, (h, c) = self.net(x)
+            return out.sum() + h.sum() + c.sum()
+    np.testing.assert_allclose(got, ms.grad(Sum(), grad_position=0)(x).asnumpy(), rtol=1e-6)
+    sens = (Tensor(np.full((5, 2, 4), 2.0, np.float32)),
+            (Tensor(np.zeros((1, 2, 4), np.float32)), Tensor(np.zeros((1, 2, 4), np.float32))))
+    twice = ops_grad_with_sens(net)(x, sens)
+    np.testing.assert_allclose(twice.asnumpy(), 2 * ms.grad(lambda x: net(x)[0], 0)(x).asnumpy(),
+                               rtol=1e-6)
+
+
+def ops_grad_with_sens(net):
+    from graphcell import ops
+    return ops.GradOperation(sens_param=True)(net)
