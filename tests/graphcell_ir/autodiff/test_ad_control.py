@@ -416,6 +416,12 @@ def test_a_counted_loop_saves_one_slot_per_iteration():
         assert len(loops) == 2 and not any(op.opdef is IF for op in walk(g))
         saved = sorted(tuple(r.shape) for r in loops[0].results[4:])
         assert saved == [(6,), (6, 2)]   # k and h at the entry of each iteration, nothing else
+        # xs's cotangent: each iteration adds its row into the accumulator (no zeros of xs'
+        # shape per iteration to add whole)
+        backward_body = list(walk(loops[1].regions[1]))
+        assert any(op.opdef.name == "scatter_add" for op in backward_body)
+        assert not any(op.opdef.name == "fill" and op.results[0].shape == (6, 2)
+                       for op in backward_body)
 
 
 @pytest.mark.parametrize("start, stop, step, counted", [
