@@ -178,3 +178,18 @@ class ArtifactError(GraphcellError, ValueError):
         self.reason = message
         self.path = path
         self.member = member
+
+
+class ExportFormatError(GraphcellError, ValueError):
+    """``graphcell.export`` was asked for a file format it does not write (``MINDIR``, ``AIR``,
+    a misspelling). The message names the formats graphcell writes and how to ask for them."""
+
+
+class OnnxExportError(GraphcellError, ValueError):
+    """A compiled program cannot be written as ONNX: an op (or an attribute value, a dtype, a
+    control-flow construct) without an ONNX equivalent. The message names the op by its
+    MindSpore name and gives the user's file, line and source line."""
+
+
+class OnnxUnavailableError(GraphcellError, ImportError):
+    """``file_format="ONNX"`` needs the optional ``onnx`` package, which is not installed."""
