@@ -3,7 +3,8 @@
 The lowering (``lowering.py``) only appends nodes and constants here, so it runs and is tested
 without the ``onnx`` package; ``to_model`` is the one place that imports it.
 
-Names: every IR value gets one ONNX name (``name_of``); a value the lowering has not named yet is
+Names: every IR value gets one ONNX name (``name_of``): graph inputs and parameters keep theirs
+(``x``, ``fc1.weight``), the rest are ``%v0``, ``%c0``...; a value the lowering has not named yet is
 an error (it would be a dangling edge in the file). Python literals (``0.5:f32``) become scalar
 initializers of the dtype the op computes in, and tensors of another dtype get a ``Cast``: ONNX
 operators take operands of one type, where graphcell promotes.
@@ -15,9 +16,9 @@ Example::
     >>> from graphcell_ir.ir.types import float32
     >>> g = OnnxGraph("f")
     >>> g.node("Neg", [g.operand(Literal(2, None), float32)])
-    'v0'
-    >>> [(n.op_type, n.inputs) for n in g.nodes], g.initializers["c0"]
-    ([('Neg', ['c0'])], array(2., dtype=float32))
+    '%v0'
+    >>> [(n.op_type, n.inputs) for n in g.nodes], g.initializers["%c0"]
+    ([('Neg', ['%c0'])], array(2., dtype=float32))
 """
 from __future__ import annotations
 
@@ -60,7 +61,7 @@ class OnnxGraph:
     def fresh(self, prefix: str = "v") -> str:
         n = self._counts[prefix]
         self._counts[prefix] = n + 1
-        return f"{prefix}{n}"
+        return f"%{prefix}{n}"   # '%': no parameter or argument name has it
 
     def bind(self, value: Value, name) -> None:
         """``value`` is ``name`` from now on (a tuple of names for a tuple value)."""
