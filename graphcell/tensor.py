@@ -115,6 +115,38 @@ def _short(obj, limit: int = 60) -> str:
 _SUPPORTED = frozenset(d.np_dtype for d in DType)
 
 
+def _element_strides(shape) -> tuple[int, ...]:
+    """C-order strides counted in elements."""
+    out, step = [], 1
+    for s in reversed(tuple(shape)):
+        out.append(step)
+        step *= max(int(s), 1)
+    return tuple(reversed(out))
+
+
+def _in_place(x, compute):
+    """``x`` takes the value ``compute(x)`` (an op on a snapshot, so a taped gradient sees the old
+    value feed the new one) and is returned; a tensor being compiled cannot be rebound, so graph
+    mode returns the new value instead."""
+    from graphcell import _indexing
+    from graphcell.graph.traced import GraphTensor
+    if isinstance(x, GraphTensor):
+        return compute(x)
+    out = compute(_indexing._snapshot(x))
+    _indexing._become(x, out)
+    return x
+
+
+def _divide(x, y, rounding_mode):
+    """``x / y``, floored or truncated towards zero when asked."""
+    if rounding_mode is None:
+        return x / y
+    if rounding_mode == "floor":
+        return x // y
+    q = x / y
+    return F.select(F.less(q, 0), F.neg(F.floor(F.neg(q))), F.floor(q))
+
+
 def _operand(v):
     """A Tensor, or a Python number kept as a weak scalar; numpy values become Tensors."""
     if isinstance(v, (Tensor, bool, int, float)):
@@ -236,9 +268,27 @@ class Tensor:
     def T(self) -> "Tensor":
         return self.transpose()
 
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """Bytes between neighbours along each dim (a Tensor is always C-contiguous)."""
+        return tuple(s * self.itemsize for s in _element_strides(self.shape))
+
     def asnumpy(self) -> np.ndarray:
         """The values as a numpy array (shares memory with the Tensor, as in MindSpore)."""
         return self._data
+
+    def numpy(self) -> np.ndarray:
+        """Same as :meth:`asnumpy`."""
+        return self.asnumpy()
+
+    @staticmethod
+    def from_numpy(array: np.ndarray) -> "Tensor":
+        """``Tensor.from_numpy(array)``: a Tensor sharing ``array``'s memory (C-contiguous)."""
+        if not isinstance(array, np.ndarray):
+            raise TypeError(f"Tensor.from_numpy: expected a numpy array, got "
+                            f"{type(array).__name__}")
+        dtype_from_numpy(array.dtype)  # a clear error for dtypes graphcell does not have
+        return Tensor._wrap(np.ascontiguousarray(array))
 
     def __array__(self, dtype=None, copy=None):
         return self._data if dtype is None else self._data.astype(dtype)
@@ -251,7 +301,160 @@ class Tensor:
         return self._data.tolist()
 
     def copy(self) -> "Tensor":
-        return Tensor._wrap(self._data.copy())
+        """A copy (differentiable, as MindSpore's)."""
+        return self.clone()
+
+    def clone(self) -> "Tensor":
+        """``Tensor.clone()``: a copy with the same values, shape and dtype; gradients flow back
+        to ``self``."""
+        return F.cast(self, dtype=self.dtype)
+
+    def value(self) -> "Tensor":
+        """``Tensor.value()``: the tensor's value (the tensor itself)."""
+        return self
+
+    def init_data(self, slice_index=None, shape=None, opt_shard_group=None) -> "Tensor":
+        """The initialised tensor: itself, since graphcell initialises at once (MindSpore raises
+        for a tensor made without ``init``)."""
+        return self
+
+    def contiguous(self) -> "Tensor":
+        """``Tensor.contiguous()``: itself (graphcell's tensors are always contiguous)."""
+        return self
+
+    def is_contiguous(self) -> bool:
+        return True
+
+    def move_to(self, to, blocking=True) -> "Tensor":
+        """``Tensor.move_to(to, blocking=True)``: graphcell runs on the CPU, so ``'CPU'`` returns
+        the tensor and other devices are refused, as MindSpore's CPU build does."""
+        if to not in ("CPU", "GPU", "Ascend"):
+            raise ValueError(f"Tensor.move_to: 'to' must be 'CPU', 'GPU' or 'Ascend', got {to!r}")
+        if to != "CPU":
+            raise RuntimeError(f"Tensor.move_to: graphcell runs on the CPU and cannot move a "
+                               f"tensor to {to!r}")
+        return self
+
+    def flush_from_cache(self) -> None:
+        """Accepted for compatibility: graphcell has no parameter cache to flush."""
+
+    def data_sync(self, wait=True) -> None:
+        """Accepted for compatibility: a Tensor's data is always on the host."""
+
+    def set_const_arg(self, const_arg=True) -> "Tensor":
+        """Accepted for compatibility (MindSpore marks a compiled function's argument as a
+        constant); graphcell specialises every compile on shapes, not values. Returns ``self``."""
+        return self
+
+    def stride(self, dim=None):
+        """``Tensor.stride(dim=None)``: elements between neighbours along each dim (a list), or
+        along ``dim``."""
+        strides = _element_strides(self.shape)
+        if dim is None:
+            return list(strides)
+        if not -len(strides) <= dim < len(strides):
+            raise IndexError(f"Tensor.stride: dim {dim} is out of range for a tensor of rank "
+                             f"{len(strides)}")
+        return strides[dim]
+
+    def set_dtype(self, dtype) -> DType:
+        """``Tensor.set_dtype(dtype)``: ``self`` converted to ``dtype`` in place; returns the
+        dtype."""
+        dtype = to_dtype(dtype)
+        _in_place(self, lambda x: F.cast(x, dtype=dtype))
+        return dtype
+
+    # --- in-place updates: ``self`` takes the new value (graph mode returns it instead) -------
+
+    def assign_value(self, value) -> "Tensor":
+        """``Tensor.assign_value(value)``: ``self`` takes ``value``'s data, shape and dtype."""
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Tensor.assign_value: expected a Tensor, got {type(value).__name__}")
+        return _in_place(self, lambda x: F.cast(value, dtype=value.dtype))
+
+    def copy_(self, src, non_blocking=False) -> "Tensor":
+        """``Tensor.copy_(src, non_blocking=False)``: ``src`` broadcast to ``self``'s shape and
+        converted to its dtype is written into ``self``."""
+        if not isinstance(src, Tensor):
+            raise TypeError(f"Tensor.copy_: 'src' must be a Tensor, got {type(src).__name__}")
+
+        def copied(x):
+            v = src if src.dtype == x.dtype else F.cast(src, dtype=x.dtype)
+            return F.broadcast_to(v, shape=tuple(x.shape)) if v.shape != x.shape \
+                else F.cast(v, dtype=x.dtype)
+        return _in_place(self, copied)
+
+    def zero_(self) -> "Tensor":
+        """``Tensor.zero_()``: every element set to 0 in place."""
+        return _in_place(self, F.zeros_like)
+
+    def fill_(self, value) -> "Tensor":
+        """``Tensor.fill_(value)``: every element set to ``value`` (a number or a one-element
+        tensor) in place."""
+        return _in_place(self, lambda x: x.fill(value))
+
+    def fill_diagonal_(self, fill_value, wrap=False) -> "Tensor":
+        """``Tensor.fill_diagonal_(fill_value, wrap=False)``: the main diagonal set in place."""
+        return _in_place(self, lambda x: x.fill_diagonal(fill_value, wrap))
+
+    def mul_(self, other) -> "Tensor":
+        """``Tensor.mul_(other)``: ``self * other`` in place (its dtype is the product's)."""
+        return _in_place(self, lambda x: x * other)
+
+    def sub_(self, other, *, alpha=1) -> "Tensor":
+        """``Tensor.sub_(other, *, alpha=1)``: ``self - alpha * other`` in place."""
+        return _in_place(self, lambda x: x - (other if alpha == 1 else other * alpha))
+
+    def div_(self, other, *, rounding_mode=None) -> "Tensor":
+        """``Tensor.div_(other, *, rounding_mode=None)``: ``self / other`` in place, rounded
+        towards minus infinity (``'floor'``) or zero (``'trunc'``) when asked."""
+        if rounding_mode not in (None, "floor", "trunc"):
+            raise ValueError(f"Tensor.div_: 'rounding_mode' must be None, 'floor' or 'trunc', "
+                             f"got {rounding_mode!r}")
+        return _in_place(self, lambda x: _divide(x, other, rounding_mode))
+
+    # --- new tensors from this one ------------------------------------------------------------
+
+    def resize(self, *new_shape) -> "Tensor":
+        """``Tensor.resize(*new_shape)``: a tensor of ``new_shape`` holding ``self``'s elements in
+        order, cut short or followed by zeros (``self`` is unchanged)."""
+        shape = _shape_arg(new_shape)
+        if any(s < 0 for s in shape):
+            raise ValueError(f"Tensor.resize: the new shape {list(shape)} has a negative size")
+        n, m = self.size, int(np.prod(shape, dtype=np.int64))
+        flat = F.reshape(self, shape=(n,))
+        if m < n:
+            flat = F.getitem(flat, key=(slice(0, m),))
+        elif m > n:
+            flat = F.pad(flat, paddings=(0, m - n), value=0)
+        return F.reshape(flat, shape=shape)
+
+    def itemset(self, *args) -> "Tensor":
+        """``Tensor.itemset(*args)``: a copy with one element replaced: ``itemset(value)`` for a
+        one-element tensor, ``itemset(flat_index, value)`` or ``itemset((i, j...), value)``."""
+        if len(args) == 1:
+            if self.size != 1:
+                raise IndexError(f"Tensor.itemset: a tensor of shape {list(self.shape)} needs an "
+                                 "index before the value")
+            index, value = 0, args[0]
+        elif len(args) == 2:
+            index, value = args
+        else:
+            raise ValueError(f"Tensor.itemset: takes at most 2 arguments, got {len(args)}")
+        if isinstance(index, tuple):
+            return F.setitem(self, value, key=tuple(int(i) for i in index))
+        flat = F.setitem(F.reshape(self, shape=(self.size,)), value, key=(int(index),))
+        return F.reshape(flat, shape=tuple(self.shape))
+
+    def sum_to_size(self, *size) -> "Tensor":
+        """``Tensor.sum_to_size(*size)``: ``self`` summed down to ``size``, which must broadcast
+        to ``self``'s shape."""
+        shape = _shape_arg(size)
+        lead = self.ndim - len(shape)
+        if lead < 0 or any(s not in (1, d) for s, d in zip(shape, self.shape[lead:])):
+            raise ValueError(f"Tensor.sum_to_size: size {list(shape)} is not expandable to the "
+                             f"tensor's shape {list(self.shape)}")
+        return F.sum_to(self, shape)
 
     # --- printing ----------------------------------------------------------------------------
 

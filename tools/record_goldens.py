@@ -7,7 +7,9 @@ Runs in a separate virtualenv with MindSpore (never a dependency of graphcell or
     /opt/msvenv/bin/python tools/record_goldens.py array math  # some families
 
 For each case of ``tests/graphcell/api/cases/<family>.py`` it stores the inputs, the output (values,
-dtypes and structure), or the error MindSpore raised, and — for differentiable cases — a cotangent
+dtypes and structure) and the values of its Parameter inputs after the call, or the error
+MindSpore raised (confirmed by recording the case again alone in a fresh process, since MindSpore's
+PyNative mode can carry an error over to later calls), and — for differentiable cases — a cotangent
 per float output and MindSpore's gradients of ``sum(output * cotangent)`` with respect to every
 float input. The call is evaluated from the same source text graph mode compiles
 (``Case.source_call``), so both sides run exactly the same call.
@@ -45,8 +47,11 @@ def resolve(target: str):
     return obj
 
 
-def evaluate(c: G.Case, tensors: list):
-    env = {"ms": ms, **{f"t{i}": t for i, t in enumerate(tensors)}}
+def evaluate(c: G.Case, tensors: list, params: dict | None = None):
+    """The case's call; ``params`` maps the slots of ``P`` inputs to their Parameters."""
+    params = params or {}
+    env = {"ms": ms, **{f"t{i}": t for i, t in enumerate(tensors) if i not in params},
+           **{f"p{i}": p for i, p in params.items()}}
     if not c.is_method:
         env["target"] = resolve(c.target)
     return eval(c.source_call("target"), env)  # noqa: S307 - our own generated call text
@@ -57,6 +62,9 @@ def describe(out, key: str, arrays: dict):
     if isinstance(out, Tensor):
         arrays[key] = out.asnumpy()
         return {"t": "tensor", "dtype": str(out.dtype), "key": key}
+    if isinstance(out, np.ndarray):  # asnumpy() and friends
+        arrays[key] = out
+        return {"t": "ndarray", "dtype": str(out.dtype), "key": key}
     if isinstance(out, (tuple, list)):
         return {"t": type(out).__name__,
                 "items": [describe(o, f"{key}.{i}", arrays) for i, o in enumerate(out)]}
@@ -106,15 +114,21 @@ def record_case(c: G.Case, arrays: dict) -> dict:
     for i, a in enumerate(inputs):
         arrays[f"{c.cid}/in/{i}"] = a
     rec: dict = {"fingerprint": c.fingerprint()}
+
+    def fresh_params() -> dict:
+        return {i: ms.Parameter(Tensor(inputs[i].copy()), name=f"p{i}") for i in c.params()}
     try:
-        out = evaluate(c, [Tensor(a.copy()) for a in inputs])
+        params = fresh_params()
+        out = evaluate(c, [Tensor(a.copy()) for a in inputs], params)
         rec["out"] = describe(out, f"{c.cid}/out", arrays)
+        for i, p in params.items():  # the Parameters' values after the call
+            arrays[f"{c.cid}/param/{i}"] = p.asnumpy()
     except Exception as e:  # noqa: BLE001 - MindSpore refusing the call is the recorded answer
         rec["error"] = {"type": type(e).__name__, "message": str(e).strip().splitlines()[0][:300]
                         if str(e).strip() else ""}
         _flush_pending_error()
         return rec
-    floats = [i for i, a in enumerate(inputs) if a.dtype.kind == "f"]
+    floats = [i for i, a in enumerate(inputs) if a.dtype.kind == "f" and i not in c.params()]
     leaves = float_leaves(rec["out"])
     wanted = c.grad if c.grad is not None else bool(floats and leaves)
     if not (wanted and floats and leaves):
@@ -130,7 +144,7 @@ def record_case(c: G.Case, arrays: dict) -> dict:
         tensors = [Tensor(a) for a in inputs]
         for i, x in zip(floats, xs):
             tensors[i] = x
-        out = evaluate(c, tensors)
+        out = evaluate(c, tensors, fresh_params())
         total = 0
         for key, cot in cots.items():
             total = total + (pick(out, key, f"{c.cid}/out") * Tensor(cot)).sum()
@@ -140,9 +154,9 @@ def record_case(c: G.Case, arrays: dict) -> dict:
         grads = ms.grad(loss, grad_position=tuple(range(len(floats))))(
             *[Tensor(inputs[i]) for i in floats])
         grads = grads if isinstance(grads, tuple) else (grads,)
+        values = {f"{c.cid}/grad/{i}": g.asnumpy() for i, g in zip(floats, grads)}
+        arrays.update(values)  # only once every gradient was read: a late failure records none
         rec["grad"] = {"positions": floats}
-        for i, g in zip(floats, grads):
-            arrays[f"{c.cid}/grad/{i}"] = g.asnumpy()
     except Exception as e:  # noqa: BLE001
         rec["grad_error"] = f"{type(e).__name__}: {str(e).strip().splitlines()[0][:300] if str(e).strip() else ''}"
     return rec
@@ -158,16 +172,46 @@ def record_family(name: str) -> None:
         except Exception:
             print(f"{c.cid}: the recorder failed:\n{traceback.format_exc()}", file=sys.stderr)
             raise
+        if "error" in records[c.cid] or "grad_error" in records[c.cid]:
+            records[c.cid] = record_alone(name, c.cid, arrays)
     G.write_goldens(API / "goldens" / f"{name}.npz", records, arrays)
     errors = sum("error" in r for r in records.values())
     print(f"{name}: {len(records)} cases ({errors} refused by MindSpore) -> goldens/{name}.npz")
 
 
+def record_alone(family: str, cid: str, arrays: dict) -> dict:
+    """Record one case again in a fresh MindSpore process: MindSpore 2.10's PyNative mode keeps
+    some errors (a primitive that failed once keeps failing; a pending error surfaces at the next
+    call), so an error met in the shared process is only believed when it happens alone."""
+    import subprocess
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "case.npz"
+        subprocess.run([sys.executable, __file__, family, "--case", cid, "--out", str(out)],
+                       check=True, capture_output=True)
+        records, data = G.read_goldens(out)
+        for key in data.files:
+            if key != "__meta__":
+                arrays[key] = np.array(data[key])
+    return records[cid]
+
+
+def record_one(family: str, cid: str, out: str) -> None:
+    (c,) = [c for c in G.load_cases(API / "cases" / f"{family}.py") if c.cid == cid]
+    arrays: dict = {}
+    G.write_goldens(out, {cid: record_case(c, arrays)}, arrays)
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("families", nargs="*", help="case files to record (default: all)")
+    parser.add_argument("--case", help=argparse.SUPPRESS)  # record_alone's child: one case
+    parser.add_argument("--out", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     ms.set_context(mode=ms.PYNATIVE_MODE, device_target="CPU")
+    if args.case:
+        record_one(args.families[0], args.case, args.out)
+        return
     names = args.families or sorted(p.stem for p in (API / "cases").glob("*.py"))
     for name in names:
         record_family(name)

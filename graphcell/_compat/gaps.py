@@ -52,10 +52,69 @@ GAPS.update({
 })
 
 # --- reductions, scans, sorting, statistics --------------------------------------------------------
-GAPS.update({})
+# graphcell provides all of these; the reasons say why their golden cases only record refusals
+# (their values are tested against numpy in tests/graphcell/api/test_reduce_extras.py).
+_NO_QUANTILE = ("MindSpore 2.10's CPU build has no Quantile kernel: every call raises \"Unsupported "
+                "op [Quantile] on CPU\"")
+GAPS.update({
+    "mindspore.ops.quantile": _NO_QUANTILE,
+    "mindspore.ops.nanquantile": _NO_QUANTILE,
+    "mindspore.ops.Quantile": _NO_QUANTILE,
+    "mindspore.Tensor.quantile": _NO_QUANTILE,
+    "mindspore.Tensor.nanquantile": _NO_QUANTILE,
+    "mindspore.Tensor.kthvalue": "MindSpore 2.10's CPU build raises \"should not come here for "
+                                 "kthvalue py_method\" for every call",
+    "mindspore.Tensor.unique": "MindSpore 2.10's CPU build has no Unique2/UniqueDim kernel (\"The "
+                               "kernel Unique2 unregistered\")",
+    "mindspore.Tensor.searchsorted": "MindSpore 2.10's CPU build's SearchSorted kernel fails for the "
+                                     "Int32 output that Tensor.searchsorted always asks for",
+    "mindspore.ops.HistogramFixedWidth": "MindSpore 2.10's CPU build has no HistogramFixedWidth kernel",
+    "mindspore.ops.EuclideanNorm": "MindSpore 2.10's CPU build has no EuclideanNorm kernel",
+})
 
 # --- layout, creation, shapes, Tensor plumbing -----------------------------------------------------
-GAPS.update({})
+# Names MindSpore 2.10's CPU build refuses that graphcell provides anyway (checked against numpy in
+# tests/graphcell/test_array_ops.py, as no golden can be recorded):
+_CPU_REFUSES_ARRAY = {
+    "mindspore.ops.roll": "has no Roll kernel ('The kernel Roll unregistered')",
+    "mindspore.ops.Roll": "has no Roll kernel ('The kernel Roll unregistered')",
+    "mindspore.Tensor.roll": "has no Roll kernel ('The kernel Roll unregistered')",
+    "mindspore.Tensor.repeat": "refuses it (\"'repeat' is not supported on this device\")",
+    "mindspore.Tensor.clone": "has no Clone kernel ('The kernel Clone unregistered')",
+    "mindspore.Tensor.zero_": "has no InplaceZero kernel",
+    "mindspore.ops.zero_": "has no InplaceZero kernel",
+    "mindspore.Tensor.fill_": "has no InplaceFillScalar kernel",
+    "mindspore.Tensor.fill_diagonal_": "refuses it ('should not come here for fill_diagonal "
+                                       "method')",
+    "mindspore.Tensor.new_full": "refuses it ('new_full method support Ascend only')",
+    "mindspore.Tensor.fills": "refuses it (unsupported op Fills on CPU)",
+    "mindspore.ops.fills": "refuses it (unsupported op Fills on CPU)",
+    "mindspore.ops.Fills": "refuses it (unsupported op Fills on CPU)",
+    "mindspore.ops.BatchToSpace": "refuses it (unsupported op BatchToSpace on CPU)",
+    "mindspore.ops.SpaceToBatch": "refuses it (unsupported op SpaceToBatch on CPU)",
+    "mindspore.ops.SplitV": "refuses it (unsupported op SplitV on CPU)",
+    "mindspore.ops.BatchToSpaceNDV2": "refuses it (unsupported op BatchToSpaceNDV2 on CPU)",
+    "mindspore.ops.type_as": "has no TypeAs kernel ('The kernel TypeAs unregistered')",
+    "mindspore.ops.move_to": "refuses it (unsupported op MoveTo on CPU)",
+    "mindspore.ops.MoveTo": "refuses it (unsupported op MoveTo on CPU)",
+}
+GAPS.update({name: f"MindSpore 2.10's CPU build {why}; graphcell provides it"
+             for name, why in _CPU_REFUSES_ARRAY.items()})
+GAPS.update({
+    "mindspore.ops.DynamicShape": "MindSpore 2.10's CPU build refuses it ('prim:DynamicShape has "
+                                  "no attr:__infer__'); deprecated since 1.7 for ops.shape / "
+                                  "ops.dyn_shape, which graphcell provides",
+    "mindspore.ops.ScalarToArray": "MindSpore 2.10's CPU build refuses it ('prim:ScalarToArray "
+                                   "has no attr:__infer__'); use ops.scalar_to_tensor",
+    "mindspore.ops.tail": "a graph-compiler helper (MetaFuncGraph) of MindSpore's: it returns None "
+                          "when called in PyNative",
+    "mindspore.ops.SliceGetItem": "an internal primitive of MindSpore's graph compiler (reading a "
+                                  "slice's start/stop/step), not an array operation",
+    "mindspore.ops.DataType": "not an operation: MindSpore's op-registration helper "
+                              "(mindspore.ops.op_info_register.DataType)",
+    "mindspore.Tensor.bfloat16": "graphcell has no bfloat16 dtype (bool, int8-64, uint8-64, "
+                                 "float16/32/64)",
+})
 
 # --- indexing: gather, scatter, segments, masks ------------------------------------------------------
 _CPU_NO_INPLACE = ("MindSpore 2.10's CPU build has no kernel for it ('{kernel} unregistered'); "
@@ -84,13 +143,110 @@ GAPS.update({
 })
 
 # --- nn functional: activations, losses, normalization, dropout -------------------------------------
-GAPS.update({})
+# graphcell provides these names; MindSpore 2.10's CPU build refuses them, so they have no golden
+# cases (tests/graphcell/test_nn_functions.py checks them against their formulas).
+_NO_CPU_KERNEL = "MindSpore 2.10's CPU build has no {} kernel ('Unsupported op on CPU')"
+GAPS.update({
+    "mindspore.ops.SoftMarginLoss": _NO_CPU_KERNEL.format("SoftMarginLoss"),
+    "mindspore.ops.soft_margin_loss": _NO_CPU_KERNEL.format("SoftMarginLoss"),
+    "mindspore.ops.TripletMarginLoss": _NO_CPU_KERNEL.format("TripletMarginLoss"),
+    "mindspore.ops.triplet_margin_loss": _NO_CPU_KERNEL.format("TripletMarginLoss"),
+    "mindspore.ops.MultilabelMarginLoss": _NO_CPU_KERNEL.format("MultilabelMarginLoss"),
+    "mindspore.ops.multilabel_margin_loss": _NO_CPU_KERNEL.format("MultilabelMarginLoss"),
+    "mindspore.ops.RmsNorm": _NO_CPU_KERNEL.format("RmsNorm"),
+    "mindspore.ops.rms_norm": _NO_CPU_KERNEL.format("RmsNorm"),
+    "mindspore.ops.embedding": _NO_CPU_KERNEL.format("Embedding"),
+    "mindspore.ops.layer_norm": "MindSpore 2.10's CPU build fails to create its LayerNormExt "
+                                "kernel ('Create kernelmod for op LayerNormExt failed')",
+    "mindspore.ops.add_rms_norm": _NO_CPU_KERNEL.format("AddRmsNorm"),
+    "mindspore.ops.add_layer_norm": _NO_CPU_KERNEL.format("AddRmsNorm"),
+})
+# not provided: MindSpore 2.10's CPU build cannot run these either (checked)
+GAPS.update({
+    "mindspore.ops.DynamicRNN": _NO_CPU_KERNEL.format("DynamicRNN") + "; an Ascend op",
+    "mindspore.ops.BasicLSTMCell": _NO_CPU_KERNEL.format("BasicLSTMCell") + "; ops.LSTM is "
+                                   "provided",
+    "mindspore.ops.LogSoftmaxExt": _NO_CPU_KERNEL.format("LogSoftmaxExt") + "; ops.log_softmax "
+                                   "is provided",
+    "mindspore.ops.RNNTLoss": _NO_CPU_KERNEL.format("RNNTLoss"),
+})
 
 # --- nn functional: convolution, pooling, resizing -------------------------------------------------
-GAPS.update({})
+# provided by graphcell; refused by MindSpore 2.10's CPU build, so tested against formulas
+GAPS.update({
+    "mindspore.ops.conv_transpose2d": _NO_CPU_KERNEL.format("ConvTranspose2D"),
+    "mindspore.ops.DepthwiseConv2dNative": _NO_CPU_KERNEL.format("DepthwiseConv2dNative"),
+    "mindspore.ops.Dilation2D": "MindSpore 2.10's CPU build fails to run Dilation2D ('Cast "
+                                "failed' converting its pad_mode)",
+})
 
 # --- random, linear algebra, matrix products --------------------------------------------------------
-GAPS.update({})
+_COMPLEX = ("its results are complex (eigenvalues of a real matrix may be), and graphcell has no "
+            "complex dtypes")
+GAPS.update({
+    "mindspore.ops.eigvals": _COMPLEX,
+    "mindspore.ops.eig": _COMPLEX,
+    "mindspore.ops.Eig": _COMPLEX,
+    "mindspore.Tensor.eigvals": _COMPLEX,
+    "mindspore.ops.ormqr": "MindSpore 2.10's CPU build has no Ormqr kernel (\"Unsupported op "
+                           "[Ormqr] on CPU\"); graphcell provides it (a composite of the "
+                           "Householder reflectors)",
+    "mindspore.Tensor.ormqr": "MindSpore 2.10's CPU build has no Ormqr kernel; graphcell "
+                              "provides it",
+    "mindspore.ops.Ormqr": "MindSpore 2.10's CPU build has no Ormqr kernel; graphcell provides it",
+    "mindspore.ops.einsum": "MindSpore 2.10's CPU build has no Einsum kernel (\"Unsupported op "
+                            "[Einsum] on CPU\")",
+    "mindspore.ops.Einsum": "MindSpore 2.10's CPU build has no Einsum kernel",
+    **{f"mindspore.ops.{n}": "Fourier transforms work on complex values, and graphcell has no "
+                             "complex dtypes"
+       for n in ("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2",
+                 "irfft2", "rfftn", "irfftn", "hfft", "ihfft", "hfft2", "ihfft2", "hfftn",
+                 "ihfftn", "stft", "FFTWithSize", "polar", "Polar")},
+    "mindspore.ops.gamma": "MindSpore 2.10's CPU build has no Gamma kernel (\"Unsupported op "
+                           "[Gamma] on CPU\"); graphcell provides it",
+    "mindspore.ops.Gamma": "MindSpore 2.10's CPU build has no Gamma kernel; graphcell provides it",
+    "mindspore.ops.Randperm": "MindSpore 2.10's CPU build has no Randperm kernel (\"Unsupported "
+                              "op [Randperm] on CPU\"); graphcell provides it",
+    "mindspore.ops.poisson": "MindSpore 2.10's CPU build has no Poisson kernel (\"Unsupported op "
+                             "[Poisson] on CPU\"); see ops.random_poisson",
+    "mindspore.ops.Poisson": "MindSpore 2.10's CPU build has no Poisson kernel",
+    "mindspore.Tensor.uniform": "MindSpore 2.10's CPU build has no UniformExt kernel (\"The "
+                                "kernel UniformExt unregistered\"); graphcell provides it",
+    "mindspore.Tensor.bernoulli": "MindSpore 2.10's CPU build has no BernoulliExt kernel; "
+                                  "graphcell provides it",
+    "mindspore.Tensor.normal_": "MindSpore 2.10's CPU build has no InplaceNormal kernel; "
+                                "graphcell provides it",
+    "mindspore.Tensor.uniform_": "MindSpore 2.10's CPU build has no InplaceUniform kernel; "
+                                 "graphcell provides it",
+    "mindspore.Tensor.random_": "MindSpore 2.10's CPU build has no InplaceRandom kernel; "
+                                "graphcell provides it",
+    "mindspore.Tensor.addmm_": "MindSpore 2.10's CPU build has no InplaceAddmm kernel (\"The "
+                               "kernel InplaceAddmm unregistered\"); graphcell provides it",
+})
 
 # --- optimizer primitives, state, effects, framework functions --------------------------------------
-GAPS.update({})
+_SPARSE = ("graphcell has no sparse tensors (COOTensor, CSRTensor); sparse data is out of its "
+           "scope")
+GAPS.update({
+    "mindspore.ops.make_coo_tensor": _SPARSE,
+    "mindspore.ops.make_csr_tensor": _SPARSE,
+    "mindspore.Tensor.to_coo": _SPARSE,
+    "mindspore.Tensor.to_csr": _SPARSE,
+    "mindspore.ops.vm_impl_registry": "MindSpore's internal registry of its VM's Python op "
+                                      "implementations, not an API to reproduce",
+    "mindspore.ops.switch": "MindSpore's internal Switch primitive of its graph IR (graphcell's "
+                            "IR has structured if/while); write the if in construct",
+    "mindspore.ops.DynamicGRUV2": "MindSpore 2.10's CPU build has no DynamicGRUV2 kernel "
+                                  "(\"Unsupported op [DynamicGRUV2] on CPU\"; an Ascend kernel)",
+    "mindspore.ops.FloatStatus": "MindSpore 2.10's CPU build has no FloatStatus kernel; graphcell "
+                                 "provides it",
+    "mindspore.ops.ApplyKerasMomentum": "MindSpore 2.10's CPU build has no ApplyKerasMomentum "
+                                        "kernel; graphcell provides it",
+    "mindspore.ops.AccumulateNV2": "MindSpore 2.10's CPU build has no AccumulateNV2 kernel; "
+                                   "graphcell provides it",
+    "mindspore.ops.accumulate_n": "MindSpore 2.10's CPU build has no AccumulateNV2 kernel; "
+                                  "graphcell provides it",
+    "mindspore.ops.NoRepeatNGram": "MindSpore 2.10's CPU build refuses every call (\"seq_type "
+                                   "must be Tensor[Int32], but got Tensor[Float32]\" for an Int32 "
+                                   "state_seq); graphcell provides it",
+})

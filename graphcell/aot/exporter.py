@@ -12,7 +12,9 @@ call of the loaded ``GraphCell``.
 
 Every kernel of the program is also compiled for this CPU and stored as object code
 (``native.py``; ``native=False`` leaves it out), which ``load(native=True)`` links instead of
-compiling.
+compiling. When a signing key is configured (``set_context(artifact_key=...)`` or
+``GRAPHCELL_ARTIFACT_KEY``: ``trust.py``) the artifact is signed, so that ``load(native=True)``
+where the same key is configured trusts its native code.
 
 Example::
 
@@ -45,6 +47,7 @@ from graphcell.aot.checkpoint import checkpoint_loaded
 from graphcell.aot.manifest import (FORMAT, FORMAT_VERSION, dtype_name, encode_output,
                                     environment)
 from graphcell.aot.native import emit_native
+from graphcell.aot.trust import configured_key, sign
 
 __all__ = ["export", "build_members", "compile_for_export", "SUFFIX", "FORMATS"]
 
@@ -71,7 +74,9 @@ def export(net, *inputs, file_name: str, file_format: str = "GCIR", native: bool
     values among them are compiled in as constants). Formats:
 
     - ``"GCIR"`` (default): a ``.gcpkg`` artifact, the optimized IR + weights + manifest, which
-      ``graphcell.load`` reads. ``native``: also store the kernels' object code for this CPU.
+      ``graphcell.load`` reads. ``native``: also store the kernels' object code for this CPU
+      (needs numba; takes a compile per kernel the first time, then the kernel cache answers).
+      The artifact is signed when a key is configured (see the module docstring).
     - ``"ONNX"``: an ``.onnx`` model of the inference graph (``pip install graphcell[onnx]``),
       which onnxruntime runs; an op without an ONNX equivalent is an ``OnnxExportError`` naming it
       and its source line.
@@ -177,7 +182,9 @@ def build_members(compiled, native: bool = True) -> dict[str, bytes]:
         section, objects = emit_native(module)
         members.update(objects)
     manifest = _manifest(program, DEFAULT, members, section)
-    return {C.MANIFEST: manifest, **members}
+    key = configured_key()
+    signature = {C.SIGNATURE: sign(manifest, key)} if key is not None else {}
+    return {C.MANIFEST: manifest, **members, **signature}
 
 
 def _manifest(program, pipeline, members: dict[str, bytes], native: dict | None) -> bytes:

@@ -92,7 +92,7 @@ _UNSUPPORTED_BUILTINS = {
                   "(set_context(mode=PYNATIVE_MODE)), where construct runs as Python",
 }
 # Tensor methods that need values, which do not exist while compiling.
-_VALUE_METHODS = ("asnumpy", "item", "tolist", "copy", "__array__", "__bool__", "__float__",
+_VALUE_METHODS = ("asnumpy", "item", "tolist", "__array__", "__bool__", "__float__",
                   "__int__", "__index__", "__format__", "__setitem__", "set_data", "init_data")
 _GRAD_TRANSFORMS = ("grad", "value_and_grad")
 _PARAMETER_METHODS = ("trainable_params", "untrainable_params", "get_parameters",

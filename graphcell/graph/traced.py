@@ -113,7 +113,6 @@ class GraphTensor(Tensor):
     __array__ = _no_data("converting to a numpy array")
     item = _no_data("item()")
     tolist = _no_data("tolist()")
-    copy = _no_data("copy()")
     __bool__ = _no_data("the truth value of a tensor (in a Python if/while/and/or)")
     __float__ = _no_data("float()")
     __int__ = _no_data("int()")

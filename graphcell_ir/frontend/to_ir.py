@@ -143,6 +143,11 @@ class _Emitter:
     def emit(self, op, args, attrs):
         return self.c.emit_op(op, args, attrs)
 
+    def value(self, v):
+        """A constant a traced function returns (``ops.eye(3)``) as a ``const`` op, so graph mode
+        hands back a Tensor as PyNative does (``traced._result`` asks its emitter for this)."""
+        return self.c.b.value(v)
+
 
 class _ParamSlot:
     """A Parameter seen by this compilation: its record and its function argument."""

@@ -29,6 +29,8 @@ def resolve_shape(src: tuple[int, ...], shape: tuple[int, ...]) -> tuple[int, ..
         raise ShapeError(f"target shape {_fmt(shape)} may hold at most one -1 and no other "
                          "negative size")
     known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+    if unknown and known == 0 and size == 0:  # MindSpore: an empty tensor's -1 is 0
+        return tuple(0 if s == -1 else s for s in shape)
     if unknown:
         if known == 0 or size % known:
             raise ShapeError(f"cannot reshape a tensor of shape {_fmt(src)} ({size} elements) to "
@@ -46,7 +48,8 @@ def _reshape_infer(x, *, shape):
 
 
 reshape = defop("reshape", ("x",), kind=LAYOUT, ms_name="Reshape", attrs=[attr("shape", AttrKind.INTS)],
-                infer=_reshape_infer, ref=lambda x, *, shape: np.reshape(x, shape),
+                infer=_reshape_infer,
+                ref=lambda x, *, shape: np.reshape(x, resolve_shape(x.shape, shape)),
                 bprop=lambda x, out, dout, shape: (F.reshape(dout, tuple(x.shape)),))
 
 
@@ -78,7 +81,11 @@ def _broadcast_to_infer(x, *, shape):
     x = require_tensor(x)
     if any(s < -1 for s in shape):
         raise ShapeError(f"target shape {_fmt(shape)} has a negative size (only -1, 'keep', is allowed)")
-    shape = tuple(x.shape[i - len(shape) + x.ndim] if s == -1 else s for i, s in enumerate(shape))
+    lead = len(shape) - x.ndim
+    if any(s == -1 for s in shape[:max(lead, 0)]):
+        raise ShapeError(f"-1 in target shape {_fmt(shape)} keeps a dim of x {x}, so it cannot "
+                         "stand for a new leading dim")
+    shape = tuple(x.shape[i - lead] if s == -1 else s for i, s in enumerate(shape))
     if len(shape) < x.ndim or broadcast_shapes(x.shape, shape) != shape:
         raise ShapeError(f"cannot broadcast a tensor of shape {_fmt(x.shape)} to {_fmt(shape)}")
     return TensorType(x.dtype, shape)

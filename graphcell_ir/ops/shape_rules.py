@@ -119,12 +119,13 @@ def require_float(t: Type, what: str = "input") -> None:
 
 
 def normalize_axes(axis: tuple[int, ...] | None, ndim: int) -> tuple[int, ...]:
-    """Axes in [0, ndim), sorted, all of them for ``None``; ShapeError when out of range."""
+    """Axes in [0, ndim), sorted, all of them for ``None``; ShapeError when out of range. A 0-d
+    tensor takes axis 0 or -1 (as MindSpore's reductions do)."""
     if axis is None or axis == ():
         return tuple(range(ndim))
     out = []
     for a in axis:
-        if not -ndim <= a < max(ndim, 1):
+        if not -max(ndim, 1) <= a < max(ndim, 1):
             raise ShapeError(f"axis {a} is out of range for a tensor of rank {ndim}")
         a = a % ndim if ndim else 0
         if a in out:

@@ -14,7 +14,7 @@ def test_every_registry_entry_has_a_function_and_ms_named_primitive():
         # a family module may give the name MindSpore's signature; else it is the entry itself
         assert getattr(fn, "opdef", opdef) is opdef or fn.__module__.startswith("graphcell.ops.function")
         if opdef.ms_name:  # or a family module's Primitive with MindSpore's semantics
-            prim = getattr(ops, opdef.ms_name)       # (RealDiv, Gather; ops.Exp calls ops.exp)
+            prim = getattr(ops, opdef.ms_name)       # (RealDiv, Gather, MatMul; ops.Exp calls ops.exp)
             assert getattr(prim, "opdef", None) is opdef or issubclass(prim, FunctionPrimitive)
 
 
@@ -53,7 +53,9 @@ def test_functional_api_mindspore_signatures():
 
 
 def test_functional_attr_errors_name_the_op():
-    with pytest.raises(TypeError, match="Reshape: unknown attribute"):
+    with pytest.raises(TypeError, match="getitem: unknown attribute"):
+        ops.getitem(Tensor([1.0]), key=(0,), bogus=1)
+    with pytest.raises(TypeError, match="reshape.* unexpected keyword argument 'bogus'"):
         ops.reshape(Tensor([1.0]), shape=(1,), bogus=1)
     with pytest.raises(TypeError, match="Select: cond must be a Bool tensor"):
         ops.select(Tensor([1, 0]), Tensor([1.0, 2.0]), Tensor([3.0, 4.0]))

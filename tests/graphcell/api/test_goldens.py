@@ -12,7 +12,8 @@ import pytest
 
 import golden_cases as G
 from golden_harness import (REFUSALS, Golden, central_differences, compare, compare_grads,
-                            fd_function, fd_inputs, graph_grads_float64, run_graph, run_pynative)
+                            compare_params, fd_function, fd_inputs, graph_grads_float64, run_graph,
+                            run_pynative)
 from graphcell.testing import check_grads
 
 HERE = Path(__file__).parent
@@ -30,7 +31,7 @@ def _load() -> list:
                 if mode not in c.modes:
                     marks = pytest.mark.skip(reason=c.why or f"not run in {mode} mode")
                 params.append(pytest.param(family, c, records.get(c.cid), data, mode,
-                                           id=f"{c.cid}-{mode}", marks=marks))
+                                           id=f"{family}:{c.cid}-{mode}", marks=marks))
     return params
 
 
@@ -41,13 +42,15 @@ def test_golden(family, case, record, data, mode):
         f"{case.cid} changed after it was recorded: run tools/record_goldens.py {family}"
     g = Golden(case, record, data)
     run = run_pynative if mode == "pynative" else run_graph
+    params = g.make_params()
     if "error" in record:
         with pytest.raises(REFUSALS):
-            run(g)
+            run(g, params)
         return
-    out, grads = run(g)
+    out, grads = run(g, params)
     compare(out, record["out"], g)
-    if grads is not None:
+    compare_params(params, g)
+    if grads is not None and case.ms_grad:
         compare_grads(grads, g)
 
 
@@ -56,7 +59,7 @@ def _differentiable() -> list:
     for p in _load():
         family, c, record, data, mode = p.values
         if record is not None and record.get("grad") and c.fd and mode in c.modes:
-            out.append(pytest.param(c, record, data, mode, id=f"{c.cid}-{mode}"))
+            out.append(pytest.param(c, record, data, mode, id=f"{family}:{c.cid}-{mode}"))
     return out
 
 

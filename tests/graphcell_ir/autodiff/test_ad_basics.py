@@ -90,9 +90,9 @@ def test_integer_gradients_follow_pynative():
     """int32 arithmetic gives int32 gradients (DESIGN.md §10.7); a float op of an integer input
     gives a float gradient, as the tape does."""
     m = parse_module("""
-func @f(%k: i32[3]) -> i64[] {
+func @f(%k: i32[3]) -> i32[] {
   %0 = mul(%k, %k) : i32[3]
-  %1 = reduce_sum(%0) {axis=none, keep_dims=false} : i64[]
+  %1 = reduce_sum(%0) {axis=none, keep_dims=false} : i32[]
   return %1
 }
 

@@ -46,7 +46,7 @@ def expect_reductions():
     x = _f32(3, 4)
     n = RNG.integers(-5, 5, (3, 4)).astype(np.int32)
     mean = x.mean(axis=1, keepdims=True)
-    return (x, n), (x.sum(), mean, (x - mean).max(axis=0), n.sum(axis=-1, dtype=np.int64),
+    return (x, n), (x.sum(), mean, (x - mean).max(axis=0), n.sum(axis=-1, dtype=np.int32),
                     np.any(x > 0))
 
 
