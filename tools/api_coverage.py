@@ -3,10 +3,11 @@
     python tools/api_coverage.py          # rewrite the page
     python tools/api_coverage.py --check  # exit 1 if the page is stale (the test suite does this)
 
-Reads MindSpore's ranked name list (``graphcell/_compat/mindspore_api.tsv``), asks graphcell which
-names exist, counts the golden cases recorded from MindSpore per name
-(``tests/graphcell/api/cases``, ``goldens``), and takes the reasons for missing names from
-``graphcell/_compat/gaps.py``.
+Reads MindSpore's ranked name list (``graphcell/_compat/mindspore_api.tsv``) and the list of
+``mindspore.numpy``'s callables (``graphcell/_compat/mindspore_numpy_api.txt``, its own section:
+the ranked list does not cover it), asks graphcell which names exist, counts the golden cases
+recorded from MindSpore per name (``tests/graphcell/api/cases``, ``goldens``), and takes the
+reasons for missing names from ``graphcell/_compat/gaps.py``.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ NAMESPACES = ("mindspore.ops", "mindspore.Tensor", "mindspore.nn", "mindspore")
 def owner(namespace: str):
     import graphcell
     return {"mindspore": graphcell, "mindspore.ops": graphcell.ops, "mindspore.nn": graphcell.nn,
-            "mindspore.Tensor": graphcell.Tensor}[namespace]
+            "mindspore.Tensor": graphcell.Tensor, "mindspore.numpy": graphcell.numpy}[namespace]
 
 
 def provided(namespace: str, name: str) -> bool:
@@ -66,19 +67,28 @@ def render() -> str:
     for ns in NAMESPACES:
         for tier in (1, 2):
             names = [(n, uses) for s, n, uses, t in rows if s == ns and t == tier]
-            have = [n for n, _ in names if provided(ns, n)]
-            refused = [n for n, _ in names if n not in have and
-                       GAPS.get(f"{ns}.{n}", "").startswith("MindSpore 2.10")]
-            counted = len(names) - len(refused)
-            tested = sum(1 for n in have if goldens[f"{ns}.{n}"])
-            share = f"{100 * tested / counted:.1f} %" if counted else "-"
-            lines.append(f"| `{ns}` | {tier} | {len(names)} | {len(refused)} | {len(have)} | "
-                         f"{tested} | {share} |")
-            sections += _section(ns, tier, names, set(have), goldens, GAPS)
+            lines.append(_row(ns, tier, names, goldens, GAPS))
+            sections += _section(ns, tier, names, goldens, GAPS)
+    from graphcell._compat import NUMPY_NAMESPACE, numpy_names
+    names = [(n, "-") for n in numpy_names()]  # not ranked by use: one section, "all"
+    lines.append(_row(NUMPY_NAMESPACE, "all", names, goldens, GAPS))
+    sections += _section(NUMPY_NAMESPACE, "all", names, goldens, GAPS)
     return "\n".join(lines + [""] + sections) + "\n"
 
 
-def _section(ns, tier, names, have, goldens, gaps) -> list[str]:
+def _row(ns, tier, names, goldens, gaps) -> str:
+    have = [n for n, _ in names if provided(ns, n)]
+    refused = [n for n, _ in names if n not in have and
+               gaps.get(f"{ns}.{n}", "").startswith("MindSpore 2.10")]
+    counted = len(names) - len(refused)
+    tested = sum(1 for n in have if goldens[f"{ns}.{n}"])
+    share = f"{100 * tested / counted:.1f} %" if counted else "-"
+    return (f"| `{ns}` | {tier} | {len(names)} | {len(refused)} | {len(have)} | {tested} | "
+            f"{share} |")
+
+
+def _section(ns, tier, names, goldens, gaps) -> list[str]:
+    have = {n for n, _ in names if provided(ns, n)}
     out = [f"## `{ns}`, tier {tier}", ""]
     ok = [f"`{n}`" + (f" ({goldens[f'{ns}.{n}']})" if goldens[f"{ns}.{n}"] else "")
           for n, _ in names if n in have]
