@@ -126,7 +126,9 @@ def _differentiate(fn, args: tuple, positions, weights, sens, has_aux: bool) -> 
         if not isinstance(args[p], Tensor):
             raise TypeError(f"grad of {fn_name}: argument {p} must be a Tensor to be "
                             f"differentiated, got {type(args[p]).__name__}")
-        args[p], node = tape.make_leaf(args[p], f"input{p}")
+        original = args[p]
+        args[p], node = tape.make_leaf(original, f"input{p}")
+        _tensor_hooks(original, args[p])  # Tensor.register_hook on an input
         leaves.append(args[p])
         leaf_nodes.append(node)
     saved_nodes = [(w, _leaf_for_weight(w)) for w in weights or ()]
@@ -149,6 +151,11 @@ def _differentiate(fn, args: tuple, positions, weights, sens, has_aux: bool) -> 
         for w, saved in saved_nodes:
             w._node = saved
     return _Result(out, pos_grads, w_grads)
+
+
+def _tensor_hooks(original: Tensor, leaf: Tensor) -> None:
+    from graphcell.ops.function.other_func import apply_registered_hooks
+    apply_registered_hooks(original, leaf)
 
 
 def _or_zeros(g, like: Tensor) -> Tensor:
@@ -282,33 +289,57 @@ def _graph_grad():
     return graph_grad
 
 
-def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
+def _with_ids(spec: "_GradSpec", return_ids: bool):
+    """The packing of gradients, with MindSpore's ``return_ids``: each gradient paired with its
+    input position or its Parameter's name. As MindSpore 2.10 returns them: position pairs are a
+    tuple of pairs, except one position next to weights, which is a bare pair; weight pairs are
+    always a tuple."""
+    if not return_ids:
+        return spec.pack
+
+    def pack(position_grads: tuple, weight_grads: tuple):
+        pos = tuple(zip(spec.positions or (), position_grads))
+        ws = tuple((w.name, g) for w, g in zip(spec.weights or (), weight_grads))
+        if spec.positions is not None and spec.weights is not None:
+            return (pos[0] if spec.single_pos else pos), ws
+        return pos if spec.positions is not None else ws
+    return pack
+
+
+def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False, sens_param=False):
     """The function computing gradients of ``fn`` w.r.t. the inputs at ``grad_position`` and/or
-    ``weights`` (MindSpore 2.x ``mindspore.grad``).
+    ``weights`` (MindSpore 2.x ``mindspore.grad`` / ``ops.grad``).
 
     ``grad_position`` is an int (a bare gradient), a tuple of ints, or None (weights only). With
     ``has_aux=True``, ``fn`` returns ``(output, aux...)``; only ``output`` is differentiated and the
-    call returns ``(grads, (aux...))``. Returns a :class:`GradFunction`.
+    call returns ``(grads, (aux...))``. ``sens_param=True``: the call's last argument is the
+    output's cotangent (the sens). ``return_ids=True`` pairs each gradient with its position or
+    its Parameter's name. Returns a :class:`GradFunction`.
     """
     spec = _GradSpec.of(fn, grad_position, weights, "grad")
+    pack_grads = _with_ids(spec, bool(return_ids))
 
     def pack(value, position_grads, weight_grads):
-        grads = spec.pack(position_grads, weight_grads)
+        grads = pack_grads(position_grads, weight_grads)
         return (grads, tuple(value[1:])) if has_aux else grads
-    request = GradRequest(fn, spec.positions or (), spec.weights or (), False, bool(has_aux), pack,
-                          "grad", (spec.single_pos, spec.single_w))
+    request = GradRequest(fn, spec.positions or (), spec.weights or (), bool(sens_param),
+                          bool(has_aux), pack, "grad",
+                          (spec.single_pos, spec.single_w, bool(return_ids)))
     return GradFunction(request, f"grad_{getattr(fn, '__name__', 'fn')}")
 
 
-def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
+def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False,
+                   sens_param=False):
     """Like :func:`grad`, returning ``(value, grads)``; with ``has_aux`` the value is the whole
     ``(output, aux...)`` tuple."""
     spec = _GradSpec.of(fn, grad_position, weights, "value_and_grad")
+    pack_grads = _with_ids(spec, bool(return_ids))
 
     def pack(value, position_grads, weight_grads):
-        return value, spec.pack(position_grads, weight_grads)
-    request = GradRequest(fn, spec.positions or (), spec.weights or (), False, bool(has_aux), pack,
-                          "value_and_grad", (spec.single_pos, spec.single_w))
+        return value, pack_grads(position_grads, weight_grads)
+    request = GradRequest(fn, spec.positions or (), spec.weights or (), bool(sens_param),
+                          bool(has_aux), pack, "value_and_grad",
+                          (spec.single_pos, spec.single_w, bool(return_ids)))
     return GradFunction(request, "value_and_grad_fn")
 
 

@@ -122,6 +122,20 @@ STRICT, COMPATIBLE, LAX = 0, 1, 2
 RELEASE, DEBUG = 0, 1
 """``debug_level`` values."""
 
+def _artifact_key(v):
+    """A key for signing artifacts: None, or at least 16 bytes (a str is taken as UTF-8)."""
+    if v is None:
+        return None
+    if isinstance(v, str):
+        v = v.encode("utf-8")
+    if not isinstance(v, (bytes, bytearray)):
+        raise TypeError(f"artifact_key must be bytes or str (or None), got {type(v).__name__}")
+    if len(v) < 16:
+        raise ValueError("artifact_key must be at least 16 bytes: a random secret, such as "
+                         "secrets.token_hex(32)")
+    return bytes(v)
+
+
 _KEYS: dict[str, _Key] = {
     "mode": _Key(PYNATIVE_MODE, _mode, "GRAPH_MODE (0) compiles construct; PYNATIVE_MODE (1) runs it op by op"),
     "device_target": _Key("CPU", _device_target, "'CPU'; 'GPU'/'Ascend' are accepted and run on the CPU"),
@@ -135,6 +149,8 @@ _KEYS: dict[str, _Key] = {
                            "the deepest nesting of calls graph mode inlines"),
     "compile_report": _Key(False, _bool("compile_report"), "print the time of each backend compile "
                                                            "phase and kernel cache hits (also GRAPHCELL_LOG=compile)"),
+    "artifact_key": _Key(None, _artifact_key, "the key export signs artifacts with and load(native=True) "
+                                              "trusts (HMAC-SHA256); None: GRAPHCELL_ARTIFACT_KEY, if set"),
     "jit_level": _Key("", check_jit_level, "graph mode: 'O0' runs the frontend's IR as it is; 'O1'/'O2' "
                                       "(and the default '') run the default pass pipeline"),
     "jit_config": _Key({}, _jit_config, "{'jit_level': 'O0'|'O1'|'O2', 'infer_boost': 'on'|'off'}; "

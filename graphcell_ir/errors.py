@@ -178,3 +178,11 @@ class ArtifactError(GraphcellError, ValueError):
         self.reason = message
         self.path = path
         self.member = member
+
+
+class ArtifactTrustError(ArtifactError):
+    """``graphcell.load(path, native=True)`` refused to run the artifact's machine code: the
+    artifact is not signed with the configured key (``set_context(artifact_key=...)`` or
+    ``GRAPHCELL_ARTIFACT_KEY``), its signature does not match, or no key is configured — and the
+    caller did not pass ``trust_native_code=True``. ``graphcell.load(path)`` without native code
+    runs it from its IR (docs/artifact_threat_model.md)."""

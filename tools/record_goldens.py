@@ -7,8 +7,9 @@ Runs in a separate virtualenv with MindSpore (never a dependency of graphcell or
     /opt/msvenv/bin/python tools/record_goldens.py array math  # some families
 
 For each case of ``tests/graphcell/api/cases/<family>.py`` it stores the inputs, the output (values,
-dtypes and structure), or the error MindSpore raised (confirmed by recording the case again alone
-in a fresh process, since MindSpore's PyNative mode can carry an error over to later calls), and — for differentiable cases — a cotangent
+dtypes and structure) and the values of its Parameter inputs after the call, or the error
+MindSpore raised (confirmed by recording the case again alone in a fresh process, since MindSpore's
+PyNative mode can carry an error over to later calls), and — for differentiable cases — a cotangent
 per float output and MindSpore's gradients of ``sum(output * cotangent)`` with respect to every
 float input. The call is evaluated from the same source text graph mode compiles
 (``Case.source_call``), so both sides run exactly the same call.
@@ -46,8 +47,11 @@ def resolve(target: str):
     return obj
 
 
-def evaluate(c: G.Case, tensors: list):
-    env = {"ms": ms, **{f"t{i}": t for i, t in enumerate(tensors)}}
+def evaluate(c: G.Case, tensors: list, params: dict | None = None):
+    """The case's call; ``params`` maps the slots of ``P`` inputs to their Parameters."""
+    params = params or {}
+    env = {"ms": ms, **{f"t{i}": t for i, t in enumerate(tensors) if i not in params},
+           **{f"p{i}": p for i, p in params.items()}}
     if not c.is_method:
         env["target"] = resolve(c.target)
     return eval(c.source_call("target"), env)  # noqa: S307 - our own generated call text
@@ -107,15 +111,21 @@ def record_case(c: G.Case, arrays: dict) -> dict:
     for i, a in enumerate(inputs):
         arrays[f"{c.cid}/in/{i}"] = a
     rec: dict = {"fingerprint": c.fingerprint()}
+
+    def fresh_params() -> dict:
+        return {i: ms.Parameter(Tensor(inputs[i].copy()), name=f"p{i}") for i in c.params()}
     try:
-        out = evaluate(c, [Tensor(a.copy()) for a in inputs])
+        params = fresh_params()
+        out = evaluate(c, [Tensor(a.copy()) for a in inputs], params)
         rec["out"] = describe(out, f"{c.cid}/out", arrays)
+        for i, p in params.items():  # the Parameters' values after the call
+            arrays[f"{c.cid}/param/{i}"] = p.asnumpy()
     except Exception as e:  # noqa: BLE001 - MindSpore refusing the call is the recorded answer
         rec["error"] = {"type": type(e).__name__, "message": str(e).strip().splitlines()[0][:300]
                         if str(e).strip() else ""}
         _flush_pending_error()
         return rec
-    floats = [i for i, a in enumerate(inputs) if a.dtype.kind == "f"]
+    floats = [i for i, a in enumerate(inputs) if a.dtype.kind == "f" and i not in c.params()]
     leaves = float_leaves(rec["out"])
     wanted = c.grad if c.grad is not None else bool(floats and leaves)
     if not (wanted and floats and leaves):
@@ -131,7 +141,7 @@ def record_case(c: G.Case, arrays: dict) -> dict:
         tensors = [Tensor(a) for a in inputs]
         for i, x in zip(floats, xs):
             tensors[i] = x
-        out = evaluate(c, tensors)
+        out = evaluate(c, tensors, fresh_params())
         total = 0
         for key, cot in cots.items():
             total = total + (pick(out, key, f"{c.cid}/out") * Tensor(cot)).sum()

@@ -4,6 +4,7 @@
   fields, the output structure, the environment; ``exporter.py`` — ``export``;
   ``loader.py`` — ``load``/``read_artifact`` and every check; ``native.py`` — the kernels'
   object code (emitted at export, linked by ``load(native=True)`` without numba);
+  ``trust.py`` — signatures and trust: when an artifact's native code may run;
   ``nn/graph_cell.py`` — the cell that runs a loaded artifact; ``tools.py`` — what the command
   line's ``precompile`` does.
 
@@ -19,9 +20,9 @@ Example::
     >>> ms.load(ms.export(scale, x, file_name=os.path.join(tempfile.mkdtemp(), "s")))(x)
     Tensor(shape=[2], dtype=Float32, value= [ 3.00000000e+00,  3.00000000e+00])
 """
-from graphcell_ir.errors import ArtifactError
+from graphcell_ir.errors import ArtifactError, ArtifactTrustError
 from graphcell.aot.exporter import export
 from graphcell.aot.loader import ArtifactGraph, NativeCodeWarning, load, read_artifact
 
 __all__ = ["export", "load", "read_artifact", "ArtifactGraph", "ArtifactError",
-           "NativeCodeWarning"]
+           "ArtifactTrustError", "NativeCodeWarning"]

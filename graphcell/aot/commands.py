@@ -144,13 +144,19 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
                         "default: print it")
     p.add_argument("--native", action="store_true",
                    help="link the artifact's native kernels instead of compiling them (the IR "
-                        "path runs, with a warning, when they cannot run on this CPU)")
+                        "path runs, with a warning, when they cannot run on this CPU); the "
+                        "artifact must be signed with the key in GRAPHCELL_ARTIFACT_KEY, or "
+                        "--trust-native-code given")
+    p.add_argument("--trust-native-code", action="store_true",
+                   help="with --native: run the artifact's machine code although it is not "
+                        "signed. It runs with all your rights: only for a file you would run "
+                        "as a program")
 
 
 @_guarded
 def run_run(args: argparse.Namespace) -> int:
     from graphcell.aot import load
-    cell = load(args.artifact, native=args.native)
+    cell = load(args.artifact, native=args.native, trust_native_code=args.trust_native_code)
     inputs = [np.load(path, allow_pickle=False) for path in args.input]
     arrays = _leaves(cell(*inputs))
     if args.output is None:

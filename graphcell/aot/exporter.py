@@ -12,7 +12,9 @@ call of the loaded ``GraphCell``.
 
 Every kernel of the program is also compiled for this CPU and stored as object code
 (``native.py``; ``native=False`` leaves it out), which ``load(native=True)`` links instead of
-compiling.
+compiling. When a signing key is configured (``set_context(artifact_key=...)`` or
+``GRAPHCELL_ARTIFACT_KEY``: ``trust.py``) the artifact is signed, so that ``load(native=True)``
+where the same key is configured trusts its native code.
 
 Example::
 
@@ -44,6 +46,7 @@ from graphcell.aot import container as C
 from graphcell.aot.manifest import (FORMAT, FORMAT_VERSION, dtype_name, encode_output,
                                     environment)
 from graphcell.aot.native import emit_native
+from graphcell.aot.trust import configured_key, sign
 
 __all__ = ["export", "build_members", "compile_for_export", "SUFFIX", "FORMATS"]
 
@@ -62,8 +65,10 @@ def export(net, *inputs, file_name: str, file_format: str = "GCIR", native: bool
     are example Tensors (their dtypes and shapes are the artifact's input signature; Python
     values among them are compiled in as constants). ``native``: also store the kernels' object
     code for this CPU (needs numba; takes a compile per kernel the first time, then the kernel
-    cache answers). MindSpore's other keywords are accepted and ignored. Raises ArtifactError when the compiled program cannot be written (it returns a
-    Python object JSON cannot say, or calls back into Python).
+    cache answers). The artifact is signed when a key is configured (see the module
+    docstring). MindSpore's other keywords are accepted and ignored. Raises ArtifactError when
+    the compiled program cannot be written (it returns a Python object JSON cannot say, or
+    calls back into Python).
     """
     fmt = str(file_format).upper()
     if fmt not in FORMATS:
@@ -130,7 +135,9 @@ def build_members(compiled, native: bool = True) -> dict[str, bytes]:
         section, objects = emit_native(module)
         members.update(objects)
     manifest = _manifest(program, DEFAULT, members, section)
-    return {C.MANIFEST: manifest, **members}
+    key = configured_key()
+    signature = {C.SIGNATURE: sign(manifest, key)} if key is not None else {}
+    return {C.MANIFEST: manifest, **members, **signature}
 
 
 def _manifest(program, pipeline, members: dict[str, bytes], native: dict | None) -> bytes:

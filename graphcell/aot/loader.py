@@ -3,10 +3,11 @@
 The checks, in order; the first that fails raises ``ArtifactError`` naming the file, the member
 and the problem, and nothing has run:
 
-1. the archive: a zip holding the four members (and native object files), sizes within limits,
-   CRCs right;
-2. the manifest: JSON with every field of the format (``manifest.py``);
-3. the hashes: each member's size and SHA-256 are the manifest's;
+1. the archive: a regular file within the size limit, a zip holding the four members (and
+   native object files), each stored or deflated (``container.py``);
+2. the manifest, read first: JSON with every field of the format (``manifest.py``);
+3. the other members, each read only when its size is the manifest's (and within its limit,
+   and not a zip bomb), then its CRC and SHA-256 checked;
 4. the arrays: ``weights.npz`` and ``consts.npz`` read with ``allow_pickle=False``;
 5. the IR: it parses and verifies; the function named by the manifest exists and its arguments
    and results are the manifest's inputs, params and mutated params, with their types;
@@ -17,8 +18,10 @@ and the problem, and nothing has run:
 
 Nothing from the file is unpickled or executed: the IR is data that graphcell's executor runs
 with the installed op registry. Only ``load(native=True)`` runs machine code from the file (its
-kernels' object code, linked by llvmlite: ``native.py``); the hashes catch a corrupted file, not
-a malicious author, so load native code only from artifacts you would run as programs.
+kernels' object code, linked by llvmlite: ``native.py``), and only when the artifact is trusted
+— signed with the configured key, or ``trust_native_code=True`` (``trust.py``): the hashes catch
+a corrupted file, not a malicious author. docs/artifact_threat_model.md says what an artifact
+may and may not do.
 
 Example::
 
@@ -69,6 +72,8 @@ class ArtifactGraph:
     output: Any
     native_objects: dict[str, bytes] = field(default_factory=dict)   # id -> object file
     native: Any = None   # the linked kernels (graphcell_ir.backend.native), load(native=True)
+    manifest_bytes: bytes = b""        # as read: what a signature signs
+    signature: bytes | None = None     # the manifest.sig member (trust.py), None: unsigned
 
     @property
     def kind(self) -> str:
@@ -91,21 +96,30 @@ class ArtifactGraph:
         return self.manifest["n_outputs"]
 
 
-def load(path, native: bool = False, **kwargs):
+def load(path, native: bool = False, *, trust_native_code: bool = False, **kwargs):
     """Load the artifact at ``path`` (written by ``graphcell.export``) as an ``nn.GraphCell``.
 
-    ``native=True`` links the kernels' object code stored in the artifact (llvmlite, no numba):
-    the first call compiles nothing. When that code cannot run here (CPU features or triple this
-    machine lacks, no native code in the artifact, a symbol that does not resolve) the kernels
-    concerned are compiled from the IR instead, with a :class:`NativeCodeWarning`. MindSpore's
-    other keywords (``dec_key``, ``obf_func``...) are accepted and ignored. Raises ArtifactError
-    when the file cannot be trusted.
+    Without ``native``, nothing from the file is executed: the IR runs on graphcell's own
+    kernels, compiled here. Raises ArtifactError when the file is not a sound artifact.
+
+    ``native=True`` links the kernels' machine code stored in the artifact (llvmlite, no numba)
+    and runs it in this process, where it can do anything this process can. It is used only
+    when the artifact is trusted: signed with the key configured by
+    ``set_context(artifact_key=...)`` (or ``GRAPHCELL_ARTIFACT_KEY``), or loaded with
+    ``trust_native_code=True`` — **which executes code from the file**: pass it only for a
+    file you would run as a program. Otherwise it raises :class:`ArtifactTrustError` saying
+    why. Objects graphcell could not have emitted (other imports, relocations, sections) are an
+    ArtifactError even when trusted. The artifact's kernels serve the returned cell only. When
+    the code cannot run here (CPU features or triple this machine lacks, no native code in the
+    artifact, a symbol that does not resolve) the kernels concerned are compiled from the IR
+    instead, with a :class:`NativeCodeWarning`. MindSpore's other keywords (``dec_key``,
+    ``obf_func``...) are accepted and ignored.
     """
     from graphcell.nn.graph_cell import GraphCell
     graph = read_artifact(path)
     if native:
         try:
-            graph.native = link_native(graph)
+            graph.native = link_native(graph, trust_native_code)
         except (KeyError, TypeError, IndexError, ValueError) as e:
             if isinstance(e, ArtifactError):
                 raise
@@ -130,9 +144,11 @@ def read_artifact(path) -> ArtifactGraph:
 
 
 def _read(source, path: str) -> ArtifactGraph:
-    members = C.read_members(source, path)
-    manifest = parse_manifest(members[C.MANIFEST], path)
-    _check_hashes(manifest, members, path)
+    with C.Archive(source, path) as archive:
+        raw = archive.manifest()
+        manifest = parse_manifest(raw, path)
+        members = archive.read_listed(manifest["members"])
+        signature = archive.signature()
     consts = read_npz(members[C.CONSTS], path, C.CONSTS)
     weights = read_npz(members[C.WEIGHTS], path, C.WEIGHTS)
     module, fn = _read_ir(members[C.IR], manifest, consts, path)
@@ -144,23 +160,8 @@ def _read(source, path: str) -> ArtifactGraph:
         output = decode_output(manifest["output"], manifest["n_outputs"])
     except ArtifactError as e:
         raise ArtifactError(e.reason, path, C.MANIFEST) from None
-    return ArtifactGraph(path, module, fn, manifest, weights, output, native)
-
-
-def _check_hashes(manifest: dict, members: dict[str, bytes], path: str) -> None:
-    listed = manifest["members"]
-    expected = [n for n in members if n != C.MANIFEST]
-    if sorted(listed) != sorted(expected):
-        raise ArtifactError(f"lists members {sorted(listed)}, expected {expected}", path,
-                            C.MANIFEST)
-    for name in expected:
-        data, entry = members[name], listed[name]
-        if len(data) != entry["size"]:
-            raise ArtifactError(f"is {len(data)} bytes but the manifest says {entry['size']}",
-                                path, name)
-        if C.sha256(data) != entry["sha256"]:
-            raise ArtifactError("SHA-256 does not match the manifest: the file was changed or "
-                                "corrupted after export", path, name)
+    return ArtifactGraph(path, module, fn, manifest, weights, output, native, None, raw,
+                         signature)
 
 
 def read_npz(data: bytes, path: str, member: str) -> dict[str, np.ndarray]:

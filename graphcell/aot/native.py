@@ -22,10 +22,15 @@ paired with another object or signature without the load noticing. Loops are val
 ``nn_loops`` text they were compiled from only.
 
 ``load(native=True)`` links the objects with llvmlite and the loaded GraphCell calls them
-instead of compiling: numba is not even imported. When the artifact's code cannot run here (no
-native section, another ABI, a triple or CPU features this machine lacks, a symbol it cannot
-resolve) the IR path runs instead, with a :class:`NativeCodeWarning` saying why. An object file
-that is not what the manifest says is an ArtifactError.
+instead of compiling: numba is not even imported. The artifact must be trusted first (signed
+with the configured key, or ``trust_native_code=True``: ``trust.py``), else ArtifactTrustError.
+Every object is checked before LLVM sees it (``objfile.check_linkable``: one entry, only libm's
+imports, graphcell's relocations and sections); an object graphcell could not have emitted, or
+that is not what the manifest says, is an ArtifactError. The linked code serves the loaded
+GraphCell only: its kernels and its convolution/pooling loops never replace the process's own.
+When the artifact's code cannot run here (no native section, another ABI, a triple or CPU
+features this machine lacks, a symbol it cannot resolve) the IR path runs instead, with a
+:class:`NativeCodeWarning` saying why.
 
 Example::
 
@@ -37,7 +42,7 @@ Example::
     ...     return ops.tanh(x * 2.0) + 1.0
     >>> x = ms.Tensor(np.linspace(-1, 1, 6, dtype=np.float32))
     >>> path = ms.export(f, x, file_name=os.path.join(tempfile.mkdtemp(), "f"))
-    >>> cell = ms.load(path, native=True)
+    >>> cell = ms.load(path, native=True, trust_native_code=True)   # we just made it
     >>> len(cell.graph.native), bool(np.allclose(cell(x).asnumpy(), np.tanh(x.asnumpy() * 2) + 1))
     (1, True)
 """
@@ -52,6 +57,7 @@ import numpy as np
 from graphcell_ir.errors import ArtifactError
 from graphcell_ir.ir.walk import walk
 from graphcell.aot import container as C
+from graphcell.aot.trust import require_trust
 
 __all__ = ["NativeCodeWarning", "emit_native", "check_native", "link_native", "warn_missed"]
 
@@ -140,8 +146,6 @@ def _loops(module) -> list:
         return []
     try:
         inner = nnkernels.loops(True)
-        while isinstance(inner, N.NativeLoops):   # an earlier load(native=True) in this process
-            inner = inner.compiled()
     except ImportError as e:   # no numba: the loops compile at load
         return [("loop", "loops", [op.opdef.name for op in ops], _refuse(f"numba is not "
                                                                           f"installed ({e})"))]
@@ -220,18 +224,22 @@ def _entries(section) -> list[tuple[str, str, tuple]]:
 
 # --- linking (load(native=True)) -----------------------------------------------------------------
 
-def link_native(graph):
-    """Link ``graph``'s object files; the linked kernels (its loops installed for the
-    convolution and pooling ops), or None (with a warning) when the IR path must run instead.
-    ArtifactError for an object file that is not what it claims."""
+def link_native(graph, trust_native_code: bool = False):
+    """Link ``graph``'s object files for its own executable; the linked kernels (with the
+    artifact's convolution/pooling loops as ``nn_loops``), or None (with a warning) when the IR
+    path must run instead. ArtifactTrustError when the artifact is not trusted (``trust.py``),
+    ArtifactError for an object file graphcell could not have emitted or that is not what it
+    claims — both before anything is linked."""
     from graphcell_ir.backend import native as N
     section = graph.manifest.get("native")
     reason = _unusable(section, N)
     if reason is not None:
-        _warn(f"{graph.path}: {reason}; the IR path runs instead (kernels compiled by numba)")
+        _warn(f"{graph.path}: {reason}; the IR path runs instead (kernels compiled here)")
         return None
-    _warn_skipped(graph.path, section.get("skipped", []))
     entries = _entries(section)
+    if entries:
+        require_trust(graph.path, graph.manifest_bytes, graph.signature, trust_native_code)
+    _warn_skipped(graph.path, section.get("skipped", []))
     if not entries:
         return N.NativeKernels()   # nothing to link (no kernel in the IR): llvmlite not needed
     target = N.Target(**section["target"])
@@ -239,7 +247,7 @@ def link_native(graph):
     for id_, key, args in entries:
         obj = N.NativeObject(key, id_, args, graph.native_objects[id_], target)
         try:
-            N.check_object(obj.data, obj.symbol, target.triple)
+            N.check_linkable(obj.data, obj.symbol, target.triple)
         except N.NativeError as e:
             raise ArtifactError(f"is not the object file of native code {id_}: {e}",
                                 graph.path, member_name(id_)) from None
@@ -249,19 +257,23 @@ def link_native(graph):
         _warn(f"{graph.path}: {len(kernels.failed)} native object(s) could not be linked and "
               f"are compiled instead: " + "; ".join(f"{i}: {r}" for i, r in kernels.failed.items()))
     if section.get("loops"):
-        _install_loops(graph.path, section["loops"]["source"], kernels)
+        kernels.nn_loops = _private_loops(graph.path, section["loops"]["source"], kernels)
     return kernels
 
 
-def _install_loops(path, source_sha: str, kernels) -> None:
+def _private_loops(path, source_sha: str, kernels):
+    """The artifact's convolution/pooling loops as a loops namespace for its own executable
+    (argument kinds it has no code for run the process's loops), or None when they were
+    compiled from another ``nn_loops.py``. Never installed process-wide: one artifact's code
+    must not serve every later network."""
     from graphcell_ir.backend import native as N
     from graphcell_ir.backend import nn_loops, nnkernels
     source = Path(nn_loops.__file__).read_text()
     if N.source_hash(source) != source_sha:
         _warn(f"{path}: its convolution/pooling loops were compiled from another version of "
-              "graphcell_ir/backend/nn_loops.py; numba compiles this one's instead")
-        return
-    nnkernels.use_native_loops(lambda compiled: kernels.loops(source, compiled))
+              "graphcell_ir/backend/nn_loops.py; this one's are compiled instead")
+        return None
+    return kernels.loops(source, lambda: nnkernels.loops(True))
 
 
 def _warn_skipped(path, skipped: list) -> None:
@@ -283,7 +295,12 @@ def _unusable(section, N) -> str | None:
         host = N.host_target()
     except ImportError as e:
         return f"llvmlite cannot be imported ({e})"
-    return N.Target(**section["target"]).runs_on(host)
+    target = N.Target(**section["target"])
+    reason = target.runs_on(host)
+    if reason is None and not N.checkable(target.triple):
+        reason = (f"graphcell cannot check native code for {target.triple} before linking it, "
+                  "so it does not link it")
+    return reason
 
 
 def warn_missed(graph) -> None:

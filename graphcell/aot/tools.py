@@ -3,8 +3,9 @@ before the first call, and say what that was.
 
 It loads the artifact (every check of ``graphcell.load``), builds the executable (which writes
 the kernels' sources into the kernel cache, ``graphcell info --cache``; numba compiles each at its
-first call), and links the artifact's native kernels to say whether ``load(path, native=True)``
-can run them on this CPU, compiling nothing.
+first call), and — when the artifact is signed with the configured key — links its native
+kernels to say whether ``load(path, native=True)`` can run them on this CPU, compiling nothing;
+an untrusted artifact's code is not even linked (the line says why).
 
 Example::
 
@@ -58,18 +59,23 @@ def precompile(path) -> list[str]:
 def native_line(graph) -> str:
     """Whether the artifact's native kernels run here (``load(native=True)``), as one line."""
     from graphcell.aot.native import NativeCodeWarning, link_native
+    from graphcell.aot.trust import trust_status
     section = graph.manifest.get("native")
     if section is None:
         return "  native kernels: none (exported with native=False): load(native=True) compiles"
     n, skipped = len(section["kernels"]), len(section.get("skipped", []))
     if not n and not skipped:
         return "  native kernels: none needed (no kernel in the IR)"
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", NativeCodeWarning)
-        kernels = link_native(graph)
     target = section.get("target") or {}
     head = (f"  native kernels: {n} for {target.get('cpu', '?')} ({target.get('triple', '?')})"
             f"{f', {skipped} without native code' if skipped else ''}")
+    trusted, why = trust_status(graph.manifest_bytes, graph.signature)
+    if not trusted and n:   # not even linked: linking is the first step of running it
+        return (f"{head}: not trusted ({why}): load(native=True) refuses them unless the "
+                "artifact is signed with the configured key or trust_native_code=True")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", NativeCodeWarning)
+        kernels = link_native(graph)
     if kernels is not None and not kernels.failed and not skipped:
         return f"{head}: they link here, load(native=True) compiles nothing"
     why = str(caught[0].message).split(": ", 1)[-1] if caught else "some kernels compile"

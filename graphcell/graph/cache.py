@@ -14,7 +14,8 @@ What a compiled version is keyed by (DESIGN §4, §10.9), cheapest test first:
 A call that matches all four runs the compiled function; any other call compiles, and the log
 says why (``CacheLog``). Several versions are kept per signature (``set_train()`` /
 ``set_train(False)`` alternating does not recompile each time). A compile or a first run that
-fails leaves the cache as it was.
+fails leaves the cache as it was. Calls may come from several threads: a version's table is
+changed under a lock (two threads that miss at once both compile; both versions are kept).
 
 Example::
 
@@ -34,6 +35,7 @@ Example::
 from __future__ import annotations
 
 import inspect
+import threading
 import weakref
 from operator import attrgetter
 from typing import Any, Callable
@@ -78,6 +80,7 @@ class Staged:
         self._entries: dict[tuple, list[Compiled]] = {}
         self._order: list[tuple[tuple, Compiled]] = []   # oldest first, for eviction
         self._last: tuple[tuple, Compiled, tuple] | None = None   # key, version, args specs
+        self._lock = threading.Lock()   # held while the tables above change
         self._signature, self._arg_names, self._n_fixed = _signature_of(fn, self_obj is not None)
 
     # --- calling -------------------------------------------------------------------------------
@@ -166,17 +169,19 @@ class Staged:
         return compiled
 
     def _store(self, key: tuple, compiled: Compiled, args: tuple, reason: str) -> None:
-        versions = self._entries.setdefault(key, [])
-        versions.insert(0, compiled)
-        self._order.append((key, compiled))
-        if len(versions) > MAX_VERSIONS:
-            self._forget(key, versions[-1])
-        if len(self._order) > MAX_ENTRIES:
-            self._forget(*self._order[0])
-        self._last = (key, compiled, tuple(arg_specs(args)))
-        self.log.compiled(reason, compiled.signature)
+        with self._lock:
+            versions = self._entries.setdefault(key, [])
+            versions.insert(0, compiled)
+            self._order.append((key, compiled))
+            if len(versions) > MAX_VERSIONS:
+                self._forget(key, versions[-1])
+            if len(self._order) > MAX_ENTRIES:
+                self._forget(*self._order[0])
+            self._last = (key, compiled, tuple(arg_specs(args)))
+            self.log.compiled(reason, compiled.signature)
 
     def _forget(self, key: tuple, compiled: Compiled) -> None:
+        """Drop one version (the caller holds the lock)."""
         versions = self._entries.get(key, [])
         if compiled in versions:
             versions.remove(compiled)
@@ -186,9 +191,10 @@ class Staged:
 
     def clear(self) -> None:
         """Forget every compiled version (the log is kept)."""
-        self._entries.clear()
-        self._order.clear()
-        self._last = None
+        with self._lock:
+            self._entries.clear()
+            self._order.clear()
+            self._last = None
 
     # --- explaining ----------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ line and a caret — and not a traceback through the frontend.
 from __future__ import annotations
 
 import os
+import threading
 import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -34,6 +35,12 @@ from graphcell_ir.errors import GraphCompileError
 from graphcell_ir.frontend.grads import prune
 
 __all__ = ["Compiled", "compile_call"]
+
+_WARNINGS_LOCK = threading.RLock()
+"""Held while a frontend runs inside ``warnings.catch_warnings``, which swaps process-wide state:
+two compiles in it at once, in two threads, left the process's warnings captured by a dead
+recorder for good. The frontends of concurrent compiles take turns; passes, kernel compiles and
+runs still overlap. Reentrant: a frontend may compile another function."""
 
 
 @dataclass
@@ -77,7 +84,7 @@ def _compile(fn, self_obj, args, name, arg_names, jit_level) -> Compiled:
     try:
         if isinstance(self_obj, Cell):
             recorder.watch(self_obj)
-        with warnings.catch_warnings(record=True) as caught:
+        with _WARNINGS_LOCK, warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             result = _timed_frontend(fn, self_obj, specs, resolver, name)
     except GraphCompileError as e:

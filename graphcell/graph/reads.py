@@ -9,6 +9,10 @@ cells get their own class back when the compile ends, whether it succeeded or fa
 that cannot be given a recording subclass counts as reading every attribute it has: more
 recompiles, never a stale graph.)
 
+Compiles in several threads may watch one cell at once: they share its recording class and its
+set of names (each compile's guards then hold the others' reads too: more guards, never fewer),
+and the cell gets its own class back when the last of them closes.
+
 Example::
 
     >>> from graphcell import nn
@@ -21,10 +25,14 @@ Example::
 """
 from __future__ import annotations
 
+import threading
+
 __all__ = ["ReadRecorder"]
 
 _recording: dict[int, set] = {}     # id(cell) -> the names read, while a compile watches it
 _classes: dict[type, type] = {}     # cell class -> its recording subclass
+_owners: dict[int, list] = {}       # id(cell) -> [its own class, how many recorders watch it]
+_lock = threading.Lock()            # held while the three tables change
 
 
 def _recording_class(cls: type) -> type:
@@ -49,7 +57,8 @@ class ReadRecorder:
     """Records attribute reads on the cells it watches until it is closed (a context manager)."""
 
     def __init__(self):
-        self._watched: dict[int, tuple[object, type | None]] = {}
+        self._watched: dict[int, object] = {}   # id -> object, in the order first watched
+        self._owned: set[int] = set()            # the ids this recorder still counts in _owners
         self._names: dict[int, set] = {}
 
     def watch(self, obj) -> None:
@@ -57,20 +66,25 @@ class ReadRecorder:
         key = id(obj)
         if key in self._watched:
             return
-        cls = type(obj)
-        if "__graphcell_recording__" in cls.__dict__:  # an enclosing compile watches it already
-            self._names[key] = _recording.setdefault(key, set())
-            self._watched[key] = (obj, None)
-            return
-        try:
-            sub = _recording_class(cls)
-            object.__setattr__(obj, "__class__", sub)
-        except TypeError:  # a class that cannot be subclassed this way: assume it reads everything
-            self._names[key] = set(getattr(obj, "__dict__", ()))
-            self._watched[key] = (obj, None)
-            return
-        self._names[key] = _recording[key] = set()
-        self._watched[key] = (obj, cls)
+        self._watched[key] = obj
+        with _lock:
+            owner = _owners.get(key)
+            if owner is not None:   # another compile (enclosing, or in another thread) watches it
+                owner[1] += 1
+                self._owned.add(key)
+                self._names[key] = _recording[key]
+                return
+            cls = type(obj)
+            try:
+                if "__graphcell_recording__" in cls.__dict__:
+                    raise TypeError("a copy of a watched cell")   # its class is not its own
+                object.__setattr__(obj, "__class__", _recording_class(cls))
+            except TypeError:   # cannot be watched this way: assume it reads everything
+                self._names[key] = set(getattr(obj, "__dict__", ()))
+                return
+            _owners[key] = [cls, 1]
+            self._owned.add(key)
+            self._names[key] = _recording[key] = set()
 
     def names(self, obj) -> set:
         """The attribute names read on ``obj`` (while watching, or after closing)."""
@@ -78,15 +92,20 @@ class ReadRecorder:
 
     def objects(self) -> list:
         """The watched objects, in the order they were first watched."""
-        return [obj for obj, _ in self._watched.values()]
+        return list(self._watched.values())
 
     def close(self) -> None:
-        """Give every watched object its own class back (idempotent)."""
-        for key, (obj, cls) in self._watched.items():
-            if cls is not None:
-                object.__setattr__(obj, "__class__", cls)
-                _recording.pop(key, None)
-            self._watched[key] = (obj, None)
+        """Stop watching; each object gets its own class back when no other recorder watches
+        it (idempotent)."""
+        with _lock:
+            for key in self._owned:
+                owner = _owners[key]
+                owner[1] -= 1
+                if owner[1] == 0:
+                    object.__setattr__(self._watched[key], "__class__", owner[0])
+                    del _owners[key]
+                    _recording.pop(key, None)
+            self._owned.clear()
 
     def __enter__(self) -> "ReadRecorder":
         return self

@@ -6,7 +6,7 @@ MindSpore offers most operations three ways: a function (``ops.stack``), a Primi
 aliases declared next to it:
 
 - a family module's ``__all__`` lists its functional names and its Primitive classes
-  (``Stack = primitive("Stack", stack, init=("axis",))``);
+  (``Stack = primitive("Stack", stack, init=("axis",))``; any class listed there counts as one);
 - its ``TENSOR_METHODS`` dict maps Tensor method names to functions whose first parameter is the
   tensor (the functional function itself when the signatures agree, a small adapter otherwise,
   or an :func:`overload` of several, as MindSpore 2.10's methods accept several signatures).
@@ -32,7 +32,6 @@ from typing import Callable
 
 import numpy as np
 
-from graphcell.ops.primitive import Primitive
 
 
 # --- overloaded signatures ---------------------------------------------------------------------
@@ -128,8 +127,9 @@ def assemble(modules) -> Faces:
     for module in modules:
         for name in module.__all__:
             obj = getattr(module, name)
-            table = faces.primitives if isinstance(obj, type) and issubclass(obj, Primitive) \
-                else faces.functions
+            # classes are MindSpore's operator classes (Primitives, and the few that are not:
+            # InsertGradientOf, ReduceOp): they belong to ``ops.operations`` too
+            table = faces.primitives if isinstance(obj, type) else faces.functions
             _declare(table, name, obj, module.__name__, origin, "ops")
         for name, fn in getattr(module, "TENSOR_METHODS", {}).items():
             _declare(faces.methods, name, fn, module.__name__, origin, "Tensor")

@@ -367,7 +367,8 @@ class _Gen:
             self.lines.append(f"{ind}effects = True")
         attrs = dict(op.attrs)
         # -- which callable runs a non-fused primitive (nnkernels: conv/pool kernels, else ref) --
-        impl = implementation(op.opdef, self.opts.jit)
+        impl = implementation(op.opdef, self.opts.jit,
+                              getattr(self.opts.native, "nn_loops", None))   # an artifact's own
         fn = functools.partial(impl, **attrs) if attrs else impl
         r = self.glob("R", fn)
         args = ", ".join(self.use(v) for v in op.operands)

@@ -108,6 +108,7 @@ def _jit_on(jit: bool | None) -> bool:
 
 
 _LOADED: dict[bool, types.ModuleType] = {}
+_LOADED_LOCK = threading.Lock()   # one loops namespace per process, even when threads race
 
 
 def loops(jit: bool | None = None) -> types.ModuleType:
@@ -115,7 +116,10 @@ def loops(jit: bool | None = None) -> types.ModuleType:
     jit = _jit_on(jit)
     mod = _LOADED.get(jit)
     if mod is None:
-        mod = _LOADED[jit] = _loaded() if jit else nn_loops
+        with _LOADED_LOCK:
+            mod = _LOADED.get(jit)
+            if mod is None:
+                mod = _LOADED[jit] = _loaded() if jit else nn_loops
     return mod
 
 
@@ -242,16 +246,6 @@ class _CachedLoops:
         if self._module is None:
             self._module = _compile_module(numba_cache=False)
         return self._module
-
-
-# --- native loops (graphcell_ir.backend.native; graphcell.load(native=True)) -------------------
-def use_native_loops(make) -> None:
-    """From now on ``loops(True)`` is ``make(compiled)``: linked machine code of these loops (same
-    source, compiled ahead of time), which calls ``compiled()`` — numba's loops, built on first
-    need — for argument types it has no code for. Process-wide."""
-    current = _LOADED.get(True)
-    _LOADED[True] = make((lambda: current) if current is not None else _compile_module)
-# --- end native loops ---
 
 
 def _source() -> str:
@@ -385,8 +379,10 @@ def _pool_geo(shape, kernel_size, strides, pad_mode) -> C.Window:
 
 
 def _fast(*arrays) -> bool:
+    """Whether the loops take these arrays: float32/float64 alike, none empty (an empty batch
+    goes to the reference, which has nothing to loop over either)."""
     d = arrays[0].dtype
-    return d in _FLOATS and all(a.dtype == d for a in arrays)
+    return d in _FLOATS and all(a.dtype == d and a.size for a in arrays)
 
 
 def _c(a: np.ndarray) -> np.ndarray:
@@ -750,9 +746,13 @@ def kernel(op, jit: bool | None = None):
     return functools.partial(KERNELS[op], loops(jit))
 
 
-def implementation(op, jit: bool | None = None):
+def implementation(op, jit: bool | None = None, loops=None):
     """What runs ``op`` outside a fused kernel: its kernel when it has one and the JIT is on,
-    else its numpy reference (faster than the kernel's loops run as Python)."""
+    else its numpy reference (faster than the kernel's loops run as Python). ``loops``: a loops
+    namespace of the caller's own (an artifact's linked loops, for its executable alone) in
+    place of the process's."""
     if op not in KERNELS or not _jit_on(jit):
         return op.ref
+    if loops is not None:
+        return functools.partial(KERNELS[op], loops)
     return kernel(op, jit=True)

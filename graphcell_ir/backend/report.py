@@ -22,7 +22,9 @@ the code generator refuses, a parallel one, or all with ``GRAPHCELL_CODEGEN=0``)
 hit)`` (linking one from there, without numba).
 
 A compile is a :class:`Session` (:func:`begin`, ``suspend`` when the IR is compiled, ``resume``
-for the first run, ``end``); when stderr is a terminal and the
+for the first run, ``end``). The active sessions are per thread (a stack: a compile started
+inside another's reports to the inner one until it ends), so compiles in several threads at once
+each collect their own phases. When stderr is a terminal and the
 compile has run for :data:`PROGRESS_AFTER` seconds, a progress line on stderr shows the phase it
 is in, rewritten in place and erased at the end (whether or not the report is on;
 ``GRAPHCELL_PROGRESS=0`` turns it off).
@@ -40,6 +42,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from contextlib import contextmanager
 
@@ -48,7 +51,7 @@ PROGRESS_AFTER = 1.0
 
 _forced: bool | None = None
 _switch = None
-_active: "Session | None" = None
+_local = threading.local()   # .stack: this thread's active sessions, innermost last
 
 # How phase names group into the summary's columns (the first prefix that matches).
 _GROUPS = (("frontend", "frontend"), ("autodiff", "autodiff"), ("pass ", "passes"),
@@ -85,7 +88,7 @@ def enable(on: bool = True):
 
 def phase(name: str, seconds: float, detail: str = "") -> None:
     """Report one phase: printed when the report is on, added to the active session."""
-    s = _active if _active is not None and not _active.ended else None
+    s = active()
     if s is not None:
         s.add(name, seconds)
     if enabled():
@@ -101,7 +104,7 @@ def phase(name: str, seconds: float, detail: str = "") -> None:
 def timed(name: str, detail: str = ""):
     """Time the ``with`` block as phase ``name``, without the phases reported inside it (so a
     summary adds up: the frontend's time does not count the autodiff it ran)."""
-    s = _active if _active is not None and not _active.ended else None
+    s = active()
     n0, t0 = (len(s.phases) if s is not None else 0), time.perf_counter()
     try:
         yield
@@ -111,27 +114,40 @@ def timed(name: str, detail: str = ""):
 
 
 def begin(name: str) -> "Session":
-    """Start the session of one compile (it becomes the active one until it ends)."""
-    global _active
-    _active = Session(name, _live(_active))
-    return _active
+    """Start the session of one compile: this thread's active one until it is suspended or
+    ends."""
+    session = Session(name)
+    _stack().append(session)
+    return session
 
 
-def _live(s: "Session | None") -> "Session | None":
-    while s is not None and s.ended:
-        s = s.outer
-    return s
+def _stack() -> list:
+    """This thread's active sessions, innermost last. Per thread, because a shared chain of
+    sessions, suspended and resumed by compiles in several threads, became a loop (a compile
+    spun forever looking for the live one)."""
+    stack = getattr(_local, "stack", None)
+    if stack is None:
+        stack = _local.stack = []
+    return stack
 
 
 def active() -> "Session | None":
-    return _active
+    """The session this thread's phases go to (None outside a compile)."""
+    stack = _stack()
+    return stack[-1] if stack else None
+
+
+def _leave(session: "Session") -> None:
+    stack = _stack()
+    if session in stack:
+        stack.remove(session)
 
 
 class Session:
     """The phases of one compile, for the summary and the progress line."""
 
-    def __init__(self, name: str, outer: "Session | None" = None):
-        self.name, self.outer = name, outer
+    def __init__(self, name: str):
+        self.name = name
         self.start = time.perf_counter()
         self.phases: list[tuple[str, float]] = []
         self.stats0 = _kernel_counts()
@@ -172,16 +188,13 @@ class Session:
     def suspend(self) -> None:
         """The compile is over but its first run (which compiles kernels) has not happened:
         stop collecting (a compile that is never run, ``net.compile(x)``, leaves nothing)."""
-        global _active
         self.clear_progress()
-        if _active is self:
-            _active = _live(self.outer)
+        _leave(self)
 
     def resume(self) -> None:
-        """The first run starts: collect again (until :meth:`end`)."""
-        global _active
-        if not self.ended:
-            self.outer, _active = _live(_active), self
+        """The first run starts, in this thread: collect again (until :meth:`end`)."""
+        if not self.ended and self not in _stack():
+            _stack().append(self)
 
     # -- the end --
     def summary(self) -> str:
@@ -193,15 +206,13 @@ class Session:
 
     def end(self) -> None:
         """Erase the progress line, print the summary (when the report is on), deactivate."""
-        global _active
+        _leave(self)
         if self.ended:
             return
         self.ended = True
         self.clear_progress()
         if enabled():
             print(self.summary(), file=sys.stderr)
-        if _active is self:
-            _active = _live(self.outer)
 
 
 def _ms(seconds: float) -> str:

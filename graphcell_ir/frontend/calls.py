@@ -182,6 +182,10 @@ class CallMixin:
         frame = Frame(d.parsed, d.globals, d.closure, self.frame.scope + (c.name,),
                       self.loc(node), d.marks)
         frame.outer, frame.self_obj, frame.function = d, d.self_obj, d.function
+        if c.comprehension:   # made in a comprehension: its variables, now, come first
+            scope = Frame(d.parsed, d.globals, d.closure, d.scope, d.caller, d.marks,
+                          vars={n: v[n] for n, v in c.comprehension.items() if n in v})
+            scope.outer, frame.outer = d, scope
         frame.vars.update(bound.arguments)
         return self.run_frame(frame, c.node)
 

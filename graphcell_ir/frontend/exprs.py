@@ -536,15 +536,18 @@ class ExprMixin:
 
     def comprehension(self, node, element, kind):
         frame = self.frame
-        saved = frame.vars
+        saved, saved_scope = frame.vars, frame.comprehension
         frame.vars = dict(saved)  # the loop variables are the comprehension's own
+        targets = {n.id for gen in node.generators for n in ast.walk(gen.target)
+                   if isinstance(n, ast.Name)}
+        frame.comprehension = {**saved_scope, **dict.fromkeys(targets, frame.vars)}
         out: list = []
         try:
             self._generators(node.generators, 0, element, out)
         except _Poisoned:
             return POISON
         finally:
-            frame.vars = saved
+            frame.vars, frame.comprehension = saved, saved_scope
         return kind(out)
 
     def _generators(self, gens, i: int, element, out: list) -> None:
@@ -586,8 +589,11 @@ class ExprMixin:
         the call — visible there, since closures are inlined where they are called. A closure
         compiled into a Function of its own (a gradient transform) gets the tensors it captures
         as extra arguments (``grads._capture``); they are constants to that gradient, as
-        closed-over values are to ``jax.grad``."""
-        return Closure(node, self.frame, self.frame.vars, self._signature(node.args), name)
+        closed-over values are to ``jax.grad``. Made in a comprehension, it also reads the
+        comprehension's variables as they are when it is called (``[lambda: x * i for i in
+        range(3)]``: each reads the last ``i``, as in Python), after the comprehension too."""
+        return Closure(node, self.frame, self.frame.vars, self._signature(node.args), name,
+                       dict(self.frame.comprehension))
 
     def _signature(self, args: ast.arguments) -> inspect.Signature:
         P = inspect.Parameter

@@ -64,6 +64,7 @@ class Closure:
     captured: dict                 # the defining frame's variables when it was made
     signature: inspect.Signature   # defaults already evaluated
     name: str
+    comprehension: dict = field(default_factory=dict)   # made in a comprehension: Frame's field
 
 
 @dataclass(frozen=True, eq=False)
@@ -144,6 +145,9 @@ class Frame:
     self_obj: Any = None               # for zero-argument super()
     function: Any = None               # the Python function (for super()'s __class__)
     outer: "Frame | None" = None       # the defining frame of a lambda or nested def
+    # while a comprehension is compiled: each name its generators bind -> the variables of the
+    # innermost comprehension binding it (a lambda made there reads them, late-bound)
+    comprehension: dict = field(default_factory=dict)
 
     def loc(self, node) -> Loc:
         return self.parsed.loc(node, self.scope, self.caller, self.marks)

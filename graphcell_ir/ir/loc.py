@@ -29,9 +29,13 @@ GRAD = "grad"
 """Mark of an op created by autodiff for the op at this location."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Loc:
-    """One source frame, with the frame it was inlined into as ``caller``."""
+    """One source frame, with the frame it was inlined into as ``caller``.
+
+    A chain of callers may be as long as the text that spells it (a parsed ``loc(...)`` of
+    hundreds of frames): equality, hashing, ``repr`` and inlining walk it in a loop, never by
+    recursion (the dataclass's own methods raised RecursionError at ~500 frames)."""
 
     file: str
     line: int
@@ -68,8 +72,29 @@ class Loc:
         """
         if not self.known:
             return call_site
-        caller = self.caller.inlined_at(call_site) if self.caller is not None else call_site
-        return replace(self, scope=call_site.scope + self.scope, caller=caller)
+        loc = call_site
+        for f in reversed(list(self.frames())):   # outermost first: each becomes the next's caller
+            loc = replace(f, scope=call_site.scope + f.scope, caller=loc)
+        return loc
+
+    def _fields(self) -> tuple:
+        return (self.file, self.line, self.col, self.scope, self.marks)
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Loc):
+            return NotImplemented
+        a, b = self, other
+        while a is not b:
+            if a is None or b is None or a._fields() != b._fields():
+                return False
+            a, b = a.caller, b.caller
+        return True
+
+    def __hash__(self) -> int:
+        return hash(tuple(f._fields() for f in self.frames()))
+
+    def __repr__(self) -> str:
+        return f"Loc({format_loc(self, 'full')!r})"
 
     def with_mark(self, mark: str) -> Loc:
         """The same location with ``mark`` added (``loc.with_mark(GRAD)`` for backward ops)."""

@@ -209,7 +209,9 @@ def _group_cols(x: np.ndarray, win: Window, group: int) -> np.ndarray:
     cols = _windows(_pad_hw(x, win), win)
     n, c = x.shape[:2]
     cols = cols.reshape(n, group, c // group, win.oh, win.ow, win.kh, win.kw)
-    return cols.transpose(1, 0, 3, 4, 2, 5, 6).reshape(group, n * win.oh * win.ow, -1)
+    # sizes spelled out: -1 cannot be inferred from an empty batch
+    return cols.transpose(1, 0, 3, 4, 2, 5, 6).reshape(group, n * win.oh * win.ow,
+                                                       c // group * win.kh * win.kw)
 
 
 def _from_groups(y: np.ndarray, n: int, win: Window) -> np.ndarray:
@@ -223,7 +225,7 @@ def _to_groups(dy: np.ndarray, group: int) -> np.ndarray:
     """(N, G*Og, OH, OW) -> (G, N*OH*OW, Og)."""
     n, o, oh, ow = dy.shape
     dy = dy.reshape(n, group, o // group, oh, ow).transpose(1, 0, 3, 4, 2)
-    return dy.reshape(group, -1, o // group)
+    return dy.reshape(group, n * oh * ow, o // group)
 
 
 def _conv2d_ref(x, w, *, out_channel=0, kernel_size=None, mode=1, data_format="NCHW", **win):
@@ -253,8 +255,9 @@ conv2d = defop("conv2d", ("x", "weight"), kind=OPAQUE, ms_name="Conv2D",
                    "kernel_size (None: from the weight) are checked against the weight when given.")
 
 
-def _size4(size, what: str) -> tuple[int, ...]:
-    if len(size) != 4 or any(s < 1 for s in size):
+def _size4(size, what: str, batch: bool = False) -> tuple[int, ...]:
+    """``size`` checked: 4 positive sizes (``batch``: the first may be 0, an empty batch)."""
+    if len(size) != 4 or any(s < 1 for s in size[1 if batch else 0:]) or size[0] < 0:
         raise ShapeError(f"{what} must be 4 positive sizes, got {list(size)}")
     return tuple(size)
 
@@ -268,7 +271,7 @@ def _check_dy(dy: TensorType, n: int, o: int, geo: Window) -> None:
 
 def _bp_input_infer(dy, w, *, input_size, **win):
     dy, w = _conv_operands(dy, w, "dy")
-    size = _size4(input_size, "input_size")
+    size = _size4(input_size, "input_size", batch=True)
     _check_dy(dy, size[0], w.shape[0], _conv_window(size, w.shape, **win))
     return TensorType(dy.dtype, size)
 
@@ -477,7 +480,7 @@ avg_pool2d = defop("avg_pool2d", ("x",), kind=OPAQUE, ms_name="AvgPool", attrs=_
 
 
 def _avg_pool_grad_infer(dy, *, input_size, **attrs):
-    size = _size4(input_size, "input_size")
+    size = _size4(input_size, "input_size", batch=True)
     x = TensorType(require_tensor(dy, "dy").dtype, size)
     _require_like(dy, _avg_pool_infer(x, **attrs), "dy", "the pooled output")
     return x

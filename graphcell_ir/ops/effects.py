@@ -1,4 +1,5 @@
-"""Ops whose meaning includes an effect or an ordering: ``assign`` and ``depend``.
+"""Ops whose meaning includes an effect or an ordering: ``assign``, ``depend``, the host
+callbacks, and ``stop_gradient``.
 
 ``assign(variable, value)`` is the one write to a Parameter. Its reference only computes the new
 value; the PyNative runtime writes it into the Parameter, and graph mode rebinds the Parameter in
@@ -27,6 +28,9 @@ unused (PyNative does not call a hook whose value does not reach the output eith
 is in its gradient, so differentiate before optimising (as graph mode does): CSE may merge two
 applications of one ``fn`` to one value, which would then call ``fn`` once.
 
+``stop_gradient(x)`` is the identity, ``NONDIFF``: PyNative records nothing for it and IR
+autodiff's activity analysis stops there, so no gradient flows through its result.
+
 Example: the rule, emitted into IR by the gradient transform::
 
     >>> from graphcell_ir.text import parse_module, print_function
@@ -53,7 +57,7 @@ import numpy as np
 from graphcell_ir.errors import OpTypeError, ShapeError
 from graphcell_ir.ir.types import ScalarType, TensorType, promote, promote_weak
 from graphcell_ir.ops import functional as F
-from graphcell_ir.ops.registry import AttrKind, Kind, attr, defop
+from graphcell_ir.ops.registry import NONDIFF, AttrKind, Kind, attr, defop
 from graphcell_ir.ops.shape_rules import require_tensor, require_tensorish
 
 
@@ -179,3 +183,14 @@ hook_backward = defop("hook_backward", ("*xs",), kind=Kind.OPAQUE,
                       bprop=bprop_hook_backward,
                       doc="The identity; its gradient calls fn on the gradients flowing back "
                           "(a host callback), which may replace them.")
+
+
+def _stop_gradient_ref(x):
+    return x
+
+
+stop_gradient = defop("stop_gradient", ("x",), kind=Kind.OPAQUE, ms_name="StopGradient",
+                      infer=lambda x: require_tensor(x, "x"), ref=_stop_gradient_ref,
+                      bprop=NONDIFF,
+                      doc="The identity whose result no gradient flows through (NONDIFF: both "
+                          "autodiffs stop at it).")

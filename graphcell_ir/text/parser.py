@@ -93,6 +93,11 @@ def _describe(tok: Token) -> str:
     return {"NL": "end of line", "EOF": "end of input"}.get(kind, repr(text))
 
 
+def _short(text: str) -> str:
+    """A literal as an error message quotes it: long ones shortened."""
+    return text if len(text) <= 24 else f"{text[:10]}...{text[-6:]} ({len(text)} digits)"
+
+
 def _hint(name_token: str) -> str | None:
     name = name_token[1:]
     return None if name.isdigit() else name
@@ -338,6 +343,9 @@ class _Parser:
             return Literal(value, ScalarType(d))
         except GraphcellError as e:
             raise self.error(str(e), tok) from None
+        except OverflowError:   # an integer literal too large for any float (10**400:f32)
+            raise self.error(f"the literal {_short(tok[1])} is too large for {d.short}",
+                             tok) from None
 
     def result_types(self, n: int) -> tuple[Type, ...]:
         if n == 1:

@@ -14,7 +14,7 @@ def test_every_registry_entry_has_a_function_and_ms_named_primitive():
         # a family module may give the name MindSpore's signature; else it is the entry itself
         assert getattr(fn, "opdef", opdef) is opdef or fn.__module__.startswith("graphcell.ops.function")
         if opdef.ms_name:  # or a family module's Primitive with MindSpore's semantics
-            prim = getattr(ops, opdef.ms_name)       # (RealDiv, Gather; ops.Exp calls ops.exp)
+            prim = getattr(ops, opdef.ms_name)       # (RealDiv, Gather, MatMul; ops.Exp calls ops.exp)
             assert getattr(prim, "opdef", None) is opdef or issubclass(prim, FunctionPrimitive)
 
 

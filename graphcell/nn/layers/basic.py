@@ -7,6 +7,7 @@ from graphcell import ops
 from graphcell.nn.cell import Cell
 from graphcell.nn.layers._validate import _is_int, _is_number, check_bool, describe
 from graphcell.tensor import Tensor
+from graphcell_ir.ops import functional as F
 
 __all__ = ["Flatten", "Dropout", "MatMul"]
 
@@ -117,4 +118,4 @@ class MatMul(Cell):
         self.transpose_x2 = check_bool(transpose_x2, "transpose_x2", self.cls_name)
 
     def construct(self, x1, x2):
-        return ops.matmul(x1, x2, transpose_a=self.transpose_x1, transpose_b=self.transpose_x2)
+        return F.matmul(x1, x2, transpose_a=self.transpose_x1, transpose_b=self.transpose_x2)

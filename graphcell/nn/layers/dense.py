@@ -18,6 +18,7 @@ from graphcell.ops.primitive import Primitive
 from graphcell.parameter import Parameter
 from graphcell.tensor import Tensor
 from graphcell_ir.ir.types import float32
+from graphcell_ir.ops import functional as F
 
 __all__ = ["Dense"]
 
@@ -73,7 +74,7 @@ class Dense(Cell):
         x_shape = x.shape
         if len(x_shape) != 2:
             x = ops.reshape(x, (-1, x_shape[-1]))
-        x = ops.matmul(x, self.weight, transpose_b=True)
+        x = F.matmul(x, self.weight, transpose_b=True)  # the primitive: MatMul's transposes
         if self.has_bias:
             x = ops.bias_add(x, self.bias)
         if self.activation_flag:

@@ -496,7 +496,8 @@ def polygamma(n, input):  # noqa: A002
 def mvlgamma(input, p):  # noqa: A002
     """``ops.mvlgamma(input, p)``: the multivariate log-gamma function of dimension ``p``:
     ``p(p-1)/4 log(pi) + sum_{j<p} lgamma(input - j/2)``; every element must exceed
-    ``(p - 1) / 2`` (checked when the values are known, i.e. in PyNative mode)."""
+    ``(p - 1) / 2`` (checked when the values are known, i.e. in PyNative mode; compiled, an
+    element out of the domain gives NaN)."""
     x = _arg(input, "mvlgamma", frozenset({float32, float64}))
     if not isinstance(p, (int, np.integer)) or isinstance(p, bool):
         raise TypeError(f"ops.mvlgamma: 'p' must be an int, got {type(p).__name__}")
@@ -509,7 +510,10 @@ def mvlgamma(input, p):  # noqa: A002
     total = F.lgamma(x)
     for j in range(1, int(p)):
         total = F.add(total, F.lgamma(F.sub(x, j / 2)))
-    return F.add(total, p * (p - 1) / 4 * math.log(math.pi))
+    total = F.add(total, p * (p - 1) / 4 * math.log(math.pi))
+    # compiled, the values are unknown while checking: out of the domain gives NaN, not a number
+    nan = F.fill(dtype=x.dtype, shape=tuple(x.shape), value=float("nan"))
+    return F.select(F.greater(x, (p - 1) / 2), total, nan)
 
 
 def bessel_i0(x):

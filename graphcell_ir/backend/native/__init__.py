@@ -23,13 +23,15 @@ features are the :class:`Target` recorded beside it. The undefined symbols left 
 is refused with a NativeError, except for ``NRT_MemInfo_call_dtor``, which numba's decref names
 but never calls on the meminfo-less arrays an entry builds (it links to a stub).
 
-**Linking** (llvmlite only; ``graphcell.load(native=True)``): :func:`link` adds object files to
-one ORC JIT library that may use the process's symbols, and returns :class:`NativeKernels`, which
+**Linking** (llvmlite only; ``graphcell.load(native=True)``): :func:`link` checks each object
+(:func:`check_linkable`: only what graphcell emits) and adds them to one ORC JIT library that
+may use the process's symbols, and returns :class:`NativeKernels`, which
 :func:`~graphcell_ir.backend.kernels.compile_kernel` asks for a kernel by its source before
-compiling anything, and whose :meth:`NativeKernels.loops` is a drop-in loops namespace
-(``nnkernels.use_native_loops``). A :class:`NativeFunction` calls its entry through ctypes with numba's CPU
-calling convention, ``int32 entry(void *ret, void *excinfo, void *p0, ...)`` (0: success), after
-checking each array's dtype, shape and memory order: the machine code trusts its arguments.
+compiling anything, and whose :meth:`NativeKernels.loops` is a drop-in loops namespace (the
+executable that was given the kernels uses it, nothing else). A :class:`NativeFunction` calls
+its entry through ctypes with numba's CPU calling convention, ``int32 entry(void *ret, void
+*excinfo, void *p0, ...)`` (0: success), after checking each array's dtype, shape and memory
+order: the machine code trusts its arguments.
 
 **The JIT's disk cache** (``kernels``/``nnkernels``, no export involved): graphcell's code
 generator (``backend/codegen``) compiles a kernel for some argument kinds into one object, the
@@ -62,7 +64,7 @@ from graphcell_ir.backend.native.target import ABI, NativeError, Target, host_ta
 from graphcell_ir.backend.native.emitting import (NativeObject, emit, emit_loop, kinds_of, loop_key,
                                               native_id, signature, source_hash, symbol_of,
                                               target_machine)
-from graphcell_ir.backend.native.objfile import check_object
+from graphcell_ir.backend.native.objfile import check_linkable, check_object, checkable
 from graphcell_ir.backend.native.linking import (LoopRecorder, NativeFunction, NativeKernels,
                                               NativeLoops, link)
 from graphcell_ir.backend.native.jit_cache import (JIT_ABI, JIT_MISMATCH, JitFunction, JitLookup,
@@ -72,7 +74,8 @@ from graphcell_ir.backend.native.jit_cache import (JIT_ABI, JIT_MISMATCH, JitFun
 
 __all__ = ["ABI", "NativeError", "Target", "NativeObject", "NativeFunction", "NativeKernels",
            "NativeLoops", "LoopRecorder", "emit", "emit_loop", "link", "host_target", "native_id",
-           "signature", "symbol_of", "check_object", "kinds_of", "loop_key", "source_hash",
+           "signature", "symbol_of", "check_object", "check_linkable", "checkable", "kinds_of",
+           "loop_key", "source_hash",
            "JIT_ABI", "JIT_MISMATCH", "JitFunction", "JitLookup", "array_layout", "emit_jit",
            "jit_cache_enabled", "jit_dir", "jit_id", "in_process", "kernel_kinds", "link_jit", "load_jit",
            "pack_single", "store_jit", "target_machine", "trampoline_ir"]

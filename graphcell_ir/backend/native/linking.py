@@ -14,7 +14,7 @@ import numpy as np
 from graphcell_ir.backend.lower import KernelSource
 from graphcell_ir.backend.native.emitting import (NativeObject, _SCALARS, STUBS, kinds_of, loop_key,
                                               signature, source_hash, symbol_of)
-from graphcell_ir.backend.native.objfile import check_object
+from graphcell_ir.backend.native.objfile import check_linkable
 from graphcell_ir.backend.native.target import NativeError, Target, _llvm, host_target
 
 
@@ -154,12 +154,14 @@ class NativeKernels:
     """Linked kernels by source key; what ``compile_kernel`` consults before compiling.
 
     ``failed``: id -> why that object could not be linked; ``missed``: the keys of kernels asked
-    for that have no native code here (they were compiled instead).
+    for that have no native code here (they were compiled instead); ``nn_loops``: the linked
+    convolution/pooling loops (:meth:`loops`), for the executable these kernels were given to.
     """
 
     by_key: dict[str, list] = field(default_factory=dict)  # key -> [(object, address, tracker)]
     failed: dict[str, str] = field(default_factory=dict)
     missed: list[str] = field(default_factory=list)
+    nn_loops: "NativeLoops | None" = None
 
     def lookup(self, ks: KernelSource) -> NativeFunction | None:
         """The linked entry for ``ks`` (same source, shapes, constants and outputs), or None."""
@@ -189,15 +191,16 @@ class NativeKernels:
 
 
 def link(objects, host: Target | None = None) -> NativeKernels:
-    """Link ``objects`` (NativeObjects) into this process. An object that does not check or link
-    (a symbol this process lacks...) is left out and listed in ``failed``; nothing raises but a
-    missing llvmlite (ImportError)."""
+    """Link ``objects`` (NativeObjects) into this process. An object that does not check
+    (:func:`~.objfile.check_linkable`: only what graphcell emits is linked) or link (a symbol
+    this process lacks...) is left out and listed in ``failed``; nothing raises but a missing
+    llvmlite (ImportError)."""
     kernels = NativeKernels()
     todo = []
     triple = (host or host_target()).triple if objects else None
     for obj in objects:
         try:
-            check_object(obj.data, obj.symbol, triple)
+            check_linkable(obj.data, obj.symbol, triple)
         except NativeError as e:
             kernels.failed[obj.id] = str(e)
             continue

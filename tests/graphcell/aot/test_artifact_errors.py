@@ -2,11 +2,17 @@
 and nothing runs. A bounded hypothesis fuzzer mutates valid artifacts."""
 import io
 import json
+import os
+import subprocess
+import sys
+import time
+import tracemalloc
 import zipfile
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from fuzzing import fuzz
+from hypothesis import given, strategies as st
 
 import graphcell as ms
 from graphcell.aot import ArtifactError
@@ -131,6 +137,97 @@ def test_pickled_weights_are_never_unpickled(tmp_path, good):
         load_bytes(tmp_path, C.to_bytes(bad))
 
 
+# --- what reading an artifact may cost (issue 22, defects 4 and 5) -------------------------------
+
+def _bomb(path, good, size, member):
+    """``good`` with ``member`` replaced by ``size`` bytes of spaces, deflated (~1000:1), written
+    in pieces (the test never holds it), and the manifest listing it consistently."""
+    m = json.loads(good[C.MANIFEST])
+    m["members"][member] = {"sha256": "0" * 64, "size": size}
+    with zipfile.ZipFile(path, "w") as z:
+        for name, data in {**good, C.MANIFEST: json.dumps(m).encode()}.items():
+            info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            if name != member:
+                z.writestr(info, data)
+                continue
+            with z.open(info, "w", force_zip64=True) as f:
+                chunk = b" " * (1 << 20)
+                for _ in range(size >> 20):
+                    f.write(chunk)
+    return path
+
+
+@pytest.mark.parametrize("member, size, message", [
+    (C.IR, 256 << 20, "declares 268435456 bytes, more than the 67108864 allowed"),
+    (C.IR, 32 << 20, "would inflate .* more than 100 times: refused as a zip bomb"),
+    (C.WEIGHTS, 256 << 20, "would inflate .* refused as a zip bomb")])
+def test_a_zip_bomb_is_refused_before_it_is_inflated(tmp_path, good, member, size, message):
+    path = _bomb(tmp_path / "bomb.gcpkg", good, size, member)
+    assert os.path.getsize(path) < 1 << 20
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    try:
+        with pytest.raises(ArtifactError, match=rf"\[{member}\]: {message}"):
+            ms.load(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 << 20 and time.perf_counter() - t0 < 5
+
+
+def test_a_member_larger_than_the_manifest_says_is_not_read(tmp_path, good):
+    ir = good[C.IR] + b"\n" * 5000
+    with pytest.raises(ArtifactError, match=r"\[model.gcir\]: its zip header says \d+ bytes but "
+                                            r"the manifest says"):
+        load_bytes(tmp_path, C.to_bytes({**good, C.IR: ir}))
+
+
+def test_members_in_another_compression_are_refused(tmp_path, good):
+    path = tmp_path / "lzma.gcpkg"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_LZMA) as z:
+        for name, data in good.items():
+            z.writestr(name, data)
+    with pytest.raises(ArtifactError, match="method graphcell does not write"):
+        ms.load(path)
+
+
+def test_an_oversized_manifest_is_refused_unread(tmp_path, good):
+    big = good[C.MANIFEST] + b" " * (C.MAX_MANIFEST_BYTES + 1)
+    with pytest.raises(ArtifactError, match=r"\[manifest.json\]: declares \d+ bytes, more than"):
+        load_bytes(tmp_path, C.to_bytes({**good, C.MANIFEST: big}))
+
+
+LOAD_DEVICE = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))   # the old loader read until killed
+import graphcell as ms
+from graphcell.aot import ArtifactError
+for path in sys.argv[1:]:
+    try:
+        ms.load(path)
+    except ArtifactError as e:
+        print(e, flush=True)
+"""
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_devices_fifos_and_directories_are_refused_unread(tmp_path):
+    link = tmp_path / "zero.gcpkg"
+    link.symlink_to("/dev/zero")
+    fifo = tmp_path / "fifo.gcpkg"
+    os.mkfifo(fifo)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    cases = [("/dev/zero", "a device"), (link, "a device"), (fifo, "a FIFO"),
+             (tmp_path, "a directory")]
+    done = subprocess.run([sys.executable, "-c", LOAD_DEVICE, *(str(p) for p, _ in cases)],
+                          env=env, capture_output=True, text=True, timeout=120)
+    lines = done.stdout.splitlines()
+    assert len(lines) == len(cases), done.stdout + done.stderr[-2000:]
+    for line, (path, kind) in zip(lines, cases):
+        assert line.startswith(f"{path}: is {kind}, not a regular file"), line
+
+
 # --- the fuzzer ----------------------------------------------------------------------------------
 
 def _check(tmp_path, data, reference, x):
@@ -141,8 +238,7 @@ def _check(tmp_path, data, reference, x):
     np.testing.assert_array_equal(cell(x).asnumpy(), reference)
 
 
-@settings(max_examples=120, deadline=None, derandomize=True, database=None,
-          suppress_health_check=list(HealthCheck))
+@fuzz(120)
 @given(data=st.data())
 def test_fuzz_mutated_artifacts_load_identically_or_raise_artifact_error(tmp_path_factory, data,
                                                                         mlp_artifact):

@@ -109,7 +109,29 @@ def test_export_no_native_and_run_native(capsys, tmp_path):
     x = np.linspace(-1, 1, 20, dtype=np.float32).reshape(5, 4)
     np.save(tmp_path / "x.npy", x)
     inputs = ["--input", str(tmp_path / "x.npy")] * 2
-    code, _, _ = run(capsys, "run", full, *inputs, "--native", "-o", str(tmp_path / "y.npy"))
+    code, _, err = run(capsys, "run", full, *inputs, "--native")
+    assert code != 0 and "not trusted: it is not signed and no key is configured" in err
+    code, _, _ = run(capsys, "run", full, *inputs, "--native", "--trust-native-code", "-o",
+                     str(tmp_path / "y.npy"))
     assert code == 0 and np.array_equal(np.load(tmp_path / "y.npy"), -(x + x))
     code, out, _ = run(capsys, "precompile", plain)
     assert code == 0 and "native kernels: none (exported with native=False)" in out
+    code, out, _ = run(capsys, "precompile", full)
+    assert code == 0 and "native kernels: 1 for" in out and "not trusted (it is not signed" in out
+
+
+def test_export_signed_and_run_native(capsys, tmp_path, monkeypatch):
+    """With GRAPHCELL_ARTIFACT_KEY set, export signs and run --native trusts the signature."""
+    monkeypatch.setenv("GRAPHCELL_ARTIFACT_KEY", "a test key of 16 bytes or more")
+    art = str(tmp_path / "signed.gcpkg")
+    assert run(capsys, "export", f"{NETS}:add_and_neg", *X, *X, "-o", art)[0] == 0
+    x = np.ones((5, 4), np.float32)
+    np.save(tmp_path / "x.npy", x)
+    code, out, _ = run(capsys, "run", art, *["--input", str(tmp_path / "x.npy")] * 2, "--native")
+    assert code == 0 and "out0: float32[5, 4]" in out
+    code, out, _ = run(capsys, "precompile", art)
+    assert code == 0 and "they link here" in out
+    monkeypatch.setenv("GRAPHCELL_ARTIFACT_KEY", "another key, also 16+ bytes")
+    code, _, err = run(capsys, "run", art, *["--input", str(tmp_path / "x.npy")] * 2, "--native",
+                       "--trust-native-code")
+    assert code != 0 and "signature does not match the configured key" in err

@@ -1,7 +1,10 @@
 """Native kernels in artifacts: ``export`` stores every kernel's object code, ``load(native=True)``
 links it (in a fresh process without numba: numba is never imported) and gives the in-process
 compiled results; a CPU it cannot run on falls back to the IR path with a warning; an object
-that is not what the manifest says is an ArtifactError; a fuzzer mutates native artifacts."""
+that is not what the manifest says is an ArtifactError; a fuzzer mutates native artifacts.
+
+Native code runs only from trusted artifacts (``test_native_trust.py``): the tests here that
+are about linking pass ``trust_native_code=True``."""
 import json
 import os
 import subprocess
@@ -11,7 +14,8 @@ import zipfile
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from fuzzing import fuzz
+from hypothesis import given, strategies as st
 
 import graphcell as ms
 from graphcell.aot import ArtifactError, NativeCodeWarning
@@ -93,7 +97,7 @@ def test_native_load_compiles_nothing_and_equals_graph_mode(train_artifact):
     path, x, y, losses, weight = train_artifact
     with warnings.catch_warnings():
         warnings.simplefilter("error", NativeCodeWarning)
-        cell = ms.load(path, native=True)
+        cell = ms.load(path, native=True, trust_native_code=True)
     run = cell._executable._run
     assert run.kernels and all(isinstance(k.fn, N.NativeFunction) for k in run.kernels)
     got, w = loaded_steps(cell, x, y)
@@ -138,8 +142,8 @@ import numpy as np
 import graphcell as ms
 out = sys.argv[1]
 e = np.load(out + "/expected.npz")
-inf = ms.load(out + "/inf.gcpkg", native=True)(e["x"]).asnumpy()
-train = ms.load(out + "/train.gcpkg", native=True)
+inf = ms.load(out + "/inf.gcpkg", native=True, trust_native_code=True)(e["x"]).asnumpy()
+train = ms.load(out + "/train.gcpkg", native=True, trust_native_code=True)
 loss = np.stack([train(e["x"], e["y"]).asnumpy() for _ in range(2)])
 assert "numba" not in sys.modules
 w = dict(train.parameters_and_names())["fc3.weight"].asnumpy()
@@ -172,7 +176,7 @@ def test_code_for_another_cpu_warns_and_runs_the_ir(tmp_path, train_artifact, ta
     m["native"]["target"].update(target)   # the manifest is the root of the hashes: no rehash
     bad = write(tmp_path, {**members, C.MANIFEST: json.dumps(m).encode()})
     with pytest.warns(NativeCodeWarning, match=message):
-        cell = ms.load(bad, native=True)
+        cell = ms.load(bad, native=True, trust_native_code=True)
     assert cell.graph.native is None
     assert not any(isinstance(k.fn, N.NativeFunction) for k in cell._executable._run.kernels)
     got, w = loaded_steps(cell, x, y)
@@ -210,7 +214,7 @@ def test_objects_that_are_not_what_the_manifest_says(tmp_path, train_artifact):
     for case, message in cases:
         bad = write(tmp_path, rehashed(case))
         with pytest.raises(ArtifactError, match=message):
-            ms.load(bad, native=True)
+            ms.load(bad, native=True, trust_native_code=True)
         ms.load(bad)   # the IR path never reads the object files
 
 
@@ -231,16 +235,22 @@ def test_a_native_table_that_does_not_match(tmp_path, train_artifact):
         ms.load(write(tmp_path, {**members, "native/evil.so": b""}))
 
 
-def test_precompile_says_whether_the_native_kernels_run_here(train_artifact):
+def test_precompile_says_whether_the_native_kernels_run_here(tmp_path, train_artifact):
     from graphcell.aot.tools import precompile
+    from graphcell.aot.trust import sign
     line = precompile(train_artifact[0])[-1]
+    assert "native kernels:" in line and "not trusted (it is not signed and no key" in line
+    key = b"precompile test key, 16+ bytes"
+    members = members_of(train_artifact[0])
+    signed = write(tmp_path, {**members, C.SIGNATURE: sign(members[C.MANIFEST], key)})
+    ms.set_context(artifact_key=key)
+    line = precompile(signed)[-1]
     assert "native kernels:" in line and "they link here" in line
 
 
 # --- the fuzzer ----------------------------------------------------------------------------------
 
-@settings(max_examples=60, deadline=None, derandomize=True, database=None,
-          suppress_health_check=list(HealthCheck))
+@fuzz(60)
 @given(data=st.data())
 def test_fuzz_native_artifacts_load_identically_or_raise_artifact_error(tmp_path_factory, data,
                                                                        train_artifact):
@@ -280,7 +290,7 @@ def test_a_kernel_without_native_code_is_compiled_with_a_warning(tmp_path, train
     bad = write(tmp_path, rehashed(with_native(rest, kernels=kernels[1:])))
     with pytest.warns(NativeCodeWarning, match=f"no native code in the artifact and are "
                                                f"compiled by numba: {dropped['key']}"):
-        cell = ms.load(bad, native=True)
+        cell = ms.load(bad, native=True, trust_native_code=True)
     fns = [k.fn for k in cell._executable._run.kernels]
     assert sum(not isinstance(f, N.NativeFunction) for f in fns) == 1
     got, w = loaded_steps(cell, x, y)
@@ -292,7 +302,7 @@ def test_another_abi_warns_and_runs_the_ir(tmp_path, train_artifact):
     path, x, y, losses, _ = train_artifact
     bad = write(tmp_path, with_native(members_of(path), abi="graphcell-native-0"))
     with pytest.warns(NativeCodeWarning, match="uses ABI 'graphcell-native-0'"):
-        cell = ms.load(bad, native=True)
+        cell = ms.load(bad, native=True, trust_native_code=True)
     np.testing.assert_array_equal(cell(x, y).asnumpy(), losses[0])
 
 
@@ -311,14 +321,13 @@ def _loads_identically_or_refuses(p, data: bytes, args, want) -> None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NativeCodeWarning)
-            cell = ms.load(p, native=True)
+            cell = ms.load(p, native=True, trust_native_code=True)
     except ArtifactError:
         return
     np.testing.assert_array_equal(cell(*args).asnumpy(), want)
 
 
-@settings(max_examples=60, deadline=None, derandomize=True, database=None,
-          suppress_health_check=list(HealthCheck))
+@fuzz(60)
 @given(data=st.data())
 def test_fuzz_the_native_section(tmp_path_factory, data, train_artifact):
     """Any value anywhere in the manifest's native section: a clear error or the same result
@@ -339,3 +348,37 @@ def test_fuzz_the_native_section(tmp_path_factory, data, train_artifact):
     _loads_identically_or_refuses(tmp_path_factory.mktemp("fuzz_native") / "n.gcpkg",
                                   C.to_bytes({**members, C.MANIFEST: json.dumps(m).encode()}),
                                   (x, y), losses[0])
+
+
+def _table_regions(data: bytes) -> list[tuple[int, int]]:
+    """(start, end) of an object's section headers, symbol, string and relocation tables: what
+    the checks read (not its code, whose bytes only matter when it runs)."""
+    import struct
+    from graphcell_ir.backend.native.objfile import read_elf
+    e_shoff, = struct.unpack_from("<Q", data, 40)
+    e_shnum, = struct.unpack_from("<H", data, 60)
+    regions = [(0, 64), (e_shoff, e_shoff + 64 * e_shnum)]
+    regions += [(s.offset, s.offset + s.size) for s in read_elf(data).sections
+                if s.type in (2, 3, 4) and s.size]
+    return regions
+
+
+@fuzz(120)
+@given(data=st.data())
+def test_fuzz_object_tables_are_refused_or_linked_never_a_crash(data, train_artifact):
+    """Bit flips anywhere in an object's tables (a consistent tamperer: the artifact's hashes
+    do not matter here): check_linkable refuses the object, or LLVM links it — or fails to, as
+    a Python error. Nothing runs: a changed table may point the code anywhere."""
+    members = members_of(train_artifact[0])
+    name = data.draw(st.sampled_from(sorted(n for n in members if n.startswith("native/"))))
+    buf = bytearray(members[name])
+    start, end = data.draw(st.sampled_from(_table_regions(bytes(buf))))
+    for _ in range(data.draw(st.integers(1, 3))):
+        buf[data.draw(st.integers(start, end - 1))] ^= 1 << data.draw(st.integers(0, 7))
+    id_ = name[len("native/"):-len(".o")]
+    obj = N.NativeObject("fuzz", id_, (("float32", (1,)),), bytes(buf))
+    try:
+        N.check_linkable(obj.data, obj.symbol, N.host_target().triple)
+    except N.NativeError:
+        return
+    N.link([obj])   # linked or listed in .failed; never raises, never aborts

@@ -13,12 +13,16 @@ mode and compares).
 - ``"ops.Stack"`` (a class): ``Stack(*init)(*args, **kwargs)``, ``init`` a tuple or a dict.
 
 Arguments are Python values, :class:`T` (a tensor input: random values of a shape and dtype, or
-given values) and :class:`D` (a dtype). Options: ``grad`` (False: do not differentiate; default:
+given values), :class:`P` (a Parameter made from a ``T`` outside the compiled function, for ops
+that update Parameters in place: its value after the call is compared too) and :class:`D` (a
+dtype). Options: ``grad`` (False: do not differentiate; default:
 differentiate when a float tensor goes in and a float tensor comes out; the gradient is compared
 with MindSpore's and, unless ``fd=False``, with float64 finite differences), ``rtol``/``atol``,
 ``modes`` (the modes the case runs in, with ``why`` saying why one is left out), ``id`` (a label),
-``values=False`` (compare structure, shapes and dtypes only: random ops, whose values no two
-generators share; their distributions are tested separately).
+``values=False`` (compare the outputs' structure, shapes and dtypes only: random ops, whose
+values no two generators share — their distributions are tested separately; the values of ``P``
+inputs after the call are still compared), ``ms_grad=False`` (MindSpore's
+gradient is wrong for this call: the gradient is checked against finite differences only).
 
 Example::
 
@@ -60,6 +64,7 @@ class T:
     lo: float = -2.0
     hi: float = 2.0
     slot: int = -1  # set by case(): the index among the case's tensors
+    is_param: bool = False  # set by case() when the tensor is wrapped in P
 
     def __post_init__(self):
         if isinstance(self.spec, np.ndarray) and self.dtype == "float32" and \
@@ -95,6 +100,19 @@ class T:
         return self.key()
 
 
+@dataclass(eq=False)
+class P:
+    """A Parameter input: ``P(T((3,)))``. Made fresh (named ``p<slot>``) for each run, outside
+    the compiled function, so ops that write Parameters (``Assign``, ``ApplyMomentum``...) work
+    on it in both modes; its value after the call is recorded and compared. It is never
+    differentiated."""
+
+    tensor: T
+
+    def __repr__(self) -> str:
+        return f"P({self.tensor.key()})"
+
+
 @dataclass
 class Case:
     target: str
@@ -109,6 +127,7 @@ class Case:
     label: str = ""
     fd: bool = True
     values: bool = True
+    ms_grad: bool = True
     cid: str = ""  # set by the file loader: "<target>[<n>]" or "<target>[<label>]"
     _tensors: list = field(default_factory=list, repr=False)
 
@@ -132,6 +151,10 @@ class Case:
     def tensors(self) -> list[T]:
         return self._tensors
 
+    def params(self) -> list[int]:
+        """The slots of the tensors that are Parameters (``P``)."""
+        return [t.slot for t in self._tensors if t.is_param]
+
     def fingerprint(self) -> str:
         """What the recorded goldens depend on; a test fails when a case changes after recording."""
         text = repr((self.target, _canon(self.args), _canon(self.kwargs), _canon(self.init)))
@@ -154,16 +177,20 @@ class Case:
 
 
 def case(target: str, *args, init=None, grad=None, rtol=1e-5, atol=1e-6, modes=MODES, why="",
-         id="", fd=True, values=True, **kwargs) -> Case:  # noqa: A002 - pytest's word
+         id="", fd=True, values=True, ms_grad=True, **kwargs) -> Case:  # noqa: A002 - pytest's word
     """One call of ``target`` (see the module docstring)."""
-    c = Case(target, args, kwargs, init, grad, rtol, atol, tuple(modes), why, id, fd, values)
+    c = Case(target, args, kwargs, init, grad, rtol, atol, tuple(modes), why, id, fd, values,
+             ms_grad)
     _number_tensors(c)
     return c
 
 
 def _number_tensors(c: Case) -> None:
     def walk(v):
-        if isinstance(v, T):
+        if isinstance(v, P):
+            walk(v.tensor)
+            v.tensor.is_param = True
+        elif isinstance(v, T):
             v.slot = len(c._tensors)
             c._tensors.append(v)
         elif isinstance(v, (tuple, list)):
@@ -178,6 +205,8 @@ def _number_tensors(c: Case) -> None:
 
 
 def _src(v) -> str:
+    if isinstance(v, P):
+        return f"p{v.tensor.slot}"
     if isinstance(v, T):
         return f"t{v.slot}"
     if isinstance(v, D):
@@ -195,8 +224,8 @@ def _src(v) -> str:
         return repr(v)
     if isinstance(v, slice):
         return f"slice({v.start!r}, {v.stop!r}, {v.step!r})"
-    raise TypeError(f"golden cases take numbers, strings, None, tuples, lists, dicts, slices, T "
-                    f"and D as arguments, got {type(v).__name__}")
+    raise TypeError(f"golden cases take numbers, strings, None, tuples, lists, dicts, slices, T, "
+                    f"P and D as arguments, got {type(v).__name__}")
 
 
 def _canon(v):

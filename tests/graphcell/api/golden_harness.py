@@ -10,6 +10,9 @@ Graph mode compiles the case's call as the source of a small function (registere
         return target([t0, t1], axis=1), ms.grad(loss, grad_position=(0, 1))(t0, t1)
 
 so one compile checks the output and the gradients. PyNative runs the same text with ``eval``.
+A case's ``P`` inputs are Parameters ``p<slot>`` made fresh for each run; graph mode reads them
+as globals of the compiled function (so an op may write them), and their values after the call
+are compared with MindSpore's.
 """
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import graphcell as ms
-from graphcell import Tensor
+from graphcell import Parameter, Tensor
 from graphcell_ir.errors import GraphcellError
 
 import golden_cases as G
@@ -61,6 +64,11 @@ class Golden:
         return [np.array(self.data[f"{self.case.cid}/in/{i}"])
                 for i in range(len(self.case.tensors()))]
 
+    def make_params(self) -> dict[int, Parameter]:
+        """Fresh Parameters for the case's ``P`` inputs (slot -> Parameter named ``p<slot>``)."""
+        inputs = self.inputs
+        return {i: Parameter(Tensor(inputs[i].copy()), name=f"p{i}") for i in self.case.params()}
+
     @property
     def grad_positions(self) -> list[int]:
         return self.record.get("grad", {}).get("positions", [])
@@ -85,10 +93,12 @@ def _path(key: str, root: str) -> str:
 
 # --- running -------------------------------------------------------------------------------------
 
-def run_pynative(g: Golden):
-    """``(output, gradients or None)`` of the case in PyNative mode."""
+def run_pynative(g: Golden, params: dict | None = None):
+    """``(output, gradients or None)`` of the case in PyNative mode; ``params`` are the
+    Parameters of its ``P`` inputs (made by ``g.make_params()``), updated in place."""
     c, inputs = g.case, g.inputs
-    env = _env(c, [Tensor(a.copy()) for a in inputs])
+    params = g.make_params() if params is None else params
+    env = _env(c, [Tensor(a.copy()) for a in inputs], params)
     out = eval(c.source_call("target"), env)  # noqa: S307 - the case's own call text
     if not g.grad_positions:
         return out, None
@@ -98,7 +108,7 @@ def run_pynative(g: Golden):
         tensors = [Tensor(a.copy()) for a in inputs]
         for i, x in zip(pos, xs):
             tensors[i] = x
-        o = eval(c.source_call("target"), _env(c, tensors))  # noqa: S307
+        o = eval(c.source_call("target"), _env(c, tensors, g.make_params()))  # noqa: S307
         total = 0
         for key, cot in cots.items():
             total = total + (eval("o" + _path(key, root), {"o": o}) * Tensor(cot)).sum()  # noqa: S307
@@ -108,28 +118,34 @@ def run_pynative(g: Golden):
     return out, grads if isinstance(grads, tuple) else (grads,)
 
 
-def run_graph(g: Golden):
-    """``(output, gradients or None)`` of the case compiled in graph mode (``ms.jit``)."""
+def run_graph(g: Golden, params: dict | None = None):
+    """``(output, gradients or None)`` of the case compiled in graph mode (``ms.jit``); the
+    Parameters of its ``P`` inputs are globals of the compiled function, updated in place."""
     c, inputs = g.case, g.inputs
-    fn = _graph_function(g)
+    params = g.make_params() if params is None else params
+    fn = _graph_function(g, params)
     cots = list(g.cotangents().values())
-    res = fn(*[Tensor(a.copy()) for a in inputs], *[Tensor(x) for x in cots])
+    res = fn(*[Tensor(a.copy()) for i, a in enumerate(inputs) if i not in params],
+             *[Tensor(x) for x in cots])
     if not g.grad_positions:
         return res, None
     out, grads = res
     return out, grads if isinstance(grads, tuple) else (grads,)
 
 
-def _env(c: G.Case, tensors: list) -> dict:
-    env = {"ms": ms, **{f"t{i}": t for i, t in enumerate(tensors)}}
+def _env(c: G.Case, tensors: list, params: dict | None = None) -> dict:
+    params = params or {}
+    env = {"ms": ms, **{f"t{i}": t for i, t in enumerate(tensors) if i not in params},
+           **{f"p{i}": p for i, p in params.items()}}
     if not c.is_method:
         env["target"] = resolve(c.target)
     return env
 
 
-def _graph_function(g: Golden):
+def _graph_function(g: Golden, parameters: dict | None = None):
     c = g.case
-    names = [f"t{i}" for i in range(len(c.tensors()))]
+    parameters = parameters or {}
+    names = [f"t{i}" for i in range(len(c.tensors())) if i not in parameters]
     keys = list(g.cotangents())
     cot_names = [f"c{i}" for i in range(len(keys))]
     call = c.source_call("target")
@@ -148,7 +164,7 @@ def _graph_function(g: Golden):
     source = "\n".join(lines) + "\n"
     filename = f"<golden {c.cid}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    env = {"ms": ms}
+    env = {"ms": ms, **{f"p{i}": p for i, p in parameters.items()}}
     if not c.is_method:
         env["target"] = resolve(c.target)
     exec(compile(source, filename, "exec"), env)  # noqa: S102 - the case's own generated text
@@ -201,6 +217,19 @@ def assert_values(got: np.ndarray, want: np.ndarray, rtol: float, atol: float, w
         np.testing.assert_array_equal(got, want, err_msg=where)
 
 
+def compare_params(params: dict, g: Golden) -> None:
+    """The ``P`` inputs after the call against MindSpore's Parameters after its call — by value
+    even with ``values=False``, which is about the outputs (an update is deterministic where an
+    op's outputs may not be comparable)."""
+    for i, p in params.items():
+        want = np.array(g.data[f"{g.case.cid}/param/{i}"])
+        got = p.asnumpy()
+        assert got.dtype == want.dtype and got.shape == want.shape, \
+            f"Parameter p{i} after the call: {got.dtype}{list(got.shape)}, MindSpore gives " \
+            f"{want.dtype}{list(want.shape)}"
+        assert_values(got, want, g.case.rtol, g.case.atol, f"Parameter p{i} after the call")
+
+
 def compare_grads(grads, g: Golden) -> None:
     for k, (i, grad) in enumerate(zip(g.grad_positions, grads)):
         want = np.array(g.data[f"{g.case.cid}/grad/{i}"])
@@ -225,7 +254,7 @@ def fd_function(g: Golden):
         tensors = [Tensor(a.copy()) for a in inputs]  # copies: an in-place op writes its input
         for i, x in zip(pos, xs):
             tensors[i] = x
-        out = eval(c.source_call("target"), _env(c, tensors))  # noqa: S307
+        out = eval(c.source_call("target"), _env(c, tensors, g.make_params()))  # noqa: S307
         total = 0
         for key, cot in cots.items():
             total = total + (eval("o" + _path(key, root), {"o": out}) * cot).sum()  # noqa: S307
@@ -240,9 +269,10 @@ def fd_inputs(g: Golden) -> tuple:
 
 def graph_grads_float64(g: Golden) -> tuple:
     """The compiled gradient (``ms.grad`` inside ``ms.jit``) at the float inputs cast to float64."""
+    params = g.make_params()
     inputs = [a.astype(np.float64) if i in g.grad_positions else a
-              for i, a in enumerate(g.inputs)]
-    fn = _graph_function(g)
+              for i, a in enumerate(g.inputs) if i not in params]
+    fn = _graph_function(g, params)
     cots = [Tensor(x.astype(np.float64)) for x in g.cotangents().values()]
     _, grads = fn(*[Tensor(a) for a in inputs], *cots)
     return grads if isinstance(grads, tuple) else (grads,)

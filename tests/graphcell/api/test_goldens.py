@@ -12,7 +12,8 @@ import pytest
 
 import golden_cases as G
 from golden_harness import (REFUSALS, Golden, central_differences, compare, compare_grads,
-                            fd_function, fd_inputs, graph_grads_float64, run_graph, run_pynative)
+                            compare_params, fd_function, fd_inputs, graph_grads_float64, run_graph,
+                            run_pynative)
 from graphcell.testing import check_grads
 
 HERE = Path(__file__).parent
@@ -41,13 +42,15 @@ def test_golden(family, case, record, data, mode):
         f"{case.cid} changed after it was recorded: run tools/record_goldens.py {family}"
     g = Golden(case, record, data)
     run = run_pynative if mode == "pynative" else run_graph
+    params = g.make_params()
     if "error" in record:
         with pytest.raises(REFUSALS):
-            run(g)
+            run(g, params)
         return
-    out, grads = run(g)
+    out, grads = run(g, params)
     compare(out, record["out"], g)
-    if grads is not None:
+    compare_params(params, g)
+    if grads is not None and case.ms_grad:
         compare_grads(grads, g)
 
 

@@ -124,3 +124,55 @@ def test_timed_phases_exclude_the_phases_inside_them():
         s.end()
     assert totals["autodiff"] >= 0.05 and 0 <= totals["frontend"] < 0.05
     assert report.active() is None
+
+
+def _finishes(fn, seconds=20.0) -> bool:
+    """Whether ``fn()`` returns within ``seconds`` (run in a daemon thread: a hang fails)."""
+    import threading
+    t = threading.Thread(target=fn, daemon=True)
+    t.start()
+    t.join(seconds)
+    return not t.is_alive()
+
+
+def test_sessions_suspended_and_resumed_out_of_order_never_loop():
+    """Two compiles interleaved as two threads interleave them (A starts, B starts, A and B
+    finish compiling, A runs first): the old shared chain of sessions became a loop and ending
+    A spun forever (issue 22, defect 3)."""
+    def interleaved():
+        a = report.begin("a")
+        b = report.begin("b")
+        a.suspend()
+        b.suspend()
+        a.resume()
+        a.end()
+        b.resume()
+        b.end()
+    assert _finishes(interleaved)
+    assert report.active() is None
+
+
+def test_each_thread_reports_to_its_own_session():
+    import threading
+    sessions, barrier = {}, threading.Barrier(4)
+
+    def compile_in_thread(k):
+        s = report.begin(f"c{k}")
+        barrier.wait()
+        with report.timed(f"phase{k}"):
+            pass
+        s.suspend()
+        barrier.wait()
+        s.resume()
+        report.phase(f"run{k}", 0.0)
+        s.end()
+        sessions[k] = (s, report.active())
+
+    threads = [threading.Thread(target=compile_in_thread, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(20)
+    assert not any(t.is_alive() for t in threads)
+    for k, (s, after) in sessions.items():
+        assert [name for name, _ in s.phases] == [f"phase{k}", f"run{k}"] and after is None

@@ -49,6 +49,25 @@ class CapturesWeight(nn.Cell):
         return scale(x).sum()
 
 
+class LambdasOfAComprehension(nn.Cell):
+    """Closures made in comprehensions read the comprehension's variables when called, as
+    Python does: each lambda of the list sees the last ``i`` (issue 22, defect 7: "name 'i' is
+    not defined" in graph mode)."""
+
+    def construct(self, x):
+        fs = [lambda: x * i for i in range(3)]
+        gs = [lambda t, k=k: t + k for k in (1.0, 2.0)]        # bound early, by a default
+        nested = [[lambda: x * i - j for j in range(2)] for i in range(1, 3)]
+        now = [(lambda: x + i)() for i in range(2)]             # called inside: that i
+        return (fs[0]() + fs[1]() + fs[2](), gs[0](x) * gs[1](x), nested[0][0]() + nested[1][1](),
+                now[0] * now[1])
+
+
+def test_lambdas_made_in_a_comprehension():
+    out = assert_same_in_both_modes(LambdasOfAComprehension(), vec(1, 2))
+    np.testing.assert_allclose(out[0].asnumpy(), [6, 12])
+
+
 def test_a_closure_reads_its_free_tensors_when_called():
     assert_same_in_both_modes(LateBound(), vec(1, 2), vec(3, -1))
     assert_same_in_both_modes(LateBound(), vec(-1, -2), vec(3, -1))

@@ -169,3 +169,39 @@ def test_optimizers(optimizer):
     grads = tuple(Tensor(np.random.RandomState(i).randn(*p.shape).astype(np.float32))
                   for i, p in enumerate(net.trainable_params()))
     assert_same_in_both_modes(opt, grads, calls=2)
+
+
+class _EmptyBatch(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 2, 3, pad_mode="valid", has_bias=True)
+        self.pool = nn.MaxPool2d(2, 2)
+        self.avg = nn.AvgPool2d(2, 2)
+
+    def construct(self, x):
+        y = ms.ops.relu(self.conv(x))
+        return self.pool(y).sum() + self.avg(y).sum()
+
+
+class _Conv(nn.Cell):
+    def construct(self, x, w):
+        return ms.ops.conv2d(x, w)
+
+
+def test_conv2d_and_pooling_on_an_empty_batch():
+    """An empty batch gives empty results (and zero sums) in both modes, and their gradients;
+    graph mode raised an internal InterpError (issue 22, defect 7)."""
+    x = Tensor(np.zeros((0, 1, 6, 6), np.float32))
+    w = Tensor(np.ones((2, 1, 3, 3), np.float32))
+    assert assert_same_in_both_modes(_Conv(), x, w).shape == (0, 2, 4, 4)
+    net = _EmptyBatch()
+    assert float(assert_same_in_both_modes(net, x).asnumpy()) == 0.0
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        try:
+            dx, dw = ms.grad(net, grad_position=0, weights=net.trainable_params())(x)
+        finally:
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+        assert dx.shape == (0, 1, 6, 6) and len(dw) == 2
+        assert all(g.shape == p.shape and not g.asnumpy().any()
+                   for g, p in zip(dw, net.trainable_params()))

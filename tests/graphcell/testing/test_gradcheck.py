@@ -22,7 +22,7 @@ def _doubling():
 @pytest.mark.parametrize("fn, args", [
     (ops.add, (_t(2, 3), _t(3, seed=1))),
     (ops.mul, (_t(2, 1), _t(1, 4, seed=1))),
-    (lambda x, y: ops.matmul(x, y, transpose_b=True), (_t(2, 3), _t(4, 3, seed=1))),
+    (lambda x, y: ops.MatMul(transpose_b=True)(x, y), (_t(2, 3), _t(4, 3, seed=1))),
     (lambda x: ops.tanh(ops.tanh(x) * 3.0) + ops.tanh(x), (_t(3, 2),)),
     (lambda x, w: ops.tanh(ops.matmul(ops.tanh(x), w)).sum(), (_t(2, 3), _t(3, 2, seed=1))),
 ], ids=["add", "mul-broadcast", "matmul", "tanh-chain", "tanh-matmul-sum"])

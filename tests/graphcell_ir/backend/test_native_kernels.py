@@ -208,23 +208,39 @@ def test_bad_objects_are_refused_before_llvm_sees_them():
         assert obj.id in kernels.failed and len(kernels) == 0
 
 
-def test_an_unresolvable_symbol_is_a_link_failure_not_a_crash():
+def _calling(name: str, id_: str) -> bytes:
+    """An object whose entry calls ``name`` (a float -> float function), as graphcell emits."""
     import llvmlite.binding as llvm
-    _, good = _tanh_kernel()
-    id_ = "0" * 24
     mod = llvm.parse_assembly(f"""
-declare float @graphcell_no_such_function(float)
+declare float @{name}(float)
 define i32 @{N.symbol_of(id_)}(ptr %r, ptr %e, ptr %x) {{
-  %v = call float @graphcell_no_such_function(float 1.0)
+  %v = call float @{name}(float 1.0)
   store float %v, ptr %x
   ret i32 0
 }}
 """)
-    data = emitting.target_machine(N.host_target()).emit_object(mod)
-    bad = N.NativeObject("1" * 24, id_, (("float32", (1,)),), data)
+    return emitting.target_machine(N.host_target()).emit_object(mod)
+
+
+def test_an_unresolvable_symbol_is_a_link_failure_not_a_crash():
+    _, good = _tanh_kernel()
+    id_ = "0" * 24
+    # a compiler-runtime helper graphcell's code may call, which this process lacks
+    bad = N.NativeObject("1" * 24, id_, (("float32", (1,)),), _calling("__truncdfhf2", id_))
     kernels = N.link([bad, good])   # one library fails: each is linked alone, the good one kept
     assert "llvmlite could not link it" in kernels.failed[id_]
     assert len(kernels) == 1 and good.key in kernels.by_key
+
+
+def test_imports_graphcell_never_emits_are_refused_before_linking():
+    id_ = "0" * 24
+    for name in ("system", "graphcell_no_such_function", "dlopen"):
+        obj = N.NativeObject("1" * 24, id_, (("float32", (1,)),), _calling(name, id_))
+        N.check_object(obj.data, obj.symbol, N.host_target().triple)   # a sound object
+        with pytest.raises(N.NativeError, match=f"it imports {name}, which graphcell's kernels "
+                                                "never call"):
+            N.check_linkable(obj.data, obj.symbol, N.host_target().triple)
+        assert "never call" in N.link([obj]).failed[id_]
 
 
 def test_targets():
@@ -243,8 +259,6 @@ def test_native_loops_equal_numba_loops(dtype):
     from graphcell_ir.backend import nn_loops, nnkernels
     from graphcell_ir.ops import REGISTRY
     numba_loops = nnkernels.loops(True)
-    while isinstance(numba_loops, N.NativeLoops):   # a native load earlier in this process
-        numba_loops = numba_loops.compiled()
     calls = [(REGISTRY[name], ops, REGISTRY[name].check_attrs(attrs))
              for name, ops, attrs in lenet_calls(np.random.default_rng(3), dtype, batch=2)]
     recorder = N.LoopRecorder(numba_loops)

@@ -1,14 +1,16 @@
 """Random edits of valid ``.gcir`` text: the parser succeeds or raises IRParseError, nothing else.
 
-When an edited text still parses, the module must also print, print stably (print, parse, print
-again gives the same text) and verify or raise IRVerifyError, never another exception.
+When an edited text still parses, the module must also print (in every location mode), print
+stably (print, parse, print again gives the same text) and verify or raise IRVerifyError, never
+another exception. Bounded in CI, longer for release checks (``tests/fuzzing.py``).
 """
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from fuzzing import fuzz
+from hypothesis import given
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -20,8 +22,7 @@ from graphcell_ir.text import parse_module, print_module  # noqa: E402
 
 GOLDEN = Path(__file__).parent.parent / "golden"
 SEEDS = [p.read_text() for p in sorted(GOLDEN.glob("*.gcir"))]
-FUZZ = settings(max_examples=250, deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = fuzz(250)
 GRAMMAR_CHARS = list('%@(){}[],:="\\-> \n\t0123456789.eEfib_xyz') + ["loc(", "<-", "...", "//",
                                                                       "nan", "none", "f32[", "-inf"]
 
@@ -68,6 +69,7 @@ def check_parse(text) -> None:
         return
     printed = print_module(m)
     assert print_module(parse_module(printed)) == printed
+    print_module(m, locs="full")
     try:
         verify(m)
     except IRVerifyError:
@@ -82,7 +84,7 @@ def test_edited_golden_text_parses_or_raises_parse_error(text, edits):
     check_parse(text)
 
 
-@settings(FUZZ, max_examples=120)
+@fuzz(120)
 @given(gen.modules(max_ops=6), st.lists(edit, min_size=1, max_size=3), st.sampled_from(["user", "full"]))
 def test_edited_random_module_text_parses_or_raises_parse_error(m, edits, locs):
     text = print_module(m, locs=locs)
@@ -106,5 +108,8 @@ def test_pathological_inputs_fail_cleanly():
     lists = "func @f() {\n  %0 = const() {value=" + "[" * 5000 + "1" + "]" * 5000 + "} : f32[1]\n}\n"
     for text in [deep, lists, "\x00", "func", "func @", "\ufeff", "func @f(" * 2000,
                  "func @f() {\n" + "  %0 = if(true:bool) {\n" * 200, "%" * 10000,
-                 "func @f() -> f32[" + "9" * 5000 + "] {\n}\n"]:
+                 "func @f() -> f32[" + "9" * 5000 + "] {\n}\n",
+                 "func @f() -> f32 {\n  %0 = add(" + "9" * 400 + ":f32, 1.0:f32) : f32\n}\n",
+                 "func @f() -> f32 {\n  return 1.0:f32  loc(" +
+                 " <- ".join(f"a.py:{i}:1" for i in range(1, 3000)) + ")\n}\n"]:
         check_parse(text)

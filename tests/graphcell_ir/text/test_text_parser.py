@@ -154,3 +154,32 @@ def test_parse_function_and_the_constant_table():
     text = 'func @f() -> f32[2] {\n  %0 = const() {ref="consts/0"} : f32[2]\n  return %0\n}\n'
     table = {"consts/0": np.ones(2, np.float32)}
     assert parse_module(text, consts=table).consts["consts/0"] is table["consts/0"]
+
+
+# --- huge literals and deep locations (issue 22, defect 6) -------------------------------------
+
+@pytest.mark.parametrize("dtype", ["f32", "f64", "f16"])
+def test_an_integer_literal_too_large_for_a_float_is_a_located_parse_error(dtype):
+    text = OK.replace("2.0:f32", "9" * 400 + f":{dtype}").replace("f32[3]", f"{dtype}[3]")
+    e = error(text)   # was a bare OverflowError, without a position
+    assert where(e) == (2, 16) and "(400 digits) is too large for " + dtype in str(e)
+
+
+def _chain(n: int) -> str:
+    return " <- ".join(f"a.py:{i}:1 f{i}" for i in range(1, n + 1))
+
+
+@pytest.mark.parametrize("frames", [500, 5000])
+def test_a_deep_call_site_chain_parses_verifies_and_prints(frames):
+    text = OK.replace("loc(a.py:1:2 f)", f"loc({_chain(frames)})")
+    m = parse_module(text)
+    verify(m)
+    full = print_module(m, locs="full")   # was a RecursionError from hashing the Loc
+    assert full == text and print_module(parse_module(full), locs="full") == full
+    assert "loc(a.py:1:1 f1)" in print_module(m)
+    loc = next(iter(m)).body.ops[0].loc
+    again = next(iter(parse_module(full))).body.ops[0].loc
+    assert loc == again and hash(loc) == hash(again) and loc != again.caller
+    assert repr(loc).startswith("Loc('a.py:1:1 f1 <- a.py:2:1 f2")
+    inlined = loc.inlined_at(Loc("b.py", 9, 0, ("g",)))
+    assert len(list(inlined.frames())) == frames + 1 and inlined.scope == ("g", "f1")

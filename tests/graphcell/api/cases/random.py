@@ -1,0 +1,137 @@
+"""Random functions and Primitives (``random_func``): shapes and dtypes against MindSpore 2.10
+(``values=False, grad=False`` — no two generators draw the same values); the distributions are
+tested in ``tests/graphcell/test_ops_random.py``. Refusals come last (a MindSpore call that raised
+can leave a cached Primitive failing the next call).
+"""
+import numpy as np
+
+from golden_cases import D, T, case
+
+R = dict(values=False, grad=False)
+SHAPE_TENSOR = ("a shape given as a Tensor is a value of the graph, and graph mode needs static "
+                "shapes (give a tuple)")
+PROBS = np.array([[0.1, 0.2, 0.7], [0.5, 0.5, 0.0]], np.float32)
+
+CASES = [
+    case("ops.randn", 2, 3, **R),
+    case("ops.randn", (2, 3), **R),
+    case("ops.randn", 4, dtype=D("float64"), **R),
+    case("ops.randn", 0, **R),
+    case("ops.randn", **R),
+    case("ops.randn", 3, seed=5, **R),
+    case("ops.rand", 2, 3, **R),
+    case("ops.rand", (3,), dtype=D("float16"), **R),
+    case("ops.rand", [2, 2], dtype=D("float64"), **R),
+    case("ops.standard_normal", (2, 3), **R),
+    case("ops.standard_laplace", (4,), **R),
+    case("ops.uniform", (2, 3), T(np.array(0.0, np.float32)), T(np.array(1.0, np.float32)), **R),
+    case("ops.uniform", (2, 3), T(np.array([0.0, 1.0, 2.0], np.float32)),
+         T(np.array(5.0, np.float32)), **R),
+    case("ops.uniform", (2, 3), T(np.array(0, np.int32)), T(np.array(5, np.int32)),
+         dtype=D("int32"), **R),
+    case("ops.normal", (2, 3), T(np.array(0.0, np.float32)), T(np.array(1.0, np.float32)), **R),
+    case("ops.normal", (3,), T(np.array([[0.0], [1.0]], np.float32)),
+         T(np.array(2.0, np.float32)), **R),
+    case("ops.normal", (2,), 0.0, 1.0, **R),
+    case("ops.normal", (2, 2), T(np.array(0.0), "float64"), T(np.array(1.0), "float64"), **R),
+    case("ops.laplace", (2, 3), T(np.array(1.0, np.float32)), T(np.array(2.0, np.float32)), **R),
+    case("ops.multinomial", T(PROBS[0]), 2, **R),
+    case("ops.multinomial", T(PROBS), 4, **R),
+    case("ops.multinomial", T(PROBS[0]), 3, replacement=False, **R),
+    case("ops.multinomial", T(PROBS[0].astype(np.float64)), 0, **R),
+    case("Tensor.multinomial", T(PROBS), 3, **R),
+    case("ops.Multinomial", T(PROBS[0]), 3, init=(), **R),
+    case("ops.Multinomial", T(PROBS), 2, init=dict(dtype=D("int64")), **R),
+    case("ops.random_categorical", T(PROBS), 4, **R),
+    case("ops.random_categorical", T(PROBS.astype(np.float64)), 2, 0, D("int32"), **R),
+    case("Tensor.random_categorical", T(PROBS), 3, **R),
+    case("ops.RandomCategorical", T(PROBS), 4, 3, init=(D("int32"),), **R),
+    case("ops.RandomCategorical", T(PROBS), 2, 0, init=(), **R),
+    case("ops.randint", 0, 5, (2, 3), **R),
+    case("ops.randint", -3, 3, (4,), dtype=D("int32"), **R),
+    case("ops.randint_like", T((2, 2), "int32", 0, 3), 0, 5, **R),
+    case("ops.randint_like", T((3,)), 0, 5, dtype=D("int64"), **R),
+    case("ops.rand_like", T((2, 3)), **R),
+    case("ops.rand_like", T((2,)), dtype=D("float64"), **R),
+    case("ops.rand_like", T((2,), "float64"), **R),
+    case("ops.randn_like", T((2, 3)), **R),
+    case("ops.randn_like", T((3,), "float64"), **R),
+    case("ops.randperm", 5, **R),
+    case("ops.randperm", 4, dtype=D("int32"), **R),
+    case("ops.randperm", 3, dtype=D("float32"), **R),
+    case("ops.shuffle", T((3, 2), "int32", 0, 9), **R),
+    case("ops.shuffle", T((4,)), **R),
+    case("ops.bernoulli", T((2, 3)), 0.5, **R),
+    case("ops.bernoulli", T((2, 2), "int32", 0, 2), 0.3, **R),
+    case("ops.bernoulli", T((2,)), T(np.array([0.3], np.float32)), **R),
+    case("ops.random_gamma", T(np.array([2, 3], np.int32)), T(np.array([2.0, 3.0], np.float32)),
+         modes=("pynative",), why=SHAPE_TENSOR, **R),
+    case("ops.random_poisson", T(np.array([2, 3], np.int32)), T(np.array([2.0, 3.0], np.float32)),
+         modes=("pynative",), why=SHAPE_TENSOR, **R),
+    case("ops.random_poisson", T(np.array([2], np.int32)), T(np.array([4.0], np.float32)),
+         dtype=D("int32"), modes=("pynative",), why=SHAPE_TENSOR, **R),
+    case("ops.StandardNormal", (2, 3), init=(), **R),
+    case("ops.StandardNormal", (), init=dict(seed=2, seed2=1), **R),
+    case("ops.UniformReal", (2, 3), init=(), **R),
+    case("ops.UniformReal", T(np.array([2, 3], np.int32)), init=(), modes=("pynative",),
+         why=SHAPE_TENSOR, **R),
+    case("ops.StandardLaplace", (4,), init=(), **R),
+    case("ops.UniformInt", (2, 3), T(np.array(1, np.int32)), T(np.array(5, np.int32)), init=(),
+         **R),
+    case("ops.RandomChoiceWithMask", T(np.array([[True, False], [True, True]])),
+         init=dict(count=4), **R),
+    case("ops.RandomChoiceWithMask", T(np.ones((2, 1, 2), np.bool_)), init=(3,), **R),
+    case("ops.RandomChoiceWithMask", T(np.array([True, False, True])), init=(), **R),
+    case("ops.UniformCandidateSampler", T(np.array([[1], [3], [4]], np.int64)),
+         init=(1, 3, False, 4), **R),
+    case("ops.UniformCandidateSampler", T(np.array([[1, 2], [3, 4], [4, 0]], np.int64)),
+         init=dict(num_true=2, num_sampled=3, unique=True, range_max=5), **R),
+    case("ops.uniform_candidate_sampler", T(np.array([[1], [3]], np.int64)), 1, 3, False, 4,
+         **R),
+    case("Tensor.cauchy", T((2, 3)), **R),
+    case("Tensor.cauchy", T((4,)), 1.0, 2.0, **R),
+]
+
+CASES += [
+    case("ops.TruncatedNormal", T(np.array([2, 3], np.int32)), init=(), modes=("pynative",),
+         why=SHAPE_TENSOR, **R),
+    case("ops.Cauchy", init=dict(size=[2, 3]), **R),
+    case("ops.LogNormalReverse", T((2, 3)), init=(), **R),
+    case("ops.LogNormalReverse", T((3,), "float64"), init=dict(mean=0.5, std=1.0), **R),
+    case("ops.Bernoulli", T((2, 3)), T(np.array(0.5, np.float32)), init=(), **R),
+    case("ops.multinomial_with_replacement", T(PROBS[:1]), T(np.array(1, np.int64)),
+         T(np.array(0, np.int64)), 3, **R),
+    case("ops.multinomial_with_replacement", T(PROBS[:1]), T(np.array(1, np.int64)),
+         T(np.array(0, np.int64)), 5, True, **R),
+    case("ops.log_uniform_candidate_sampler", T(np.array([[1], [3]], np.int64)), 1, 3, False, 4,
+         **R),
+    case("ops.LogUniformCandidateSampler", T(np.array([[1, 2]], np.int64)),
+         init=dict(num_true=2, num_sampled=3, unique=True, range_max=5), **R),
+]
+
+CASES += [
+    case("ops.RandomGamma", T(np.array([2, 3], np.int32)), T(np.array([2.0, 3.0], np.float32)),
+         init=(), modes=("pynative",), why=SHAPE_TENSOR, **R),
+    case("ops.RandomPoisson", T(np.array([2, 3], np.int32)), T(np.array([2.0, 3.0], np.float32)),
+         init=dict(dtype=D("int32")), modes=("pynative",), why=SHAPE_TENSOR, **R),
+    case("ops.MultinomialWithReplacement", T(PROBS[:1]), T(np.array(1, np.int64)),
+         T(np.array(0, np.int64)), init=dict(numsamples=2), **R),
+]
+
+# --- refusals (last) ---
+CASES += [
+    case("ops.randn", 2, dtype=D("int32"), id="int_dtype", **R),
+    case("ops.randn", -1, id="negative_size", **R),
+    case("ops.rand_like", T((2,), "int32", 0, 3), id="int_input", **R),
+    case("ops.uniform", (2,), 0.0, 1.0, id="numbers", **R),
+    case("ops.uniform", (2,), T(np.array(0, np.int32)), T(np.array(5, np.int32)),
+         id="int_without_dtype", **R),
+    case("ops.randint", 0, 5, (2,), dtype=D("float32"), id="float_dtype", **R),
+    case("ops.multinomial", T(PROBS[0]), 4, replacement=False, id="too_many", **R),
+    case("ops.random_categorical", T(PROBS[0]), 2, id="vector", **R),
+    case("ops.RandomChoiceWithMask", T((3,)), init=(), id="float", **R),
+    case("ops.UniformInt", (2,), T(np.array(1, np.int64)), T(np.array(5, np.int64)), init=(),
+         id="int64", **R),
+    case("ops.bernoulli", T((2,)), T(np.array([0.3, 0.2, 0.1], np.float32)), id="p_shape", **R),
+    case("ops.RandomCategorical", T(PROBS), 2, init=(), id="no_seed", **R),
+]
