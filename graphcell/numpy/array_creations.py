@@ -1,7 +1,8 @@
 """``mindspore.numpy.array_creations``: making tensors with numpy's signatures.
 
 Thin spellings of ``graphcell.ops``: ``ones``/``zeros``/``full`` are ``ops.fill``, ``eye``/``tri``
-are ``ops.eye``/``ops.tril`` of ones, ``tril``/``triu``/``diag``/``trace`` the matrix family's.
+are ``ops.tril``/``ops.triu`` of ones, ``tril``/``triu``/``diag``/``trace`` the matrix family's,
+the windows the window family's (symmetric), ``rand``/``randn``/``randint`` the random family's.
 The dtype defaults are mindspore.numpy's: Float32 unless a Python int (Int32) or bool gives
 another, so ``arange(5)`` is Int32 and ``full((2,), 1)`` Int32. Sizes and counts are Python ints
 (known while compiling); ``linspace``'s bounds may be tensors, so it works on values computed in
@@ -25,14 +26,15 @@ from graphcell.numpy.utils import (axis_arg, cast, check_tensor, dtype_arg, is_s
                                    to_tensors)
 from graphcell.ops.function._array_utils import const
 from graphcell.tensor import Tensor
-from graphcell_ir.ir.types import bool_, float16, float32, float64, int32
+from graphcell_ir.ir.types import bool_, float16, float32, float64, int8, int16, int32, int64
 
 __all__ = ["array", "asarray", "asfarray", "copy", "ones", "zeros", "full", "empty", "empty_like",
            "ones_like", "zeros_like", "full_like", "arange", "linspace", "logspace", "geomspace",
            "eye", "identity", "tri", "tril", "triu", "diagonal", "trace", "diag", "diagflat",
            "diag_indices", "meshgrid", "ix_", "indices", "vander", "hamming", "hanning",
            "bartlett", "blackman", "triu_indices", "tril_indices", "triu_indices_from",
-           "tril_indices_from", "histogram_bin_edges", "pad", "mgrid", "ogrid"]
+           "tril_indices_from", "histogram_bin_edges", "pad", "rand", "randn", "randint",
+           "mgrid", "ogrid"]
 
 
 def _scalar_dtype(*values):
@@ -509,46 +511,91 @@ ogrid = _NdGrid(sparse=True)
 
 
 # --- windows -----------------------------------------------------------------------------------
+# numpy's windows are the symmetric ones (``periodic=False``) of the ops family, in Float32.
 
-def _window_size(m, fn: str) -> int:
-    return _int(m, fn, "M")
-
-
-def _cosine_window(m: int, coefficients: tuple[float, ...]):
-    """``sum_j (-1)^j c_j cos(2 pi j n / (M - 1))``, the generalised cosine window (numpy's
-    symmetric ``hamming``/``hanning``/``blackman``)."""
-    if m < 2:
-        return ops.ones((max(0, m),), float32)
-    n = ops.arange(0, m, 1, dtype=float32)
-    out = None
-    for j, c in enumerate(coefficients):
-        term = ops.mul(ops.cos(ops.mul(n, 2.0 * math.pi * j / (m - 1))), (-1.0) ** j * c)
-        out = term if out is None else ops.add(out, term)
-    return out
+def _window(op, m, fn: str):
+    return op(to_tensor(_int(m, fn, "M")), False, dtype=float32)
 
 
 def hamming(M):  # noqa: N803
     """``hamming(M)``: the Hamming window, ``0.54 - 0.46 cos(2 pi n / (M - 1))`` (Float32)."""
-    return _cosine_window(_window_size(M, "hamming"), (0.54, 0.46))
+    return _window(ops.hamming_window, M, "hamming")
 
 
 def hanning(M):  # noqa: N803
     """``hanning(M)``: the Hann window, ``0.5 - 0.5 cos(2 pi n / (M - 1))``."""
-    return _cosine_window(_window_size(M, "hanning"), (0.5, 0.5))
+    return _window(ops.hann_window, M, "hanning")
 
 
 def blackman(M):  # noqa: N803
     """``blackman(M)``: ``0.42 - 0.5 cos(2 pi n / (M - 1)) + 0.08 cos(4 pi n / (M - 1))``."""
-    return _cosine_window(_window_size(M, "blackman"), (0.42, 0.5, 0.08))
+    return _window(ops.blackman_window, M, "blackman")
 
 
 def bartlett(M):  # noqa: N803
     """``bartlett(M)``: the triangular window, ``1 - |2n - (M - 1)| / (M - 1)``."""
-    m = _window_size(M, "bartlett")
-    if m < 2:
-        return ops.ones((max(0, m),), float32)
-    n = ops.arange(0, m, 1, dtype=float32)
-    return ops.sub(1.0, ops.div(ops.abs(ops.sub(ops.mul(n, 2.0), float(m - 1))), float(m - 1)))
+    return _window(ops.bartlett_window, M, "bartlett")
+
+
+# --- random ------------------------------------------------------------------------------------
+# The random family's samplers (graphcell's seeded generator, ``ms.set_seed``).
+
+_FLOATS = (float16, float32, float64)
+_INTS = ("int", "int8", "int16", "int32", "int64")
+
+
+def _rand_shape(shape, fn: str) -> tuple[int, ...]:
+    """numpy's ``rand(2, 3)`` or ``rand((2, 3))``; no arguments give one value, ``(1,)``."""
+    if not shape:
+        return (1,)
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    return _shape(tuple(shape), fn)
+
+
+def _float_dtype(dtype, fn: str):
+    dtype = dtype_arg(dtype, fn)
+    if dtype not in _FLOATS:
+        raise ValueError(f"mindspore.numpy.{fn}: dtype must be float16, float32 or float64, but "
+                         f"got {dtype}")
+    return dtype
+
+
+def randn(*shape, dtype=float32):
+    """``randn(*shape, dtype=mstype.float32)``: samples of the standard normal distribution."""
+    return ops.randn(*_rand_shape(shape, "randn"), dtype=_float_dtype(dtype, "randn"))
+
+
+def rand(*shape, dtype=float32):
+    """``rand(*shape, dtype=mstype.float32)``: samples uniform in [0, 1)."""
+    return ops.rand(*_rand_shape(shape, "rand"), dtype=_float_dtype(dtype, "rand"))
+
+
+def randint(minval, maxval=None, shape=None, dtype=int32):
+    """``randint(minval, maxval=None, shape=None, dtype=mstype.int32)``: integers uniform in
+    ``[minval, maxval)`` (``[0, minval)`` when ``maxval`` is None); ``shape`` defaults to
+    ``(1,)``."""
+    fn = "randint"
+    low = _int(minval, fn, "minval")
+    if maxval is None:
+        if low <= 0:
+            raise ValueError(f"mindspore.numpy.{fn}: minval must be > 0 when maxval is None, but "
+                             f"got {low}")
+        low, high = 0, low
+    else:
+        high = _int(maxval, fn, "maxval")
+        if low >= high:
+            raise ValueError(f"mindspore.numpy.{fn}: minval {low} must be less than maxval "
+                             f"{high}")
+    if isinstance(dtype, str) and dtype not in _INTS:
+        raise ValueError(f"mindspore.numpy.{fn}: dtype must be one of {list(_INTS)}, but got "
+                         f"{dtype!r}")
+    dtype = dtype_arg(dtype, fn)
+    if dtype not in (int8, int16, int32, int64):
+        raise ValueError(f"mindspore.numpy.{fn}: dtype must be int8, int16, int32 or int64, but "
+                         f"got {dtype}")
+    size = (1,) if shape is None else _shape(shape, fn)
+    return ops.randint(low, high, size, dtype=dtype)
 
 
 # --- histograms --------------------------------------------------------------------------------

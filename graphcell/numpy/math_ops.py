@@ -18,7 +18,6 @@ Example::
 """
 from __future__ import annotations
 
-import builtins
 import math
 
 import numpy as np
@@ -594,17 +593,14 @@ def gradient(f, *varargs, axis=None, edge_order=1):
 
 def trapz(y, x=None, dx=1.0, axis=-1):
     """``trapz(y, x=None, dx=1.0, axis=-1)``: the trapezoidal integral along ``axis``, with
-    sample points ``x`` or spacing ``dx`` (integers in Float32)."""
-    y = to_tensor(y, f"{_FN}.trapz")
+    sample points ``x`` or spacing ``dx`` (``ops.trapz``; integers in Float32)."""
+    y = _float_of(to_tensor(y, f"{_FN}.trapz"))
     axis = axis_arg(axis, y.ndim, f"{_FN}.trapz")
-    y = _float_of(y)
-    step = ops.diff(to_tensor(x), 1, -1) if x is not None else to_tensor(dx)
-    if step.ndim == 1 and y.ndim > 1:  # spacing along ``axis``: laid out to broadcast there
-        step = ops.reshape(step, (-1,) + (1,) * (y.ndim - axis - 1))
-    step = cast(step, y.dtype)
-    end = y.shape[axis]
-    pairs = ops.add(_slice(y, axis, 1, end), _slice(y, axis, 0, end - 1))
-    return ops.sum(ops.mul(ops.mul(pairs, step), 0.5), axis)
+    if x is not None:
+        return ops.trapz(y, cast(to_tensor(x), y.dtype), dim=axis)
+    if isinstance(dx, Tensor):
+        return ops.mul(ops.trapz(y, dim=axis), cast(dx, y.dtype))
+    return ops.trapz(y, dx=float(dx), dim=axis)
 
 
 def unwrap(p, discont=math.pi, axis=-1):
@@ -667,74 +663,46 @@ def matmul(x1, x2, dtype=None):
     return cast(ops.matmul(x1, x2), dtype_arg(dtype))
 
 
-def _rows_times_columns(a, b):
-    """``a (..., k) . b (..., k) -> a.shape[:-1] + b.shape[:-1]``: every row of ``a`` with every
-    row of ``b``."""
-    if a.shape[-1] != b.shape[-1]:
-        raise ValueError(f"{_FN}: shapes {list(a.shape)} and {list(b.shape)} are not aligned: "
-                         f"{a.shape[-1]} (last dim of the first) != {b.shape[-1]}")
+def _same_dtype(a, b):
     common = promote(a.dtype, b.dtype)
-    flat = ops.matmul(cast(ops.reshape(a, (-1, a.shape[-1])), common),
-                      cast(ops.reshape(b, (-1, b.shape[-1])), common), transpose_b=True)
-    return ops.reshape(flat, tuple(a.shape[:-1]) + tuple(b.shape[:-1]))
+    return cast(a, common), cast(b, common)
 
 
 def inner(a, b):
-    """``inner(a, b)``: sums over the last axes of ``a`` and ``b``."""
+    """``inner(a, b)``: sums of products over the last axes of ``a`` and ``b`` (``ops.inner``;
+    the dtypes are promoted to one)."""
     a, b = to_tensors(a, b, fn=f"{_FN}.inner")
-    if a.ndim == 0 or b.ndim == 0:
-        return ops.mul(a, b)
-    return _rows_times_columns(a, b)
+    return ops.inner(*_same_dtype(a, b))
 
 
 def dot(a, b):
     """``dot(a, b)``: numpy's dot: the product over ``a``'s last axis and ``b``'s second to last
-    (its only axis when 1-D)."""
+    (its only axis when 1-D); an :func:`inner` product with ``b``'s last two axes swapped."""
     check_tensor(a, b, fn=f"{_FN}.dot")
     if a.ndim == 0 or b.ndim == 0:
         return ops.mul(a, b)
     if b.ndim >= 2:
         b = ops.swapaxes(b, -1, -2)
-    return _rows_times_columns(a, b)
+    if a.shape[-1] != b.shape[-1]:
+        raise ValueError(f"{_FN}.dot: shapes {list(a.shape)} and {list(b.shape)} are not "
+                         "aligned")
+    return ops.inner(*_same_dtype(a, b))
 
 
 def outer(a, b):
     """``outer(a, b)``: every element of the flattened ``a`` times every element of the
-    flattened ``b``."""
+    flattened ``b`` (``ops.outer``)."""
     check_tensor(a, b, fn=f"{_FN}.outer")
-    return ops.matmul(ops.reshape(a, (-1, 1)), ops.reshape(b, (1, -1)))
-
-
-def _tensordot_axes(axes, a, b):
-    if isinstance(axes, (int, np.integer)):
-        n = int(axes)
-        return tuple(range(a.ndim - n, a.ndim)), tuple(range(n))
-    if not isinstance(axes, (tuple, list)) or len(axes) != 2:
-        raise ValueError(f"{_FN}.tensordot: axes must be an int or a pair of axis lists")
-    first, second = ((x,) if isinstance(x, (int, np.integer)) else tuple(x) for x in axes)
-    if len(first) != len(second):
-        raise ValueError(f"{_FN}.tensordot: the axis lists {axes!r} differ in length")
-    return (tuple(axis_arg(x, a.ndim, f"{_FN}.tensordot") for x in first),
-            tuple(axis_arg(x, b.ndim, f"{_FN}.tensordot") for x in second))
+    return ops.outer(*_same_dtype(ops.reshape(a, (-1,)), ops.reshape(b, (-1,))))
 
 
 def tensordot(a, b, axes=2):
     """``tensordot(a, b, axes=2)``: sums of products over ``axes`` (an int n: the last n of
-    ``a`` with the first n of ``b``; or a pair of axis lists)."""
+    ``a`` with the first n of ``b``; or a pair of axis lists) — ``ops.tensor_dot``."""
     check_tensor(a, b, fn=f"{_FN}.tensordot")
-    sum_a, sum_b = _tensordot_axes(axes, a, b)
-    for i, j in zip(sum_a, sum_b):
-        if a.shape[i] != b.shape[j]:
-            raise ValueError(f"{_FN}.tensordot: shape mismatch along the summed axes: "
-                             f"{list(a.shape)} axis {i} and {list(b.shape)} axis {j}")
-    keep_a = tuple(i for i in range(a.ndim) if i not in sum_a)
-    keep_b = tuple(j for j in range(b.ndim) if j not in sum_b)
-    k = int(np.prod([a.shape[i] for i in sum_a]))
-    left = ops.reshape(ops.transpose(a, keep_a + sum_a), (-1, k))
-    right = ops.reshape(ops.transpose(b, sum_b + keep_b), (k, -1))
-    common = promote(a.dtype, b.dtype)
-    out = ops.matmul(cast(left, common), cast(right, common))
-    return ops.reshape(out, tuple(a.shape[i] for i in keep_a) + tuple(b.shape[j] for j in keep_b))
+    if a.ndim * b.ndim == 0 and axes == 0:
+        return ops.mul(a, b)
+    return ops.tensor_dot(*_same_dtype(a, b), axes)
 
 
 def multi_dot(arrays):
@@ -791,23 +759,16 @@ def _chain(mats, i: int, j: int, order):
 
 
 def kron(a, b):
-    """``kron(a, b)``: the Kronecker product (the shorter shape gets leading unit axes)."""
+    """``kron(a, b)``: the Kronecker product (``ops.kron``; the dtypes are promoted to one)."""
     a, b = to_tensors(a, b, fn=f"{_FN}.kron")
-    ndim = builtins.max(a.ndim, b.ndim)
-    if ndim == 0:
+    if a.ndim == 0 or b.ndim == 0:
         return ops.mul(a, b)
-    a = ops.reshape(a, (1,) * (ndim - a.ndim) + tuple(a.shape))
-    b = ops.reshape(b, (1,) * (ndim - b.ndim) + tuple(b.shape))
-    # a[i0, 1, i1, 1, ...] * b[1, j0, 1, j1, ...] -> (i0 * n0 + j0, i1 * n1 + j1, ...)
-    a_view = tuple(s for d in a.shape for s in (d, 1))
-    b_view = tuple(s for d in b.shape for s in (1, d))
-    out = ops.mul(ops.reshape(a, a_view), ops.reshape(b, b_view))
-    return ops.reshape(out, tuple(p * q for p, q in zip(a.shape, b.shape)))
+    return ops.kron(*_same_dtype(a, b))
 
 
 def matrix_power(a, n):
     """``matrix_power(a, n)``: the square matrix (or stack) ``a`` multiplied by itself ``n``
-    times (``n >= 0``; 0 gives the identity)."""
+    times (``ops.matrix_power``; ``n >= 0``, as in mindspore.numpy; 0 gives the identity)."""
     a = to_tensor(a, f"{_FN}.matrix_power")
     n = _int(n, "matrix_power", "n")
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
@@ -815,17 +776,7 @@ def matrix_power(a, n):
                          f"shape {list(a.shape)}")
     if n < 0:
         raise ValueError(f"{_FN}.matrix_power: n < 0 is not supported")
-    if n == 0:
-        eye = ops.cast(ops.eye(a.shape[-1], a.shape[-1], float32), a.dtype)
-        return ops.broadcast_to(eye, tuple(a.shape))
-    result, base = None, a
-    while n:  # square-and-multiply
-        if n & 1:
-            result = base if result is None else ops.matmul(result, base)
-        n >>= 1
-        if n:
-            base = ops.matmul(base, base)
-    return result
+    return ops.matrix_power(a, n)
 
 
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
