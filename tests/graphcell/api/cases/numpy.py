@@ -4,13 +4,14 @@ logic, recorded from MindSpore 2.10 on the CPU.
 
 Left out on purpose, where MindSpore 2.10's answers are not numpy's and graphcell keeps numpy's
 (``docs/decisions.md``, the numpy section): ``cbrt(0)`` (NaN there), integer ``std``/``var`` (a
-truncated mean), ``signbit(-0.0)`` (False there), ``nanmax``/``nanmin`` of all-NaN slices (the
-lowest/highest int64 there, NaN here), numbers where mindspore.numpy wants tensors on the CPU
-(``multiply(x, 2)``), ``promote_types(uint16, float64)`` (Float32 there: a typo in its table).
-Functions taking Python functions (``apply_along_axis``, ``apply_over_axes``, ``piecewise`` with
-functions) and the grids ``mgrid``/``ogrid`` are tested against numpy in
-``tests/graphcell/test_numpy_api.py``. Calls MindSpore refuses come last (its CPU runtime can
-carry an error into the next call).
+truncated mean), ``nanmax``/``nanmin`` of all-NaN slices (the lowest/highest int64 there, NaN
+here), numbers where mindspore.numpy wants tensors on the CPU (``multiply(x, 2)``),
+``promote_types(uint16, float64)`` (Float32 there: a typo in its table). The random functions
+compare shapes and dtypes (``values=False``); their distributions are tested in
+``tests/graphcell/test_numpy_api.py``, as are the functions taking Python functions
+(``apply_along_axis``, ``apply_over_axes``, ``piecewise`` with functions) and the grids
+``mgrid``/``ogrid``, against numpy. Calls MindSpore refuses come last (its CPU runtime can carry an
+error into the next call).
 """
 import numpy as np
 
@@ -27,8 +28,8 @@ F32 = dict(fd=False)  # computes in Float32 (mindspore.numpy's rule), which floa
 # differences cannot resolve; the gradient is still compared with MindSpore's
 KINK = dict(fd=False)  # inputs on a discontinuity (0, a rounding half, NaN, ties): finite
 # differences are meaningless there; the gradient is still compared with MindSpore's
-MS_GRAD = dict(grad=False)  # MindSpore 2.10's gradient is wrong (reversed slices, select): the
-# gradient is checked against finite differences in tests/graphcell/test_numpy_api.py instead
+MS_GRAD = dict(ms_grad=False)  # MindSpore 2.10's gradient is wrong (reversed slices, select):
+# checked against finite differences only
 
 # --- creation ------------------------------------------------------------------------------------
 CASES = [
@@ -158,6 +159,14 @@ CASES = [
     case("numpy.pad", T((2, 3)), (2, 3), mode="linear_ramp"),
     case("numpy.pad", T((4,)), 3, mode="linear_ramp", end_values=(5, -2)),
     case("numpy.pad", T((2, 2)), 1, mode="empty"),
+    case("numpy.rand", 2, 3, values=False),
+    case("numpy.rand", (4,), dtype=D("float64"), values=False),
+    case("numpy.rand", values=False),
+    case("numpy.randn", 3, values=False),
+    case("numpy.randn", [2, 2], dtype=D("float16"), values=False),
+    case("numpy.randint", 5, values=False),
+    case("numpy.randint", -3, 4, (2, 3), values=False),
+    case("numpy.randint", 0, 9, 4, values=False),
 ]
 
 # --- shapes --------------------------------------------------------------------------------------
@@ -751,4 +760,8 @@ CASES += [
     case("numpy.gradient", T((1, 3)), axis=0, id="gradient too short"),
     case("numpy.average", T((2, 3)), None, T((3,)), id="average 1-d weights without axis"),
     case("numpy.pad", T((2, 3)), 1, "median", id="pad median"),
+    case("numpy.rand", 2, dtype=D("int32"), id="rand int dtype"),
+    case("numpy.randint", 0, id="randint empty range"),
+    case("numpy.randint", 4, 2, id="randint minval above maxval"),
+    case("numpy.randint", 0, 5, dtype=D("float32"), id="randint float dtype"),
 ]
