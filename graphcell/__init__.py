@@ -36,6 +36,14 @@ from graphcell.aot import export, load  # noqa: E402
 from graphcell import train  # noqa: E402
 from graphcell import numpy  # noqa: E402  (mindspore.numpy)
 from graphcell.train import load_checkpoint, load_param_into_net, save_checkpoint  # noqa: E402
+from graphcell import dataset  # noqa: E402
+from graphcell.train import (Model, Callback, CheckpointConfig, EarlyStopping, History,  # noqa: E402
+                             LambdaCallback, LearningRateScheduler, LossMonitor, ModelCheckpoint,
+                             ReduceLROnPlateau, RunContext, TimeMonitor)
+from graphcell.train.metrics import (F1, MAE, MSE, Accuracy, Fbeta, Loss, Metric,  # noqa: E402
+                                     Precision, Recall, Top1CategoricalAccuracy,
+                                     Top5CategoricalAccuracy, TopKCategoricalAccuracy,
+                                     get_metric_fn, names, rearrange_inputs)
 
 
 def __getattr__(name: str):

@@ -17,10 +17,13 @@ _generator = np.random.default_rng()
 
 
 def set_seed(seed: int) -> None:
-    """Seed every random source of graphcell (initializers and random ops such as Dropout)."""
+    """Seed every random source of graphcell: initializers, random ops such as Dropout, and (as
+    MindSpore does) the data pipeline's shuffles through ``graphcell.dataset.config.set_seed``."""
     global _seed, _generator
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"set_seed: seed must be a non-negative int, got {seed!r}")
+    from graphcell.dataset.core import config as dataset_config
+    dataset_config.set_seed(seed)  # first: it refuses seeds above 2**32 - 1, as MindSpore's does
     _seed = seed
     _generator = np.random.default_rng(seed)
     from graphcell_ir.ops import random as op_random

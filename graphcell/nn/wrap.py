@@ -1,5 +1,6 @@
-"""Training wrappers: ``WithLossCell`` (network + loss) and ``TrainOneStepCell`` (one step of
-forward, gradients of the optimizer's parameters, and the optimizer's update).
+"""Training wrappers: ``WithLossCell`` (network + loss), ``TrainOneStepCell`` (one step of
+forward, gradients of the optimizer's parameters, and the optimizer's update) and ``WithEvalCell``
+(network + loss for evaluation: the loss, the outputs and the label).
 
 Both are created with ``auto_prefix=False``, as in MindSpore, so wrapping a network leaves its
 parameter names unchanged (``conv1.weight``, not ``_backbone.conv1.weight``).
@@ -18,11 +19,13 @@ Example::
 """
 from __future__ import annotations
 
+from graphcell import ops
 from graphcell.autodiff import value_and_grad
 from graphcell.nn.cell import Cell
 from graphcell.nn.layers._validate import check_bool
+from graphcell_ir.ir.types import float16, float32
 
-__all__ = ["WithLossCell", "TrainOneStepCell"]
+__all__ = ["WithLossCell", "TrainOneStepCell", "WithEvalCell"]
 
 
 def _check_cell(owner: str, value, what: str) -> Cell:
@@ -107,3 +110,40 @@ class TrainOneStepCell(Cell):
             return loss, {p.name: g for p, g in zip(self.weights, grads)}
         return loss
 
+
+
+class WithEvalCell(Cell):
+    """``WithEvalCell(network, loss_fn, add_cast_fp32=False)``: ``construct(data, label)`` returns
+    ``(loss_fn(outputs, label), outputs, label)`` with ``outputs = network(data)`` — what
+    ``Model.eval`` feeds its metrics. ``add_cast_fp32`` casts float16 outputs and labels to
+    float32 first (for networks run in float16).
+
+    Example::
+
+        >>> import graphcell as ms
+        >>> from graphcell import nn
+        >>> net = nn.WithEvalCell(nn.Dense(2, 1, weight_init='ones', bias_init='zeros'),
+        ...                       nn.L1Loss())
+        >>> loss, out, label = net(ms.Tensor([[1.0, 2.0]]), ms.Tensor([[1.0]]))
+        >>> float(loss), out.shape
+        (2.0, (1, 1))
+    """
+
+    def __init__(self, network, loss_fn, add_cast_fp32=False):
+        super().__init__(auto_prefix=False)
+        self._network = _check_cell(self.cls_name, network, "network")
+        self._loss_fn = _check_cell(self.cls_name, loss_fn, "loss_fn")
+        self.add_cast_fp32 = check_bool(add_cast_fp32, "add_cast_fp32", self.cls_name)
+
+    def construct(self, data, label):
+        outputs = self._network(data)
+        if self.add_cast_fp32:
+            label = _float16_to_float32(label)
+            outputs = _float16_to_float32(outputs)
+        loss = self._loss_fn(outputs, label)
+        return loss, outputs, label
+
+
+def _float16_to_float32(x):
+    """MindSpore's ``mixed_precision_cast`` to float32: float16 tensors are cast, others kept."""
+    return ops.cast(x, float32) if x.dtype == float16 else x

@@ -15,6 +15,7 @@ from __future__ import annotations
 from graphcell import ops
 from graphcell.nn.cell import Cell
 from graphcell.nn.layers._validate import _is_int
+from graphcell_ir.ops import functional as F
 
 __all__ = ["ReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "get_activation"]
 
@@ -89,7 +90,7 @@ class Softmax(Cell):
         self.axis = _check_axis(axis, self.cls_name, allow_tuple=True)
 
     def construct(self, x):
-        return ops.softmax(x, axis=self.axis)
+        return F.softmax(x, axis=self.axis)  # the primitive: an int or a tuple of axes
 
 
 class LogSoftmax(Cell):

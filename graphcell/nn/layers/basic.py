@@ -91,7 +91,7 @@ class Dropout(Cell):
     def construct(self, x):
         if not self.training or self._keep == 1.0:
             return x
-        out, _ = ops.dropout(x, keep_prob=self._keep)
+        out, _ = F.dropout(x, keep_prob=self._keep)
         return out
 
     def extend_repr(self) -> str:

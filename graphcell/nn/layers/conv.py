@@ -17,6 +17,7 @@ from graphcell.nn.layers.dense import _check_init_shape
 from graphcell.parameter import Parameter
 from graphcell.tensor import Tensor
 from graphcell_ir.ir.types import float32
+from graphcell_ir.ops import functional as F
 
 __all__ = ["Conv2d"]
 
@@ -91,7 +92,7 @@ class Conv2d(Cell):
 
     def construct(self, x):
         _check_input(self, x)
-        out = ops.conv2d(x, self.weight, out_channel=self.out_channels,
+        out = F.conv2d(x, self.weight, out_channel=self.out_channels,
                          kernel_size=self.kernel_size, pad_mode=self.pad_mode, pad=self.padding,
                          stride=self.stride, dilation=self.dilation, group=self.group)
         if self.has_bias:

@@ -24,6 +24,7 @@ from graphcell.nn.layers._validate import check_bool, check_float, check_positiv
 from graphcell.parameter import Parameter
 from graphcell.tensor import Tensor
 from graphcell_ir.ir.types import float32
+from graphcell_ir.ops import functional as F
 
 __all__ = ["BatchNorm1d", "BatchNorm2d"]
 
@@ -65,13 +66,13 @@ class _BatchNorm(Cell):
             use_batch = self.training
         if use_batch:
             # the op's momentum weighs the batch (MindSpore's Primitive convention): 1 - momentum
-            y, mean, variance = ops.batch_norm(x, self.gamma, self.beta, self.moving_mean,
+            y, mean, variance = F.batch_norm(x, self.gamma, self.beta, self.moving_mean,
                                                self.moving_variance, is_training=True,
                                                epsilon=self.eps, momentum=1.0 - self.momentum)
             ops.assign(self.moving_mean, mean)
             ops.assign(self.moving_variance, variance)
             return y
-        y, _, _ = ops.batch_norm(x, self.gamma, self.beta, self.moving_mean, self.moving_variance,
+        y, _, _ = F.batch_norm(x, self.gamma, self.beta, self.moving_mean, self.moving_variance,
                                  is_training=False, epsilon=self.eps, momentum=1.0 - self.momentum)
         return y
 

@@ -12,6 +12,7 @@ from graphcell import ops
 from graphcell.nn.cell import Cell
 from graphcell.nn.layers._validate import (_is_int, check_bool, check_string, describe, int_pair)
 from graphcell.tensor import Tensor
+from graphcell_ir.ops import functional as F
 
 __all__ = ["MaxPool2d", "AvgPool2d"]
 
@@ -98,8 +99,8 @@ class MaxPool2d(_Pool2d):
     def _pool(self, x):
         if self.pad_mode == "PAD":
             # -inf never wins a window that holds a real pixel, and each window holds one
-            return ops.max_pool2d(self._padded(x, float("-inf")), pad_mode="valid", **self._window)
-        return ops.max_pool2d(x, pad_mode=self.pad_mode.lower(), **self._window)
+            return F.max_pool2d(self._padded(x, float("-inf")), pad_mode="valid", **self._window)
+        return F.max_pool2d(x, pad_mode=self.pad_mode.lower(), **self._window)
 
 
 class AvgPool2d(_Pool2d):
@@ -134,13 +135,13 @@ class AvgPool2d(_Pool2d):
 
     def _pool(self, x):
         if self.pad_mode != "PAD":
-            return ops.avg_pool2d(x, pad_mode=self.pad_mode.lower(), **self._window)
-        mean = ops.avg_pool2d(self._padded(x, 0), pad_mode="valid", **self._window)
+            return F.avg_pool2d(x, pad_mode=self.pad_mode.lower(), **self._window)
+        mean = F.avg_pool2d(self._padded(x, 0), pad_mode="valid", **self._window)
         kh, kw = self._window["kernel_size"]
         if self.divisor_override is not None:
             return mean * (kh * kw / self.divisor_override)
         if self.count_include_pad:
             return mean
         # the share of real pixels in each window: the same pool over a padded mask of ones
-        real = ops.avg_pool2d(self._padded(ops.ones_like(x), 0), pad_mode="valid", **self._window)
+        real = F.avg_pool2d(self._padded(ops.ones_like(x), 0), pad_mode="valid", **self._window)
         return mean / real

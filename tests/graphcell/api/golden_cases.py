@@ -128,6 +128,7 @@ class Case:
     fd: bool = True
     values: bool = True
     ms_grad: bool = True
+    attribute: bool = False
     cid: str = ""  # set by the file loader: "<target>[<n>]" or "<target>[<label>]"
     _tensors: list = field(default_factory=list, repr=False)
 
@@ -157,7 +158,8 @@ class Case:
 
     def fingerprint(self) -> str:
         """What the recorded goldens depend on; a test fails when a case changes after recording."""
-        text = repr((self.target, _canon(self.args), _canon(self.kwargs), _canon(self.init)))
+        text = repr((self.target, _canon(self.args), _canon(self.kwargs), _canon(self.init))
+                    + (("attribute",) if self.attribute else ()))
         return hashlib.sha1(text.encode()).hexdigest()[:16]
 
     # -- the call as source text (graph mode compiles it; the recorder evaluates the same) --
@@ -165,6 +167,8 @@ class Case:
         """The call with tensor inputs named ``t0, t1, ...``."""
         args = [_src(a) for a in self.args]
         kwargs = [f"{k}={_src(v)}" for k, v in self.kwargs.items()]
+        if self.is_method and self.attribute:
+            return f"{args[0]}.{self.attr}"  # a property (x.shape), read, not called
         if self.is_method:
             return f"{args[0]}.{self.attr}({', '.join(args[1:] + kwargs)})"
         callee = target_name
@@ -177,10 +181,12 @@ class Case:
 
 
 def case(target: str, *args, init=None, grad=None, rtol=1e-5, atol=1e-6, modes=MODES, why="",
-         id="", fd=True, values=True, ms_grad=True, **kwargs) -> Case:  # noqa: A002 - pytest's word
-    """One call of ``target`` (see the module docstring)."""
+         id="", fd=True, values=True, ms_grad=True, attribute=False,
+         **kwargs) -> Case:  # noqa: A002 - pytest's word
+    """One call of ``target`` (see the module docstring); ``attribute=True`` reads a Tensor
+    property (``case("Tensor.shape", T((2, 3)), attribute=True)``) instead of calling it."""
     c = Case(target, args, kwargs, init, grad, rtol, atol, tuple(modes), why, id, fd, values,
-             ms_grad)
+             ms_grad, attribute)
     _number_tensors(c)
     return c
 

@@ -17,7 +17,7 @@ def _tool():
     return module
 
 
-@pytest.mark.parametrize("argv", [["softplus", "--kind", "elementwise"],
+@pytest.mark.parametrize("argv", [["example_unary", "--kind", "elementwise"],
                                   ["lrn", "--operands", "x,w", "--attrs", "depth_radius:int=5,alpha:float"]])
 def test_skeleton_is_python(argv, capsys):
     assert _tool().main(argv) == 0
