@@ -34,6 +34,7 @@ from graphcell._toplevel import tensor, run_check  # noqa: E402
 from graphcell import graph  # noqa: E402
 from graphcell.aot import export, load  # noqa: E402
 from graphcell import train  # noqa: E402
+from graphcell import numpy  # noqa: E402  (mindspore.numpy)
 from graphcell.train import load_checkpoint, load_param_into_net, save_checkpoint  # noqa: E402
 from graphcell import dataset  # noqa: E402
 from graphcell.train import (Model, Callback, CheckpointConfig, EarlyStopping, History,  # noqa: E402

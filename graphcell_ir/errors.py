@@ -186,3 +186,18 @@ class ArtifactTrustError(ArtifactError):
     ``GRAPHCELL_ARTIFACT_KEY``), its signature does not match, or no key is configured — and the
     caller did not pass ``trust_native_code=True``. ``graphcell.load(path)`` without native code
     runs it from its IR (docs/artifact_threat_model.md)."""
+
+
+class ExportFormatError(GraphcellError, ValueError):
+    """``graphcell.export`` was asked for a file format it does not write (``MINDIR``, ``AIR``,
+    a misspelling). The message names the formats graphcell writes and how to ask for them."""
+
+
+class OnnxExportError(GraphcellError, ValueError):
+    """A compiled program cannot be written as ONNX: an op (or an attribute value, a dtype, a
+    control-flow construct) without an ONNX equivalent. The message names the op by its
+    MindSpore name and gives the user's file, line and source line."""
+
+
+class OnnxUnavailableError(GraphcellError, ImportError):
+    """``file_format="ONNX"`` needs the optional ``onnx`` package, which is not installed."""

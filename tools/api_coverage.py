@@ -3,10 +3,11 @@
     python tools/api_coverage.py          # rewrite the page
     python tools/api_coverage.py --check  # exit 1 if the page is stale (the test suite does this)
 
-Reads MindSpore's ranked name list (``graphcell/_compat/mindspore_api.tsv``), asks graphcell which
-names exist, counts the golden cases recorded from MindSpore per name
-(``tests/graphcell/api/cases``, ``goldens``), and takes the reasons for missing names from
-``graphcell/_compat/gaps.py``.
+Reads MindSpore's ranked name list (``graphcell/_compat/mindspore_api.tsv``) and the list of
+``mindspore.numpy``'s callables (``graphcell/_compat/mindspore_numpy_api.txt``, its own section:
+the ranked list does not cover it), asks graphcell which names exist, counts the golden cases
+recorded from MindSpore per name (``tests/graphcell/api/cases``, ``goldens``), and takes the
+reasons for missing names from ``graphcell/_compat/gaps.py``.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ NAMESPACES = ("mindspore.ops", "mindspore.Tensor", "mindspore.nn", "mindspore")
 def owner(namespace: str):
     import graphcell
     return {"mindspore": graphcell, "mindspore.ops": graphcell.ops, "mindspore.nn": graphcell.nn,
-            "mindspore.Tensor": graphcell.Tensor}[namespace]
+            "mindspore.Tensor": graphcell.Tensor, "mindspore.numpy": graphcell.numpy}[namespace]
 
 
 def provided(namespace: str, name: str) -> bool:
@@ -50,7 +51,6 @@ def golden_counts() -> Counter:
 
 def render() -> str:
     from graphcell._compat import api_rows
-    from graphcell._compat.gaps import GAPS
     goldens = golden_counts()
     rows = api_rows()
     lines = ["# MindSpore API coverage", "",
@@ -61,28 +61,53 @@ def render() -> str:
              "MindSpore 2.10 and are compared in PyNative and graph mode (`tests/graphcell/api`); "
              "the share is of the names MindSpore 2.10's CPU build itself runs.", "",
              "| namespace | tier | names | refused by MindSpore CPU | provided | golden-tested | "
-             "golden-tested share |", "|---|---|---|---|---|---|---|"]
+             "golden-tested share of the rest |", "|---|---|---|---|---|---|---|"]
     sections = []
     for ns in NAMESPACES:
         for tier in (1, 2):
             names = [(n, uses) for s, n, uses, t in rows if s == ns and t == tier]
-            have = [n for n, _ in names if provided(ns, n)]
-            refused = [n for n, _ in names if n not in have and
-                       GAPS.get(f"{ns}.{n}", "").startswith("MindSpore 2.10")]
-            counted = len(names) - len(refused)
-            tested = sum(1 for n in have if goldens[f"{ns}.{n}"])
-            share = f"{100 * tested / counted:.1f} %" if counted else "-"
-            lines.append(f"| `{ns}` | {tier} | {len(names)} | {len(refused)} | {len(have)} | "
-                         f"{tested} | {share} |")
-            sections += _section(ns, tier, names, set(have), goldens, GAPS)
+            row, section = _tally(ns, tier, names, goldens)
+            lines.append(row)
+            sections += section
+    from graphcell._compat import NUMPY_NAMESPACE, numpy_names
+    names = [(n, "-") for n in numpy_names()]  # not ranked by use: one section, "all"
+    row, section = _tally(NUMPY_NAMESPACE, "all", names, goldens)
+    lines.append(row)
+    sections += section
     return "\n".join(lines + [""] + sections) + "\n"
 
 
-def _section(ns, tier, names, have, goldens, gaps) -> list[str]:
+def _tally(ns, tier, names, goldens) -> tuple[str, list[str]]:
+    """The summary table's row and the page's section for the ``(name, uses)`` pairs ``names``."""
+    from graphcell._compat.gaps import GAPS
+    have = {n for n, _ in names if provided(ns, n)}
+    refused = {n for n, _ in names if _refused(GAPS, ns, n)}
+    runnable = [n for n, _ in names if n not in refused]
+    tested = sum(1 for n in runnable if n in have and goldens[f"{ns}.{n}"])
+    share = f"{100 * tested / len(runnable):.1f} %" if runnable else "-"
+    row = f"| `{ns}` | {tier} | {len(names)} | {len(refused)} | {len(have)} | {tested} | {share} |"
+    return row, _section(ns, tier, names, have, refused, goldens, GAPS)
+
+
+def _refused(gaps, ns: str, name: str) -> bool:
+    return gaps.get(f"{ns}.{name}", "").startswith("MindSpore 2.10")
+
+
+def _section(ns, tier, names, have, refused, goldens, gaps) -> list[str]:
     out = [f"## `{ns}`, tier {tier}", ""]
     ok = [f"`{n}`" + (f" ({goldens[f'{ns}.{n}']})" if goldens[f"{ns}.{n}"] else "")
           for n, _ in names if n in have]
     out += [f"**Provided** ({len(ok)}; golden cases in brackets): " + (", ".join(ok) or "none"), ""]
+    untested = [n for n, _ in names if n in have and n not in refused and not goldens[f"{ns}.{n}"]]
+    if untested:
+        out += [f"**Provided, without golden cases** ({len(untested)}; tested by their own unit "
+                "tests): " + ", ".join(f"`{n}`" for n in untested), ""]
+    extra = [n for n, _ in names if n in have and n in refused]
+    if extra:
+        out += [f"**Refused by MindSpore 2.10's CPU build, provided by graphcell** ({len(extra)}):",
+                "", "| name | MindSpore 2.10 |", "|---|---|"]
+        out += [f"| `{n}` | {gaps[f'{ns}.{n}']} |" for n in extra]
+        out.append("")
     missing = [(n, uses) for n, uses in names if n not in have]
     if missing:
         out += [f"**Not provided** ({len(missing)}):", "", "| name | files using it | why |",

@@ -77,6 +77,9 @@ def describe(out, key: str, arrays: dict):
     if isinstance(out, Tensor):
         arrays[key] = out.asnumpy()
         return {"t": "tensor", "dtype": str(out.dtype), "key": key}
+    if isinstance(out, np.ndarray):  # asnumpy() and friends
+        arrays[key] = out
+        return {"t": "ndarray", "dtype": str(out.dtype), "key": key}
     if isinstance(out, (tuple, list)):
         return {"t": type(out).__name__,
                 "items": [describe(o, f"{key}.{i}", arrays) for i, o in enumerate(out)]}

@@ -1,10 +1,11 @@
 """MindSpore's public names, and what graphcell says about the ones it does not provide.
 
 ``mindspore_api.tsv`` is a copy of MindSpore 2.10's public names ranked by use (the project's
-priority list). When user code asks ``graphcell.ops``, ``graphcell.nn``, ``graphcell`` or a Tensor
-for a name graphcell lacks, :func:`missing_attribute` tells a MindSpore API not implemented yet
-(with the reason when ``gaps.GAPS`` has one) from a name MindSpore does not have either, and points
-to ``docs/api_coverage.md``.
+priority list); ``mindspore_numpy_api.txt`` lists ``mindspore.numpy``'s callables, which the ranked
+list does not cover. When user code asks ``graphcell.ops``, ``graphcell.nn``, ``graphcell.numpy``,
+``graphcell`` or a Tensor for a name graphcell lacks, :func:`missing_attribute` tells a MindSpore
+API not implemented yet (with the reason when ``gaps.GAPS`` has one) from a name MindSpore does not
+have either, and points to ``docs/api_coverage.md``.
 
 Example::
 
@@ -21,6 +22,8 @@ from graphcell._compat.gaps import GAPS
 
 COVERAGE_PAGE = "docs/api_coverage.md"
 _TSV = Path(__file__).with_name("mindspore_api.tsv")
+_NUMPY_NAMES = Path(__file__).with_name("mindspore_numpy_api.txt")
+NUMPY_NAMESPACE = "mindspore.numpy"
 
 
 @lru_cache(maxsize=1)
@@ -31,9 +34,18 @@ def api_rows() -> tuple[tuple[str, str, int, int], ...]:
                      for r in csv.DictReader(f, delimiter="\t"))
 
 
+@lru_cache(maxsize=1)
+def numpy_names() -> tuple[str, ...]:
+    """``mindspore.numpy``'s public callables, in the order of ``mindspore_numpy_api.txt``."""
+    lines = _NUMPY_NAMES.read_text().splitlines()
+    return tuple(line.strip() for line in lines if line.strip() and not line.startswith("#"))
+
+
 @lru_cache(maxsize=None)
 def mindspore_names(namespace: str) -> frozenset[str]:
     """The public names MindSpore 2.10 has in ``namespace`` (``"mindspore.ops"``...)."""
+    if namespace == NUMPY_NAMESPACE:
+        return frozenset(numpy_names())
     return frozenset(name for ns, name, _, _ in api_rows() if ns == namespace)
 
 

@@ -6,7 +6,9 @@
   object code (emitted at export, linked by ``load(native=True)`` without numba);
   ``trust.py`` — signatures and trust: when an artifact's native code may run;
   ``nn/graph_cell.py`` — the cell that runs a loaded artifact; ``tools.py`` — what the command
-  line's ``precompile`` does.
+  line's ``precompile`` does; ``checkpoint.py`` — exporting with a checkpoint's weights
+  (``ckpt_file_name``, ``--ckpt``); ``onnx_export.py`` — ``file_format="ONNX"`` (the lowering
+  itself is ``graphcell_ir.backend.onnx``).
 
 Example::
 

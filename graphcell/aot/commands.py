@@ -113,7 +113,15 @@ def add_export_arguments(p: argparse.ArgumentParser) -> None:
                         "TrainOneStepCell exports a training step) or a function")
     p.add_argument("--input", action="append", default=[], metavar="SPEC", help=_INPUT_HELP)
     p.add_argument("-o", "--output", required=True, metavar="OUT.gcpkg",
-                   help="the artifact to write (.gcpkg is added when missing)")
+                   help="the file to write (.gcpkg, or .onnx with --format onnx, is added when "
+                        "missing)")
+    p.add_argument("--ckpt", default=None, metavar="PATH",
+                   help="a checkpoint (MindSpore's .ckpt or .safetensors, as save_checkpoint "
+                        "writes it) to load into the network first, so the artifact carries the "
+                        "trained weights; every parameter must be in it")
+    p.add_argument("--format", default="gcir", type=str.lower, choices=("gcir", "onnx"),
+                   help="gcir: graphcell's artifact (default); onnx: an ONNX model of the "
+                        "inference graph (needs the onnx package: pip install 'graphcell[onnx]')")
     p.add_argument("--no-native", action="store_true",
                    help="leave out the kernels' object code for this CPU (what "
                         "'graphcell run --native' links instead of compiling)")
@@ -128,7 +136,8 @@ def run_export(args: argparse.Namespace) -> int:
     net = load_target(args.target)
     start = time.perf_counter()
     path = export(net, *example_inputs(args.input), file_name=args.output,
-                  native=not args.no_native)
+                  file_format=args.format.upper(), native=not args.no_native,
+                  ckpt_file_name=args.ckpt)
     print(f"wrote {path} ({os.path.getsize(path)} bytes) in {time.perf_counter() - start:.2f} s")
     return 0
 
@@ -202,8 +211,11 @@ COMMANDS = {
            "  graphcell ir lenet.py:LeNet5 --input f32[32,1,32,32] --after cse --format dot -o g.dot\n"
            "  graphcell ir lenet.py:LeNet5 --input f32[32,1,32,32] --grad",
            add_ir_arguments, run_ir),
-    "export": ("compile a network and write it as one artifact (.gcpkg)",
-               "example:\n  graphcell export lenet.py:LeNet5 --input f32[32,1,32,32] -o lenet.gcpkg",
+    "export": ("compile a network and write it as one artifact (.gcpkg) or an ONNX model",
+               "examples:\n  graphcell export lenet.py:LeNet5 --input f32[32,1,32,32] -o lenet.gcpkg\n"
+               "  graphcell export lenet.py:LeNet5 --input f32[1,1,32,32] --ckpt lenet.ckpt -o lenet\n"
+               "  graphcell export lenet.py:LeNet5 --input f32[1,1,32,32] --ckpt lenet.ckpt "
+               "--format onnx -o lenet.onnx",
                add_export_arguments, run_export),
     "run": ("load an artifact and run it on .npy inputs",
             "examples:\n  graphcell run lenet.gcpkg --input x.npy -o y.npy\n"

@@ -39,10 +39,11 @@ from typing import Any
 
 import numpy as np
 
-from graphcell_ir.errors import ArtifactError, GraphcellError
+from graphcell_ir.errors import ArtifactError, ExportFormatError, GraphcellError
 from graphcell_ir.ir.walk import walk
 from graphcell_ir.text.values import HostRef
 from graphcell.aot import container as C
+from graphcell.aot.checkpoint import checkpoint_loaded
 from graphcell.aot.manifest import (FORMAT, FORMAT_VERSION, dtype_name, encode_output,
                                     environment)
 from graphcell.aot.native import emit_native
@@ -51,37 +52,83 @@ from graphcell.aot.trust import configured_key, sign
 __all__ = ["export", "build_members", "compile_for_export", "SUFFIX", "FORMATS"]
 
 SUFFIX = ".gcpkg"
-FORMATS = ("GCIR", "MINDIR")
-"""``file_format`` values: ``"GCIR"``; ``"MINDIR"`` is accepted as its MindSpore spelling."""
+FORMATS = {"GCIR": SUFFIX, "ONNX": ".onnx"}
+"""The ``file_format`` values graphcell writes, with the suffix added to a ``file_name`` that lacks
+it: ``"GCIR"`` (graphcell's artifact, what ``graphcell.load`` reads) and ``"ONNX"``
+(``graphcell.aot.onnx``; needs the optional ``onnx`` package)."""
+NOT_WRITTEN = {
+    "MINDIR": "MindIR is MindSpore's own graph format, built from MindSpore's primitives; "
+              "graphcell's IR is not written as MindIR and MindSpore cannot load a .gcpkg",
+    "AIR": "AIR is the Ascend intermediate representation (deprecated in MindSpore 2.10)",
+}
 IR_LOCS = "full"   # every inlined frame: the text round-trips exactly
 
 
 def export(net, *inputs, file_name: str, file_format: str = "GCIR", native: bool = True,
-           **kwargs) -> str:
-    """Compile ``net`` for ``inputs`` and write the artifact ``file_name`` (``.gcpkg`` is added
-    when missing). Returns the path written.
+           ckpt_file_name=None, **kwargs) -> str:
+    """Compile ``net`` for ``inputs`` and write it to ``file_name`` in ``file_format``; returns the
+    path written (the format's suffix is added when missing).
 
     ``net`` is a Cell (its ``construct``), a function or a ``@jit`` function/method; ``inputs``
     are example Tensors (their dtypes and shapes are the artifact's input signature; Python
-    values among them are compiled in as constants). ``native``: also store the kernels' object
-    code for this CPU (needs numba; takes a compile per kernel the first time, then the kernel
-    cache answers). The artifact is signed when a key is configured (see the module
-    docstring). MindSpore's other keywords are accepted and ignored. Raises ArtifactError when
-    the compiled program cannot be written (it returns a Python object JSON cannot say, or
-    calls back into Python).
+    values among them are compiled in as constants). Formats:
+
+    - ``"GCIR"`` (default): a ``.gcpkg`` artifact, the optimized IR + weights + manifest, which
+      ``graphcell.load`` reads. ``native``: also store the kernels' object code for this CPU
+      (needs numba; takes a compile per kernel the first time, then the kernel cache answers).
+      The artifact is signed when a key is configured (see the module docstring).
+    - ``"ONNX"``: an ``.onnx`` model of the inference graph (``pip install graphcell[onnx]``),
+      which onnxruntime runs; an op without an ONNX equivalent is an ``OnnxExportError`` naming it
+      and its source line.
+
+    ``"MINDIR"`` and ``"AIR"`` (MindSpore's formats) are refused with an ``ExportFormatError``:
+    graphcell cannot write files MindSpore loads as graphs. ``ckpt_file_name``: a MindSpore
+    checkpoint (``.ckpt`` or ``.safetensors``) whose values the artifact gets as its weights
+    (``graphcell.aot.checkpoint``; the network itself is left unchanged). MindSpore's other
+    keywords are accepted and ignored. Raises ArtifactError when the compiled program cannot be
+    written (it returns a Python object JSON cannot say, or calls back into Python).
+
+    Example::
+
+        >>> import os, tempfile
+        >>> import numpy as np
+        >>> import graphcell as ms
+        >>> x = ms.Tensor(np.ones((1, 3), np.float32))
+        >>> try:
+        ...     ms.export(ms.nn.Dense(3, 2), x, file_name=os.path.join(tempfile.mkdtemp(), "d"),
+        ...               file_format="MINDIR")
+        ... except ValueError as e:
+        ...     print(type(e).__name__, str(e).split(":")[0])
+        ExportFormatError export
     """
-    fmt = str(file_format).upper()
-    if fmt not in FORMATS:
-        raise ValueError(f"export: file_format={file_format!r} is not supported; graphcell "
-                         f"writes {' or '.join(map(repr, FORMATS))} (both the .gcpkg artifact)")
+    fmt = _checked_format(file_format)
     if not isinstance(file_name, (str, os.PathLike)) or not str(file_name):
         raise TypeError(f"export: file_name must be a non-empty path, got {file_name!r}")
     path = os.fspath(file_name)
-    if not path.endswith(SUFFIX):
-        path += SUFFIX
-    members = build_members(compile_for_export(net, inputs), native=bool(native))
+    if not path.endswith(FORMATS[fmt]):
+        path += FORMATS[fmt]
+    if fmt == "ONNX":
+        from graphcell.aot.onnx_export import require_onnx, write_onnx
+        require_onnx()   # before compiling: a missing extra is said at once
+    with checkpoint_loaded(net, ckpt_file_name):
+        compiled = compile_for_export(net, inputs)
+        if fmt == "ONNX":
+            write_onnx(compiled, path)
+            return path
+        members = build_members(compiled, native=bool(native))
     _write_atomically(path, members)
     return path
+
+
+def _checked_format(file_format) -> str:
+    fmt = str(file_format).upper()
+    if fmt in FORMATS:
+        return fmt
+    why = NOT_WRITTEN.get(fmt, "graphcell does not know this format")
+    raise ExportFormatError(
+        f"export: file_format={file_format!r} is not written by graphcell: {why}. graphcell "
+        "writes file_format='GCIR' (a .gcpkg artifact that graphcell.load reads) and "
+        "file_format='ONNX' (an .onnx model for onnxruntime and other ONNX tools)")
 
 
 def compile_for_export(net, inputs: tuple, jit_level: str = "O1"):

@@ -143,7 +143,26 @@ def read_artifact(path) -> ArtifactGraph:
         raise ArtifactError(f"cannot be loaded ({type(e).__name__}: {e})", name) from e
 
 
+_FOREIGN = {
+    ".mindir": "is a MindIR file (MindSpore's own graph format), which graphcell does not read; "
+               "export the network with graphcell.export (a .gcpkg), or move its weights with a "
+               "checkpoint (MindSpore's save_checkpoint, then graphcell.load_checkpoint)",
+    ".onnx": "is an ONNX model; run it with onnxruntime (graphcell.load reads the .gcpkg "
+             "artifacts that graphcell.export writes)",
+    ".air": "is an AIR file (Ascend's format), which graphcell does not read",
+}
+
+
+def _refuse_foreign(source, path: str) -> None:
+    """A MindIR/ONNX/AIR file is refused by name, not as a corrupted artifact."""
+    reason = _FOREIGN.get(os.path.splitext(path)[1].lower())
+    if reason and isinstance(source, (str, os.PathLike)) and os.path.isfile(source) \
+            and not zipfile.is_zipfile(source):
+        raise ArtifactError(reason, path)
+
+
 def _read(source, path: str) -> ArtifactGraph:
+    _refuse_foreign(source, path)
     with C.Archive(source, path) as archive:
         raw = archive.manifest()
         manifest = parse_manifest(raw, path)

@@ -78,8 +78,8 @@ _STATIC_TYPES = (bool, int, float, complex, str, bytes, type(None), type(Ellipsi
 _CONTAINERS = (tuple, list, dict)
 
 # Library modules whose functions are written against F: the frontend calls them (Traced).
-_TRACED_MODULES = ("graphcell.ops", "graphcell.nn", "graphcell._indexing", "graphcell.tensor",
-                   "graphcell_ir.ops")
+_TRACED_MODULES = ("graphcell.ops", "graphcell.nn", "graphcell.numpy", "graphcell._indexing",
+                   "graphcell.tensor", "graphcell_ir.ops")
 # Library modules whose functions compute Python values or Tensors from statics (StaticCall).
 _STATIC_MODULES = ("graphcell.common", "graphcell.dtype", "graphcell.context", "graphcell.seed",
                    "numpy", "math", "operator", "functools", "itertools")

@@ -1,7 +1,9 @@
 """``nn.GraphCell``: a cell that runs a loaded artifact (MindSpore's ``nn.GraphCell``).
 
 ``graphcell.load(path)`` returns one; ``nn.GraphCell(graph, params_init=None)`` builds one from the
-``ArtifactGraph`` that ``graphcell.aot.read_artifact`` returns. It needs neither the network's
+``ArtifactGraph`` that ``graphcell.aot.read_artifact`` returns, or from a loaded GraphCell:
+MindSpore's idiom ``nn.GraphCell(ms.load(path))`` (where ``load`` returns a graph) works as written,
+and the new cell shares the loaded one's Parameters. It needs neither the network's
 class nor its source: the IR runs through graphcell's executor (``graphcell.graph.executor``, the
 reference interpreter today; the numba backend plugs in at the same place).
 
@@ -46,6 +48,9 @@ class GraphCell(Cell):
 
     def __init__(self, graph, params_init: dict | None = None, **kwargs):
         super().__init__()
+        if isinstance(graph, GraphCell):   # nn.GraphCell(ms.load(path)), as in MindSpore
+            self._share(graph, params_init)
+            return
         if not all(hasattr(graph, a) for a in ("module", "function", "manifest", "weights")):
             raise TypeError("GraphCell: graph must be what graphcell.aot.read_artifact returns "
                             f"(use graphcell.load(path)), got {type(graph).__name__}")
@@ -63,6 +68,18 @@ class GraphCell(Cell):
         self._param_list = tuple(params)
         self._input_types = tuple((np.dtype(t["dtype"]), tuple(t["shape"]), t["name"])
                                   for t in graph.inputs)
+
+    def _share(self, loaded: "GraphCell", params_init: dict | None) -> None:
+        """Run ``loaded``'s graph on ``loaded``'s Parameters (``params_init`` sets their values,
+        as MindSpore's ``params_init`` sets the graph's)."""
+        for name, value in _initial_values(loaded.graph, params_init or {}).items():
+            dict(loaded.parameters_and_names())[name].set_data(Tensor._wrap(value))
+        self.graph, self.kind = loaded.graph, loaded.kind
+        for p in loaded._param_list:
+            self.insert_param_to_cell(p.name, p, check_name_contain_dot=False)
+        self._executable = loaded._executable
+        self._param_list = loaded._param_list
+        self._input_types = loaded._input_types
 
     def __call__(self, *inputs):
         return self.construct(*inputs)

@@ -110,7 +110,7 @@ def _parse(fn, code) -> ParsedFunction:
         # a lambda's source is its whole line, which may not parse on its own
         raise SourceUnavailable(f"cannot parse the source of {_describe(fn)} on its own "
                                 f"({code.co_filename}:{code.co_firstlineno})") from None
-    node = _find(tree, code, start)
+    node = _find(tree, code, start, shift)
     if node is None:
         raise SourceUnavailable(f"cannot find {_describe(fn)} in its source")
     parsed = ParsedFunction(node, file, start - 1, shift, lines, _describe(fn))
@@ -126,8 +126,9 @@ def _body(node) -> list[ast.stmt]:
     return node.body if isinstance(node.body, list) else [ast.Expr(node.body)]
 
 
-def _find(tree: ast.AST, code, start: int):
-    """The FunctionDef or Lambda of ``code`` in ``tree`` (lines relative to the snippet)."""
+def _find(tree: ast.AST, code, start: int, shift: int = 0):
+    """The FunctionDef or Lambda of ``code`` in ``tree`` (lines relative to the snippet; columns
+    shifted by ``shift`` from the file's)."""
     want_line = code.co_firstlineno - start + 1
     candidates = []
     for node in ast.walk(tree):
@@ -139,7 +140,27 @@ def _find(tree: ast.AST, code, start: int):
     if not candidates:
         return None
     candidates.sort(key=lambda c: (c[0], c[1]))
+    lambdas = [c[2] for c in candidates if not c[0] and isinstance(c[2], ast.Lambda)]
+    if len(lambdas) > 1:  # several lambdas start on the line: the code's own positions decide
+        return _lambda_by_position(lambdas, code, start, shift)
     return candidates[0][2]
+
+
+def _lambda_by_position(lambdas: list[ast.Lambda], code, start: int, shift: int) -> ast.Lambda:
+    """The lambda whose body spans the source positions ``code``'s instructions carry."""
+    spans = [p for p in getattr(code, "co_positions", lambda: ())()
+             if None not in p and p[2] != p[3]]
+    if spans:
+        first = min((p[0], p[2]) for p in spans)
+        last = max((p[1], p[3]) for p in spans)
+        for node in lambdas:
+            b = node.body
+            if ((b.lineno + start - 1, b.col_offset + shift) == first and
+                    (b.end_lineno + start - 1, b.end_col_offset + shift) == last):
+                return node
+    raise SourceUnavailable(f"several lambdas start on line {code.co_firstlineno} of "
+                            f"{code.co_filename} and the compiler cannot tell which one this is; "
+                            "put each lambda on its own line or give it a name with def")
 
 
 def arg_names(args: ast.arguments) -> list[str]:

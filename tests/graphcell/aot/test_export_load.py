@@ -12,6 +12,7 @@ import pytest
 import graphcell as ms
 from graphcell import nn
 from graphcell.aot import ArtifactError, read_artifact
+from graphcell_ir.errors import ExportFormatError
 from graphcell.aot import container as C
 
 import aot_nets as nets
@@ -101,9 +102,38 @@ def test_params_init_and_bad_calls(mlp_artifact):
         cell(x, x)
 
 
-def test_export_refuses_unknown_formats(tmp_path):
-    with pytest.raises(ValueError, match="file_format='ONNX' is not supported"):
-        ms.export(nets.MLP(), nets.inputs()[0], file_name=str(tmp_path / "m"), file_format="ONNX")
+@pytest.mark.parametrize("fmt, why", [("MINDIR", "MindIR is MindSpore's own graph format"),
+                                       ("AIR", "Ascend"), ("TFLITE", "does not know")])
+def test_export_refuses_formats_it_does_not_write(tmp_path, fmt, why):
+    """MindSpore's MINDIR is refused, not written as something else under its name."""
+    with pytest.raises(ExportFormatError) as e:
+        ms.export(nets.MLP(), nets.inputs()[0], file_name=str(tmp_path / "m"), file_format=fmt)
+    text = str(e.value)
+    assert f"file_format={fmt!r} is not written by graphcell" in text and why in text
+    assert "file_format='GCIR'" in text and "file_format='ONNX'" in text
+    assert isinstance(e.value, ValueError)   # what MindSpore raises for a bad format
+    assert not os.listdir(tmp_path)
+
+
+def test_graphcell_of_a_loaded_graph_as_in_mindspore(mlp_artifact):
+    """MindSpore: ``nn.GraphCell(ms.load(path))``; graphcell's load already gives the cell."""
+    path, net, x = mlp_artifact
+    loaded = ms.load(path)
+    cell = nn.GraphCell(loaded)
+    np.testing.assert_array_equal(cell(x).asnumpy(), net(x).asnumpy())
+    assert [p for _, p in cell.parameters_and_names()] == \
+        [p for _, p in loaded.parameters_and_names()]   # the same Parameters
+    zeros = {n: np.zeros_like(p.asnumpy()) for n, p in loaded.parameters_and_names()}
+    assert not nn.GraphCell(loaded, params_init=zeros)(x).asnumpy().any()
+    assert not loaded(x).asnumpy().any()   # params_init set the shared Parameters
+
+
+@pytest.mark.parametrize("suffix, says", [(".mindir", "MindIR file"), (".onnx", "onnxruntime")])
+def test_load_names_foreign_formats(tmp_path, suffix, says):
+    path = tmp_path / f"net{suffix}"
+    path.write_bytes(b"\x08\x07\x12\x04not a zip")
+    with pytest.raises(ArtifactError, match=says):
+        ms.load(str(path))
 
 
 EXPORT_SCRIPT = """

@@ -144,6 +144,7 @@ class Case:
     fd: bool = True
     values: bool = True
     ms_grad: bool = True
+    attribute: bool = False
     weights: dict | None = None  # a layer's Parameters by name (see the module docstring)
     cid: str = ""  # set by the file loader: "<target>[<n>]" or "<target>[<label>]"
     _tensors: list = field(default_factory=list, repr=False)
@@ -184,6 +185,8 @@ class Case:
     def fingerprint(self) -> str:
         """What the recorded goldens depend on; a test fails when a case changes after recording."""
         parts = (self.target, _canon(self.args), _canon(self.kwargs), _canon(self.init))
+        if self.attribute:
+            parts += ("attribute",)
         if self.weights is not None:
             parts += (_canon(self.weights),)
         text = repr(parts)
@@ -194,6 +197,8 @@ class Case:
         """The call with tensor inputs named ``t0, t1, ...``."""
         args = [_src(a) for a in self.args]
         kwargs = [f"{k}={_src(v)}" for k, v in self.kwargs.items()]
+        if self.is_method and self.attribute:
+            return f"{args[0]}.{self.attr}"  # a property (x.shape), read, not called
         if self.is_method:
             return f"{args[0]}.{self.attr}({', '.join(args[1:] + kwargs)})"
         callee = "cell" if self.is_cell else self.source_init(target_name) if self.is_class \
@@ -209,13 +214,14 @@ class Case:
 
 
 def case(target: str, *args, init=None, grad=None, rtol=1e-5, atol=1e-6, modes=MODES, why="",
-         id="", fd=True, values=True, ms_grad=True, weights=None,
+         id="", fd=True, values=True, ms_grad=True, attribute=False, weights=None,
          **kwargs) -> Case:  # noqa: A002 - pytest's word
-    """One call of ``target`` (see the module docstring)."""
+    """One call of ``target`` (see the module docstring); ``attribute=True`` reads a Tensor
+    property (``case("Tensor.shape", T((2, 3)), attribute=True)``) instead of calling it."""
     if weights is not None and (init is None or not target.startswith("nn.")):
         raise ValueError(f"{target}: weights= is for layers (an nn. class with init=)")
     c = Case(target, args, kwargs, init, grad, rtol, atol, tuple(modes), why, id, fd, values,
-             ms_grad, weights)
+             ms_grad, attribute, weights)
     _number_tensors(c)
     return c
 

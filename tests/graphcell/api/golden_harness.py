@@ -231,6 +231,13 @@ def compare(out, desc: dict, g: Golden, where: str = "output") -> None:
                                         f"{list(want.shape)}"
         if g.case.values:
             assert_values(got, want, g.case.rtol, g.case.atol, where)
+    elif t == "ndarray":
+        assert isinstance(out, np.ndarray), f"{where}: expected a numpy array, got " \
+                                            f"{type(out).__name__}"
+        want = np.array(g.data[desc["key"]])
+        assert out.dtype == want.dtype and out.shape == want.shape, \
+            f"{where}: {out.dtype}{list(out.shape)}, MindSpore gives {want.dtype}{list(want.shape)}"
+        assert_values(out, want, g.case.rtol, g.case.atol, where)
     elif t in ("tuple", "list"):
         assert isinstance(out, (tuple, list)), f"{where}: expected a {t}, got {type(out).__name__}"
         assert len(out) == len(desc["items"]), \

@@ -86,3 +86,13 @@ def test_gradients_through_a_closure_that_captures_an_activation():
     net = CapturesWeight()
     x = Tensor(np.array([[0.5, -1.0]], np.float32))
     assert_grads_agree(net, x, weights=net.trainable_params())
+
+
+def test_lambdas_sharing_a_line_each_compile_to_their_own_body():
+    # the source of a lambda is its whole line: the compiler must pick the right one of several
+    fs = [lambda x: x + 1, lambda x: x * 2, lambda x: x * x * 3]  # noqa: E731
+    x = ms.Tensor(np.array([2.0, 3.0], np.float32))
+    for f in fs:
+        np.testing.assert_array_equal(ms.jit(f)(x).asnumpy(), f(x).asnumpy())
+    nested = lambda x: x + (lambda y: y * 10)(x)  # noqa: E731
+    np.testing.assert_array_equal(ms.jit(nested)(x).asnumpy(), [22.0, 33.0])

@@ -1,11 +1,12 @@
-"""MindSpore's beginner tutorial "Quick Start" (r2.10), run unchanged after the import rename, and
-the ``Model`` workflow of MindSpore's LeNet quick start, on MNIST-format files written here.
+"""Programs in the style of MindSpore's beginner "Quick Start" pages, written as MindSpore code and
+run after the import rename, on MNIST-format files written here.
 
-The tutorial trains an MLP with a hand-written loop (``value_and_grad``), evaluates it, saves and
-reloads a checkpoint and predicts; the Model workflow trains LeNet5 with ``Model.train``,
+The first trains an MLP with a hand-written loop (``value_and_grad``), evaluates it, saves and
+reloads a checkpoint and predicts; the second trains a small CNN with ``Model.train``,
 ``ModelCheckpoint`` and ``LossMonitor``, evaluates, reloads the last checkpoint and predicts. Both
 read the files through ``graphcell.dataset`` (``MnistDataset``, ``map``, ``batch``); the digits are
-synthetic — each class is a bright bar at its own place — so that a few steps learn them.
+synthetic — each class is a bright bar at its own place — so that a few steps learn them. The
+tutorial pages themselves are MindSpore's: ``tools/run_tutorial.py`` runs a downloaded page.
 """
 import re
 import runpy
@@ -19,136 +20,83 @@ pytest.importorskip("graphcell.dataset", reason="graphcell.dataset (issue 18, it
 
 import graphcell as ms  # noqa: E402
 
-# The tutorial's code cells, as MindSpore's page writes them (the download cell left out: the
-# test writes MNIST_Data itself).
+# Our own programs in the style of MindSpore's "Quick Start" pages (written for this test: the
+# tutorials themselves stay MindSpore's; tools/run_tutorial.py runs a downloaded page renamed).
+# They use the same API paths a beginner meets: MnistDataset + map + batch, a Cell, a hand loop
+# with value_and_grad and an optimizer, evaluation, save/load of a checkpoint, prediction.
 QUICK_START = '''
 import mindspore
-from mindspore import nn
-from mindspore.dataset import vision, transforms
-from mindspore.dataset import MnistDataset
+from mindspore import nn, ops
+from mindspore.dataset import MnistDataset, vision, transforms
 
-train_dataset = MnistDataset('MNIST_Data/train')
-test_dataset = MnistDataset('MNIST_Data/test')
+def load(split, batch):
+    digits = MnistDataset(f"MNIST_Data/{split}")
+    scale = [vision.Rescale(1 / 255.0, 0.0), vision.Normalize(mean=(0.13,), std=(0.31,)),
+             vision.HWC2CHW()]
+    digits = digits.map(scale, "image").map(transforms.TypeCast(mindspore.int32), "label")
+    return digits.batch(batch)
 
-print(train_dataset.get_col_names())
+train_set, eval_set = load("train", 32), load("test", 32)
+print(train_set.get_col_names())
+images, labels = next(eval_set.create_tuple_iterator())
+print(f"batch {images.shape} {images.dtype} / {labels.shape} {labels.dtype}")
+first = next(eval_set.create_dict_iterator())
+print(f"batch {first['image'].shape} {first['image'].dtype} / {first['label'].shape}")
 
-def datapipe(dataset, batch_size):
-    image_transforms = [
-        vision.Rescale(1.0 / 255.0, 0),
-        vision.Normalize(mean=(0.1307,), std=(0.3081,)),
-        vision.HWC2CHW()
-    ]
-    label_transform = transforms.TypeCast(mindspore.int32)
-
-    dataset = dataset.map(image_transforms, 'image')
-    dataset = dataset.map(label_transform, 'label')
-    dataset = dataset.batch(batch_size)
-    return dataset
-
-train_dataset = datapipe(train_dataset, 64)
-test_dataset = datapipe(test_dataset, 64)
-
-for image, label in test_dataset.create_tuple_iterator():
-    print(f"Shape of image [N, C, H, W]: {image.shape} {image.dtype}")
-    print(f"Shape of label: {label.shape} {label.dtype}")
-    break
-
-for data in test_dataset.create_dict_iterator():
-    print(f"Shape of image [N, C, H, W]: {data['image'].shape} {data['image'].dtype}")
-    print(f"Shape of label: {data['label'].shape} {data['label'].dtype}")
-    break
-
-# Define model
-class Network(nn.Cell):
-    def __init__(self):
+class DigitNet(nn.Cell):
+    def __init__(self, hidden=128):
         super().__init__()
-        self.flatten = nn.Flatten()
-        self.dense_relu_sequential = nn.SequentialCell(
-            nn.Dense(28*28, 512),
-            nn.ReLU(),
-            nn.Dense(512, 512),
-            nn.ReLU(),
-            nn.Dense(512, 10)
-        )
+        self.flat = nn.Flatten()
+        self.body = nn.SequentialCell(nn.Dense(784, hidden), nn.ReLU(), nn.Dense(hidden, 10))
 
-    def construct(self, x):
-        x = self.flatten(x)
-        logits = self.dense_relu_sequential(x)
-        return logits
+    def construct(self, image):
+        return self.body(self.flat(image))
 
-model = Network()
-print(model)
+net = DigitNet()
+criterion = nn.CrossEntropyLoss()
+opt = nn.SGD(net.trainable_params(), learning_rate=0.05)
 
-# Instantiate loss function and optimizer
-loss_fn = nn.CrossEntropyLoss()
-optimizer = nn.SGD(model.trainable_params(), 1e-2)
+def loss_of(image, label):
+    scores = net(image)
+    return criterion(scores, label), scores
 
-# 1. Define forward function
-def forward_fn(data, label):
-    logits = model(data)
-    loss = loss_fn(logits, label)
-    return loss, logits
+step_grads = mindspore.value_and_grad(loss_of, None, opt.parameters, has_aux=True)
 
-# 2. Get gradient function
-grad_fn = mindspore.value_and_grad(forward_fn, None, optimizer.parameters, has_aux=True)
-
-# 3. Define function of one-step training
-def train_step(data, label):
-    (loss, _), grads = grad_fn(data, label)
-    optimizer(grads)
+def step(image, label):
+    (loss, _), grads = step_grads(image, label)
+    opt(grads)
     return loss
 
-def train(model, dataset):
-    size = dataset.get_dataset_size()
-    model.set_train()
-    for batch, (data, label) in enumerate(dataset.create_tuple_iterator()):
-        loss = train_step(data, label)
-
-        if batch % 100 == 0:
-            loss, current = loss.asnumpy(), batch
-            print(f"loss: {loss:>7f}  [{current:>3d}/{size:>3d}]")
-
-def test(model, dataset, loss_fn):
-    num_batches = dataset.get_dataset_size()
+def evaluate(model, data):
     model.set_train(False)
-    total, test_loss, correct = 0, 0, 0
-    for data, label in dataset.create_tuple_iterator():
-        pred = model(data)
-        total += len(data)
-        test_loss += loss_fn(pred, label).asnumpy()
-        correct += (pred.argmax(1) == label).asnumpy().sum()
-    test_loss /= num_batches
-    correct /= total
-    print(f"Test: \\n Accuracy: {(100*correct):>0.1f}%, Avg loss: {test_loss:>8f} \\n")
+    hits, seen, total_loss = 0, 0, 0.0
+    for image, label in data.create_tuple_iterator():
+        scores = model(image)
+        total_loss += criterion(scores, label).asnumpy()
+        hits += (scores.argmax(1) == label).asnumpy().sum()
+        seen += len(image)
+    print(f"accuracy {100 * hits / seen:.1f}% loss {total_loss / data.get_dataset_size():.4f}")
 
-epochs = 3
-for t in range(epochs):
-    print(f"Epoch {t+1}\\n-------------------------------")
-    train(model, train_dataset)
-    test(model, test_dataset, loss_fn)
-print("Done!")
+for epoch in range(3):
+    net.set_train()
+    for i, (image, label) in enumerate(train_set.create_tuple_iterator()):
+        loss = step(image, label)
+        if i % 10 == 0:
+            print(f"epoch {epoch} step {i} loss {loss.asnumpy():.4f}")
+    evaluate(net, eval_set)
 
-# Save checkpoint
-mindspore.save_checkpoint(model, "model.ckpt")
-print("Saved Model to model.ckpt")
-
-# Instantiate a random initialized model
-model = Network()
-# Load checkpoint and load parameter to model
-param_dict = mindspore.load_checkpoint("model.ckpt")
-param_not_load, _ = mindspore.load_param_into_net(model, param_dict)
-print(param_not_load)
-
-model.set_train(False)
-for data, label in test_dataset:
-    pred = model(data)
-    predicted = pred.argmax(1)
-    print(f'Predicted: "{predicted[:10]}", Actual: "{label[:10]}"')
+mindspore.save_checkpoint(net, "digits.ckpt")
+fresh = DigitNet()
+missing, _ = mindspore.load_param_into_net(fresh, mindspore.load_checkpoint("digits.ckpt"))
+print("missing", missing)
+evaluate(fresh, eval_set)
+for image, label in eval_set:
+    print("guess", fresh(image).argmax(1)[:8], "truth", label[:8])
     break
 '''
 
-# MindSpore's LeNet quick start with Model: a data pipeline, LeNet5, Model.train with a
-# checkpoint callback and LossMonitor, Model.eval, reloading the last checkpoint, Model.predict.
+# The same data through Model: Model.train with ModelCheckpoint and LossMonitor, Model.eval, the
+# last checkpoint reloaded, Model.predict; a small convolutional network.
 MODEL_WORKFLOW = '''
 import numpy as np
 import mindspore as ms
@@ -160,58 +108,40 @@ from mindspore.train import Model, LossMonitor, ModelCheckpoint, CheckpointConfi
 
 ms.set_context(mode=MODE)
 
-def create_dataset(data_path, batch_size=32):
-    mnist = ds.MnistDataset(data_path)
-    image_ops = [vision.Resize((32, 32), interpolation=vision.Inter.LINEAR),
-                 vision.Rescale(1.0 / 255.0, 0.0),
-                 vision.Rescale(1 / 0.3081, -1 * 0.1307 / 0.3081),
-                 vision.HWC2CHW()]
-    mnist = mnist.map(operations=transforms.TypeCast(ms.int32), input_columns="label")
-    mnist = mnist.map(operations=image_ops, input_columns="image")
-    mnist = mnist.shuffle(buffer_size=1024)
-    return mnist.batch(batch_size, drop_remainder=True)
+def pipeline(folder, batch=32):
+    data = ds.MnistDataset(folder)
+    data = data.map(operations=transforms.TypeCast(ms.int32), input_columns="label")
+    data = data.map(operations=[vision.Resize((32, 32)), vision.Rescale(1 / 255.0, 0.0),
+                                vision.HWC2CHW()], input_columns="image")
+    return data.shuffle(buffer_size=256).batch(batch, drop_remainder=True)
 
-class LeNet5(nn.Cell):
-    def __init__(self, num_class=10, num_channel=1):
-        super(LeNet5, self).__init__()
-        self.conv1 = nn.Conv2d(num_channel, 6, 5, pad_mode='valid')
-        self.conv2 = nn.Conv2d(6, 16, 5, pad_mode='valid')
-        self.fc1 = nn.Dense(16 * 5 * 5, 120)
-        self.fc2 = nn.Dense(120, 84)
-        self.fc3 = nn.Dense(84, num_class)
-        self.relu = nn.ReLU()
-        self.max_pool2d = nn.MaxPool2d(kernel_size=2, stride=2)
+class SmallConvNet(nn.Cell):
+    def __init__(self, classes=10):
+        super().__init__()
+        self.features = nn.SequentialCell(
+            nn.Conv2d(1, 4, 5, pad_mode="valid"), nn.ReLU(), nn.MaxPool2d(2, 2),
+            nn.Conv2d(4, 8, 5, pad_mode="valid"), nn.ReLU(), nn.MaxPool2d(2, 2))
         self.flatten = nn.Flatten()
+        self.head = nn.Dense(8 * 5 * 5, classes)
 
     def construct(self, x):
-        x = self.max_pool2d(self.relu(self.conv1(x)))
-        x = self.max_pool2d(self.relu(self.conv2(x)))
-        x = self.flatten(x)
-        x = self.relu(self.fc1(x))
-        x = self.relu(self.fc2(x))
-        x = self.fc3(x)
-        return x
+        return self.head(self.flatten(self.features(x)))
 
-ms.set_seed(1)
-ds_train = create_dataset("MNIST_Data/train", 32)
-ds_eval = create_dataset("MNIST_Data/test", 32)
-net = LeNet5()
-net_loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction='mean')
-net_opt = nn.Momentum(net.trainable_params(), learning_rate=0.01, momentum=0.9)
-config_ck = CheckpointConfig(save_checkpoint_steps=ds_train.get_dataset_size(),
-                             keep_checkpoint_max=10)
-ckpoint = ModelCheckpoint(prefix="checkpoint_lenet", directory="./lenet", config=config_ck)
-model = Model(net, net_loss, net_opt, metrics={"Accuracy": nn.Accuracy()})
-model.train(6, ds_train, callbacks=[ckpoint, LossMonitor(10)], dataset_sink_mode=False)
-acc = model.eval(ds_eval, dataset_sink_mode=False)
-print("{}".format(acc))
-
-param_dict = ms.load_checkpoint(ckpoint.latest_ckpt_file_name)
-print(ms.load_param_into_net(net, param_dict))
-data = next(ds_eval.create_dict_iterator())
-output = model.predict(ms.Tensor(data['image']))
-predicted = np.argmax(output.asnumpy(), axis=1)
-print(f'Predicted: "{predicted}", Actual: "{data["label"].asnumpy()}"')
+ms.set_seed(3)
+train_data, test_data = pipeline("MNIST_Data/train"), pipeline("MNIST_Data/test")
+net = SmallConvNet()
+loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+opt = nn.Momentum(net.trainable_params(), learning_rate=0.02, momentum=0.9)
+saver = ModelCheckpoint(prefix="smallconv", directory="./ckpt",
+                        config=CheckpointConfig(save_checkpoint_steps=train_data.get_dataset_size(),
+                                                keep_checkpoint_max=4))
+model = Model(net, loss, opt, metrics={"Accuracy": nn.Accuracy()})
+model.train(6, train_data, callbacks=[saver, LossMonitor(10)], dataset_sink_mode=False)
+print(model.eval(test_data, dataset_sink_mode=False))
+print(ms.load_param_into_net(net, ms.load_checkpoint(saver.latest_ckpt_file_name)))
+batch = next(test_data.create_dict_iterator())
+guess = np.argmax(model.predict(ms.Tensor(batch["image"])).asnumpy(), axis=1)
+print("guess", guess.tolist(), "truth", batch["label"].asnumpy().tolist())
 '''
 
 
@@ -257,24 +187,25 @@ def run_script(path, source: str, **init_globals) -> None:
     runpy.run_path(str(path), init_globals=init_globals, run_name="__main__")
 
 
-def test_the_quick_start_tutorial_runs_unchanged(mnist, capsys):
-    run_script(mnist / "quick_start.py", QUICK_START)
+@pytest.mark.xfail(not hasattr(ms.nn, "CrossEntropyLoss"), strict=True,
+                   reason="nn.CrossEntropyLoss lands with issue 17's losses")
+def test_a_quick_start_style_program_runs_after_the_rename(mnist, capsys):
+    run_script(mnist / "digits.py", QUICK_START)
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "['image', 'label']"
-    assert out[1:5] == ["Shape of image [N, C, H, W]: (64, 1, 28, 28) Float32",
-                        "Shape of label: (64,) Int32"] * 2
-    accuracies = [float(m) for m in re.findall(r"Accuracy: ([\d.]+)%", "\n".join(out))]
-    assert len(accuracies) == 3 and accuracies[-1] > 90.0, out
-    assert "Saved Model to model.ckpt" in out and "[]" in out   # every parameter reloaded
-    predicted = [line for line in out if line.startswith("Predicted: ")]
-    assert len(predicted) == 1
-    assert (mnist / "model.ckpt").exists()
+    assert out[1] == "batch (32, 1, 28, 28) Float32 / (32,) Int32"
+    assert out[2] == "batch (32, 1, 28, 28) Float32 / (32,)"
+    accuracies = [float(m) for m in re.findall(r"accuracy ([\d.]+)%", "\n".join(out))]
+    assert len(accuracies) == 4 and accuracies[2] > 90.0, out
+    assert accuracies[3] == accuracies[2]            # the reloaded net is the trained one
+    assert "missing []" in out and (mnist / "digits.ckpt").exists()
+    assert sum(line.startswith("guess ") for line in out) == 1
 
 
 @pytest.mark.parametrize("mode", ["PYNATIVE_MODE", "GRAPH_MODE"])
 def test_the_model_workflow_on_mnist_files(mnist, capsys, mode):
     try:
-        run_script(mnist / "lenet.py", MODEL_WORKFLOW, MODE=getattr(ms, mode))
+        run_script(mnist / "smallconv.py", MODEL_WORKFLOW, MODE=getattr(ms, mode))
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
     out = capsys.readouterr().out.splitlines()
@@ -284,13 +215,9 @@ def test_the_model_workflow_on_mnist_files(mnist, capsys, mode):
     accuracy = [line for line in out if line.startswith("{'Accuracy': ")]
     assert len(accuracy) == 1 and float(accuracy[0].split(": ")[1].rstrip("}")) > 0.9, out
     # every parameter of the network was in the checkpoint, which also holds the optimizer's
-    assert ("([], ['global_step', 'learning_rate', 'momentum', 'moments.conv1.weight', "
-            "'moments.conv2.weight', 'moments.fc1.weight', 'moments.fc1.bias', "
-            "'moments.fc2.weight', 'moments.fc2.bias', 'moments.fc3.weight', "
-            "'moments.fc3.bias'])") in out
-    assert sorted(p.name for p in (mnist / "lenet").iterdir()) == [
-        f"checkpoint_lenet-{e}_20.ckpt" for e in range(1, 7)]
-    predicted = re.fullmatch(r'Predicted: "\[([\d ]+)\]", Actual: "\[([\d ]+)\]"', out[-1])
-    assert predicted, out[-1]
-    guess, truth = (np.array(g.split(), int) for g in predicted.groups())
-    assert (guess == truth).mean() > 0.8
+    reload = [line for line in out if line.startswith("([], [")]
+    assert len(reload) == 1 and "'moments.head.weight'" in reload[0], out
+    assert sorted(p.name for p in (mnist / "ckpt").iterdir()) == [
+        f"smallconv-{e}_20.ckpt" for e in range(3, 7)]      # keep_checkpoint_max=4
+    guess, truth = re.fullmatch(r"guess (\[.*\]) truth (\[.*\])", out[-1]).groups()
+    assert (np.array(eval(guess)) == np.array(eval(truth))).mean() > 0.8  # noqa: S307

@@ -30,3 +30,20 @@ CASES += [
     case("ops.Argmax", T((3, 4)), init=()),
     case("ops.Argmax", T((3, 4)), init=dict(axis=0, output_type=D("int64"))),
 ]
+
+# Tensor properties and the methods that hand back numpy arrays
+CASES += [
+    case("Tensor.shape", T((2, 3)), attribute=True),
+    case("Tensor.shape", T(np.float32(1.5)), attribute=True, id="0-d"),
+    case("Tensor.dtype", T((2,), "int32", 0, 5), attribute=True),
+    case("Tensor.size", T((2, 3)), attribute=True),
+    case("Tensor.ndim", T((2, 3, 1)), attribute=True),
+    case("Tensor.nbytes", T((2, 3)), attribute=True),
+    case("Tensor.itemsize", T((2,), "float16"), attribute=True),
+    case("Tensor.asnumpy", T((2, 3)), modes=("pynative",),
+         why="a numpy array is a host value: graph mode runs it as JIT Fallback (issue 19)"),
+    case("Tensor.numpy", T((3,), "int32", 0, 9), modes=("pynative",),
+         why="a numpy array is a host value: graph mode runs it as JIT Fallback (issue 19)"),
+    case("Tensor.asnumpy", T((0, 2)), modes=("pynative",), id="empty",
+         why="a numpy array is a host value: graph mode runs it as JIT Fallback (issue 19)"),
+]
