@@ -31,6 +31,7 @@ from graphcell.graph.signature import arg_specs, describe_spec
 from graphcell.nn.cell import Cell
 from graphcell_ir.backend import report
 from graphcell_ir.errors import GraphCompileError
+from graphcell_ir.frontend import Limits, compile_function
 from graphcell_ir.frontend.grads import prune
 
 __all__ = ["Compiled", "compile_call"]
@@ -110,13 +111,13 @@ def _cells(self_obj, resolver: GraphResolver) -> list:
 # --- the frontend and the passes -----------------------------------------------------------------
 
 def _frontend(fn, self_obj, specs, resolver, name):
-    try:
-        from graphcell_ir.frontend import compile_function
-    except ImportError:
-        raise NotImplementedError("graph mode needs graphcell_ir's frontend "
-                                  "(graphcell_ir.frontend.compile_function), which is not "
-                                  "installed yet") from None
-    return compile_function(fn, self_obj, specs, resolver, name=name)
+    return compile_function(fn, self_obj, specs, resolver, name=name, limits=limits())
+
+
+def limits() -> Limits:
+    """The frontend's limits from the context (``max_call_depth``, ``max_unroll``)."""
+    return Limits(call_depth=context.get_context("max_call_depth"),
+                  unroll=context.get_context("max_unroll"))
 
 
 def _timed_frontend(fn, self_obj, specs, resolver, name):

@@ -38,8 +38,8 @@ import numpy as np
 from graphcell_ir.frontend import jumps
 from graphcell_ir.frontend.errors import Kind
 from graphcell_ir.frontend.exprs import _OPS, describe
-from graphcell_ir.frontend.scope import (BASE, BLOCK, LOOP, MISSING, POISON, ForRest, Poison,
-                                         Undefined, copy_vars, has_poison, map_leaves)
+from graphcell_ir.frontend.scope import (BASE, BLOCK, LOOP, MISSING, POISON, Poison, Undefined,
+                                         copy_vars, has_poison, map_leaves)
 from graphcell_ir.frontend.source import assigned_names, contains, first
 from graphcell_ir.ir.core import Block, Literal, Op, Region, Value
 from graphcell_ir.ir.loc import UNKNOWN
@@ -128,8 +128,8 @@ class ControlMixin:
         """``branch`` followed by everything after ``node`` up to the end of the function, to be
         compiled inside the branch; ``done``: mark the enclosing statement lists as done (they
         are compiled in the branches now). Each unrolled ``for`` body left on the way becomes a
-        :class:`ForRest` holding what follows, so the remaining iterations are compiled in the
-        branch too and ``break``/``continue`` in it still leave that loop."""
+        :class:`ForRest` (:class:`WhileRest`) holding what follows, so the remaining iterations
+        are compiled in the branch too and ``break``/``continue`` in it still leave that loop."""
         rest, taken = list(branch), []
         for level in reversed(self.frame.levels):
             if level.kind == LOOP and level.loop is None:
@@ -139,8 +139,7 @@ class ControlMixin:
                                 "condition", Kind.UNSUPPORTED)
             rest.extend(level.stmts[level.pos:])
             if level.kind == LOOP:
-                loop = level.loop
-                rest = [ForRest(loop.node, loop.items, loop.index, rest)]
+                rest = [level.loop.resume(rest)]
             taken.append(level)
             if level.kind == BASE:
                 break
@@ -182,7 +181,8 @@ class ControlMixin:
         new_vars = dict(self.frame.vars)
         for name in dict.fromkeys([*vt, *ve]):
             a, b = vt.get(name, MISSING), ve.get(name, MISSING)
-            if a is b:
+            if a is b:   # unchanged, or both branches bound the same object (flag = True)
+                new_vars[name] = a
                 continue
             if a is MISSING or b is MISSING:
                 side = "then" if b is MISSING else "else"

@@ -95,14 +95,15 @@ class Level:
 
     ``kind`` says whether the continuation of an early ``return`` may cross it: ``BASE`` ends a
     function body (or a branch that already holds its continuation), ``LOOP`` is a loop body.
-    ``loop``: for the body of an unrolled ``for``, where it is (:class:`ForRest` resumes it);
-    None for a ``while`` body, which a continuation cannot cross.
+    ``loop``: for the body of an unrolled loop, where it is (:class:`ForRest` or
+    :class:`WhileRest` resumes it); None for the body of a ``while`` on a tensor, which a
+    continuation cannot cross.
     """
 
     stmts: list
     pos: int
     kind: str
-    loop: "ForRest | None" = None
+    loop: "ForRest | WhileRest | None" = None
 
 
 @dataclass(eq=False)
@@ -125,6 +126,31 @@ class ForRest:
         if name in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
             return getattr(self.node, name)
         raise AttributeError(name)
+
+    def resume(self, first: list) -> "ForRest":
+        """This loop from this iteration on, its remaining statements being ``first``."""
+        return ForRest(self.node, self.items, self.index, first)
+
+
+@dataclass(eq=False)
+class WhileRest:
+    """The :class:`ForRest` of an unrolled ``while`` (its condition known while compiling):
+    the statements ``first`` of the current iteration, then the loop again from its condition
+    (``count`` iterations have run), then its ``else``."""
+
+    node: Any          # the ast.While (already rewritten for its jumps, see jumps.py)
+    count: int
+    first: list
+
+    _fields = ("first", "node")
+
+    def __getattr__(self, name: str):
+        if name in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+            return getattr(self.node, name)
+        raise AttributeError(name)
+
+    def resume(self, first: list) -> "WhileRest":
+        return WhileRest(self.node, self.count, first)
 
 
 @dataclass(eq=False)

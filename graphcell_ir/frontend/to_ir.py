@@ -84,11 +84,12 @@ from graphcell_ir.errors import GraphCompileError, IRVerifyError, OpError
 from graphcell_ir.frontend import resolve as R
 from graphcell_ir.frontend.calls import CallMixin
 from graphcell_ir.frontend.control import ControlMixin
-from graphcell_ir.frontend.errors import (Diagnostic, FrontendError, Kind, PoisonAbort,
-                                          kind_of, raise_diagnostics)
+from graphcell_ir.frontend.errors import (CompileAbort, Diagnostic, FrontendError, Kind,
+                                          PoisonAbort, kind_of, raise_diagnostics)
 from graphcell_ir.frontend.exprs import ExprMixin
 from graphcell_ir.frontend.bprop import BpropMixin
 from graphcell_ir.frontend.grads import GradMixin, prune
+from graphcell_ir.frontend.limits import Limits, python_stack_for
 from graphcell_ir.frontend.output import (CompiledFrontend, OutDict, OutResult, OutSeq,
                                           OutStatic)
 from graphcell_ir.frontend.scope import (BASE, MISSING, POISON, BoundMethod, Closure, Frame,
@@ -108,8 +109,8 @@ _PLAIN = (int, float, bool, str, bytes, complex, type(None), slice, type(Ellipsi
 
 
 def compile_function(fn, self_obj, arg_specs: Sequence, resolver, *,
-                     name: str | None = None, kwarg_specs: dict | None = None
-                     ) -> CompiledFrontend:
+                     name: str | None = None, kwarg_specs: dict | None = None,
+                     limits: Limits | None = None) -> CompiledFrontend:
     """Compile ``fn`` (called as ``fn(self_obj, *args, **kwargs)``, or ``fn(*args, **kwargs)``
     when ``self_obj`` is None) to IR, specialised to ``arg_specs`` (and ``kwarg_specs``).
 
@@ -119,7 +120,8 @@ def compile_function(fn, self_obj, arg_specs: Sequence, resolver, *,
     value the function is specialised to. ``kwarg_specs`` describes keyword arguments the same
     way (their IR arguments follow the positional ones, in the dict's order). ``resolver``
     classifies the Python objects the code meets (``resolve.py``). ``name`` names the IR
-    function (default ``Class.method`` or the function's qualified name).
+    function (default ``Class.method`` or the function's qualified name). ``limits`` bound the
+    nesting of calls and the unrolling of loops (``limits.py``; default ``Limits()``).
 
     Raises a ``GraphCompileError`` (``GraphSyntaxError``, ``GraphTypeError``,
     ``GraphValueError``) listing every problem found, each at the user's file, line and column.
@@ -128,8 +130,9 @@ def compile_function(fn, self_obj, arg_specs: Sequence, resolver, *,
     if name is None:
         name = (f"{type(self_obj).__name__}.{fn.__name__}" if self_obj is not None
                 else qualname(fn))
-    return AstToIR(resolver, name).compile(fn, self_obj, tuple(arg_specs),
-                                           dict(kwarg_specs or {}))
+    compiler = AstToIR(resolver, name, limits or Limits())
+    with python_stack_for(compiler.limits):
+        return compiler.compile(fn, self_obj, tuple(arg_specs), dict(kwarg_specs or {}))
 
 
 class _Emitter:
@@ -158,15 +161,12 @@ class _ParamSlot:
         self.record, self.arg = record, arg
 
 
-MAX_DEPTH = 64
-"""Inlining deeper than this is taken for recursion, which graph mode does not support."""
-
-
 class AstToIR(ExprMixin, StmtMixin, ControlMixin, CallMixin, GradMixin, BpropMixin):
     """Compiles one function; use :func:`compile_function`."""
 
-    def __init__(self, resolver, name: str):
+    def __init__(self, resolver, name: str, limits: Limits | None = None):
         self.resolver = resolver
+        self.limits = limits or Limits()
         self.name = name
         self.module = Module()
         self.fn = self.module.add(Function(name))
@@ -209,7 +209,7 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, CallMixin, GradMixin, BpropMix
         try:
             self._bind_arguments(frame, fn, args, kwargs, None)
             out = self.run_frame(frame, parsed.node)
-        except FrontendError as e:  # not inside a statement: the arguments, a lambda's body
+        except (FrontendError, CompileAbort) as e:  # not in a statement, or a limit reached
             self.diags.append(e.diagnostic)
             out = None
         except PoisonAbort:
@@ -286,10 +286,10 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, CallMixin, GradMixin, BpropMix
 
     def run_frame(self, frame: Frame, node):
         """Compile the body of ``node`` (FunctionDef or Lambda) in ``frame``; its return value."""
-        if self.depth >= MAX_DEPTH:
-            raise FrontendError(self.diag_at(frame.caller, f"calls nest deeper than {MAX_DEPTH} "
-                                             "levels: recursion is not supported in graph mode",
-                                             Kind.UNSUPPORTED))
+        if self.depth >= self.limits.call_depth:
+            raise CompileAbort(self.diag_at(frame.caller, self.limits.message(
+                "call_depth", f"calls nest {self.depth + 1} levels deep (is {frame.parsed.name} "
+                "recursive? graph mode inlines every call while compiling)"), Kind.LIMIT))
         saved = self.frame
         self.frame = frame
         self.depth += 1
@@ -325,6 +325,12 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, CallMixin, GradMixin, BpropMix
             self.poison(stmt)
         except PoisonAbort:
             self.poison(stmt)
+        except CompileAbort:
+            raise
+        except RecursionError:  # Python's stack ran out before the call-depth limit
+            raise CompileAbort(self.diag(stmt, self.limits.message(
+                "call_depth", f"calls nest {self.depth} levels deep and exhaust Python's stack "
+                "here"), Kind.LIMIT)) from None
         except Exception as e:  # a bug of the compiler: report it at the user's line, go on
             self.diags.append(self.diag(stmt, f"internal compiler error ({type(e).__name__}: "
                                         f"{e}); please report it", Kind.ERROR, e))
@@ -381,7 +387,7 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, CallMixin, GradMixin, BpropMix
         """Report an op's shape or dtype error (or a library function's error) at ``node``."""
         try:
             yield
-        except FrontendError:
+        except (FrontendError, CompileAbort, RecursionError):
             raise
         except OpError as e:
             self.fail(node, str(e), kind_of(e), e)
