@@ -93,6 +93,7 @@ class Program:
     the function returns to Python (the frontend's ``OutResult``/``OutStatic``/``OutSeq``/
     ``OutDict``); the results after the ``n_outputs`` first are the mutated Parameters' values.
     ``pass_reports``: one ``PassReport`` per pass of the pipeline that optimised it.
+    ``attr_writes``: the attributes the code assigned (``self.count += 1``), set after a run.
     """
 
     module: Module
@@ -103,6 +104,7 @@ class Program:
     output: Any
     n_outputs: int = field(default=-1)
     pass_reports: tuple = field(default=())  # what each optimisation pass did (PassReport)
+    attr_writes: tuple = field(default=())   # (object, attribute, output spec): set after a run
 
     def __post_init__(self):
         if not self.params:
@@ -149,6 +151,7 @@ class Executable:
                             for a in program.inputs)
         self._n_out = program.n_outputs
         self._mutated = tuple(program.mutated)
+        self._attrs = tuple((obj, name, _rebuild(spec)) for obj, name, spec in program.attr_writes)
 
     def __call__(self, tensors: list, params: list):
         if self._natural:
@@ -166,6 +169,8 @@ class Executable:
             raise
         if self._mutated:
             self._write_back(results[self._n_out:], args)
+        for obj, name, value in self._attrs:   # self.count += 1 in construct
+            setattr(obj, name, value(results))
         return self._rebuild(results)
 
     def _first_run(self, args: list) -> list:

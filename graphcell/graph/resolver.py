@@ -56,7 +56,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from graphcell.autodiff import GradFunction, GradOperation
+from graphcell.autodiff import NO_WEIGHTS, GradFunction, GradOperation
 from graphcell.graph.traced import GraphTensor, traced
 from graphcell.nn.cell import Cell
 from graphcell.nn.container import CellList, SequentialCell
@@ -413,6 +413,9 @@ def _bprop(cell: Cell) -> tuple:
     return Inline(fn, cell, f"{cell.cls_name}.bprop", _is_library(fn)), params
 
 
-def _grad_call(request) -> GradCall:
+def _grad_call(request) -> GradCall | Unsupported:
+    if NO_WEIGHTS in request.options:
+        return Unsupported("GradOperation(get_by_list=True) without weights: graph mode needs "
+                           "them, GradOperation(get_by_list=True)(net, net.trainable_params())")
     return GradCall(request.fn, request.positions, tuple(request.weights), request.sens_param,
                     request.has_aux, request.pack, request.name)

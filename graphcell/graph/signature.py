@@ -18,6 +18,8 @@ Example::
 """
 from __future__ import annotations
 
+import types
+
 import numpy as np
 
 from graphcell.tensor import Tensor
@@ -26,7 +28,7 @@ from graphcell_ir.ir.types import DType, TensorType, dtype_from_numpy
 __all__ = ["flatten", "arg_specs", "describe_spec", "short_value", "InputError"]
 
 _SCALARS = (bool, int, float, str, type(None))
-_TUPLE, _LIST = "tuple", "list"
+_TUPLE, _LIST, _DICT, _OBJECT = "tuple", "list", "dict", "object"
 
 
 class InputError(TypeError):
@@ -53,6 +55,19 @@ def _flatten_other(a, key: list, leaves: list) -> None:
     if isinstance(a, _SCALARS) or isinstance(a, DType):
         key.append(type(a))
         key.append(a)
+    elif isinstance(a, dict):
+        key.append(_DICT)
+        key.append(tuple(a))
+        for x in a.values():
+            if isinstance(x, Tensor):
+                key.append(x._data.dtype)
+                key.append(x._data.shape)
+                leaves.append(x._data)
+            else:
+                _flatten_other(x, key, leaves)
+    elif _is_static_object(a):   # a cell or a function: compiled in, keyed by identity
+        key.append(_OBJECT)
+        key.append(a)
     elif isinstance(a, (tuple, list)):
         key.append(_TUPLE if isinstance(a, tuple) else _LIST)
         key.append(len(a))
@@ -68,7 +83,14 @@ def _flatten_other(a, key: list, leaves: list) -> None:
                          "wrap it in a Tensor (ms.Tensor(array))")
     else:
         raise InputError(f"a {type(a).__name__} cannot be passed to a compiled function; inputs "
-                         "are Tensors, numbers, strings, None, dtypes, or tuples/lists of them")
+                         "are Tensors, numbers, strings, None, dtypes, cells, functions, or "
+                         "tuples/lists/dicts of them")
+
+
+def _is_static_object(a) -> bool:
+    from graphcell.nn.cell import Cell
+    return isinstance(a, (Cell, types.FunctionType, types.MethodType)) or (
+        callable(a) and not isinstance(a, (np.ndarray, np.generic, type)))
 
 
 def arg_specs(args: tuple) -> list:
@@ -83,6 +105,8 @@ def _spec(a):
         return TensorType(dtype_from_numpy(a._data.dtype), a._data.shape)
     if isinstance(a, (tuple, list)):
         return type(a)(_spec(x) for x in a)
+    if isinstance(a, dict):
+        return {k: _spec(x) for k, x in a.items()}
     return a
 
 
@@ -94,6 +118,8 @@ def describe_spec(spec) -> str:
         return "(" + ", ".join(describe_spec(s) for s in spec) + ("," if len(spec) == 1 else "") + ")"
     if isinstance(spec, list):
         return "[" + ", ".join(describe_spec(s) for s in spec) + "]"
+    if isinstance(spec, dict):
+        return "{" + ", ".join(f"{k!r}: {describe_spec(s)}" for k, s in spec.items()) + "}"
     return short_value(spec)
 
 

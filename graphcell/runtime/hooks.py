@@ -436,8 +436,9 @@ def _run_with_custom_bprop(cell, inputs: tuple, kwargs: dict, run: Callable):
         dout = dout if isinstance(out, tuple) else dout[0]
         result = cell.bprop(*inputs, out, dout)
         input_grads, param_grads = _split_bprop_result(result, params, where)
+        if isinstance(input_grads, tuple) and len(input_grads) == len(inputs):
+            input_grads = tuple(_fit(g, x) for g, x in zip(input_grads, inputs))
         grads = _check_grads(input_grads, inputs, where)
-        grads = tuple(_cast_to(g, x) for g, x in zip(grads, inputs))
         return grads + tuple(param_grads.get(p) for p in params)
     tape.record_custom(inputs + params, outputs, backward, where)
     return outputs if isinstance(out, tuple) else outputs[0]
@@ -453,7 +454,13 @@ def _split_bprop_result(result, params: tuple, where: str):
     return result, {}
 
 
-def _cast_to(g, x):
-    if g is None or not isinstance(x, Tensor) or g.dtype == x.dtype:
+def _fit(g, x):
+    """A bprop's gradient for input ``x`` as MindSpore's PyNative mode takes it: summed over the
+    axes broadcasting added (a ``[3, 2]`` gradient of a ``[2]`` input) and cast to ``x``'s dtype;
+    other shapes stay, for ``_check_grads`` to refuse."""
+    if not isinstance(g, Tensor) or not isinstance(x, Tensor):
         return g
-    return g.astype(x.dtype)
+    from graphcell_ir.ops import functional as F
+    if g.shape != x.shape and F.broadcasts_to(x.shape, g.shape):
+        g = F.sum_to(g, x.shape)
+    return g.astype(x.dtype) if g.dtype != x.dtype else g

@@ -16,8 +16,10 @@ bare tensor for one input; ``None`` for no gradient); with ``bprop_params`` (Min
 ``internal_params``) it may return ``(input_grads, {parameter: grad})``. Without them the cell's
 Parameters get no gradient through the cell, as in PyNative mode.
 
-A gradient of the wrong shape, or a wrong number of them, is an error naming the cell, at the
-``def bprop`` line (DESIGN §10.9); a gradient of another dtype is cast to its input's dtype.
+A gradient with the axes of a broadcast (a ``[3, 2]`` gradient of a ``[2]`` input) is summed
+back to the input's shape and one of another dtype is cast to its input's dtype, as MindSpore's
+PyNative mode does; a gradient of any other shape, or a wrong number of them, is an error naming
+the cell, at the ``def bprop`` line (DESIGN §10.9).
 
 Outside a gradient the cell is inlined as usual: its ``bprop`` is not even compiled.
 """
@@ -33,6 +35,7 @@ from graphcell_ir.frontend.source import parse_function
 from graphcell_ir.ir.core import BlockArg, Function, Literal, Value
 from graphcell_ir.ir.types import TensorType
 from graphcell_ir.ir.verify import verify
+from graphcell_ir.ops import functional as F
 
 __all__ = ["BpropMixin"]
 
@@ -153,9 +156,14 @@ class BpropMixin:
                 self._bprop_fail(rec, node, f"{cls}.bprop: the gradient of {what} must be a "
                                             f"Tensor (or None), got {describe(g)}", Kind.TYPE)
             if tuple(g.type.shape) != tuple(x.type.shape):
-                self._bprop_fail(rec, node, f"{cls}.bprop: the gradient of {what} has shape "
-                                            f"{list(g.type.shape)}, but the input has shape "
-                                            f"{list(x.type.shape)}", Kind.VALUE)
+                if not F.broadcasts_to(x.type.shape, g.type.shape):
+                    self._bprop_fail(rec, node, f"{cls}.bprop: the gradient of {what} has shape "
+                                                f"{list(g.type.shape)}, but the input has shape "
+                                                f"{list(x.type.shape)}", Kind.VALUE)
+                # summed back to the input's shape, as MindSpore's PyNative mode does
+                self.b.loc = self._bprop_loc(rec, node)
+                with F.using_emitter(self.emitter):
+                    g = F.sum_to(g, x.type.shape)
             per_arg[x] = g
         elif type(x) in (tuple, list) and g is not None:
             if type(g) not in (tuple, list) or len(g) != len(x):

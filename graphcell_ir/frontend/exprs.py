@@ -25,7 +25,8 @@ from graphcell_ir.frontend.errors import Kind, PoisonAbort
 from graphcell_ir.frontend.scope import (MISSING, POISON, BoundMethod, Closure, Poison,
                                          Undefined, has_poison, leaves)
 from graphcell_ir.ir.core import Value
-from graphcell_ir.ir.types import ScalarType, TensorType, TupleType, bool_
+from graphcell_ir.ir.types import ScalarType, TensorType, TupleType, bool_, int64
+from graphcell_ir.ops import functional as F
 from graphcell_ir.ops.operators import BY_SYMBOL, UNARY_BY_SYMBOL
 from graphcell_ir.ops.registry import lookup
 
@@ -349,6 +350,10 @@ class ExprMixin:
         if isinstance(base, (Closure, BoundMethod)):
             self.fail(node, f"attribute {name!r} of {describe(base)} is not supported in graph "
                             "mode", Kind.UNSUPPORTED)
+        if self.written:
+            value = self.written_value(base, name)   # written earlier in this compile
+            if value is not MISSING:
+                return value
         try:
             return owned(getattr(base, name))
         except AttributeError as e:
@@ -411,6 +416,11 @@ class ExprMixin:
     def getitem(self, v: Value, key, node):
         if isinstance(v.type, TupleType):
             return self._tuple_get(v, self.require_static(key, node, "an index into a tuple"), node)
+        items = [self.realize(k, node) for k in (key if type(key) is tuple else (key,))]
+        n_arrays = sum(isinstance(k, (Value, list, np.ndarray)) for k in items)
+        if n_arrays > 1 or (n_arrays == 1 and any(
+                isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in items)):
+            return self.gather_points(v, items, node)
         gather = self.index_tensor(key, node)
         if gather is not None:
             axis, index = gather
@@ -445,6 +455,56 @@ class ExprMixin:
             self.fail(node, f"indexing a tensor with {describe(index)} is not supported in graph "
                             "mode: an index tensor must be an integer tensor", Kind.TYPE)
         return pos, index
+
+    def gather_points(self, x: Value, items: list, node) -> Value:
+        """``x[i, j]`` with several integer index tensors (lists, or ints among them) at adjacent
+        positions and ``:`` elsewhere: numpy's advanced indexing, as one ``gather_nd`` of the
+        broadcast indices stacked on a last axis (negative indices wrap, as in PyNative)."""
+        adv = [i for i, k in enumerate(items) if not (isinstance(k, slice) and k == slice(None))]
+        first, last = adv[0], adv[-1]
+        xt = x.type
+        if adv != list(range(first, last + 1)) or Ellipsis in items or None in items or \
+                len(items) > len(xt.shape):
+            self.fail(node, "indexing with several index tensors is supported in graph mode when "
+                            "they (and ints among them) are adjacent, with only ':' elsewhere",
+                      Kind.UNSUPPORTED)
+        index = []
+        for pos in adv:
+            k = items[pos]
+            if not isinstance(k, Value):
+                if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer, list,
+                                                                         np.ndarray)):
+                    self.fail(node, f"indexing a tensor with {describe(k)} among index tensors is "
+                                    "not supported in graph mode", Kind.UNSUPPORTED)
+                k = self.static_index_array(k, node)
+            if not isinstance(k.type, TensorType) or not k.type.dtype.is_int:
+                self.fail(node, f"indexing a tensor with {describe(k)} is not supported in graph "
+                                "mode: index tensors must be integer tensors", Kind.TYPE)
+            index.append(k)
+        try:
+            shape = tuple(np.broadcast_shapes(*(tuple(k.type.shape) for k in index)))
+        except ValueError:
+            self.fail(node, "the index tensors do not broadcast together: shapes "
+                            f"{[list(k.type.shape) for k in index]}", Kind.VALUE)
+        self.b.loc = self.loc(node)
+        with self.op_errors(node), F.using_emitter(self.emitter):
+            cols = []
+            for pos, k in zip(adv, index):
+                k = F.cast(k, dtype=int64) if k.type.dtype is not int64 else k
+                k = F.select(F.less(k, 0), F.add(k, xt.shape[pos]), k)   # wrap negatives
+                if tuple(k.type.shape) != shape:
+                    k = F.broadcast_to(k, shape=shape)
+                cols.append(F.expand_dims(k, axis=-1))
+            lead = list(range(first))
+            if lead:   # the indexed axes first, for gather_nd
+                perm = tuple(adv) + tuple(lead) + tuple(range(last + 1, len(xt.shape)))
+                x = F.transpose(x, perm=perm)
+            out = F.gather_nd(x, F.concat(*cols, axis=-1) if len(cols) > 1 else cols[0])
+            if lead:   # numpy puts the indexed block where it was
+                n, b = len(lead), len(shape)
+                out = F.transpose(out, perm=tuple(range(b, b + n)) + tuple(range(b)) +
+                                  tuple(range(b + n, len(out.type.shape))))
+        return out
 
     def static_index_array(self, index, node) -> Value:
         """A list or numpy array used as an index, as a constant int64 index tensor."""

@@ -3,7 +3,7 @@ the statements graph mode does not support.
 
 - Assignment binds names in the frame's variables; tuple/list targets unpack (nested, starred)
   tuples, lists, static iterables and tensors (along axis 0); ``x[k] = v`` on a tensor is
-  ``setitem`` and rebinds ``x``; ``self.attr = v`` is not supported.
+  ``setitem`` and rebinds ``x``; ``self.attr = v`` is set after the run (``attrs.py``).
 - ``for`` is unrolled over anything iterable while compiling: ``range`` with static bounds,
   tuples, lists, a CellList or SequentialCell, the rows of a tensor. ``break``/``continue``/
   ``else`` work under static and tensor conditions alike (as flags, ``jumps.py``; a static
@@ -80,6 +80,10 @@ class StmtMixin:
                 self.visit_Subscript(ast.copy_location(
                     ast.Subscript(target.value, target.slice, ast.Load()), target))
             self.store_item(target, self.binop(op, current, self.eval(node.value), node), node)
+        elif isinstance(target, ast.Attribute):
+            current = self.visit_Attribute(ast.copy_location(
+                ast.Attribute(target.value, target.attr, ast.Load()), target))
+            self.assign_attr(target, self.binop(op, current, self.eval(node.value), node), node)
         else:
             self.assign(target, None, node)  # reports the unsupported target
 
@@ -161,8 +165,7 @@ class StmtMixin:
         elif isinstance(target, ast.Subscript):
             self.store_item(target, value, node)
         elif isinstance(target, ast.Attribute):
-            self.fail(target, "assigning to an attribute (such as self.x = ...) is not supported "
-                              "in graph mode", Kind.UNSUPPORTED)
+            self.assign_attr(target, value, node)
         else:
             self.fail(target, f"cannot assign to {type(target).__name__}", Kind.UNSUPPORTED)
 

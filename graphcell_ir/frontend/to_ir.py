@@ -82,6 +82,7 @@ import numpy as np
 
 from graphcell_ir.errors import GraphCompileError, IRVerifyError, OpError
 from graphcell_ir.frontend import resolve as R
+from graphcell_ir.frontend.attrs import AttrMixin
 from graphcell_ir.frontend.calls import CallMixin
 from graphcell_ir.frontend.control import ControlMixin
 from graphcell_ir.frontend.errors import (CompileAbort, Diagnostic, FrontendError, Kind,
@@ -94,8 +95,8 @@ from graphcell_ir.frontend.output import (CompiledFrontend, OutDict, OutResult, 
                                           OutStatic)
 from graphcell_ir.frontend.scope import (BASE, MISSING, POISON, BoundMethod, Closure, Frame,
                                          Level, Poison, Undefined, is_container, map_leaves)
-from graphcell_ir.frontend.source import (SourceUnavailable, assigned_names, parse_function,
-                                          qualname)
+from graphcell_ir.frontend.source import (ENTRY_TARGET, SourceUnavailable, assigned_names,
+                                          entry_function, parse_function, qualname)
 from graphcell_ir.frontend.stmts import StmtMixin
 from graphcell_ir.ir.builder import Builder
 from graphcell_ir.ir.core import Function, Module, OpResult, Value
@@ -115,9 +116,9 @@ def compile_function(fn, self_obj, arg_specs: Sequence, resolver, *,
     when ``self_obj`` is None) to IR, specialised to ``arg_specs`` (and ``kwarg_specs``).
 
     Each entry of ``arg_specs`` describes one positional argument: a ``Type`` (``TensorType``,
-    or ``ScalarType`` for a run-time Python number) becomes a function argument; a tuple or list
-    is a structure whose leaves are described the same way; anything else is a static Python
-    value the function is specialised to. ``kwarg_specs`` describes keyword arguments the same
+    or ``ScalarType`` for a run-time Python number) becomes a function argument; a tuple, list or
+    dict is a structure whose leaves are described the same way; anything else is a static
+    Python value the function is specialised to (a number, a cell...). ``kwarg_specs`` describes keyword arguments the same
     way (their IR arguments follow the positional ones, in the dict's order). ``resolver``
     classifies the Python objects the code meets (``resolve.py``). ``name`` names the IR
     function (default ``Class.method`` or the function's qualified name). ``limits`` bound the
@@ -133,6 +134,36 @@ def compile_function(fn, self_obj, arg_specs: Sequence, resolver, *,
     compiler = AstToIR(resolver, name, limits or Limits())
     with python_stack_for(compiler.limits):
         return compiler.compile(fn, self_obj, tuple(arg_specs), dict(kwarg_specs or {}))
+
+
+def compile_call(target, arg_specs: Sequence, resolver, *, name: str,
+                 arg_names: Sequence[str] = (), kwarg_specs: dict | None = None,
+                 limits: Limits | None = None) -> CompiledFrontend:
+    """Compile the call ``target(*args, **kwargs)`` of an object that has no Python source of
+    its own — a gradient function (``ms.grad(f)``), a cell called with its hooks — exactly as
+    the frontend compiles such a call in ``construct``: the resolver classifies ``target`` and
+    the call is compiled by what it is. ``arg_specs``/``kwarg_specs`` are as for
+    :func:`compile_function`; ``arg_names`` name the IR arguments (``x``, ``label``...).
+
+    Example::
+
+        >>> from graphcell_ir.frontend import PythonResolver
+        >>> from graphcell_ir.ir import TensorType, float32
+        >>> from graphcell_ir.text import print_module
+        >>> def double(x):
+        ...     return x * 2.0
+        >>> out = compile_call(double, [TensorType(float32, (2,))], PythonResolver(),
+        ...                    name="entry", arg_names=["x"])
+        >>> print(print_module(out.module, locs="none"), end="")
+        func @entry(%x: f32[2]) -> f32[2] {
+          %0 = mul(%x, 2.0:f32) : f32[2]
+          return %0
+        }
+    """
+    compiler = AstToIR(resolver, name, limits or Limits())
+    with python_stack_for(compiler.limits):
+        return compiler.compile_entry(target, tuple(arg_specs), dict(kwarg_specs or {}),
+                                      tuple(arg_names))
 
 
 class _Emitter:
@@ -161,7 +192,7 @@ class _ParamSlot:
         self.record, self.arg = record, arg
 
 
-class AstToIR(ExprMixin, StmtMixin, ControlMixin, CallMixin, GradMixin, BpropMixin):
+class AstToIR(ExprMixin, StmtMixin, ControlMixin, CallMixin, GradMixin, BpropMixin, AttrMixin):
     """Compiles one function; use :func:`compile_function`."""
 
     def __init__(self, resolver, name: str, limits: Limits | None = None):
@@ -178,7 +209,8 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, CallMixin, GradMixin, BpropMix
         self.warnings: list[str] = []
         self.ctl: list[tuple] = []             # ("loop"|"irloop"|"cond"|"frame", loc): see control
         self.slots: dict[int, _ParamSlot] = {}  # id(Parameter) -> slot, in order of first use
-        self.bindings: dict[int, Value] = {}   # id(Parameter) -> current value, when rebound
+        self.bindings: dict = {}   # id(Parameter) -> current value when rebound; attrs.attr_key
+        self.written: dict = {}    # attrs.attr_key -> attrs.Written: attributes the code wrote
         self.param_of: dict[Value, _ParamSlot] = {}
         self.mutated: dict[int, _ParamSlot] = {}
         self._classified: dict[int, tuple[Any, Any]] = {}
@@ -206,15 +238,39 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, CallMixin, GradMixin, BpropMix
         if self_obj is not None:
             args.insert(0, self_obj)
         frame = self._frame_for(fn, parsed, self_obj, (self.name,), None, ())
+        return self._run_entry(frame, lambda: self._bind_arguments(frame, fn, args, kwargs, None),
+                               paths)
+
+    def compile_entry(self, target, arg_specs: tuple, kwarg_specs: dict,
+                      arg_names: tuple) -> CompiledFrontend:
+        """See :func:`compile_call`."""
+        names = [n if n.isidentifier() and n not in kwarg_specs else f"arg{i}"
+                 for i, n in enumerate(list(arg_names)[:len(arg_specs)])]
+        names += [f"arg{i}" for i in range(len(names), len(arg_specs))]
+        paths: list[tuple[int, ...]] = []
+        args = [self._argument(spec, (i,), n, paths)
+                for i, (spec, n) in enumerate(zip(arg_specs, names))]
+        kwargs = {k: self._argument(spec, (k,), k, paths) for k, spec in kwarg_specs.items()}
+        parsed = entry_function(self.name, names, list(kwargs))
+        frame = Frame(parsed, {ENTRY_TARGET: target}, {}, (self.name,), None, ())
+
+        def bind():
+            frame.vars.update(zip(names, args))
+            frame.vars.update(kwargs)
+        return self._run_entry(frame, bind, paths)
+
+    def _run_entry(self, frame: Frame, bind, paths: list) -> CompiledFrontend:
+        """Compile the body of ``frame`` (its arguments bound by ``bind()``) as the Function."""
         try:
-            self._bind_arguments(frame, fn, args, kwargs, None)
-            out = self.run_frame(frame, parsed.node)
+            bind()
+            out = self.run_frame(frame, frame.parsed.node)
         except (FrontendError, CompileAbort) as e:  # not in a statement, or a limit reached
             self.diags.append(e.diagnostic)
             out = None
         except PoisonAbort:
             out = None
         output, leaves = self._output(out)
+        attr_writes = self.attr_outputs(leaves) if not self.diags else ()
         if not self.diags:
             self._finish(leaves)
         raise_diagnostics(self.diags, self.name)
@@ -227,7 +283,7 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, CallMixin, GradMixin, BpropMix
         return CompiledFrontend(self.module, self.fn, tuple(paths),
                                 tuple(s.record for s in self.slots.values()),
                                 tuple(s.record for s in self.mutated.values()), output,
-                                tuple(self.warnings))
+                                tuple(self.warnings), attr_writes)
 
     def _arg_names(self, parsed, self_obj, n: int) -> list[str]:
         a = parsed.node.args
@@ -242,12 +298,24 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, CallMixin, GradMixin, BpropMix
         if type(spec) in (tuple, list):
             return type(spec)(self._argument(s, path + (i,), f"{hint}_{i}", paths)
                               for i, s in enumerate(spec))
+        if type(spec) is dict:
+            return {k: self._argument(s, path + (k,), f"{hint}_{k}" if isinstance(k, str)
+                                      else f"{hint}_{i}", paths)
+                    for i, (k, s) in enumerate(spec.items())}
         return spec
 
     def _output(self, out):
         """The returned value as an output spec and the list of its IR leaves."""
         leaves: list[Value] = []
+        try:
+            return self.output_spec(out, leaves), leaves
+        except FrontendError as e:
+            self.diags.append(e.diagnostic)
+            return OutStatic(None), []
 
+    def output_spec(self, value, leaves: list):
+        """The output spec of ``value``, its IR leaves appended to ``leaves`` (``OutResult``
+        indices count from the start of ``leaves``)."""
         def spec(v):
             v = self.realize(v, None)
             if isinstance(v, Value):
@@ -260,11 +328,7 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, CallMixin, GradMixin, BpropMix
             if isinstance(v, (Poison, Undefined)):
                 return OutStatic(None)
             return OutStatic(v)
-        try:
-            return spec(out), leaves
-        except FrontendError as e:
-            self.diags.append(e.diagnostic)
-            return OutStatic(None), []
+        return spec(value)
 
     def _finish(self, leaves: list[Value]) -> None:
         results = list(leaves) + [self.current(slot) for slot in self.mutated.values()]
@@ -470,7 +534,7 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, CallMixin, GradMixin, BpropMix
     def set_bindings(self, bindings: dict) -> None:
         self.bindings = bindings
         for key, value in bindings.items():
-            if isinstance(value, Value):
+            if isinstance(value, Value) and key in self.slots:
                 self.param_of[value] = self.slots[key]
 
     def constant(self, obj, array, node) -> Value:

@@ -101,7 +101,7 @@ class ReadMask(nn.Cell):
 
 class TwoIndexTensors(nn.Cell):
     def construct(self, x, i):
-        return x[i, i]
+        return x[i, ..., i]
 
 
 class FloatIndex(nn.Cell):
@@ -117,7 +117,7 @@ class ValuePerElement(nn.Cell):
 
 @pytest.mark.parametrize("net,args,words", [
     (ReadMask(), (x34(),), "boolean mask selects a data-dependent number"),
-    (TwoIndexTensors(), (x34(), idx(0)), "one integer index tensor per subscript"),
+    (TwoIndexTensors(), (x34(), idx(0)), "when they (and ints among them) are adjacent"),
     (FloatIndex(), (x34(),), "must be an integer tensor"),
     (ValuePerElement(), (x34(), Tensor(np.ones(12, np.float32))), "one selected row []"),
 ], ids=["read-mask", "two-index-tensors", "float-index", "value-per-element"])
@@ -130,3 +130,18 @@ def test_what_graph_mode_cannot_index_is_named_at_the_users_line(net, args, word
         ms.set_context(mode=ms.PYNATIVE_MODE)
     text = str(e.value)
     assert words in text and "test_graph_indexing.py" in text and "x[" in text, text
+
+
+class SeveralIndexTensors(nn.Cell):
+    """numpy's advanced indexing with several index tensors (issue 19): one gather_nd."""
+
+    def construct(self, x, i, j):
+        return x[i, j], x[:, i, j], x[1, i], x[i[:1], j[0]]
+
+
+def test_several_index_tensors_read_as_in_pynative_with_gradients():
+    x = Tensor(RNG.standard_normal((3, 3, 4)).astype(np.float32))
+    i, j = Tensor(np.array([0, 2], np.int64)), Tensor(np.array([[1], [-1]], np.int32))
+    out = assert_same_in_both_modes(SeveralIndexTensors(), x, i, j)
+    assert [o.shape for o in out] == [(2, 2, 4), (3, 2, 2), (2, 4), (1, 4)]
+    assert_grads_agree(SeveralIndexTensors(), x, i, j)

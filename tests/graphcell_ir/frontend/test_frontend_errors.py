@@ -153,7 +153,7 @@ CASES = [
     (_class_def, "class A", ["class definition"]),
     (_import, "import math", ["'import' statement"]),
     (_assert_on_tensor, "assert", ["'assert' on a tensor"]),
-    (_attribute_assignment, "x.value", ["assigning to an attribute"]),
+    (_attribute_assignment, "x.value", ["assigning attribute 'value' of a tensor"]),
     (_mask_index, "x[x > 0]", ["boolean mask", "data-dependent number"]),
     (_int_of_tensor, "int(", ["int() of a tensor"]),
     (_range_of_tensor, "range(", ["range()", "use a while loop"]),
