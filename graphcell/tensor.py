@@ -209,7 +209,7 @@ class Tensor:
     Initializer (as MindSpore's lazy initialisation, done at once here).
     """
 
-    __slots__ = ("_data", "_node", "__weakref__")
+    __slots__ = ("_data", "_node", "_hooks", "__weakref__")
     __array_priority__ = 100  # numpy defers to Tensor's reflected operators
 
     def __init__(self, input_data=None, dtype=None, shape=None, init=None, internal=False,
@@ -272,6 +272,24 @@ class Tensor:
     def strides(self) -> tuple[int, ...]:
         """Bytes between neighbours along each dim (a Tensor is always C-contiguous)."""
         return tuple(s * self.itemsize for s in _element_strides(self.shape))
+
+    def register_hook(self, hook_fn):
+        """``hook_fn(grad)`` sees the whole gradient of this tensor when a gradient is taken (in
+        PyNative and in compiled code) and may return a Tensor that replaces it; returns a
+        handle whose ``remove()`` unregisters it (MindSpore's ``Tensor.register_hook``).
+
+        Example::
+
+            >>> import graphcell as ms
+            >>> def f(x):
+            ...     y = x * 3
+            ...     y.register_hook(lambda g: g * 2)
+            ...     return (y * y).sum()
+            >>> ms.grad(f)(ms.Tensor([1.0]))
+            Tensor(shape=[1], dtype=Float32, value= [ 3.60000000e+01])
+        """
+        from graphcell.runtime.hooks import register_hook
+        return register_hook(self, hook_fn)
 
     def asnumpy(self) -> np.ndarray:
         """The values as a numpy array (shares memory with the Tensor, as in MindSpore)."""

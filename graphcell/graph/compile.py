@@ -30,6 +30,7 @@ from graphcell.graph.reads import ReadRecorder
 from graphcell.graph.resolver import GraphResolver
 from graphcell.graph.signature import arg_specs, describe_spec
 from graphcell.nn.cell import Cell
+from graphcell.runtime import hooks
 from graphcell_ir.backend import report
 from graphcell_ir.errors import GraphCompileError
 from graphcell_ir.frontend import Limits, compile_function
@@ -98,7 +99,8 @@ def _compile(fn, self_obj, args, kwargs, name, arg_names, jit_level) -> Compiled
     _optimize(program, name, jit_level)
     prune(program.module, program.function)  # callees the inline pass left without a call
     cells = _cells(self_obj, resolver)
-    guards = Guards(cells, {id(c): recorder.names(c) for c in cells}, hooked=cells)
+    guards = Guards(cells, {id(c): recorder.names(c) for c in cells}, hooked=cells,
+                    versions=((hooks.PARAMETER_HOOKS, "Parameter hooks"),))
     params = program.params
     param_sig = tuple((p._data.shape, p._data.dtype) for p in params)
     return Compiled(program, Executable(program), guards, params, param_sig, signature)

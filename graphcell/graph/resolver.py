@@ -62,11 +62,13 @@ from graphcell.nn.cell import Cell
 from graphcell.nn.container import CellList, SequentialCell
 from graphcell.ops.primitive import FunctionPrimitive, Primitive
 from graphcell.parameter import Parameter
-from graphcell.runtime.hooks import CellBackward, HookBackward, cell_backward
+from graphcell.runtime.hooks import (CellBackward, HookBackward, cell_backward, mark,
+                                     parameter_hooks, tensor_hooks_callback)
+from graphcell.runtime.host import HostFunction
 from graphcell.tensor import Tensor
 from graphcell_ir.frontend.resolve import (CellCall, Constant, GradCall, GradTransform, Inline,
                                            Param, PrimitiveCall, Resolved, StaticCall, Static,
-                                           Traced, Unsupported)
+                                           TensorHook, Traced, Unsupported)
 from graphcell_ir.ir.types import DType, TensorType, dtype_from_numpy
 
 __all__ = ["GraphResolver", "sequential_construct"]
@@ -183,6 +185,11 @@ class GraphResolver:
         Tensor)`` in construct): True for ``Tensor`` and its bases, False for ``Parameter``."""
         return isinstance(cls, type) and issubclass(Tensor, cls)
 
+    def host_function(self, call) -> Callable:
+        """The callable of a ``py_call`` op: ``call.function`` run on the run-time values as
+        PyNative runs it (``runtime/host.py``)."""
+        return HostFunction(call)
+
     def print_callback(self) -> Callable:
         """The function ``print(...)`` in construct calls when the graph runs: Python's print,
         with the run-time numpy values as Tensors, so it prints what PyNative prints."""
@@ -196,7 +203,7 @@ class GraphResolver:
             if record is None:
                 d = t._data
                 record = Param(t, TensorType(dtype_from_numpy(d.dtype), d.shape), t.name,
-                               t.requires_grad)
+                               t.requires_grad, _parameter_hook(t))
                 self._param_records[id(t)] = record
                 self.params.append(t)
             return record
@@ -377,6 +384,23 @@ def _builtin(fn) -> Resolved:
 _METHODS: dict[str, Resolved | None] = {}
 
 
+def _parameter_hook(param: Parameter):
+    """The ``Param.hook`` of a Parameter with tensor hooks: its value through one
+    ``hook_backward`` op calling the hooks it has when the gradient runs."""
+    fns, callback = parameter_hooks(param)
+    if not fns:
+        return None
+    return traced(lambda value: mark((value,), callback, f"{param.name} hooks")[0])
+
+
+def _register_hook(x, hook_fn):
+    """``x.register_hook(hook_fn)`` in compiled code (the frontend's ``TensorHook``)."""
+    if not callable(hook_fn):
+        raise TypeError(f"register_hook: hook_fn must be callable, got {type(hook_fn).__name__}")
+    callback = tensor_hooks_callback(lambda: (hook_fn,), getattr(hook_fn, "__name__", "hook"))
+    return mark((x,), callback, "register_hook")[0]
+
+
 def _tensor_method(name: str) -> Resolved | None:
     if name in _METHODS:
         return _METHODS[name]
@@ -388,6 +412,8 @@ def _tensor_method(name: str) -> Resolved | None:
 def _method_record(name: str) -> Resolved | None:
     if name.startswith("_") and not (name.startswith("__") and name.endswith("__")):
         return None
+    if name == "register_hook":
+        return TensorHook(traced(_register_hook))
     if name in _VALUE_METHODS:
         return Unsupported(f"x.{name}: the values of a tensor are not known while graph mode "
                            "compiles; compute with ops, or run in PyNative mode")

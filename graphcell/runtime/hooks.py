@@ -151,6 +151,18 @@ class HookFailed(BaseException):
 
 
 _compiled_runs = [0]
+_kept: list = []   # the tape records of host calls made by the compiled runs in progress
+
+
+def in_compiled_run() -> bool:
+    return _compiled_runs[0] > 0
+
+
+def keep_until_run_ends(records: dict) -> None:
+    """Host calls' tape records (``runtime/host.py``) are dropped when the compiled run that
+    made them ends, if their backward did not run (a forward-only use, an unused result)."""
+    if _compiled_runs[0] and not any(r is records for r in _kept):
+        _kept.append(records)
 
 
 class compiled_run:
@@ -168,6 +180,10 @@ class compiled_run:
 
     def __exit__(self, kind, error, tb):
         _compiled_runs[0] -= 1
+        if not _compiled_runs[0]:
+            for records in _kept:
+                records.clear()
+            _kept.clear()
         if isinstance(error, HookFailed):
             raise error.error.with_traceback(error.error.__traceback__) from None
         return False
@@ -207,9 +223,13 @@ class GradCallback:
 
 
 def has_grad_callbacks(module) -> bool:
-    """Whether a compiled module calls hooks (ops whose ``fn`` is a :class:`GradCallback`)."""
+    """Whether a compiled module calls hooks or other Python (ops whose ``fn`` is a
+    :class:`GradCallback`, and ``py_call`` ops): its runs go through :class:`compiled_run`."""
     from graphcell_ir.ir.walk import walk
-    return any(isinstance(op.attrs.get("fn"), GradCallback) for op in walk(module))
+    from graphcell_ir.ops.registry import lookup
+    py_call = lookup("py_call")
+    return any(op.opdef is py_call or isinstance(op.attrs.get("fn"), GradCallback)
+               for op in walk(module))
 
 
 # --- HookBackward ------------------------------------------------------------------------------
@@ -251,6 +271,69 @@ class HookBackward:
         if replaced is None:
             return None
         return _check_grads(replaced, grads, f"HookBackward hook {_fn_name(fn)}")
+
+
+# --- tensor hooks ------------------------------------------------------------------------------
+
+PARAMETER_HOOKS = [0]
+"""Bumped when a Parameter's hooks change: compiled gradients read them (``graph/guards.py``)."""
+
+
+class _ParameterHookHandle(HookHandle):
+    def remove(self) -> None:
+        if self._hooks.pop(self.handle_id, None) is not None:
+            PARAMETER_HOOKS[0] += 1
+
+
+def register_hook(tensor, hook_fn: Callable) -> HookHandle:
+    """``Tensor.register_hook`` / ``Parameter.register_hook``: ``hook_fn(grad)`` sees the
+    gradient of ``tensor`` — all of it, from every use — when a gradient is taken, and may return
+    a Tensor that replaces it. Returns a handle whose ``remove()`` unregisters it."""
+    if not callable(hook_fn):
+        raise TypeError(f"register_hook: hook_fn must be callable, got {type(hook_fn).__name__}")
+    hooks = getattr(tensor, "_hooks", None)
+    if hooks is None:
+        hooks = OrderedDict()
+        tensor._hooks = hooks
+    key = next(_ids)
+    hooks[key] = hook_fn
+    from graphcell.parameter import Parameter
+    if isinstance(tensor, Parameter):
+        PARAMETER_HOOKS[0] += 1
+        return _ParameterHookHandle(hooks, key)
+    return HookHandle(hooks, key)
+
+
+def run_tensor_hooks(hooks, grad):
+    """The gradient after each of ``hooks`` (in registration order) saw it, as PyNative and the
+    compiled gradient's callbacks run them."""
+    for fn in list(hooks):
+        replaced = fn(grad)
+        if replaced is not None:
+            grad = _check_grads(replaced, (grad,), f"tensor hook {_fn_name(fn)}")[0]
+    return grad
+
+
+def tensor_hooks_callback(hooks: Callable[[], tuple], name: str) -> GradCallback:
+    """The callback of the ``hook_backward`` op a tensor hook becomes in a compiled gradient;
+    ``hooks()`` gives the hook functions when the gradient runs."""
+    def run(grads: tuple):
+        fns = hooks()
+        if not fns:
+            return None
+        return (run_tensor_hooks(fns, grads[0]),)
+    return GradCallback(run, (True,), name)
+
+
+def parameter_hooks(param):
+    """``(param's hooks now, the callback that runs them)`` for a compiled gradient (made once
+    per Parameter, so the IR's callback stays the same object from compile to compile)."""
+    cb = param.__dict__.get("_hooks_callback")
+    if cb is None:
+        cb = tensor_hooks_callback(lambda: tuple((getattr(param, "_hooks", None) or {}).values()),
+                                   f"{param.name}.hooks")
+        param.__dict__["_hooks_callback"] = cb
+    return tuple((getattr(param, "_hooks", None) or {}).values()), cb
 
 
 # --- cell hooks --------------------------------------------------------------------------------

@@ -3,8 +3,9 @@
 - a ``lambda``/nested ``def`` of the compiled code, or a resolver ``Inline`` (helper functions,
   methods): its source is parsed and inlined here; arguments are bound with Python's own rules
   (``inspect.Signature.bind``: keywords, defaults, ``*args``, ``**kwargs``);
-- ``CellCall``: the forward-pre hooks, ``construct`` and the forward hooks, all inlined, with
-  the call chain in every op's location (``Net.construct>Dense.construct``);
+- ``CellCall``: the forward-pre hooks, ``construct`` and the forward hooks, inlined with the
+  call chain in every op's location (``Net.construct>Dense.construct``); a hook that does not
+  compile as PyNative runs it runs as Python when the graph runs (``host.py``);
 - ``PrimitiveCall``: one registry op; the Primitive's constructor attributes are merged with the
   call's (``functional.split_args`` decides operands vs attributes);
 - ``Traced``: a library function written against ``graphcell_ir.ops.functional``, run with IR
@@ -105,6 +106,8 @@ class CallMixin:
         if isinstance(func, Closure):
             return self.call_closure(func, args, kwargs, node)
         if isinstance(func, BoundMethod):
+            if isinstance(func.record, R.TensorHook):   # x.register_hook(fn)
+                return self.hook_tensor(func.record, func.self_value, args, kwargs, node)
             return self.call_record(func.record, [func.self_value, *args], kwargs, node,
                                     func.name)
         owner = getattr(func, "__self__", None)
@@ -189,10 +192,7 @@ class CallMixin:
         """A sub-cell: forward-pre hooks, ``construct``, forward hooks (DESIGN §9, §10.4)."""
         inputs = tuple(args)
         for hook in rec.forward_pre_hooks:
-            r = self.inline(hook.function, hook.self_obj, hook.scope, [rec.cell, inputs], {}, node,
-                            hook.library)
-            if r is not None:
-                inputs = r if type(r) is tuple else (r,)
+            inputs = self.forward_hook(hook, rec.cell, inputs, None, node, pre=True)
         c = rec.construct
         self_obj = c.self_obj if c.self_obj is not None or hasattr(c.function, "__func__") \
             else rec.cell
@@ -202,10 +202,7 @@ class CallMixin:
             out = self.inline(c.function, self_obj, c.scope, list(inputs), kwargs, node,
                               c.library)
         for hook in rec.forward_hooks:
-            r = self.inline(hook.function, hook.self_obj, hook.scope, [rec.cell, inputs, out], {},
-                            node, hook.library)
-            if r is not None:
-                out = r
+            out = self.forward_hook(hook, rec.cell, inputs, out, node, pre=False)
         return out
 
     # -- ops and library functions --
@@ -253,6 +250,7 @@ class CallMixin:
                       kind_of(e), e)
 
     def _container_method(self, method, args: list, kwargs: dict, node):
+        self.note_container_call(method)
         try:
             return method(*args, **kwargs)
         except Exception as e:

@@ -57,13 +57,6 @@ MAX_ITEMS = 100_000
 """Iterating a static Python object while compiling stops here (an endless generator...)."""
 
 
-def owned(v):
-    """A list or dict read from the user's objects, copied: the compiled code may append to it
-    (``outs.append(y)``) without changing the user's object while compiling."""
-    t = type(v)
-    return list(v) if t is list else dict(v) if t is dict else v
-
-
 def describe(v) -> str:
     """How messages name a frontend value: its IR type, or the Python type of a static."""
     if isinstance(v, Value):
@@ -79,6 +72,17 @@ def describe(v) -> str:
 
 class ExprMixin:
     """``visit_<expr>`` methods and the expression helpers other mixins use."""
+
+    def owned(self, v):
+        """A list or dict read from the user's objects, copied: the compiled code may append to
+        it (``outs.append(y)``) without changing the user's object while compiling. The copy is
+        remembered as *outside* state (``host.py``: a hook that changes it runs as Python)."""
+        t = type(v)
+        if t is not list and t is not dict:
+            return v
+        copy = list(v) if t is list else dict(v)
+        self.outside[id(copy)] = copy
+        return copy
 
     # -- leaves --
     def visit_Constant(self, node):
@@ -100,9 +104,9 @@ class ExprMixin:
             f = f.outer
         frame = self.frame
         if name in frame.closure:
-            return owned(frame.closure[name])
+            return self.owned(frame.closure[name])
         if name in frame.globals:
-            return owned(frame.globals[name])
+            return self.owned(frame.globals[name])
         if hasattr(builtins, name):
             return getattr(builtins, name)
         self.fail(node, f"name {name!r} is not defined")
@@ -345,7 +349,7 @@ class ExprMixin:
             return POISON
         if self.is_tensor_object(base):
             if not isinstance(base, Value) and self._python_attribute(base, name):
-                return owned(getattr(base, name))   # a Parameter's name, requires_grad...
+                return self.owned(getattr(base, name))   # a Parameter's name, requires_grad...
             return self.tensor_attr(self.realize(base, node), name, node)
         if isinstance(base, (Closure, BoundMethod)):
             self.fail(node, f"attribute {name!r} of {describe(base)} is not supported in graph "
@@ -355,7 +359,7 @@ class ExprMixin:
             if value is not MISSING:
                 return value
         try:
-            return owned(getattr(base, name))
+            return self.owned(getattr(base, name))
         except AttributeError as e:
             self.fail(node, str(e) or f"{describe(base)} has no attribute {name!r}", Kind.ERROR, e)
         except Exception as e:
@@ -399,7 +403,7 @@ class ExprMixin:
             return self.getitem(base, key, node)
         key = self.require_static(key, node.slice, "an index into a tuple, list or Python object")
         try:
-            return owned(base[key])
+            return self.owned(base[key])
         except Exception as e:
             self.fail(node, f"{describe(base)}[{key!r}] while compiling: {type(e).__name__}: {e}",
                       Kind.VALUE if isinstance(e, (IndexError, KeyError)) else Kind.TYPE, e)

@@ -233,8 +233,8 @@ class GradMixin:
                 source_of[a] = v
                 return a
             inner = [map_leaves(argument, a) for a in args]
-            for w in weights:
-                self.param_value(w, node)
+            for w in weights:   # their arguments first, in order (a read comes later)
+                self.param_value(w, None)
             try:
                 out = run(inner)
             except FrontendError as e:

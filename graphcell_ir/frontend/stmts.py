@@ -225,6 +225,8 @@ class StmtMixin:
                                 {"axis": axis}, target)
         elif type(base) in (list, dict):
             key = self.require_static(key, target.slice, "an index into a list or dict")
+            if self.is_outside(base):
+                self.outside_effect(f"{name}[{key!r}] = ...")
             new = type(base)(base)
             try:
                 new[key] = value

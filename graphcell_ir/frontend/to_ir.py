@@ -50,7 +50,11 @@ How the code is organised (``AstToIR`` is one class assembled from mixins, one p
   functions, compile-time calls, Python builtins;
 - ``grads.py``: gradients inside compiled code (``GradCall``: the differentiated call becomes a
   Function of its own, IR autodiff gives its gradient Function, the call site calls that);
-- ``bprop.py``: a cell's custom ``bprop`` where the cell is differentiated.
+- ``bprop.py``: a cell's custom ``bprop`` where the cell is differentiated;
+- ``attrs.py``: attribute writes (``self.count += 1``), set after the run;
+- ``host.py``: Python run as Python when the graph runs (``py_call``): hooks that do not compile
+  as PyNative runs them, JIT Fallback on run-time values;
+- ``limits.py``: the limits of inlining and unrolling.
 
 Design decisions, in short (details in each module):
 
@@ -90,6 +94,7 @@ from graphcell_ir.frontend.errors import (CompileAbort, Diagnostic, FrontendErro
 from graphcell_ir.frontend.exprs import ExprMixin
 from graphcell_ir.frontend.bprop import BpropMixin
 from graphcell_ir.frontend.grads import GradMixin, prune
+from graphcell_ir.frontend.host import HostMixin
 from graphcell_ir.frontend.limits import Limits, python_stack_for
 from graphcell_ir.frontend.output import (CompiledFrontend, OutDict, OutResult, OutSeq,
                                           OutStatic)
@@ -184,15 +189,17 @@ class _Emitter:
 
 
 class _ParamSlot:
-    """A Parameter seen by this compilation: its record and its function argument."""
+    """A Parameter seen by this compilation: its record, its function argument, and whether its
+    tensor hooks were applied (``host.hooked_param``)."""
 
-    __slots__ = ("record", "arg")
+    __slots__ = ("record", "arg", "hooked")
 
     def __init__(self, record: R.Param, arg: Value):
-        self.record, self.arg = record, arg
+        self.record, self.arg, self.hooked = record, arg, False
 
 
-class AstToIR(ExprMixin, StmtMixin, ControlMixin, CallMixin, GradMixin, BpropMixin, AttrMixin):
+class AstToIR(ExprMixin, StmtMixin, ControlMixin, CallMixin, GradMixin, BpropMixin, AttrMixin,
+              HostMixin):
     """Compiles one function; use :func:`compile_function`."""
 
     def __init__(self, resolver, name: str, limits: Limits | None = None):
@@ -211,6 +218,9 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, CallMixin, GradMixin, BpropMix
         self.slots: dict[int, _ParamSlot] = {}  # id(Parameter) -> slot, in order of first use
         self.bindings: dict = {}   # id(Parameter) -> current value when rebound; attrs.attr_key
         self.written: dict = {}    # attrs.attr_key -> attrs.Written: attributes the code wrote
+        self.outside: dict = {}    # id -> the copies of Python lists/dicts read from outside
+        self.trials: list = []     # host.trial: the outside effects of each trial in progress
+        self.frames: list[Frame] = []   # the functions being compiled, outermost first
         self.param_of: dict[Value, _ParamSlot] = {}
         self.mutated: dict[int, _ParamSlot] = {}
         self._classified: dict[int, tuple[Any, Any]] = {}
@@ -356,6 +366,7 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, CallMixin, GradMixin, BpropMix
                 "recursive? graph mode inlines every call while compiling)"), Kind.LIMIT))
         saved = self.frame
         self.frame = frame
+        self.frames.append(frame)
         self.depth += 1
         self.ctl.append(("frame", None))
         try:
@@ -367,6 +378,7 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, CallMixin, GradMixin, BpropMix
         finally:
             self.ctl.pop()
             self.depth -= 1
+            self.frames.pop()
             self.frame = saved
 
     def exec_block(self, stmts: list, kind: str, loop=None) -> None:
@@ -515,6 +527,10 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, CallMixin, GradMixin, BpropMix
             arg = make(rec) if make is not None else self.fn.add_arg(rec.type, rec.name,
                                                                        param=True)
             slot = self.add_param_slot(rec, arg)
+        if rec.hook is not None and not slot.hooked and node is not None and \
+                self.grad_depth > 0 and key not in self.bindings:   # Parameter.register_hook
+            slot.hooked = True
+            self.set_binding(slot, self.hooked_param(rec, slot.arg, self.loc(node)))
         return self.bindings.get(key, slot.arg)
 
     def add_param_slot(self, rec: R.Param, arg: Value) -> _ParamSlot:
