@@ -26,7 +26,7 @@ from typing import Any, Callable
 
 from graphcell.context import GRAPH_MODE
 from graphcell.context import _values as _context_values
-from graphcell.runtime import dispatch, tape
+from graphcell.runtime import dispatch, hooks, tape
 from graphcell.runtime.tape import Node
 from graphcell.tensor import Tensor
 from graphcell_ir.ops import REGISTRY
@@ -149,6 +149,7 @@ def _differentiate(fn, args: tuple, positions, weights, sens, has_aux: bool,
         stop = {id(n) for n in leaf_nodes + weight_nodes}
         with nullcontext() if nested else tape.paused():
             grads = tape.backward(outs, sens, stop)
+            hooks.flush_backward_hooks()
         pos_grads = tuple(_or_zeros(grads.get(id(n)), t) for n, t in zip(leaf_nodes, leaves))
         w_grads = tuple(_or_zeros(grads.get(id(n)), w) for n, (w, _) in zip(weight_nodes, saved_nodes))
     finally:

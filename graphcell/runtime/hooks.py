@@ -184,6 +184,10 @@ class compiled_run:
             for records in _kept:
                 records.clear()
             _kept.clear()
+            if error is None:
+                flush_backward_hooks()
+            else:
+                _pending.clear()
         if isinstance(error, HookFailed):
             raise error.error.with_traceback(error.error.__traceback__) from None
         return False
@@ -342,7 +346,9 @@ class CellBackward:
     """The backward hooks of one cell, as the callbacks of its two boundaries.
 
     The output boundary's callback runs the backward-pre hooks and keeps ``grad_output`` for the
-    input boundary's, which runs the backward hooks with it and then forgets it. Calls of one
+    input boundary's, which runs the backward hooks with it and then forgets it; when no input is
+    differentiated the input boundary's never runs, and :func:`flush_backward_hooks` runs the
+    backward hooks at the end of the backward walk with ``None`` gradients. Calls of one
     cell do not overlap (a cell does not call itself), and the backward of a call runs its output
     boundary before its input boundary, so one slot serves every call, in both modes.
     """
@@ -351,12 +357,14 @@ class CellBackward:
         self.cell = cell
         self._grad_output: tuple = ()
         self._callbacks: dict[tuple, GradCallback] = {}
+        self._inputs: tuple[bool, ...] = ()
 
     def mark_inputs(self, *inputs) -> tuple:
         """The input boundary (after the forward-pre hooks), when the cell has backward hooks."""
         if not self.cell.__dict__.get("_backward_hook"):
             return inputs
-        return mark(inputs, self._callback("input", layout_of(inputs)),
+        self._inputs = layout_of(inputs)
+        return mark(inputs, self._callback("input", self._inputs),
                     f"{_name(self.cell)} backward hooks")
 
     def mark_output(self, out):
@@ -386,10 +394,14 @@ class CellBackward:
                                      f"{_name(cell)} backward-pre hook {_fn_name(fn)}")
                 changed = True
         self._grad_output = tuple(grads)
+        if cell.__dict__.get("_backward_hook") and self not in _pending:
+            _pending.append(self)
         return grads if changed else None
 
     def _input(self, grads: tuple):
         cell, changed = self.cell, False
+        if self in _pending:
+            _pending.remove(self)
         grad_output, self._grad_output = self._grad_output, ()
         for fn in list(cell._hook_dict("backward").values()):
             replaced = fn(cell, grads, grad_output)
@@ -397,6 +409,19 @@ class CellBackward:
                 grads = _check_grads(replaced, grads, f"{_name(cell)} backward hook {_fn_name(fn)}")
                 changed = True
         return grads if changed else None
+
+
+_pending: list[CellBackward] = []
+"""Cells whose output boundary's backward ran and whose input boundary's has not (yet)."""
+
+
+def flush_backward_hooks() -> None:
+    """At the end of a backward walk: the backward hooks of cells whose inputs were not
+    differentiated (a network's first layer when only the weights are) run with ``None`` for
+    each input's gradient, as MindSpore's PyNative mode calls them; both modes call this."""
+    while _pending:
+        backward = _pending.pop(0)
+        backward._input(tuple(None for _ in backward._inputs))
 
 
 def cell_backward(cell) -> CellBackward:
