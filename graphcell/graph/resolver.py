@@ -68,7 +68,7 @@ from graphcell.runtime.host import HostFunction
 from graphcell.tensor import Tensor
 from graphcell_ir.frontend.resolve import (CellCall, Constant, GradCall, GradTransform, Inline,
                                            Param, PrimitiveCall, Resolved, StaticCall, Static,
-                                           TensorHook, Traced, Unsupported)
+                                           Host, TensorHook, Traced, Unsupported)
 from graphcell_ir.ir.types import DType, TensorType, dtype_from_numpy
 
 __all__ = ["GraphResolver", "sequential_construct"]
@@ -94,8 +94,10 @@ _UNSUPPORTED_BUILTINS = {
                   "(set_context(mode=PYNATIVE_MODE)), where construct runs as Python",
 }
 # Tensor methods that need values, which do not exist while compiling.
-_VALUE_METHODS = ("asnumpy", "item", "tolist", "__array__", "__bool__", "__float__",
-                  "__int__", "__index__", "__format__", "__setitem__", "set_data", "init_data")
+_HOST_METHODS = ("asnumpy", "item", "tolist", "numpy")
+"""Tensor methods that give Python values: JIT Fallback (run when the graph runs)."""
+_VALUE_METHODS = ("__array__", "__bool__", "__float__", "__int__", "__index__", "__format__",
+                  "__setitem__", "set_data", "init_data")
 _GRAD_TRANSFORMS = ("grad", "value_and_grad")
 _PARAMETER_METHODS = ("trainable_params", "untrainable_params", "get_parameters",
                       "parameters_and_names", "parameters_dict")
@@ -274,6 +276,8 @@ class GraphResolver:
         return Traced(traced(m))
 
     def _other(self, obj: Any) -> Resolved:
+        if callable(obj) and _in(getattr(obj, "__module__", "") or "", _STATIC_MODULES):
+            return StaticCall(obj)   # numpy's function objects (np.sum): run while compiling
         if callable(obj):
             call = getattr(type(obj), "__call__", None)
             if isinstance(call, types.FunctionType):
@@ -414,6 +418,8 @@ def _method_record(name: str) -> Resolved | None:
         return None
     if name == "register_hook":
         return TensorHook(traced(_register_hook))
+    if name in _HOST_METHODS and hasattr(Tensor, name):
+        return Host(getattr(Tensor, name))
     if name in _VALUE_METHODS:
         return Unsupported(f"x.{name}: the values of a tensor are not known while graph mode "
                            "compiles; compute with ops, or run in PyNative mode")

@@ -72,7 +72,9 @@ class HostFunction:
 
     def __call__(self, *values):
         call = self.call
-        tensors = [_as_tensor(v) for v in values]
+        kinds = call.inputs or (None,) * len(values)   # arrays are Tensors, obj values stay
+        tensors = [v if isinstance(t, (ObjectType, ScalarType)) else _as_tensor(v)
+                   for v, t in zip(values, kinds)]
         leaves, record = [], None
         try:
             with _pynative():

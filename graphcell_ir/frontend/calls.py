@@ -10,8 +10,9 @@
   call's (``functional.split_args`` decides operands vs attributes);
 - ``Traced``: a library function written against ``graphcell_ir.ops.functional``, run with IR
   values while this compiler is the emitter, so each ``F.<op>`` becomes an op here;
-- ``StaticCall`` (and a callable ``Static``): evaluated while compiling; every argument must be
-  static;
+- ``StaticCall`` (and a callable ``Static``): evaluated while compiling when every argument is
+  static; given run-time values it runs when the graph runs, as Python (JIT Fallback, ``host.py``);
+- ``Host`` (``x.asnumpy()``...) and calls of run-time Python objects: JIT Fallback;
 - ``GradTransform`` and ``GradCall``: making a gradient function, and calling it (``grads.py``);
   a ``CellCall`` with a custom ``bprop`` where it is differentiated: ``bprop.py``;
 - Python builtins (``len``, ``isinstance``, ``range``, ``enumerate``, ``super``...): see
@@ -32,7 +33,7 @@ from graphcell_ir.frontend.errors import Kind, kind_of
 from graphcell_ir.frontend.exprs import describe
 from graphcell_ir.frontend.pybuiltins import builtin_handler
 from graphcell_ir.frontend.scope import (POISON, BoundMethod, Closure, Frame, Poison, Undefined,
-                                         has_poison, is_container, leaves)
+                                         has_poison, is_container, is_object, leaves)
 from graphcell_ir.frontend.source import SourceUnavailable, parse_function, qualname
 from graphcell_ir.ir.core import Value
 from graphcell_ir.ir.loc import LIB
@@ -43,6 +44,11 @@ from graphcell_ir.ops.functional import split_args
 @functools.lru_cache(maxsize=4096)
 def _signature(fn) -> inspect.Signature:
     return inspect.signature(fn)
+
+
+def _call(function, *args, **kwargs):
+    """Calls ``function``: the host function of a call of a run-time Python object."""
+    return function(*args, **kwargs)
 
 
 def _name_of(fn) -> str:
@@ -105,6 +111,8 @@ class CallMixin:
             self.realize(func, node)
         if isinstance(func, Closure):
             return self.call_closure(func, args, kwargs, node)
+        if is_object(func):   # a run-time Python object (JIT Fallback): called when run
+            return self.fallback(_call, [func, *args], kwargs, node, "a call")
         if isinstance(func, BoundMethod):
             if isinstance(func.record, R.TensorHook):   # x.register_hook(fn)
                 return self.hook_tensor(func.record, func.self_value, args, kwargs, node)
@@ -138,6 +146,8 @@ class CallMixin:
             return self.call_grad(rec, args, kwargs, node)
         if isinstance(rec, R.GradTransform):
             return self.call_transform(rec, args, kwargs, node)
+        if isinstance(rec, R.Host):
+            return self.fallback(rec.function, args, kwargs, node, f"{name}()")
         if isinstance(rec, R.Static) and callable(rec.value):
             return self.call_static(rec.value, args, kwargs, node, name)
         if isinstance(rec, R.Unsupported):
@@ -210,6 +220,9 @@ class CallMixin:
         op = rec.opdef
         args = [self.realize_deep(a, node) for a in args]
         kwargs = {k: self.realize_deep(v, node) for k, v in kwargs.items()}
+        if any(is_object(x) for x in leaves([args, kwargs])):   # JIT Fallback values: eagerly
+            return self.fallback(functools.partial(F.bind, op), args, {**kwargs, **rec.attrs},
+                                 node, op.display_name)
         if op.variadic and args and type(args[0]) in (tuple, list):
             args = [*args[0], *args[1:]]  # MindSpore passes variadic operands as one tuple
         with self.op_errors(node):
@@ -228,6 +241,8 @@ class CallMixin:
     def call_traced(self, fn, args: list, kwargs: dict, node, name: str):
         args = [self.realize_deep(a, node) for a in args]
         kwargs = {k: self.realize_deep(v, node) for k, v in kwargs.items()}
+        if any(is_object(x) for x in leaves([args, kwargs])):   # JIT Fallback values: as Python
+            return self.fallback(getattr(fn, "__wrapped__", fn), args, kwargs, node, f"{name}()")
         self.b.loc = self.loc(node)
         with self.op_errors(node, name), F.using_emitter(self.emitter):
             return fn(*args, **kwargs)
@@ -236,10 +251,10 @@ class CallMixin:
         """Call ``fn`` while compiling; every argument must be static."""
         args = [self.realize_deep(a, node) for a in args]
         kwargs = {k: self.realize_deep(v, node) for k, v in kwargs.items()}
+        if any(isinstance(x, Value) for x in leaves([args, kwargs])):
+            # values known only when the graph runs: the call runs then, as Python (JIT Fallback)
+            return self.fallback(fn, args, kwargs, node, f"{name}()")
         for x in leaves([args, kwargs]):
-            if isinstance(x, Value):
-                self.fail(node, f"{name}() runs while compiling, so its arguments must be known "
-                                f"while compiling, but one is {describe(x)}", Kind.UNSUPPORTED)
             if isinstance(x, (Closure, BoundMethod)):
                 self.fail(node, f"{describe(x)} cannot be passed to {name}(), which runs while "
                                 "compiling", Kind.UNSUPPORTED)

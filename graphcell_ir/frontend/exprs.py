@@ -23,9 +23,10 @@ import numpy as np
 from graphcell_ir.frontend import resolve as R
 from graphcell_ir.frontend.errors import Kind, PoisonAbort
 from graphcell_ir.frontend.scope import (MISSING, POISON, BoundMethod, Closure, Poison,
-                                         Undefined, has_poison, leaves)
+                                         Undefined, has_poison, is_object, leaves)
 from graphcell_ir.ir.core import Value
-from graphcell_ir.ir.types import ScalarType, TensorType, TupleType, bool_, int64
+from graphcell_ir.ir.loc import LIB
+from graphcell_ir.ir.types import ObjectType, ScalarType, TensorType, TupleType, bool_, int64
 from graphcell_ir.ops import functional as F
 from graphcell_ir.ops.operators import BY_SYMBOL, UNARY_BY_SYMBOL
 from graphcell_ir.ops.registry import lookup
@@ -137,8 +138,16 @@ class ExprMixin:
         return self.elements(node.elts)
 
     def visit_Set(self, node):
+        self.refuse_in_user_code(node, "a set literal", "use a tuple, or set(...)")
         items = self.require_static(self.elements(node.elts), node, "a set's elements")
         return set(items)
+
+    def refuse_in_user_code(self, node, what: str, instead: str) -> None:
+        """MindSpore 2.10's graph mode refuses ``what`` ("Unsupported expression"); so does
+        graphcell's, in the user's code (graphcell's own inlined code may use it)."""
+        if LIB not in self.frame.marks:
+            self.fail(node, f"{what} is not supported in graph mode (as in MindSpore); {instead}",
+                      Kind.UNSUPPORTED)
 
     def visit_Dict(self, node):
         out = {}
@@ -192,6 +201,8 @@ class ExprMixin:
         if isinstance(a, Poison) or isinstance(b, Poison):
             return POISON
         symbol = _SYMBOL[op]
+        if is_object(a) or is_object(b):   # JIT Fallback values: Python's operator, when run
+            return self.fallback(_PYOPS[op], [a, b], {}, node, f"the operator {symbol}")
         if not isinstance(a, Value) and not isinstance(b, Value):
             return self.static_op(_PYOPS[op], symbol, a, b, node)
         for x in (a, b):
@@ -223,6 +234,10 @@ class ExprMixin:
         if isinstance(v, Poison):
             return POISON
         op = type(node.op)
+        if is_object(v):
+            fn = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert,
+                  ast.Not: operator.not_}[op]
+            return self.fallback(fn, [v], {}, node, f"the operator {fn.__name__}")
         if op is ast.Not:
             t = self.truth(v, node.operand)
             return (not t) if not isinstance(t, Value) else \
@@ -288,12 +303,18 @@ class ExprMixin:
         if isinstance(a, Poison) or isinstance(b, Poison):
             return POISON
         if op in (ast.In, ast.NotIn):
+            if is_object(a) or is_object(b):
+                r = self.fallback(operator.contains, [b, a], {}, node, "'in'",
+                                  result=ScalarType(bool_))
+                return r if op is ast.In else self.emit(_OPS["logical_not"], (r,), {}, node)
             if isinstance(b, Value):
                 self.fail(node, "'in' on a tensor is not supported in graph mode",
                           Kind.UNSUPPORTED)
             r = self.static_op(lambda x, y: x in y, "in", a, b, node)
             return r if op is ast.In else not r
         name, pyop = _CMPOPS[op]
+        if is_object(a) or is_object(b):
+            return self.fallback(pyop, [a, b], {}, node, f"the comparison {_SYMBOL[op]}")
         if not isinstance(a, Value) and not isinstance(b, Value):
             return self.static_op(pyop, _SYMBOL[op], a, b, node)
         if a is None or b is None:  # x == None: a static answer, as for Python objects
@@ -313,6 +334,8 @@ class ExprMixin:
                 self.fail(node, f"the truth value of {describe(v)}: {type(e).__name__}: {e}",
                           Kind.TYPE, e)
         t = v.type
+        if isinstance(t, ObjectType):
+            return self.fallback(bool, [v], {}, node, "the truth value", result=ScalarType(bool_))
         if isinstance(t, ScalarType):
             return v if t.dtype is bool_ else self.emit(_OPS["not_equal"], (v, 0), {}, node)
         if not isinstance(t, TensorType):
@@ -336,6 +359,8 @@ class ExprMixin:
         return self.ir_ifexp(node, c)
 
     def visit_NamedExpr(self, node):
+        self.refuse_in_user_code(node, "an assignment expression (:=)",
+                                 "assign in a statement of its own")
         v = self.eval(node.value)
         self.assign(node.target, v, node)
         return v
@@ -347,6 +372,8 @@ class ExprMixin:
     def get_attr(self, base, name: str, node):
         if isinstance(base, Poison):
             return POISON
+        if is_object(base):
+            return self.fallback(getattr, [base, name], {}, node, f"reading .{name}")
         if self.is_tensor_object(base):
             if not isinstance(base, Value) and self._python_attribute(base, name):
                 return self.owned(getattr(base, name))   # a Parameter's name, requires_grad...
@@ -399,6 +426,10 @@ class ExprMixin:
         key = self.eval(node.slice)
         if isinstance(base, Poison) or has_poison(key):
             return POISON
+        key = self.realize_deep(key, node)
+        if is_object(base) or any(is_object(k) for k in leaves(key)) or self._mask_read(base, key):
+            return self.fallback(operator.getitem, [base, key], {}, node, "indexing x[...]"
+                                 if not self._mask_read(base, key) else "x[mask]")
         if isinstance(base, Value):
             return self.getitem(base, key, node)
         key = self.require_static(key, node.slice, "an index into a tuple, list or Python object")
@@ -407,6 +438,14 @@ class ExprMixin:
         except Exception as e:
             self.fail(node, f"{describe(base)}[{key!r}] while compiling: {type(e).__name__}: {e}",
                       Kind.VALUE if isinstance(e, (IndexError, KeyError)) else Kind.TYPE, e)
+
+    @staticmethod
+    def _mask_read(base, key) -> bool:
+        """``x[mask]`` with a bool mask tensor: its shape depends on the data, so it runs as
+        Python (MindSpore's JIT Fallback runs it too)."""
+        return isinstance(base, Value) and isinstance(base.type, TensorType) and any(
+            isinstance(k, Value) and isinstance(k.type, TensorType) and k.type.dtype is bool_
+            for k in (key if type(key) is tuple else (key,)))
 
     def visit_Slice(self, node):
         parts = []
@@ -558,6 +597,10 @@ class ExprMixin:
             return list(v)
         if type(v) is dict:
             return list(v)
+        if is_object(v):
+            self.fail(node, f"{what} over a run-time Python object (JIT Fallback) is not "
+                            "supported in graph mode: its length is only known when the graph "
+                            "runs", Kind.UNSUPPORTED)
         if isinstance(v, Value):
             t = v.type
             if isinstance(t, TupleType):
@@ -590,6 +633,7 @@ class ExprMixin:
         return self.comprehension(node, lambda: [self.eval(node.elt)], tuple)
 
     def visit_SetComp(self, node):
+        self.refuse_in_user_code(node, "a set comprehension", "use a list, or set(...)")
         items = self.comprehension(node, lambda: [self.eval(node.elt)], list)
         return set(self.require_static(items, node, "a set's elements"))
 

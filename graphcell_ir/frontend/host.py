@@ -6,8 +6,12 @@ the run (DESIGN §12, "host callbacks are the escape hatch"):
 - a cell's forward(-pre) **hook** whose body does what the compiled graph cannot — append to a
   list, call ``asnumpy``, mutate an object of the program: PyNative runs it as Python, so graph
   mode must too, with the same calls, values and order;
-- **JIT Fallback** code on run-time values (``x.asnumpy()``, ``np.exp(x)``), and a user's
-  Python primitive (``exprs.py``, ``calls.py``).
+- **JIT Fallback** code on run-time values (``x.asnumpy()``, ``np.exp(x)``, ``x[x > 0]``), and
+  a user's Python primitive. :meth:`HostMixin.fallback` runs such an expression as a host call
+  with a warning; its value is an ``obj`` (any Python object). Whatever then touches an ``obj`` —
+  an operator, an attribute, an index, a call — is JIT Fallback too; a condition on one is a
+  host call giving a bool; a function may return one. No gradient flows through (as in
+  MindSpore, whose JIT Fallback stops gradients).
 
 :meth:`HostMixin.host_call` compiles the call ``function(*args, **kwargs)`` into one ``py_call``
 op: the IR values among the arguments are its operands (each a :class:`Slot` of the call's
@@ -31,13 +35,14 @@ from typing import Any, Callable
 
 from graphcell_ir.frontend.errors import CompileAbort, FrontendError, Kind, PoisonAbort
 from graphcell_ir.frontend.exprs import describe
-from graphcell_ir.frontend.scope import BoundMethod, Closure, Poison, Undefined, map_leaves
+from graphcell_ir.frontend.scope import (BoundMethod, Closure, Poison, Undefined, is_object,
+                                         leaves, map_leaves)
 from graphcell_ir.ir.core import Block, OpResult, Value
-from graphcell_ir.ir.types import ObjectType, ScalarType, TensorType, int64
+from graphcell_ir.ir.types import OBJECT, ObjectType, ScalarType, TensorType, Type, int64
 from graphcell_ir.ops import functional as F
 from graphcell_ir.ops.registry import lookup
 
-__all__ = ["HostMixin", "HostCall", "Slot", "TOKEN"]
+__all__ = ["HostMixin", "HostCall", "Slot", "TOKEN", "fill_slots"]
 
 TOKEN = TensorType(int64, ())
 """The type of the last result of a differentiable host call: the key of its tape record."""
@@ -59,7 +64,8 @@ class HostCall:
     """What the resolver's ``host_function`` turns into the callable of a ``py_call`` op.
 
     ``args``/``kwargs``: the call's arguments, with a :class:`Slot` for each run-time value (the
-    op's operands, in order) and Python objects as they are. ``result``: the structure the call
+    op's operands, in order; ``inputs`` are their types) and Python objects as they are.
+    ``result``: the structure the call
     must give back, a Slot for each result (of ``types[i]``) and Python values that must come
     back unchanged. ``differentiable``: record a tape and give ``vjp`` (then the op has one more
     result, the :data:`TOKEN`). ``name`` labels the op (``@name`` in the IR text).
@@ -72,6 +78,7 @@ class HostCall:
     types: tuple
     differentiable: bool
     name: str
+    inputs: tuple = ()
 
 
 def fill_slots(template, values):
@@ -91,23 +98,25 @@ class HostMixin:
 
     # -- host calls --
     def host_call(self, function: Callable, args: list, kwargs: dict, result, name: str, node,
-                  *, differentiable: bool | None = None):
+                  *, differentiable: bool | None = None, what: str = ""):
         """Compile ``function(*args, **kwargs)`` as a ``py_call`` giving back values of the
-        structure and types of ``result`` (a frontend value); returns that value."""
+        structure and types of ``result`` (a frontend value); returns that value. ``name``
+        labels the op, ``what`` names the code in messages (default: ``name``)."""
         make = getattr(self.resolver, "host_function", None)
         if make is None:
-            self.fail(node, f"{name} would have to run as Python when the graph runs, which this "
-                            "compiler's resolver does not support", Kind.UNSUPPORTED)
+            self.fail(node, f"{what or name} would have to run as Python when the graph runs, "
+                            "which this compiler's resolver does not support", Kind.UNSUPPORTED)
         operands: list[Value] = []
         arg_t = tuple(self._slots_of(a, operands, node) for a in args)
         kwarg_t = {k: self._slots_of(v, operands, node) for k, v in kwargs.items()}
-        results: list[Value] = []
+        results: list = []
         result_t = self._slots_of(result, results, node)
-        types = tuple(v.type for v in results)
+        types = tuple(v if isinstance(v, Type) else v.type for v in results)
         if differentiable is None:
             differentiable = self.grad_depth > 0 and any(
                 isinstance(v.type, TensorType) and v.type.dtype.is_float for v in operands)
-        call = HostCall(function, arg_t, kwarg_t, result_t, types, differentiable, name)
+        call = HostCall(function, arg_t, kwarg_t, result_t, types, differentiable, name,
+                        tuple(v.type for v in operands))
         fn = make(call)
         out = self.emit(lookup("py_call"), operands,
                         {"fn": fn, "name": name, "types": types + ((TOKEN,) if differentiable
@@ -115,8 +124,27 @@ class HostMixin:
         out = () if out is None else out if type(out) is tuple else (out,)
         return fill_slots(result_t, out)
 
+    # -- JIT Fallback --
+    def fallback(self, function: Callable, args: list, kwargs: dict, node, what: str,
+                 result: Type = OBJECT):
+        """``function(*args, **kwargs)`` on run-time values, run as Python when the graph runs
+        (MindSpore's JIT Fallback). Gives a value of type ``result`` (default ``obj``: any Python
+        object). Where tensors of the graph enter such code (not for the operations on its
+        ``obj`` values that follow) the user is warned once per line: it leaves the compiled
+        graph, and no gradient flows through it."""
+        if any(isinstance(v, Value) and not is_object(v) for v in leaves([args, kwargs])):
+            self.warn(node, f"{what} runs as Python when the graph runs (JIT Fallback): it "
+                            "leaves the compiled graph, and gradients do not flow through it")
+        name = getattr(function, "__name__", None) or what
+        return self.host_call(function, args, kwargs, result, name, node, differentiable=False,
+                              what=what)
+
     def _slots_of(self, value, values: list, node):
-        """``value`` with its IR values moved into ``values`` as Slots (Python objects stay)."""
+        """``value`` with its IR values moved into ``values`` as Slots (Python objects stay);
+        a Type in a result template stands for one result of that type."""
+        if isinstance(value, Type):
+            values.append(value)
+            return Slot(len(values) - 1)
         if isinstance(value, Value):
             if not isinstance(value.type, (TensorType, ScalarType, ObjectType)):
                 self.fail(node, f"{describe(value)} cannot be passed to Python code run when the "

@@ -60,6 +60,9 @@ How the frontend acts on each record:
   call returns (default: the three as a tuple).
 - ``TensorHook(function)``: ``x.register_hook(fn)``, from ``tensor_method``: the frontend puts
   ``function(x, fn)`` right after ``x`` is defined and makes every use of ``x`` read it.
+- ``Host(function)``: a callable that needs run-time values (``x.asnumpy``): the call runs as
+  Python when the graph runs (JIT Fallback, ``host.py``) and gives an ``obj``. A ``StaticCall``
+  given run-time values (``np.exp(x)``) runs that way too.
 - ``Unsupported(reason)``: the frontend raises ``GraphSyntaxError`` at the use, with ``reason``.
 
 ``tensor_method(name)`` answers ``x.<name>`` on an IR tensor value (``x.sum``, ``x.astype``...):
@@ -179,13 +182,21 @@ class GradCall:
     name: str = ""
 
 
+@dataclass(frozen=True, eq=False)
+class Host:
+    """A callable that needs run-time values (``x.asnumpy()``, ``x.item()``): called, it runs as
+    Python when the graph runs (MindSpore's JIT Fallback), giving a Python object (``obj``)."""
+
+    function: Callable
+
+
 @dataclass(frozen=True)
 class Unsupported:
     reason: str
 
 
 Resolved = (Static | Param | Constant | Inline | CellCall | PrimitiveCall | Traced | StaticCall
-            | GradTransform | GradCall | TensorHook | Unsupported)
+            | GradTransform | GradCall | TensorHook | Host | Unsupported)
 
 
 class Resolver(Protocol):

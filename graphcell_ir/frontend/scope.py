@@ -29,6 +29,7 @@ from typing import Any
 
 from graphcell_ir.frontend.source import ParsedFunction
 from graphcell_ir.ir.core import Value
+from graphcell_ir.ir.types import ObjectType
 from graphcell_ir.ir.loc import Loc
 
 
@@ -203,6 +204,11 @@ def map_leaves(fn, v):
         new = {k: map_leaves(fn, e) for k, e in v.items()}
         return v if all(new[k] is v[k] for k in v) else new
     return fn(v)
+
+
+def is_object(v) -> bool:
+    """Whether ``v`` is a run-time Python object (an ``obj`` value of JIT-Fallback code)."""
+    return isinstance(v, Value) and isinstance(v.type, ObjectType)
 
 
 def has_poison(v) -> bool:

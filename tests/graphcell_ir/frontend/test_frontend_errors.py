@@ -141,6 +141,22 @@ def _static_call_with_tensor(x):
     return np.sqrt(x)
 
 
+def _set_literal(x):
+    s = {1, 2}
+    return x * len(s)
+
+
+def _set_comprehension(x):
+    s = {i for i in range(3)}
+    return x * len(s)
+
+
+def _walrus(x):
+    if (n := 2) > 1:
+        return x * n
+    return x
+
+
 CASES = [
     (_try, "try:", ["'try' statement"]),
     (_with, "with open", ["'with' statement"]),
@@ -154,10 +170,14 @@ CASES = [
     (_import, "import math", ["'import' statement"]),
     (_assert_on_tensor, "assert", ["'assert' on a tensor"]),
     (_attribute_assignment, "x.value", ["assigning attribute 'value' of a tensor"]),
-    (_mask_index, "x[x > 0]", ["boolean mask", "data-dependent number"]),
+    (_mask_index, "x[x > 0]", ["x[mask] would have to run as Python",
+                               "resolver does not support"]),
     (_int_of_tensor, "int(", ["int() of a tensor"]),
     (_range_of_tensor, "range(", ["range()", "use a while loop"]),
-    (_static_call_with_tensor, "np.sqrt", ["sqrt() runs while compiling", "f32[3]"]),
+    (_static_call_with_tensor, "np.sqrt", ["sqrt() would have to run as Python"]),
+    (_set_literal, "{1, 2}", ["a set literal is not supported in graph mode (as in MindSpore)"]),
+    (_set_comprehension, "{i for i", ["a set comprehension is not supported"]),
+    (_walrus, "(n := 2)", ["an assignment expression (:=) is not supported"]),
 ]
 
 
