@@ -15,6 +15,8 @@ tuples/lists/dicts, ``CellList``, plain objects
                                                    and the boundaries of its backward hooks
 ``SequentialCell``                                 ``CellCall`` of a loop over its cells
 Primitive instance (``ops.Add()``)                 ``PrimitiveCall(opdef, init_attrs)``
+a user's Primitive (``PrimitiveWithInfer``,        ``PyPrimitive``: run as Python when the graph
+``ops.Custom``, a subclass with ``__call__``)       runs (declared outputs), or compiled
 Primitive of a function (``ops.Stack(axis)``)      ``Traced`` (the function, init args bound)
 registry function (``ops.add``, ``F.add``)         ``PrimitiveCall(opdef, {})``
 graphcell library function (``ops.sum``, nn        ``Traced`` (called with IR values, see
@@ -60,7 +62,8 @@ from graphcell.autodiff import NO_WEIGHTS, GradFunction, GradOperation
 from graphcell.graph.traced import GraphTensor, traced
 from graphcell.nn.cell import Cell
 from graphcell.nn.container import CellList, SequentialCell
-from graphcell.ops.primitive import FunctionPrimitive, Primitive
+from graphcell.ops.primitive import (FunctionPrimitive, Primitive, PrimitiveWithInfer,
+                                     is_user_primitive)
 from graphcell.parameter import Parameter
 from graphcell.runtime.hooks import (CellBackward, HookBackward, cell_backward, mark,
                                      parameter_hooks, tensor_hooks_callback)
@@ -68,8 +71,9 @@ from graphcell.runtime.host import HostFunction
 from graphcell.tensor import Tensor
 from graphcell_ir.frontend.resolve import (CellCall, Constant, GradCall, GradTransform, Inline,
                                            Param, PrimitiveCall, Resolved, StaticCall, Static,
-                                           Host, TensorHook, Traced, Unsupported)
-from graphcell_ir.ir.types import DType, TensorType, dtype_from_numpy
+                                           Host, PyPrimitive, TensorHook, Traced,
+                                           Unsupported)
+from graphcell_ir.ir.types import DType, ScalarType, TensorType, dtype_from_numpy, to_dtype
 
 __all__ = ["GraphResolver", "sequential_construct"]
 
@@ -348,12 +352,38 @@ def _scope(fn) -> str:
 
 
 def _primitive(prim: Primitive) -> Resolved:
+    if is_user_primitive(prim):
+        return _user_primitive(prim)
     if isinstance(prim, FunctionPrimitive):  # ops.Stack(axis): the function it calls, traced
         return Traced(traced(prim.bound()))
     opdef = prim.opdef
     if opdef.variadic:  # MindSpore passes variadic operands as one tuple: ops.Concat()((x, y))
         return Traced(_variadic(prim))
     return PrimitiveCall(opdef, dict(prim.init_attrs))
+
+
+def _user_primitive(prim: Primitive) -> Resolved:
+    """A user's Primitive: a PrimitiveWithInfer (``ops.Custom``) runs as Python when the graph
+    runs, with the outputs it declares; another one's ``__call__`` is compiled when it can be."""
+    call = getattr(type(prim), "__call__", None)
+    if call is Primitive.__call__ or not isinstance(call, types.FunctionType):
+        return Unsupported(f"{prim.name}: a Primitive subclass computes in __call__, which "
+                           f"{type(prim).__name__} does not define")
+    if isinstance(prim, PrimitiveWithInfer):
+        return PyPrimitive(prim, infer=_declared_types(prim))
+    return PyPrimitive(prim, inline=Inline(call, prim, f"{type(prim).__name__}.__call__",
+                                           _is_library(call)))
+
+
+def _declared_types(prim: PrimitiveWithInfer) -> Callable:
+    def infer(arg_types: list):
+        shapes = [list(t.shape) if isinstance(t, (TensorType, ScalarType)) else t
+                  for t in arg_types]
+        dtypes = [t.dtype if isinstance(t, (TensorType, ScalarType)) else t for t in arg_types]
+        out = tuple(TensorType(to_dtype(d), tuple(int(n) for n in shape))
+                    for shape, d in prim.output_types(shapes, dtypes))
+        return out[0] if len(out) == 1 else out
+    return infer
 
 
 def _variadic(prim: Primitive) -> Callable:

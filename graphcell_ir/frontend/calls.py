@@ -148,6 +148,8 @@ class CallMixin:
             return self.call_transform(rec, args, kwargs, node)
         if isinstance(rec, R.Host):
             return self.fallback(rec.function, args, kwargs, node, f"{name}()")
+        if isinstance(rec, R.PyPrimitive):
+            return self.call_py_primitive(rec, args, kwargs, node, name)
         if isinstance(rec, R.Static) and callable(rec.value):
             return self.call_static(rec.value, args, kwargs, node, name)
         if isinstance(rec, R.Unsupported):

@@ -124,6 +124,28 @@ class HostMixin:
         out = () if out is None else out if type(out) is tuple else (out,)
         return fill_slots(result_t, out)
 
+    # -- a user's Python primitive --
+    def call_py_primitive(self, rec, args: list, kwargs: dict, node, name: str):
+        """``rec.function(*args)``: at once on values known while compiling; else its
+        ``__call__`` compiled inline when that works, else run as Python when the graph runs,
+        with the results' types from ``rec.infer`` (one ``obj`` without)."""
+        args = [self.realize_deep(a, node) for a in args]
+        kwargs = {k: self.realize_deep(v, node) for k, v in kwargs.items()}
+        if not any(isinstance(x, Value) for x in leaves([args, kwargs])):
+            return self.call_static(rec.function, args, kwargs, node, name)
+        if rec.inline is not None:
+            c = rec.inline
+            ok, value = self.trial(lambda: self.inline(c.function, c.self_obj, c.scope, args,
+                                                       kwargs, node, c.library))
+            if ok:
+                return value
+        result = OBJECT
+        if rec.infer is not None:
+            types = [a.type if isinstance(a, Value) else a for a in args]
+            with self.op_errors(node, f"{name}: inferring its outputs"):
+                result = rec.infer(types)
+        return self.host_call(rec.function, args, kwargs, result, name, node)
+
     # -- JIT Fallback --
     def fallback(self, function: Callable, args: list, kwargs: dict, node, what: str,
                  result: Type = OBJECT):

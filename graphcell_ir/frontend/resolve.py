@@ -63,6 +63,8 @@ How the frontend acts on each record:
 - ``Host(function)``: a callable that needs run-time values (``x.asnumpy``): the call runs as
   Python when the graph runs (JIT Fallback, ``host.py``) and gives an ``obj``. A ``StaticCall``
   given run-time values (``np.exp(x)``) runs that way too.
+- ``PyPrimitive(function, infer, inline)``: a user's Python primitive (``host.py``): compiled
+  inline when it can be, else run as Python when the graph runs, with the types ``infer`` gives.
 - ``Unsupported(reason)``: the frontend raises ``GraphSyntaxError`` at the use, with ``reason``.
 
 ``tensor_method(name)`` answers ``x.<name>`` on an IR tensor value (``x.sum``, ``x.astype``...):
@@ -190,13 +192,26 @@ class Host:
     function: Callable
 
 
+@dataclass(frozen=True, eq=False)
+class PyPrimitive:
+    """A user's Python primitive (MindSpore's ``Primitive``/``PrimitiveWithInfer`` subclasses,
+    ``ops.Custom`` with a Python function): called on values known while compiling it runs then;
+    otherwise ``inline`` (an ``Inline`` of its ``__call__``) is compiled when that works, else
+    ``function`` runs as Python when the graph runs, its results of the types
+    ``infer(argument types)`` gives (a Type or a tuple of them; None: one ``obj``)."""
+
+    function: Callable
+    infer: Callable | None = None
+    inline: Inline | None = None
+
+
 @dataclass(frozen=True)
 class Unsupported:
     reason: str
 
 
 Resolved = (Static | Param | Constant | Inline | CellCall | PrimitiveCall | Traced | StaticCall
-            | GradTransform | GradCall | TensorHook | Host | Unsupported)
+            | GradTransform | GradCall | TensorHook | Host | PyPrimitive | Unsupported)
 
 
 class Resolver(Protocol):
