@@ -21,7 +21,7 @@ Primitive of a function (``ops.Stack(axis)``)      ``Traced`` (the function, ini
 registry function (``ops.add``, ``F.add``)         ``PrimitiveCall(opdef, {})``
 graphcell library function (``ops.sum``, nn        ``Traced`` (called with IR values, see
 helpers), ``Tensor`` methods                       ``traced.py``)
-``Tensor``, Primitive classes, numpy, ``math``,    ``StaticCall`` (run while compiling)
+``Tensor``, Primitive and cell classes, numpy,     ``StaticCall`` (run while compiling)
 builtins, ``initializer``, dtype helpers
 ``@jit`` functions and methods                     ``Inline`` of the wrapped function
 user functions, methods, callable objects          ``Inline``
@@ -33,7 +33,7 @@ what they return (a ``GradFunction``)              ``GradCall``: compiled with I
                                                    (``graphcell_ir/frontend/grads.py``)
 a cell with a ``bprop`` method                     ``CellCall`` with ``bprop`` (and
                                                    ``bprop_params``: its ``internal_params``)
-``print``, cell or Parameter classes               ``Unsupported`` with the reason
+Parameter classes, hook registration              ``Unsupported`` with the reason
 =================================================  =============================================
 
 The resolver also remembers what it met — the Parameters (the compiled function's ``param``
@@ -103,6 +103,8 @@ _HOST_METHODS = ("asnumpy", "item", "tolist", "numpy")
 _VALUE_METHODS = ("__array__", "__bool__", "__float__", "__int__", "__index__", "__format__",
                   "__setitem__", "set_data", "init_data")
 _GRAD_TRANSFORMS = ("grad", "value_and_grad")
+_HOOK_REGISTRATION = ("register_forward_pre_hook", "register_forward_hook",
+                      "register_backward_pre_hook", "register_backward_hook")
 _PARAMETER_METHODS = ("trainable_params", "untrainable_params", "get_parameters",
                       "parameters_and_names", "parameters_dict")
 """Cell methods that list Parameters: evaluated while compiling (``GradOperation(get_by_list=
@@ -271,6 +273,10 @@ class GraphResolver:
             return StaticCall(m)  # a captured constant's method: evaluated while compiling
         if isinstance(owner, CellBackward):
             return Traced(m)  # a boundary of a cell's backward hooks: one hook_backward op
+        if isinstance(owner, Cell) and fn.__name__ in _HOOK_REGISTRATION:
+            return Unsupported(f"{fn.__name__}() in construct or a @jit function is not "
+                               "supported in graph mode (as in MindSpore); register the hook "
+                               "outside, e.g. in __init__")
         if isinstance(owner, Cell) and fn.__name__ in _PARAMETER_METHODS and \
                 fn.__module__ == "graphcell.nn.cell":
             self._meet(owner)
@@ -402,10 +408,9 @@ def _class(cls: type) -> Resolved:
     if issubclass(cls, Parameter):
         return Unsupported("creating a Parameter inside a compiled function; create it in "
                            "__init__ and use self.<name> in construct")
-    if issubclass(cls, Cell):
-        return Unsupported(f"creating a {cls.__name__} inside a compiled function; create cells "
-                           "in __init__ and call self.<name> in construct")
-    return StaticCall(cls)  # Tensor, Primitive classes, HookBackward, int, tuple, np.float32...
+    # Tensor, Primitive classes, HookBackward, int, tuple, np.float32... and cells: a cell made
+    # in compiled code is made while compiling, once per compile (as MindSpore 2.10 does)
+    return StaticCall(cls)
 
 
 def _builtin(fn) -> Resolved:

@@ -14,9 +14,11 @@ environment while compiling and makes it happen after the compiled function has 
 
 The written attributes travel like the written Parameters: their values computed in the graph are
 extra results of the Function, after the returned ones (``CompiledFrontend.attr_writes``).
-``self.param = value`` on a Parameter is ``assign`` (as MindSpore does); assigning a cell, or an
-attribute inside a ``while`` loop on a tensor (whose body runs an unknown number of times), is
-refused at the user's line.
+``self.param = value`` on a Parameter is ``assign`` (as MindSpore does); assigning a cell, an
+attribute inside a ``while`` loop on a tensor (whose body runs an unknown number of times), or an
+attribute of an object that is no cell (graphcell's cache guards the attributes of cells only, so
+a later call would not see the change) is refused at the user's line. A hook that sets attributes
+runs as Python instead (``host.py``).
 
 A compile reads the attribute's value as it is when compiling; the runtime decides when to
 compile again (graphcell's cache guards the attributes a compile read, so ``self.count += 1``
@@ -26,15 +28,21 @@ Example::
 
     >>> from graphcell_ir.frontend import compile_function, PythonResolver
     >>> from graphcell_ir.ir import TensorType, float32
-    >>> class Counter:
+    >>> from graphcell_ir.frontend import resolve as R
+    >>> class Counter:                          # a cell, to this resolver
     ...     def __init__(self):
     ...         self.calls, self.last = 0, None
     ...     def step(self, x):
     ...         self.calls += 1
     ...         self.last = x * 2.0
     ...         return x + self.calls
+    >>> class Cells(PythonResolver):
+    ...     def classify(self, obj):
+    ...         if isinstance(obj, Counter):
+    ...             return R.CellCall(obj, R.Inline(Counter.step, obj))
+    ...         return super().classify(obj)
     >>> c = Counter()
-    >>> out = compile_function(Counter.step, c, [TensorType(float32, (2,))], PythonResolver())
+    >>> out = compile_function(Counter.step, c, [TensorType(float32, (2,))], Cells())
     >>> [(type(obj).__name__, name) for obj, name, _ in out.attr_writes]
     [('Counter', 'calls'), ('Counter', 'last')]
 """
@@ -121,6 +129,12 @@ class AttrMixin:
         if self._is_cell(value) or self._is_cell(current):
             self.fail(target, f"assigning a cell to {describe(obj)}.{name} in compiled code is "
                               "not supported; create cells in __init__", Kind.UNSUPPORTED)
+        if self.trials:   # a hook that sets attributes runs as Python, when PyNative does
+            self.outside_effect(f"{type(obj).__name__}.{name} = ...")
+        elif not self._is_cell(obj):
+            self.fail(target, f"graph mode sets attributes of cells only (self.{name} = ... in "
+                              f"construct); {describe(obj)} is no cell, and a compiled call "
+                              "would not see its attribute change", Kind.UNSUPPORTED)
         key = attr_key(obj, name)
         if key not in self.written:
             self.written[key] = Written(obj, name, current)

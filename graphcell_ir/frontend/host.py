@@ -253,9 +253,26 @@ class HostMixin:
                 return self.host_call(runner, args, {}, replaced, _hook_name(hook), node)
         if r is None:
             return replaced
+        where = f"{type(cell).__name__} {'forward-pre' if pre else 'forward'} hook " \
+                f"{_hook_name(hook)}"
         if pre:
-            return r if type(r) is tuple else (r,)
+            r = r if type(r) is tuple else (r,)
+            self._check_hook_values(r, where, node)
+            return r
+        self._check_hook_values(r if type(r) is tuple else (r,), where, node)
+        if (type(out) is tuple) != (type(r) is tuple) or (type(r) is tuple and len(r) != len(out)):
+            self.fail(node, f"{where} returned {_shape_word(r)}, but the cell returns "
+                            f"{_shape_word(out)}", Kind.VALUE)
         return r
+
+    def _check_hook_values(self, values: tuple, where: str, node) -> None:
+        """What PyNative accepts from a forward(-pre) hook: tensors, numbers, tuples, lists,
+        None (``runtime/hooks.py``), with its message."""
+        for v in values:
+            if not (isinstance(v, (Value, bool, int, float, tuple, list, type(None)))
+                    or self.is_tensor_object(v)):
+                self.fail(node, f"{where} must return Tensors (or None to keep the values), got "
+                                f"{type(v).__name__}", Kind.TYPE)
 
     def outside_effect(self, what: str) -> None:
         """Compiled code changes Python state from outside it (``what``): a trial in progress
@@ -298,7 +315,8 @@ class HostMixin:
         return True, value
 
     def _trial_state(self) -> dict:
-        return {"diags": len(self.diags), "bindings": dict(self.bindings),
+        return {"diags": len(self.diags), "warnings": len(self.warnings),
+                "bindings": dict(self.bindings),
                 "written": set(self.written), "mutated": dict(self.mutated),
                 "slots": dict(self.slots), "args": len(self.fn.args),
                 "consts": dict(self._consts), "last_const": self._last_const}
@@ -307,6 +325,7 @@ class HostMixin:
         for op in block:
             op.drop_references()
         del self.diags[state["diags"]:]
+        del self.warnings[state["warnings"]:]
         self.bindings, self.mutated = state["bindings"], state["mutated"]
         for key in [k for k in self.written if k not in state["written"]]:
             del self.written[key]
@@ -321,6 +340,13 @@ class HostMixin:
         body = self.fn.body
         while len(self.fn.args) > state["args"] and not self.fn.args[-1].has_uses:
             body.erase_arg(len(self.fn.args) - 1)
+
+
+def _shape_word(v) -> str:
+    """How hook messages name a value's structure: ``a tuple of 2``, ``Tensor``."""
+    if type(v) is tuple:
+        return f"a tuple of {len(v)}"
+    return "Tensor" if isinstance(v, Value) else type(v).__name__
 
 
 def _hook_name(hook) -> str:

@@ -284,6 +284,8 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, CallMixin, GradMixin, BpropMix
         if not self.diags:
             self._finish(leaves)
         raise_diagnostics(self.diags, self.name)
+        for text in self.warnings:
+            warnings.warn(text, stacklevel=3)
         prune(self.module, self.fn)   # Functions left by gradients (grads.py) nothing calls
         try:
             verify(self.module)
@@ -453,10 +455,11 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, CallMixin, GradMixin, BpropMix
         raise FrontendError(self.diag(node, message, kind, cause))
 
     def warn(self, node, message: str) -> None:
+        """A warning at ``node``, given (once) when the compile succeeds (a trial that is
+        abandoned takes its warnings back, ``host.py``)."""
         text = self.diag(node, message).format()
         if text not in self.warnings:
             self.warnings.append(text)
-            warnings.warn(text, stacklevel=2)
 
     @contextmanager
     def op_errors(self, node, what: str | None = None):

@@ -106,6 +106,7 @@ def test_error_inside_function_restores_state():
     assert dispatch.recorder is None
 
 
+@pytest.mark.both_modes
 def test_hook_backward_sees_and_replaces_gradient(capsys):
     # hook_programming.md, "HookBackward Operator"
     def hook_fn(grad_out):
@@ -127,6 +128,7 @@ def test_hook_backward_sees_and_replaces_gradient(capsys):
     assert g.asnumpy().tolist() == [6.0]
 
 
+@pytest.mark.both_modes
 def test_hook_backward_wrong_arity_is_an_error():
     bad = ops.HookBackward(lambda g: (g[0], g[0]))
     with pytest.raises(ValueError, match="HookBackward hook .* returned 2 gradient"):

@@ -367,10 +367,10 @@ class NotATensor(TwoGrads):
 
 @pytest.mark.parametrize("cls, error, words", [
     (TwoGrads, GraphValueError,
-     r"TwoGrads\.bprop returned 2 gradient\(s\), but TwoGrads\.construct takes 1 input"),
+     r"TwoGrads\.bprop returned 2 gradient\(s\), expected 1 \(one per input of TwoGrads"),
     (Summed, GraphValueError,
-     r"Summed\.bprop: the gradient of input 0 has shape \[\], but the input has shape \[3\]"),
-    (NotATensor, GraphTypeError, r"NotATensor\.bprop: the gradient of input 0 must be a Tensor"),
+     r"Summed\.bprop: gradient 0 has shape \[\], expected \[3\]"),
+    (NotATensor, GraphTypeError, r"NotATensor\.bprop: gradient 0 must be a Tensor"),
 ])
 def test_a_wrong_bprop_is_an_error_naming_the_cell_at_its_def_line(cls, error, words):
     g = GradOf(cls())
