@@ -22,7 +22,11 @@ import types
 
 import numpy as np
 
+from graphcell.graph.traced import traced
+from graphcell.runtime.hooks import input_hooks
+from graphcell.runtime.tape import TENSOR_HOOKS
 from graphcell.tensor import Tensor
+from graphcell_ir.frontend.resolve import HookedArgument
 from graphcell_ir.ir.types import DType, TensorType, dtype_from_numpy
 
 __all__ = ["flatten", "arg_specs", "describe_spec", "short_value", "InputError"]
@@ -40,12 +44,15 @@ def flatten(args: tuple, prefix=None) -> tuple[tuple, list]:
     of a cell) and their tensors' arrays in order."""
     key: list = [prefix]
     leaves: list = []
+    hooked = TENSOR_HOOKS[0]
     for a in args:
         if isinstance(a, Tensor):
             d = a._data
             key.append(d.dtype)
             key.append(d.shape)
             leaves.append(d)
+            if hooked and getattr(a, "_hooks", None):   # Tensor.register_hook on an input
+                key.append(tuple(a._hooks.values()))
         else:
             _flatten_other(a, key, leaves)
     return tuple(key), leaves
@@ -102,7 +109,9 @@ def arg_specs(args: tuple) -> list:
 
 def _spec(a):
     if isinstance(a, Tensor):
-        return TensorType(dtype_from_numpy(a._data.dtype), a._data.shape)
+        t = TensorType(dtype_from_numpy(a._data.dtype), a._data.shape)
+        hooks = getattr(a, "_hooks", None) if TENSOR_HOOKS[0] else None
+        return HookedArgument(t, traced(input_hooks(tuple(hooks.values())))) if hooks else t
     if isinstance(a, (tuple, list)):
         return type(a)(_spec(x) for x in a)
     if isinstance(a, dict):
@@ -112,6 +121,8 @@ def _spec(a):
 
 def describe_spec(spec) -> str:
     """``f32[2,3]``, ``3``, ``(f32[2], f32[3])``: a spec as the cache log writes it."""
+    if isinstance(spec, HookedArgument):
+        return f"{spec.type} (hooked)"
     if isinstance(spec, TensorType):
         return str(spec)
     if isinstance(spec, tuple):

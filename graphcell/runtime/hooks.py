@@ -301,6 +301,7 @@ def register_hook(tensor, hook_fn: Callable) -> HookHandle:
         tensor._hooks = hooks
     key = next(_ids)
     hooks[key] = hook_fn
+    tape.TENSOR_HOOKS[0] += 1
     from graphcell.parameter import Parameter
     if isinstance(tensor, Parameter):
         PARAMETER_HOOKS[0] += 1
@@ -327,6 +328,16 @@ def tensor_hooks_callback(hooks: Callable[[], tuple], name: str) -> GradCallback
             return None
         return (run_tensor_hooks(fns, grads[0]),)
     return GradCallback(run, (True,), name)
+
+
+def input_hooks(fns: tuple):
+    """A compiled function's input with tensor hooks ``fns``: its value through one
+    ``hook_backward`` op that calls them (written against ``F``, for graph mode to trace)."""
+    callback = tensor_hooks_callback(lambda: fns, "input hooks")
+
+    def hook(value):
+        return mark((value,), callback, "input hooks")[0]
+    return hook
 
 
 def parameter_hooks(param):

@@ -26,6 +26,10 @@ from graphcell_ir.ops.registry import OpDef
 
 _seq = itertools.count()
 
+TENSOR_HOOKS = [0]
+"""How many tensor hooks were ever registered (``Tensor.register_hook``): while none, nothing
+looks for them (reading an unset ``_hooks`` slot is slow)."""
+
 
 class Node:
     """One recorded application: ``backward(douts) -> one gradient (or None) per input``.
@@ -127,9 +131,10 @@ def make_leaf(value, name: str = "leaf"):
     """
     from graphcell.tensor import Tensor
     leaf = Tensor._wrap(value._data)
-    hooks = getattr(value, "_hooks", None)
-    if hooks:   # the input's tensor hooks see the leaf's gradient
-        leaf._hooks = hooks
+    if TENSOR_HOOKS[0]:
+        hooks = getattr(value, "_hooks", None)
+        if hooks:   # the input's tensor hooks see the leaf's gradient
+            leaf._hooks = hooks
     outer = value._node
     if outer is not None and is_recording():
         leaf._node = Node((value,), (leaf,), lambda douts: (douts[0],), f"{name}:identity")
@@ -192,8 +197,11 @@ def backward(outputs: tuple, sens: tuple, stop_at: set[int] | frozenset = frozen
         roots.append(o._node)
     grads = {}
     with using_emitter(dispatch.EAGER):
+        hooked = TENSOR_HOOKS[0]
         for node in _toposort(roots):
-            douts = [_hooked(o, ct.pop(id(o), None)) for o in node.outputs]
+            douts = [ct.pop(id(o), None) for o in node.outputs]
+            if hooked:
+                douts = [_hooked(o, d) for o, d in zip(node.outputs, douts)]
             if node.is_leaf or id(node) in stop_at:
                 if douts[0] is not None:
                     grads[id(node)] = douts[0]

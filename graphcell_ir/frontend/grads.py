@@ -231,7 +231,8 @@ class GradMixin:
                     return v
                 a = fn.add_arg(v.type, v.name_hint)
                 source_of[a] = v
-                return a
+                hook = self.arg_hooks.get(v)
+                return a if hook is None else self.hooked_argument(hook, a, node)
             inner = [map_leaves(argument, a) for a in args]
             for w in weights:   # their arguments first, in order (a read comes later)
                 self.param_value(w, None)

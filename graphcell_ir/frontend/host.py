@@ -233,6 +233,17 @@ class HostMixin:
         self.b.loc = saved_loc
         return new
 
+    def hooked_argument(self, hook: Callable, arg: Value, node) -> Value:
+        """An input with tensor hooks, differentiated: its value through ``hook`` at the top of
+        the Function (its location: the call's, marked as a hook's)."""
+        saved_loc = self.b.loc
+        self.b.loc = self.loc(node).with_mark("hook")
+        with self.b.insertion_point(self.fn.body, self.fn.body.first), \
+                F.using_emitter(self.emitter):
+            new = hook(arg)
+        self.b.loc = saved_loc
+        return new
+
     # -- hooks --
     def forward_hook(self, hook, cell, inputs: tuple, out, node, *, pre: bool):
         """Run a forward-pre hook (``pre``: ``hook(cell, inputs)``, giving new inputs) or a

@@ -124,6 +124,17 @@ class TensorHook:
 
 
 @dataclass(frozen=True, eq=False)
+class HookedArgument:
+    """An argument spec (``compile_function``'s ``arg_specs``): a tensor of ``type`` with tensor
+    hooks, ``hook`` (library code, value -> value) putting it through a ``hook_backward`` op;
+    applied where the argument is differentiated (a gradient function's call), so the hooks see
+    its gradient."""
+
+    type: TensorType
+    hook: Callable
+
+
+@dataclass(frozen=True, eq=False)
 class Constant:
     array: np.ndarray
 

@@ -221,6 +221,7 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, CallMixin, GradMixin, BpropMix
         self.outside: dict = {}    # id -> the copies of Python lists/dicts read from outside
         self.trials: list = []     # host.trial: the outside effects of each trial in progress
         self.frames: list[Frame] = []   # the functions being compiled, outermost first
+        self.arg_hooks: dict = {}  # argument -> its tensor hooks (R.HookedArgument)
         self.param_of: dict[Value, _ParamSlot] = {}
         self.mutated: dict[int, _ParamSlot] = {}
         self._classified: dict[int, tuple[Any, Any]] = {}
@@ -307,6 +308,11 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, CallMixin, GradMixin, BpropMix
         if isinstance(spec, Type):
             paths.append(path)
             return self.fn.add_arg(spec, hint)
+        if isinstance(spec, R.HookedArgument):   # Tensor.register_hook on an input
+            paths.append(path)
+            arg = self.fn.add_arg(spec.type, hint)
+            self.arg_hooks[arg] = spec.hook
+            return arg
         if type(spec) in (tuple, list):
             return type(spec)(self._argument(s, path + (i,), f"{hint}_{i}", paths)
                               for i, s in enumerate(spec))

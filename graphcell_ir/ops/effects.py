@@ -24,7 +24,8 @@ hook's body, JIT-Fallback code on run-time values, a user's Python primitive —
 values, in program order (``Kind.SIDE_EFFECT``). Its gradient is ``fn.vjp``'s when ``fn`` has one
 (``fn.vjp(*tensor results, *their cotangents)`` gives the cotangents of the float tensor
 operands, as another ``py_call``); without it no gradient flows through, as MindSpore's JIT
-Fallback stops gradients.
+Fallback stops gradients. Without ``fn`` (text read back without its host objects) it is the
+identity, its types its operands'.
 
 ``hook_backward(*xs, fn=..., name=...)`` is the identity forward; its bprop rule calls ``fn`` on
 the gradients flowing back through it, as one ``host_callback`` op — so PyNative (which runs the
@@ -204,8 +205,11 @@ def _py_call_infer(*xs, fn=None, name="", types=()):
 
 
 def _py_call_ref(*xs, fn=None, name="", types=()):
-    out = fn(*xs) if fn is not None else None
-    out = tuple(out) if isinstance(out, (tuple, list)) else (out,) if types else ()
+    if fn is None:   # no function: the identity (text read back without its host objects)
+        out = xs
+    else:
+        out = fn(*xs)
+        out = tuple(out) if isinstance(out, (tuple, list)) else (out,) if types else ()
     if len(out) != len(types):
         raise OpTypeError(f"py_call {name!r}: the function gave {len(out)} value(s), the graph "
                           f"expects {len(types)}")
@@ -243,6 +247,8 @@ def bprop_py_call(*args, fn=None, name="", types=()):
     # cotangents: one host call giving the cotangents of the float tensor operands; without a
     # vjp no gradient flows through (MindSpore's JIT Fallback stops it there too)
     xs, out, dout = args[:-2], args[-2], args[-1]
+    if fn is None:   # the identity: straight through, as host_callback
+        return (dout,) if len(xs) == 1 else tuple(dout)
     vjp = getattr(fn, "vjp", None)
     diff = [i for i, x in enumerate(xs) if _is_float_tensor(x)]
     if vjp is None or not diff or not types:

@@ -202,6 +202,18 @@ def tensor_register_hook():
     return [ms.grad(f)(x4()), ms.jit(ms.grad(f))(x4())]
 
 
+def input_register_hook():
+    """A hook registered on an input before it is differentiated (MindSpore's PyNative mode)."""
+    x = x4()
+    handle = x.register_hook(lambda g: see("input", [g]) or g * 3)
+
+    def f(v):
+        return (v * v).sum()
+    out = [ms.grad(f)(x)]
+    handle.remove()
+    return out + [ms.grad(f)(x)]
+
+
 def parameter_register_hook():
     class Net(nn.Cell):
         def __init__(self):
@@ -235,7 +247,8 @@ PROGRAMS = [appending_forward_hook, printing_forward_pre_hook, fresh_tensor_forw
             computing_forward_hook, replacing_forward_pre_hook, method_hook_counting_calls,
             hooks_on_a_cell_called_twice, hook_removed_between_calls, hooks_in_tensor_branches,
             appending_backward_hooks, hook_backward_with_a_body,
-            conv_backward_hook_with_weights_only, tensor_register_hook, parameter_register_hook,
+            conv_backward_hook_with_weights_only, tensor_register_hook, input_register_hook,
+            parameter_register_hook,
             training_step_with_hooks]
 
 

@@ -169,11 +169,15 @@ def test_callable_objects_inline_their_call(r):
 @pytest.mark.parametrize("obj, words", [
     (print, "print"),
     (ms.Parameter, "__init__"),
-    (nn.Dense, "__init__"),
+    (nn.Cell.register_forward_hook.__get__(nn.ReLU()), "register_forward_hook() in construct"),
 ])
 def test_unsupported_with_reasons(r, obj, words):
     rec = r.classify(obj)
     assert isinstance(rec, Unsupported) and words in rec.reason
+
+
+def test_cells_made_in_compiled_code_are_made_while_compiling(r):
+    assert isinstance(r.classify(nn.Dense), StaticCall)   # as MindSpore 2.10
 
 
 def test_gradient_apis_are_transforms_and_gradient_calls(r):

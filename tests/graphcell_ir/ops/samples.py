@@ -579,7 +579,10 @@ _negate_each.vjp = _negate_each_vjp   # py_call's gradient is its function's vjp
 
 
 _rows |= {
-    "py_call": Sample(_py_call, NUMERIC, bad=(Bad((NONE,), error=OpTypeError),)),
+    "py_call": Sample(_py_call, NUMERIC, bad=(Bad((NONE,), error=OpTypeError),),
+                      grad_attrs={"fn": None}),  # the gradient checks compare text round trips:
+                                                # without fn it is the identity; with fn,
+                                                # its vjp (test_host_calls.py)
     "host_callback": Sample(_host_callback, NUMERIC, bad=(Bad((NONE,), error=OpTypeError),),
                             grad_attrs={"fn": None}),  # no callback: the checks compare text
                                                       # round trips; replaced values get the
