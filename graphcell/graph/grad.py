@@ -111,9 +111,10 @@ def call_signature(request) -> inspect.Signature | None:
         return None
     if request.sens_param and not any(p.kind is p.VAR_POSITIONAL for p in params):
         names = {p.name for p in params}
-        params = [p for p in params if p.kind is not p.KEYWORD_ONLY and p.kind is not p.VAR_KEYWORD] \
-            + [inspect.Parameter(_fresh("sens", names), inspect.Parameter.POSITIONAL_OR_KEYWORD)] \
-            + [p for p in params if p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD)]
+        keywords = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.VAR_KEYWORD)
+        sens = inspect.Parameter(_fresh("sens", names), inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        params = [p for p in params if p.kind not in keywords] + [sens] + \
+            [p for p in params if p.kind in keywords]
     try:
         return inspect.Signature(params)
     except ValueError:   # sens after parameters with defaults: bind by position only

@@ -1,4 +1,4 @@
-"""``ops.Custom``: MindSpore's user-defined operator, for a Python function (``func_type="pyfunc"``).
+"""``ops.Custom``: MindSpore's user-defined operator, for a Python function (``func_type`` pyfunc).
 
 ``Custom(func, out_shape, out_dtype, func_type="pyfunc", bprop=None)`` calls ``func`` on the
 inputs as numpy arrays and makes Tensors of what it returns, of the declared dtypes and shapes;

@@ -291,8 +291,8 @@ class _ParameterHookHandle(HookHandle):
 
 def register_hook(tensor, hook_fn: Callable) -> HookHandle:
     """``Tensor.register_hook`` / ``Parameter.register_hook``: ``hook_fn(grad)`` sees the
-    gradient of ``tensor`` — all of it, from every use — when a gradient is taken, and may return
-    a Tensor that replaces it. Returns a handle whose ``remove()`` unregisters it."""
+    gradient of ``tensor`` (all of it, from every use) when a gradient is taken, and may
+    return a Tensor that replaces it. Returns a handle whose ``remove()`` unregisters it."""
     if not callable(hook_fn):
         raise TypeError(f"register_hook: hook_fn must be callable, got {type(hook_fn).__name__}")
     hooks = getattr(tensor, "_hooks", None)

@@ -17,5 +17,5 @@ from graphcell_ir.frontend.limits import Limits
 from graphcell_ir.frontend.simple import PythonResolver
 from graphcell_ir.frontend.to_ir import compile_call, compile_function
 
-__all__ = ["compile_function", "compile_call", "Limits", "CompiledFrontend", "PythonResolver", "OutResult", "OutStatic",
-           "OutSeq", "OutDict", "rebuild"]
+__all__ = ["compile_function", "compile_call", "Limits", "CompiledFrontend", "PythonResolver",
+           "OutResult", "OutStatic", "OutSeq", "OutDict", "rebuild"]

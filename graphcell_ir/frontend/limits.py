@@ -15,8 +15,11 @@ Example::
 
     >>> Limits().call_depth, Limits(unroll=5).unroll
     (1000, 5)
-    >>> print(Limits().message("unroll", "this for loop would unroll 20000 iterations"))
-    this for loop would unroll 20000 iterations, more than max_unroll=10000; raise the limit with set_context(max_unroll=...) if the program is meant to do that
+    >>> text = Limits().message("unroll", "this for loop would unroll 20000 iterations")
+    >>> for part in text.split("; "):
+    ...     print(part)
+    this for loop would unroll 20000 iterations, more than max_unroll=10000
+    raise the limit with set_context(max_unroll=...) if the program is meant to do that
 """
 from __future__ import annotations
 

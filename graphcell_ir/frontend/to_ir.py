@@ -121,9 +121,10 @@ def compile_function(fn, self_obj, arg_specs: Sequence, resolver, *,
     when ``self_obj`` is None) to IR, specialised to ``arg_specs`` (and ``kwarg_specs``).
 
     Each entry of ``arg_specs`` describes one positional argument: a ``Type`` (``TensorType``,
-    or ``ScalarType`` for a run-time Python number) becomes a function argument; a tuple, list or
-    dict is a structure whose leaves are described the same way; anything else is a static
-    Python value the function is specialised to (a number, a cell...). ``kwarg_specs`` describes keyword arguments the same
+    or ``ScalarType`` for a run-time Python number) becomes a function argument (so does a
+    ``resolve.HookedArgument``, a tensor with hooks); a tuple, list or dict is a structure whose
+    leaves are described the same way; anything else is a static Python value the function is
+    specialised to (a number, a cell...). ``kwarg_specs`` describes keyword arguments the same
     way (their IR arguments follow the positional ones, in the dict's order). ``resolver``
     classifies the Python objects the code meets (``resolve.py``). ``name`` names the IR
     function (default ``Class.method`` or the function's qualified name). ``limits`` bound the

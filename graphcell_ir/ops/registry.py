@@ -61,7 +61,7 @@ class AttrKind(Enum):
     SCALAR = "scalar"        # a Python bool, int or float
     INDEX = "index"          # a static index: tuple of int | slice | None | Ellipsis
     ANY = "any"              # an opaque Python object (host callbacks); never printed as a literal
-    TYPES = "types"          # tuple of value types (a host call's results); a DType is a scalar type
+    TYPES = "types"          # tuple of value types (a host call's results); DType: a scalar type
 
     def check(self, name: str, value):
         ok, norm = _CHECKS[self](value)

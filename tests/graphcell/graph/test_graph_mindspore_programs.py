@@ -6,6 +6,8 @@ import pytest
 
 import graphcell as ms
 from graphcell import Parameter, Tensor, nn, ops
+from graphcell.graph import GraphModeWarning
+from graphcell.ops import PrimitiveWithInfer, prim_attr_register
 from graphcell_ir.errors import GraphSyntaxError
 
 from programs import run_in, same_in_both_modes
@@ -275,3 +277,184 @@ def test_attribute_writes_graph_mode_refuses_are_named_at_the_line():
         with pytest.raises(GraphSyntaxError, match=words) as e:
             run_in(ms.GRAPH_MODE, cell, x2())
         assert "test_graph_mindspore_programs.py" in str(e.value)
+
+
+# --- JIT Fallback ----------------------------------------------------------------------------
+
+def x3():
+    return Tensor(np.array([1.0, -2.0, 3.0], np.float32))
+
+
+def returns_asnumpy(x):
+    return x.asnumpy()
+
+
+def numpy_and_back(x):
+    a = x.asnumpy()
+    b = np.sum(a) + 1
+    return x + Tensor(b)
+
+
+def masked(x):
+    return x[x > 0]
+
+
+def numpy_on_a_tensor(x):
+    return np.exp(x)
+
+
+def asnumpy_in_a_condition(x):
+    if x.asnumpy().sum() > 1:
+        return x * 2
+    return x
+
+
+def scalar_from_a_tensor(x):
+    return x.sum().item(), x.tolist()
+
+
+@pytest.mark.parametrize("fn", [returns_asnumpy, numpy_and_back, masked, numpy_on_a_tensor,
+                                asnumpy_in_a_condition, scalar_from_a_tensor],
+                         ids=lambda f: f.__name__)
+def test_jit_fallback_runs_as_in_pynative(fn):
+    # MindSpore 2.10: ndarray [1. -2. 3.]; Tensor [4. 1. 6.]; Tensor [1. 3.]; ndarray exp;
+    # Tensor [2. -4. 6.]; (2.0, [1.0, -2.0, 3.0])
+    with pytest.warns(GraphModeWarning, match="runs as Python when the graph runs"):
+        same_in_both_modes(ms.jit(fn), x3())
+
+
+def test_jit_fallback_on_values_known_while_compiling_runs_while_compiling():
+    @ms.jit
+    def f(x):
+        a = np.array([1, 2, 3])
+        return Tensor(a * 2) + x
+    # MindSpore 2.10: [3. 2. 9.]
+    assert same_in_both_modes(f, x3()).asnumpy().tolist() == [3.0, 2.0, 9.0]
+    text = f.lower(x3()).as_text(locs="none")
+    assert "py_call" not in text
+
+
+def set_literal(x):
+    s = {1, 2}
+    return x * len(s)
+
+
+def walrus(x):
+    if (n := 2) > 1:
+        return x * n
+    return x
+
+
+@pytest.mark.parametrize("fn, words", [(set_literal, "a set literal"),
+                                       (walrus, "an assignment expression (:=)")],
+                         ids=["set", "walrus"])
+def test_set_literals_and_walrus_are_refused_in_graph_mode_as_mindspore(fn, words):
+    run_in(ms.PYNATIVE_MODE, ms.jit(fn).__wrapped__, x3())   # Python runs them
+    with pytest.raises(GraphSyntaxError) as e:
+        run_in(ms.GRAPH_MODE, ms.jit(fn), x3())
+    assert words in str(e.value) and "test_graph_mindspore_programs.py" in str(e.value)
+
+
+# --- a user's primitives ---------------------------------------------------------------------
+
+class MyAdd(PrimitiveWithInfer):
+    @prim_attr_register
+    def __init__(self, scale=1.0):
+        self.init_prim_io_names(inputs=["x", "y"], outputs=["output"])
+
+    def infer_shape(self, x, y):
+        return x
+
+    def infer_dtype(self, x, y):
+        return x
+
+    def __call__(self, x, y):
+        LOG.append("MyAdd")
+        return x + y * self.scale
+
+
+class Times10(ops.Primitive):
+    def __init__(self):
+        super().__init__("Times10")
+
+    def __call__(self, x):
+        return x * 10
+
+
+LOG: list = []
+
+
+class UsesPrimitives(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.add = MyAdd(2.0)
+        self.times = Times10()
+
+    def construct(self, x):
+        return self.times(self.add(x, x)).sum()
+
+
+def mul_add(x, y):
+    return x * y + 1
+
+
+def mul_add_bprop(x, y, out, dout):
+    return dout * y, dout * x
+
+
+CUSTOM = ops.Custom(mul_add, out_shape=lambda x, y: x, out_dtype=lambda x, y: x,
+                    func_type="pyfunc", bprop=mul_add_bprop)
+
+
+def custom_loss(x, y):
+    return (CUSTOM(x, y) * 2).sum()
+
+
+def test_user_primitives_and_custom_ops_in_both_modes():
+    # MindSpore 2.10: MyAdd(2.0)(x, x) = [3. 6.]; Times10 of it [30. 60.] (its graph mode
+    # refuses Times10); the Custom op's gradient [3. 6.], [1. 2.] (times 2 here)
+    net = UsesPrimitives()
+    LOG.clear()
+    assert same_in_both_modes(net, x2()).asnumpy() == 90.0
+    assert LOG == ["MyAdd", "MyAdd"]            # run as Python in both modes
+    g = same_in_both_modes(ms.grad(net), x2())
+    assert g.asnumpy().tolist() == [30.0, 30.0]
+    dx, dy = same_in_both_modes(ms.grad(custom_loss, (0, 1)), x2(), x2() * 3)
+    assert dx.asnumpy().tolist() == [6.0, 12.0] and dy.asnumpy().tolist() == [2.0, 4.0]
+    assert repr(MyAdd(2.0)) == "Prim[MyAdd]<scale=2.0>" and MyAdd(2.0).attrs == {
+        "scale": 2.0, "input_names": ["x", "y"], "output_names": ["output"]}
+
+
+def test_a_custom_op_other_than_pyfunc_is_refused():
+    with pytest.raises(ValueError, match="func_type='aot' compiles a native kernel"):
+        ops.Custom("./kernel.so:add", out_shape=[2], out_dtype=ms.float32, func_type="aot")
+
+
+# --- set_inputs ----------------------------------------------------------------------------------
+
+class Doubles(nn.Cell):
+    def construct(self, x):
+        return x * 2
+
+
+def test_set_inputs_declares_dynamic_shapes_each_concrete_shape_compiles_once():
+    # MindSpore 2.10: (2, 3) and (5, 3) run; (5, 4) ValueError; (5,) ValueError; Int32
+    # TypeError; two inputs TypeError; PyNative ignores the declaration
+    net = Doubles()
+    net.set_inputs(Tensor(shape=[None, 3], dtype=ms.float32))
+    for rows in (2, 5, 2):
+        out = run_in(ms.GRAPH_MODE, net, Tensor(np.ones((rows, 3), np.float32)))
+        assert out.shape == (rows, 3)
+    assert ms.graph.cache_info(net).misses == 2
+    for bad, error in ((np.ones((5, 4), np.float32), ValueError),
+                       (np.ones(5, np.float32), ValueError),
+                       (np.ones((5, 3), np.int32), TypeError)):
+        with pytest.raises(error, match="does not fit set_inputs"):
+            run_in(ms.GRAPH_MODE, net, Tensor(bad))
+        run_in(ms.PYNATIVE_MODE, net, Tensor(bad))
+    with pytest.raises(TypeError, match="set_inputs declared 1 input"):
+        run_in(ms.GRAPH_MODE, net, x2(), x2())
+    any_rank = Doubles()
+    any_rank.set_inputs(Tensor(shape=None, dtype=ms.float32))
+    assert run_in(ms.GRAPH_MODE, any_rank, x3()).shape == (3,)
+    assert Tensor(shape=[None, 3], dtype=ms.float32).shape == (-1, 3)
