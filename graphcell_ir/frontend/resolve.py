@@ -58,6 +58,8 @@ How the frontend acts on each record:
   ``sens_param`` takes the cotangent of the output as the last argument; ``has_aux`` differentiates
   the first returned value only. ``pack(value, position_grads, weight_grads)`` arranges what the
   call returns (default: the three as a tuple).
+- ``HookedArgument(type, hook)`` is an argument spec, not a record: a tensor input with tensor
+  hooks, put through ``hook`` where a gradient function differentiates it.
 - ``TensorHook(function)``: ``x.register_hook(fn)``, from ``tensor_method``: the frontend puts
   ``function(x, fn)`` right after ``x`` is defined and makes every use of ``x`` read it.
 - ``Host(function)``: a callable that needs run-time values (``x.asnumpy``): the call runs as

@@ -176,3 +176,59 @@ func @f(%x: f32[3,4], %i: i64[2], %j: i64[2]) -> f32[2] {
     x = np.arange(12, dtype=np.float32).reshape(3, 4)
     i, j = np.array([0, -1]), np.array([1, 3])
     assert interpret(out.module, x, i, j).tolist() == x[i, j].tolist()
+
+
+def test_a_break_under_a_tensor_condition_in_a_bounded_while_golden():
+    """Unrolled while the break flag is static; the first break under a tensor condition makes
+    the flags bool values and the rest of the loop an IR while carrying ``i`` as a scalar."""
+    def f(x):
+        i = 0
+        while i < 3:
+            x = x * 2.0
+            if x.max() > 5.0:
+                break
+            i += 1
+        return x, i
+
+    check(f, [F32_3], """
+func @f(%x: f32[3]) -> f32[3], i64 {
+  %x_1 = mul(%x, 2.0:f32) : f32[3]
+  %0 = reduce_max(%x_1) {axis=none, keep_dims=false} : f32[]
+  %1 = greater(%0, 5.0:f32) : bool[]
+  %jump.break.3.4, %jump.skip.3.4 = if(%1) : (bool, bool) {
+    yield true:bool, true:bool
+  } else {
+    yield false:bool, false:bool
+  }
+  %2 = logical_not(%jump.skip.3.4) : bool
+  %i = if(%2) : i64 {
+    yield 1:i64
+  } else {
+    yield 0:i64
+  }
+  %jump.skip.3.4_1, %x_2, %jump.break.3.4_1, %i_1 = while(%jump.skip.3.4, %x_1, %jump.break.3.4, %i) : (bool, f32[3], bool, i64) cond(%jump.skip.3.4_2: bool, %x_3: f32[3], %jump.break.3.4_2: bool, %i_2: i64) {
+    %3 = logical_not(%jump.break.3.4_2) : bool
+    %4 = less(%i_2, 3:i64) : bool
+    %5 = logical_and(%3, %4) : bool
+    yield %5
+  } do(%jump.skip.3.4_3: bool, %x_4: f32[3], %jump.break.3.4_3: bool, %i_3: i64) {
+    %x_5 = mul(%x_4, 2.0:f32) : f32[3]
+    %6 = reduce_max(%x_5) {axis=none, keep_dims=false} : f32[]
+    %7 = greater(%6, 5.0:f32) : bool[]
+    %jump.break.3.4_4, %jump.skip.3.4_4 = if(%7) : (bool, bool) {
+      yield true:bool, true:bool
+    } else {
+      yield %jump.break.3.4_3, false:bool
+    }
+    %8 = logical_not(%jump.skip.3.4_4) : bool
+    %i_4 = if(%8) : i64 {
+      %i_5 = add(%i_3, 1:i64) : i64
+      yield %i_5
+    } else {
+      yield %i_3
+    }
+    yield %jump.skip.3.4_4, %x_5, %jump.break.3.4_4, %i_4
+  }
+  return %x_2, %i_1
+}
+""")
