@@ -135,6 +135,29 @@ class Cell(CellHooks):
         """
         return _graph_bridge().compile_cell(self, inputs, kwargs)
 
+    def set_inputs(self, *inputs) -> None:
+        """Declare the inputs' dtypes and shapes, dimensions unknown as ``None``
+        (``Tensor(shape=[None, 3], dtype=ms.float32)``), MindSpore's way to compile once for
+        dynamic shapes. graphcell specialises each compiled version on the concrete shapes it is
+        called with (the compile cache key), so each new shape compiles once; what the
+        declaration adds is the check: a graph-mode call whose inputs do not fit it (another
+        rank, dtype or a fixed dimension) is an error, as in MindSpore.
+
+        Example::
+
+            >>> import graphcell as ms
+            >>> from graphcell import nn
+            >>> net = nn.ReLU()
+            >>> net.set_inputs(ms.Tensor(shape=[None, 3], dtype=ms.float32))
+            >>> net.get_inputs()
+            (Tensor(shape=[-1, 3], dtype=Float32, value= <unknown>),)
+        """
+        object.__setattr__(self, "_declared_inputs", tuple(inputs))
+
+    def get_inputs(self):
+        """The inputs given to :meth:`set_inputs` (None when there were none)."""
+        return self.__dict__.get("_declared_inputs")
+
     def construct(self, *args, **kwargs):
         """The computation of the cell; every subclass defines it."""
         raise AttributeError(f"{self.cls_name}.construct is not defined: a Cell subclass must "
