@@ -16,7 +16,7 @@ __all__ = ["Cell", "CellList", "SequentialCell"]
 from graphcell.nn.layers import (AvgPool2d, BatchNorm1d, BatchNorm2d, Conv2d, Dense, Dropout,  # noqa: E402
                                  Flatten, LogSoftmax, MatMul, MaxPool2d, ReLU, Sigmoid, Softmax,
                                  Tanh, get_activation)
-from graphcell.nn.loss import L1Loss, LossBase, MSELoss, SoftmaxCrossEntropyWithLogits  # noqa: E402
+from graphcell.nn.loss import *  # noqa: E402,F401,F403 - every loss cell
 from graphcell.nn.optim import SGD, Adam, Momentum, Optimizer  # noqa: E402
 from graphcell.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell  # noqa: E402
 from graphcell.nn.graph_cell import GraphCell  # noqa: E402
