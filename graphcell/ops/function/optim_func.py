@@ -108,11 +108,19 @@ def _sgd(parameters, gradient, learning_rate, accum, momentum, stat, dampening=0
     _states(name, parameters, gradient=gradient, accum=accum, stat=stat)
     lr, u = _scalar(name, "learning_rate", learning_rate), _scalar(name, "momentum", momentum)
     g = gradient if not weight_decay else F.add(gradient, F.mul(parameters, float(weight_decay)))
+    if isinstance(u, float) and u <= 0:  # MindSpore's kernel: plain descent, state untouched
+        return _write(parameters, F.sub(parameters, F.mul(g, lr)))
     first = F.greater(stat, 0.0)  # stat > 0: the first step, which starts the velocity at g
     velocity = F.select(first, g, F.add(F.mul(accum, u), F.mul(g, 1.0 - float(dampening))))
-    acc = _write(accum, velocity)
-    _write(stat, F.zeros_like(stat))
-    step = F.add(g, F.mul(acc, u)) if nesterov else acc
+    step = F.add(g, F.mul(velocity, u)) if nesterov else velocity
+    if not isinstance(u, float):  # a momentum tensor: its value picks the kernel's branch
+        moving = F.greater(F.cast_like(u, stat), 0.0)
+        velocity = F.select(moving, velocity, accum)
+        _write(stat, F.select(moving, F.zeros_like(stat), stat))
+        step = F.select(moving, step, g)
+    else:
+        _write(stat, F.zeros_like(stat))
+    _write(accum, velocity)
     return _write(parameters, F.sub(parameters, F.mul(step, lr)))
 
 
@@ -120,7 +128,8 @@ SGD = primitive(
     "SGD", _sgd, init=("dampening", "weight_decay", "nesterov"),
     doc="MindSpore's ``SGD(dampening=0.0, weight_decay=0.0, nesterov=False)(parameters, "
         "gradient, learning_rate, accum, momentum, stat)``: momentum SGD whose first step (stat "
-        "> 0) starts the velocity at the gradient. Returns the parameters.")
+        "> 0) starts the velocity at the gradient; with momentum 0, plain descent that leaves "
+        "accum and stat alone (MindSpore's kernel). Returns the parameters.")
 
 
 def _apply_gradient_descent(var, alpha, delta):
