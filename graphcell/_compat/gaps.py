@@ -260,4 +260,10 @@ GAPS.update({
     "mindspore.nn.MultilabelMarginLoss": _NO_CPU_KERNEL.format("MultilabelMarginLoss") + "; "
                                          "graphcell provides it (tests/graphcell/nn/"
                                          "test_nn_loss.py)",
+    "mindspore.nn.Lamb": _NO_CPU_KERNEL.format("Lamb") + "; graphcell provides the documented "
+                         "update (tests/graphcell/nn/test_nn_optim.py)",
+    "mindspore.nn.LARS": _NO_CPU_KERNEL.format("LARSUpdate") + "; graphcell provides the "
+                         "documented update (tests/graphcell/nn/test_nn_optim.py)",
+    "mindspore.ops.LARSUpdate": _NO_CPU_KERNEL.format("LARSUpdate") + "; graphcell provides "
+                                "the formula of its Ascend kernel",
 })

@@ -19,7 +19,7 @@ from graphcell.nn.layers import (AvgPool2d, BatchNorm1d, BatchNorm2d, Conv2d, De
 from graphcell.nn.loss import *  # noqa: E402,F401,F403 - every loss cell
 from graphcell.nn.learning_rate_schedule import *  # noqa: E402,F401,F403 - the schedules
 from graphcell.nn.dynamic_lr import *  # noqa: E402,F401,F403 - the dynamic learning rates
-from graphcell.nn.optim import SGD, Adam, Momentum, Optimizer  # noqa: E402
+from graphcell.nn.optim import *  # noqa: E402,F401,F403 - every optimizer
 from graphcell.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell  # noqa: E402
 from graphcell.nn.graph_cell import GraphCell  # noqa: E402
 # MindSpore's nn also names the metrics of mindspore.train (imported last: graphcell.train needs nn)

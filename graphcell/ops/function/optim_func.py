@@ -32,6 +32,7 @@ __all__ = [
     "ApplyProximalGradientDescent", "ApplyAdamWithAmsgrad", "ApplyAdamWithAmsgradV2",
     "ApplyPowerSign", "ApplyAddSign", "ApplyKerasMomentum", "FusedSparseAdam",
     "FusedSparseLazyAdam", "FusedSparseFtrl", "FusedSparseProximalAdagrad", "AdamNoUpdateParam",
+    "LARSUpdate",
 ]
 
 _FLOATS = (float16, float32, float64)
@@ -464,6 +465,39 @@ ApplyAddSign = primitive(
         "ApplyAddSign", var, m, lr, alpha, sign_decay, beta, grad, power=False),
     doc="MindSpore's ``ApplyAddSign()(var, m, lr, alpha, sign_decay, beta, grad)``. Returns "
         "(var, m).")
+
+
+# --- layer-wise adaptive rates ---------------------------------------------------------------
+
+def _lars_update(weight, gradient, norm_weight, norm_gradient, weight_decay, learning_rate,
+                 epsilon=1e-05, hyperpara=0.001, use_clip=False):
+    """LARS's gradient: the layer's trust ratio times ``gradient + weight_decay * weight``."""
+    name = "LARSUpdate"
+    _states(name, weight, gradient=gradient)
+    for what, t in (("norm_weight", norm_weight), ("norm_gradient", norm_gradient)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name}: {what} must be a Tensor, got {type(t).__name__}")
+    wd, lr = _scalar(name, "weight_decay", weight_decay), _scalar(name, "learning_rate",
+                                                                  learning_rate)
+    w_norm = F.sqrt(F.cast_like(F.reshape(norm_weight, shape=()), weight))
+    g_norm = F.sqrt(F.cast_like(F.reshape(norm_gradient, shape=()), weight))
+    ratio = F.div(F.mul(w_norm, float(hyperpara)),
+                  F.add(F.add(g_norm, F.mul(w_norm, wd)), float(epsilon)))
+    both = F.logical_and(F.greater(w_norm, 0.0), F.greater(g_norm, 0.0))
+    ratio = F.select(both, ratio, F.ones_like(ratio))
+    if use_clip:
+        ratio = F.minimum(F.div(ratio, lr), 1.0)
+    return F.mul(F.add(gradient, F.mul(weight, wd)), ratio)
+
+
+LARSUpdate = primitive(
+    "LARSUpdate", _lars_update, init=("epsilon", "hyperpara", "use_clip"),
+    doc="MindSpore's ``LARSUpdate(epsilon=1e-05, hyperpara=0.001, use_clip=False)(weight, "
+        "gradient, norm_weight, norm_gradient, weight_decay, learning_rate)``: the gradient "
+        "``ratio * (gradient + weight_decay * weight)`` with the trust ratio ``hyperpara * "
+        "|w| / (|g| + weight_decay * |w| + epsilon)`` (1 when a norm is 0; with ``use_clip``, "
+        "``min(ratio / learning_rate, 1)``); ``norm_*`` are sums of squares. The formula of "
+        "MindSpore's Ascend kernel (its CPU build has none).")
 
 
 # --- sparse variants (rows named by indices) ---------------------------------------------------
