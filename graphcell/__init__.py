@@ -36,6 +36,7 @@ from graphcell.aot import export, load  # noqa: E402
 from graphcell import train  # noqa: E402
 from graphcell.train import load_checkpoint, load_param_into_net, save_checkpoint  # noqa: E402
 from graphcell import dataset  # noqa: E402
+from graphcell import experimental  # noqa: E402
 from graphcell.train import (Model, Callback, CheckpointConfig, EarlyStopping, History,  # noqa: E402
                              LambdaCallback, LearningRateScheduler, LossMonitor, ModelCheckpoint,
                              ReduceLROnPlateau, RunContext, TimeMonitor)

@@ -6,7 +6,8 @@ Reads the cases of ``tests/graphcell/nn/optim_cases.py`` (numpy only, shared wit
 writes ``tests/graphcell/nn/goldens/optim.npz``:
 
 - ``<cid>/step<k>/<name>``: each parameter after step ``k`` of an ``OptCase`` (the optimizer
-  called on the case's gradients), ``<cid>/global_step`` after the last step; or
+  called on the case's gradients), ``<cid>/global_step`` (``state_step`` for
+  ``experimental.optim``) after the last step; or
   ``<cid>/error``: the message MindSpore raised (the optimizer refused);
 - ``train/<cid>/losses`` and ``train/<cid>/<name>``: the per-step losses of a ``TrainCase``'s
   ``TrainOneStepCell`` and its network's final weights.
@@ -26,6 +27,7 @@ import optim_cases as C  # noqa: E402
 
 import mindspore as ms  # noqa: E402
 from mindspore import Parameter, Tensor, nn  # noqa: E402
+from mindspore.experimental import optim  # noqa: E402
 
 
 def fresh_params() -> list:
@@ -34,7 +36,7 @@ def fresh_params() -> list:
 
 
 def build(make: str, params: list):
-    env = {"nn": nn, "ms": ms, "Tensor": Tensor, "np": np, "params": params}
+    env = {"nn": nn, "ms": ms, "Tensor": Tensor, "np": np, "params": params, "optim": optim}
     return eval(make, env)  # noqa: S307 - the case's own text
 
 
@@ -46,7 +48,8 @@ def record_opt_case(case: C.OptCase, arrays: dict) -> None:
             opt(tuple(Tensor(g) for g in step))
             for p in params:
                 arrays[f"{case.cid}/step{k}/{p.name}"] = p.asnumpy().copy()  # asnumpy shares memory
-        arrays[f"{case.cid}/global_step"] = opt.global_step.asnumpy().copy()
+        counter = opt.global_step if hasattr(opt, "global_step") else opt.state_step
+        arrays[f"{case.cid}/global_step"] = counter.asnumpy().copy()
     except Exception as e:  # noqa: BLE001 - MindSpore refusing is the recorded answer
         message = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         arrays[f"{case.cid}/error"] = np.frombuffer(message.encode(), np.uint8)

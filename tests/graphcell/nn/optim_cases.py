@@ -2,9 +2,10 @@
 ``test_optim_goldens.py`` (graphcell, both modes). numpy only.
 
 An ``OptCase`` builds an optimizer from the source text ``make`` — evaluated with ``nn``, ``ms``,
-``Tensor``, ``np`` and ``params`` (fresh Parameters named and valued as ``PARAMS``) in scope, on
-either side — and applies it to the gradients ``grads(case)`` for ``STEPS`` steps. The golden
-holds every parameter after every step and ``global_step`` at the end.
+``Tensor``, ``np``, ``optim`` (``experimental.optim``) and ``params`` (fresh Parameters named and
+valued as ``PARAMS``) in scope, on either side — and applies it to the gradients ``grads(case)``
+for ``STEPS`` steps. The golden holds every parameter after every step and the step counter
+(``global_step``, or ``state_step`` for ``experimental.optim``) at the end.
 
 A ``TrainCase`` trains a small network (``Dense(16, 3)`` then ``ReLU`` then ``Dense(3, 2)``, the
 weights of ``net_weights()``) with ``TrainOneStepCell(WithLossCell(net, MSELoss()), <make>)``
@@ -136,6 +137,12 @@ CASES = [
     OptCase("asgd-t0", "nn.ASGD(params, 0.05, lambd=0.01, alpha=0.5, t0=1.0, weight_decay=0.1)"),
     OptCase("rprop", "nn.Rprop(params, 0.05)"),
     OptCase("rprop-sizes", "nn.Rprop(params, 0.05, etas=(0.4, 1.5), step_sizes=(0.01, 0.06))"),
+    OptCase("exp-adamw", "optim.AdamW(params, lr=0.01)"),
+    OptCase("exp-adamw-amsgrad", "optim.AdamW(params, lr=0.02, betas=(0.8, 0.9), eps=1e-6, "
+                                 "weight_decay=0.1, amsgrad=True)"),
+    OptCase("exp-adamw-groups-maximize",
+            "optim.AdamW([{'params': params[:2], 'lr': 0.05}, {'params': params[2:], "
+            "'weight_decay': 0.2}], lr=0.01, maximize=True)"),
 ]
 
 # the element-wise normalised steps of adaptive optimizers turn the rounding of the gradients
