@@ -29,7 +29,8 @@ class Optimizer(Cell):
 
         >>> import graphcell as ms
         >>> from graphcell.experimental import optim
-        >>> w, b = ms.Parameter(ms.Tensor([1.0]), name="w"), ms.Parameter(ms.Tensor([0.0]), name="b")
+        >>> w = ms.Parameter(ms.Tensor([1.0]), name="w")
+        >>> b = ms.Parameter(ms.Tensor([0.0]), name="b")
         >>> opt = optim.Optimizer([{"params": [w]}, {"params": [b], "lr": 0.5}], {"lr": 0.1})
         >>> [float(lr) for lr in opt.lrs], opt.group_start_id
         ([0.10000000149011612, 0.5], [0, 1, 2])
