@@ -20,7 +20,7 @@ from graphcell.nn.loss import *  # noqa: E402,F401,F403 - every loss cell
 from graphcell.nn.learning_rate_schedule import *  # noqa: E402,F401,F403 - the schedules
 from graphcell.nn.dynamic_lr import *  # noqa: E402,F401,F403 - the dynamic learning rates
 from graphcell.nn.optim import *  # noqa: E402,F401,F403 - every optimizer
-from graphcell.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell  # noqa: E402
+from graphcell.nn.wrap import *  # noqa: E402,F401,F403 - the training wrappers
 from graphcell.nn.graph_cell import GraphCell  # noqa: E402
 # MindSpore's nn also names the metrics of mindspore.train (imported last: graphcell.train needs nn)
 from graphcell.train.metrics import (F1, MAE, MSE, Accuracy, Fbeta, Loss, Metric,  # noqa: E402

@@ -20,9 +20,10 @@ Example::
 from __future__ import annotations
 
 from graphcell import ops
-from graphcell.autodiff import value_and_grad
+from graphcell.autodiff import GradOperation, value_and_grad
 from graphcell.nn.cell import Cell
 from graphcell.nn.layers._validate import check_bool
+from graphcell.nn.wrap.grad_reducer import no_reduction
 from graphcell_ir.ir.types import float16, float32
 
 __all__ = ["WithLossCell", "TrainOneStepCell", "WithEvalCell"]
@@ -68,6 +69,7 @@ class TrainOneStepCell(Cell):
 
     ``construct(*inputs)`` runs ``network(*inputs)`` (which returns the loss) once, takes the
     gradients of the optimizer's parameters with ``sens`` (default 1.0) as the loss's gradient,
+    passes them through ``grad_reducer`` (the identity unless training is data parallel),
     applies ``optimizer(grads)`` and returns the loss computed before the update — or
     ``(loss, {parameter name: gradient})`` with ``return_grad=True``.
 
@@ -96,20 +98,32 @@ class TrainOneStepCell(Cell):
             raise ValueError(f"{self.cls_name}: 'sens' cannot be 0 (every gradient would be 0)")
         self.sens = 1.0 if sens is None else float(sens)
         self.return_grad = check_bool(return_grad, "return_grad", self.cls_name)
+        # MindSpore's attributes, which subclasses written for MindSpore use
+        self.grad = GradOperation(get_by_list=True, sens_param=True)
+        self.parallel_mode, self.reducer_flag = "stand_alone", False
+        self.grad_reducer = no_reduction
         self._loss_and_grads = value_and_grad(self.network, None, self.weights)
+        self._scaled_loss_and_grads = value_and_grad(self._scaled_loss, None, self.weights,
+                                                     has_aux=True)
+
+    def _scaled_loss(self, scale, *inputs):
+        """``(loss * scale, loss)``: differentiated, the gradients of ``loss`` with ``scale`` as
+        its sens — the scaled values flow through the backward pass, as with MindSpore's sens."""
+        loss = self.network(*inputs)
+        return loss * ops.cast(scale, loss.dtype), loss
 
     def construct(self, *inputs):
         # one forward pass gives both the loss and the tape its gradients are read from, so
         # BatchNorm's moving statistics move once per step
-        loss, grads = self._loss_and_grads(*inputs)
-        if self.sens != 1.0:
-            # the backward walk is linear in the loss's gradient: sens * (grads for sens 1)
-            grads = tuple(g * self.sens for g in grads)
+        if self.sens == 1.0:
+            loss, grads = self._loss_and_grads(*inputs)
+        else:
+            (_, loss), grads = self._scaled_loss_and_grads(self.sens, *inputs)
+        grads = self.grad_reducer(grads)
         self.optimizer(grads)
         if self.return_grad:
             return loss, {p.name: g for p, g in zip(self.weights, grads)}
         return loss
-
 
 
 class WithEvalCell(Cell):
