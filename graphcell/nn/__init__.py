@@ -17,6 +17,7 @@ from graphcell.nn.layers import (AvgPool2d, BatchNorm1d, BatchNorm2d, Conv2d, De
                                  Flatten, LogSoftmax, MatMul, MaxPool2d, ReLU, Sigmoid, Softmax,
                                  Tanh, get_activation)
 from graphcell.nn.loss import *  # noqa: E402,F401,F403 - every loss cell
+from graphcell.nn.layers.clip import ClipByNorm  # noqa: E402
 from graphcell.nn.learning_rate_schedule import *  # noqa: E402,F401,F403 - the schedules
 from graphcell.nn.dynamic_lr import *  # noqa: E402,F401,F403 - the dynamic learning rates
 from graphcell.nn.optim import *  # noqa: E402,F401,F403 - every optimizer

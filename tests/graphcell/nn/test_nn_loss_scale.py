@@ -319,3 +319,18 @@ def test_float16_compute(name, fn, shape, mode):
     grad = ms.grad(lambda v: ops.cast(fn(v), ms.float32).sum())(x)
     assert str(out.dtype) == "Float16" and str(grad.dtype) == "Float16"
     assert np.isfinite(grad.asnumpy()).all() and np.isfinite(out.asnumpy()).all()
+
+
+# --- ClipByNorm with an axis (MindSpore 2.10's CPU kernel pairs slices with the wrong norms) ---
+
+@BOTH
+@pytest.mark.parametrize("axis", [1, 0, (0, 1)])
+def test_clip_by_norm_along_an_axis(axis, mode):
+    x = np.array([[3.0, 4.0, 0.0], [1.0, 0.0, 0.0]], np.float32)
+    norms = np.sqrt((x * x).sum(axis=axis, keepdims=True))
+    want = x * 2.0 / np.maximum(norms, 2.0)       # [[1.2, 1.6, 0], [1, 0, 0]] for axis 1
+    clip = nn.ClipByNorm(axis)
+    got = clip(Tensor(x), Tensor(np.float32(2.0)))
+    np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6)
+    with pytest.raises(TypeError, match="'axis' must be None, an int or a tuple of ints"):
+        nn.ClipByNorm(axis=1.5)

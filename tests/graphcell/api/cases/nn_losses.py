@@ -191,3 +191,18 @@ bad("nn.MSELoss", T((N, C)), T((N, C)), init=dict(reduction="avg"), id="reductio
 bad("nn.SampledSoftmaxLoss", T((5, 3)), T((5,)), T(np.array([[1], [4]], np.int32)), T((2, 3)),
     init=dict(num_sampled=6, num_classes=5), id="too-many-samples")
 CASES += REFUSED
+
+# --- ClipByNorm (a layer of the training utilities) ----------------------------------------------
+# axis=None only: with an axis, MindSpore 2.10's CPU kernel pairs slices with the wrong norms
+# (tests/graphcell/nn/test_nn_loss_scale.py checks graphcell's against the formula)
+CASES += [
+    case("nn.ClipByNorm", T((2, 3)), T(np.array(1.0, np.float32)), init=()),
+    case("nn.ClipByNorm", T((2, 3)), T(np.array([10.0], np.float32)), init=dict(axis=None),
+         id="no-clip"),
+    case("nn.ClipByNorm", T((2, 3), "float16"), T(np.array(1.0, np.float32)), init=(),
+         id="float16", grad=False),
+    # MindSpore's gradient at a zero tensor is NaN; graphcell's is the identity's (its norm is
+    # below clip_norm): checked by finite differences
+    case("nn.ClipByNorm", T(np.zeros((2, 2), np.float32)), T(np.array(1.0, np.float32)),
+         init=(), id="zeros", ms_grad=False),
+]
