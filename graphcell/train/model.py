@@ -126,8 +126,9 @@ class Model:
             options = {k: v for k, v in (("loss_scale_manager", self._loss_scale_manager),
                                          ("keep_batchnorm_fp32", self._keep_bn_fp32))
                        if v is not None}
+            # boost_level: Model has already said it has no effect
             return _amp.build_train_network(self._network, self._optimizer, self._loss_fn,
-                                            self._amp_level, self._boost_level, **options)
+                                            self._amp_level, "O0", **options)
         if self._loss_fn is not None:
             return WithLossCell(self._network, self._loss_fn)
         return self._network
