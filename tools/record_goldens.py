@@ -128,7 +128,8 @@ def record_case(c: G.Case, arrays: dict) -> dict:
                         if str(e).strip() else ""}
         _flush_pending_error()
         return rec
-    floats = [i for i, a in enumerate(inputs) if a.dtype.kind == "f" and i not in c.params()]
+    fixed = set(c.params()) | set(c.init_slots())  # Parameters and constructor arguments
+    floats = [i for i, a in enumerate(inputs) if a.dtype.kind == "f" and i not in fixed]
     leaves = float_leaves(rec["out"])
     wanted = c.grad if c.grad is not None else bool(floats and leaves)
     if not (wanted and floats and leaves):

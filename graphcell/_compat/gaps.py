@@ -250,3 +250,20 @@ GAPS.update({
                                    "must be Tensor[Int32], but got Tensor[Float32]\" for an Int32 "
                                    "state_seq); graphcell provides it",
 })
+
+# --- nn losses, optimizers, schedules, loss scaling, mixed precision (issue 17 item 3) -------------
+GAPS.update({
+    "mindspore.nn.SoftMarginLoss": _NO_CPU_KERNEL.format("SoftMarginLoss") + "; graphcell "
+                                   "provides it (tests/graphcell/nn/test_nn_loss.py)",
+    "mindspore.nn.TripletMarginLoss": _NO_CPU_KERNEL.format("TripletMarginLoss") + "; graphcell "
+                                      "provides it (tests/graphcell/nn/test_nn_loss.py)",
+    "mindspore.nn.MultilabelMarginLoss": _NO_CPU_KERNEL.format("MultilabelMarginLoss") + "; "
+                                         "graphcell provides it (tests/graphcell/nn/"
+                                         "test_nn_loss.py)",
+    "mindspore.nn.Lamb": _NO_CPU_KERNEL.format("Lamb") + "; graphcell provides the documented "
+                         "update (tests/graphcell/nn/test_nn_optim.py)",
+    "mindspore.nn.LARS": _NO_CPU_KERNEL.format("LARSUpdate") + "; graphcell provides the "
+                         "documented update (tests/graphcell/nn/test_nn_optim.py)",
+    "mindspore.ops.LARSUpdate": _NO_CPU_KERNEL.format("LARSUpdate") + "; graphcell provides "
+                                "the formula of its Ascend kernel",
+})

@@ -144,10 +144,12 @@ class Staged:
         fn, name = self.fn, self.name
         if self.call_cell:
             d = self.self_obj.__dict__
-            if d.get("_forward_pre_hook") or d.get("_forward_hook"):
-                # compiled as a call of the cell: the frontend inlines the hooks; the function
-                # is Cell.__call__. (Backward hooks alone change nothing here: no gradient is
-                # taken by this call; ms.grad(cell) compiles the cell's call with them.)
+            if d.get("_forward_pre_hook") or d.get("_forward_hook") or \
+                    d.get("_mixed_precision") is not None:
+                # compiled as a call of the cell: the frontend inlines the hooks (and the casts
+                # of to_float); the function is Cell.__call__. (Backward hooks alone change
+                # nothing here: no gradient is taken by this call; ms.grad(cell) compiles the
+                # cell's call with them.)
                 fn, name = hooked_call(self.self_obj), f"{type(self.self_obj).__name__}.__call__"
         compiled = compile_call(fn, self.self_obj, args, kw, name=name,
                                 arg_names=self._arg_names, jit_level=self.jit_level)

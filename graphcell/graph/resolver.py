@@ -235,7 +235,8 @@ class GraphResolver:
         return CellCall(cell, Inline(construct, cell, f"{cell.cls_name}.construct",
                                      _is_library(construct)),
                         _hooks(cell, "_forward_pre_hook") + pre,
-                        _hooks(cell, "_forward_hook") + post, False, *_bprop(cell))
+                        _hooks(cell, "_forward_hook") + post, False, *_bprop(cell),
+                        mixed_precision=getattr(cell, "_mixed_precision", None))
 
     def _function(self, fn: types.FunctionType) -> Resolved:
         module = fn.__module__ or ""

@@ -44,6 +44,7 @@ from graphcell.parameter import Parameter, ParameterTuple, is_generated_name
 from graphcell.runtime import dispatch
 from graphcell.runtime.hooks import CellHooks
 from graphcell.tensor import Tensor
+from graphcell_ir.ir.types import float16, float32
 
 __all__ = ["Cell"]
 
@@ -94,6 +95,8 @@ class Cell(CellHooks):
         init(self, "_forward_hook", OrderedDict())
         init(self, "_backward_pre_hook", OrderedDict())
         init(self, "_backward_hook", OrderedDict())
+        init(self, "_mixed_precision", None)  # the dtype of to_float, or None
+        init(self, "_mp_running", 0)          # > 0 while it runs with that precision
         if flags:
             self.add_flags(**flags)
 
@@ -112,9 +115,27 @@ class Cell(CellHooks):
         # boundary, DESIGN §9); a cell with neither runs construct directly.
         if _context_values["mode"] == GRAPH_MODE and dispatch.recorder is None:
             return _graph_call(self, args, kwargs)
+        if self._mixed_precision is not None:
+            return self._run_in_precision(args, kwargs)
         if self._has_hooks_or_bprop():
             return self._call_with_hooks(args, kwargs, self.construct)
         return self.construct(*args, **kwargs)
+
+    def _run_in_precision(self, args: tuple, kwargs: dict):
+        """PyNative run of a cell given a precision by ``to_float``: its float inputs and the
+        trainable Parameters it reads are cast (``nn/_mixed_precision.py``)."""
+        from graphcell.nn._mixed_precision import cast_floats
+        dtype = self._mixed_precision
+        args = cast_floats(args, dtype)
+        kwargs = dict(zip(kwargs, cast_floats(tuple(kwargs.values()), dtype)))
+        d = self.__dict__
+        d["_mp_running"] += 1
+        try:
+            if self._has_hooks_or_bprop():
+                return self._call_with_hooks(args, kwargs, self.construct)
+            return self.construct(*args, **kwargs)
+        finally:
+            d["_mp_running"] -= 1
 
     def compile(self, *inputs, **kwargs):
         """Compile ``construct`` for these inputs (graph mode) without running it; returns the
@@ -234,7 +255,11 @@ class Cell(CellHooks):
         d = self.__dict__
         for table in ("_params", "_cells"):
             if table in d and name in d[table]:
-                return d[table][name]
+                value = d[table][name]
+                if table == "_params" and d.get("_mp_running") and value is not None:
+                    from graphcell.nn._mixed_precision import param_in_precision
+                    return param_in_precision(value, d["_mixed_precision"])
+                return value
         raise AttributeError(f"The '{type(self).__name__}' object has no attribute '{name}'.")
 
     def __delattr__(self, name):
@@ -438,10 +463,35 @@ class Cell(CellHooks):
         return self
 
     def add_flags(self, **flags) -> "Cell":
-        """Set attributes from keyword flags (``add_flags(training=True)``), remembering them."""
+        """Set attributes from keyword flags (``add_flags(training=True)``), remembering them.
+        The flags ``fp16``/``fp32`` set the cell's precision (see ``to_float``)."""
         self.__dict__.setdefault("_func_graph_flags", {}).update(flags)
         self.__dict__.update(flags)
+        if flags.get("fp16"):
+            object.__setattr__(self, "_mixed_precision", float16)
+        elif flags.get("fp32"):
+            object.__setattr__(self, "_mixed_precision", float32)
         return self
+
+    def to_float(self, dst_type) -> "Cell":
+        """Run this cell and its sub-cells in ``dst_type`` (``float16`` or ``float32``): their
+        floating-point inputs, and the trainable Parameters they read, are cast to it (in both
+        modes). Returns the cell. A later call on a sub-cell overrides it for that sub-cell.
+
+        Example::
+
+            >>> import numpy as np
+            >>> import graphcell as ms
+            >>> from graphcell import nn
+            >>> net = nn.Dense(3, 2).to_float(ms.float16)
+            >>> net(ms.Tensor(np.ones((1, 3), np.float32))).dtype, net.weight.dtype
+            (Float16, Float32)
+        """
+        if dst_type not in (float16, float32):
+            raise ValueError(f"{self.cls_name}.to_float: 'dst_type' must be float16 or float32 "
+                             f"(graphcell has no bfloat16), got {dst_type!r}")
+        return self.add_flags_recursive(fp16=dst_type == float16, fp32=dst_type == float32,
+                                        bf16=False)
 
     def add_flags_recursive(self, **flags) -> "Cell":
         """``add_flags`` on this cell and every sub-cell."""

@@ -37,8 +37,10 @@ from graphcell_ir.frontend.scope import (POISON, BoundMethod, Closure, Frame, Po
 from graphcell_ir.frontend.source import SourceUnavailable, parse_function, qualname
 from graphcell_ir.ir.core import Value
 from graphcell_ir.ir.loc import LIB
+from graphcell_ir.ir.types import TensorType
 from graphcell_ir.ops import functional as F
 from graphcell_ir.ops.functional import split_args
+from graphcell_ir.ops.registry import lookup
 
 
 @functools.lru_cache(maxsize=4096)
@@ -205,7 +207,44 @@ class CallMixin:
         return self.run_frame(frame, c.node)
 
     def call_cell(self, rec: R.CellCall, args: list, kwargs: dict, node):
-        """A sub-cell: forward-pre hooks, ``construct``, forward hooks (DESIGN §9, §10.4)."""
+        """A sub-cell: forward-pre hooks, ``construct``, forward hooks (DESIGN §9, §10.4) — in
+        the cell's precision when it has one (``mixed_precision``)."""
+        dtype = rec.mixed_precision
+        if dtype is None:
+            return self._call_cell(rec, args, kwargs, node)
+        args = [self.cast_floats(a, dtype, node) for a in args]
+        kwargs = {k: self.cast_floats(v, dtype, node) for k, v in kwargs.items()}
+        key = id(rec.cell)
+        outer = self.cell_precision.get(key)
+        self.cell_precision[key] = dtype
+        try:
+            return self._call_cell(rec, args, kwargs, node)
+        finally:
+            if outer is None:
+                del self.cell_precision[key]
+            else:
+                self.cell_precision[key] = outer
+
+    def cast_floats(self, v, dtype, node):
+        """``v`` with its floating-point tensors (inside tuples and lists too) cast to
+        ``dtype``."""
+        if type(v) in (tuple, list):
+            return type(v)(self.cast_floats(x, dtype, node) for x in v)
+        v = self.realize(v, node)
+        t = v.type if isinstance(v, Value) else None
+        if isinstance(t, TensorType) and t.dtype.is_float and t.dtype != dtype:
+            return self.emit(lookup("cast"), [v], {"dtype": dtype}, node)
+        return v
+
+    def param_in_precision(self, value, dtype, node):
+        """A Parameter read from a cell running in precision ``dtype``: cast when trainable and
+        floating-point of another dtype, else the Parameter as it is."""
+        rec = self.classify(value)
+        if not (rec.requires_grad and rec.type.dtype.is_float and rec.type.dtype != dtype):
+            return value
+        return self.emit(lookup("cast"), [self.param_value(rec, node)], {"dtype": dtype}, node)
+
+    def _call_cell(self, rec: R.CellCall, args: list, kwargs: dict, node):
         inputs = tuple(args)
         for hook in rec.forward_pre_hooks:
             inputs = self.forward_hook(hook, rec.cell, inputs, None, node, pre=True)

@@ -386,12 +386,16 @@ class ExprMixin:
             if value is not MISSING:
                 return value
         try:
-            return self.owned(getattr(base, name))
+            value = getattr(base, name)
         except AttributeError as e:
             self.fail(node, str(e) or f"{describe(base)} has no attribute {name!r}", Kind.ERROR, e)
         except Exception as e:
             self.fail(node, f"reading .{name} while compiling raised {type(e).__name__}: {e}",
                       Kind.ERROR, e)
+        dtype = self.cell_precision.get(id(base)) if self.cell_precision else None
+        if dtype is not None and self.is_parameter_object(value):
+            return self.param_in_precision(value, dtype, node)  # a to_float cell's Parameter
+        return self.owned(value)
 
     def _python_attribute(self, obj, name: str) -> bool:
         """Whether ``obj.<name>`` of a tensor object still in Python (a Parameter read from

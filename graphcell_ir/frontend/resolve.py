@@ -158,6 +158,9 @@ class CellCall:
     has_backward_hooks: bool = False
     bprop: Inline | None = None
     bprop_params: tuple = ()
+    # a DType (MindSpore's Cell.to_float): the call casts its float tensor inputs, and the
+    # trainable float Parameters read from the cell while it runs, to it
+    mixed_precision: Any = None
 
 
 @dataclass(frozen=True, eq=False)

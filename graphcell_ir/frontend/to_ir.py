@@ -232,6 +232,7 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, CallMixin, GradMixin, BpropMix
         self._visitors: dict[type, Any] = {}
         self.grad_depth = 0                    # > 0 inside a differentiated call (grads.py)
         self.param_arg_factory = None          # how a Parameter gets its argument (bprop.py)
+        self.cell_precision: dict[int, Any] = {}  # id(cell) -> DType while a to_float cell runs
 
     # -- driver --
     def compile(self, fn, self_obj, arg_specs: tuple, kwarg_specs: dict) -> CompiledFrontend:

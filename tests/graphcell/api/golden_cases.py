@@ -10,7 +10,9 @@ mode and compares).
 
 - ``"ops.stack"``, ``"numpy.mean"``, ``"nn.functional_name"``: ``target(*args, **kwargs)``;
 - ``"Tensor.argmax"``: ``args[0].argmax(*args[1:], **kwargs)``;
-- ``"ops.Stack"`` (a class): ``Stack(*init)(*args, **kwargs)``, ``init`` a tuple or a dict.
+- ``"ops.Stack"`` (a class): ``Stack(*init)(*args, **kwargs)``, ``init`` a tuple or a dict;
+  ``"nn.MSELoss"`` (a Cell class) likewise — graph mode builds the cell outside the compiled
+  function. Tensors in ``init`` configure the object and are not differentiated.
 
 Arguments are Python values, :class:`T` (a tensor input: random values of a shape and dtype, or
 given values), :class:`P` (a Parameter made from a ``T`` outside the compiled function, for ops
@@ -162,21 +164,45 @@ class Case:
                     + (("attribute",) if self.attribute else ()))
         return hashlib.sha1(text.encode()).hexdigest()[:16]
 
+    def init_slots(self) -> list[int]:
+        """The slots of the tensors given to the constructor (``init``): they configure the
+        object (a loss's class weights), so they are never differentiated."""
+        found: list[int] = []
+
+        def walk(v):
+            if isinstance(v, P):
+                walk(v.tensor)
+            elif isinstance(v, T):
+                found.append(v.slot)
+            elif isinstance(v, (tuple, list)):
+                for x in v:
+                    walk(x)
+            elif isinstance(v, dict):
+                for x in v.values():
+                    walk(x)
+        walk(self.init)
+        return found
+
     # -- the call as source text (graph mode compiles it; the recorder evaluates the same) --
-    def source_call(self, target_name: str) -> str:
-        """The call with tensor inputs named ``t0, t1, ...``."""
+    def constructor_call(self, target_name: str) -> str:
+        """``target(<init>)``: the object a class case calls."""
+        init = self.init
+        parts = ([_src(v) for v in init] if isinstance(init, (tuple, list))
+                 else [f"{k}={_src(v)}" for k, v in init.items()])
+        return f"{target_name}({', '.join(parts)})"
+
+    def source_call(self, target_name: str, callee: str | None = None) -> str:
+        """The call with tensor inputs named ``t0, t1, ...``; ``callee`` names an object built
+        beforehand from ``constructor_call`` (graph mode builds cells outside the compiled
+        function, as MindSpore's cells are built in ``__init__``)."""
         args = [_src(a) for a in self.args]
         kwargs = [f"{k}={_src(v)}" for k, v in self.kwargs.items()]
         if self.is_method and self.attribute:
             return f"{args[0]}.{self.attr}"  # a property (x.shape), read, not called
         if self.is_method:
             return f"{args[0]}.{self.attr}({', '.join(args[1:] + kwargs)})"
-        callee = target_name
-        if self.is_class:
-            init = self.init
-            parts = ([_src(v) for v in init] if isinstance(init, (tuple, list))
-                     else [f"{k}={_src(v)}" for k, v in init.items()])
-            callee = f"{target_name}({', '.join(parts)})"
+        if callee is None:
+            callee = self.constructor_call(target_name) if self.is_class else target_name
         return f"{callee}({', '.join(args + kwargs)})"
 
 

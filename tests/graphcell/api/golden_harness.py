@@ -125,7 +125,7 @@ def run_graph(g: Golden, params: dict | None = None):
     params = g.make_params() if params is None else params
     fn = _graph_function(g, params)
     cots = list(g.cotangents().values())
-    res = fn(*[Tensor(a.copy()) for i, a in enumerate(inputs) if i not in params],
+    res = fn(*[Tensor(a.copy()) for i, a in enumerate(inputs) if i not in _outside(g, params)],
              *[Tensor(x) for x in cots])
     if not g.grad_positions:
         return res, None
@@ -142,13 +142,37 @@ def _env(c: G.Case, tensors: list, params: dict | None = None) -> dict:
     return env
 
 
+def _builds_cell(c: G.Case) -> bool:
+    """A class case whose class is a Cell: graph mode builds it outside the compiled function."""
+    if not c.is_class:
+        return False
+    cls = resolve(c.target)
+    return isinstance(cls, type) and issubclass(cls, ms.nn.Cell)
+
+
+def _outside(g: Golden, parameters: dict) -> set[int]:
+    """The slots whose tensors are not arguments of the compiled function: the Parameters and,
+    for a cell case, the constructor's tensors."""
+    init = set(g.case.init_slots()) if _builds_cell(g.case) else set()
+    return set(parameters) | init
+
+
 def _graph_function(g: Golden, parameters: dict | None = None):
     c = g.case
     parameters = parameters or {}
-    names = [f"t{i}" for i in range(len(c.tensors())) if i not in parameters]
+    outside = _outside(g, parameters)
+    names = [f"t{i}" for i in range(len(c.tensors())) if i not in outside]
     keys = list(g.cotangents())
     cot_names = [f"c{i}" for i in range(len(keys))]
+    env = {"ms": ms, **{f"p{i}": p for i, p in parameters.items()}}
+    if not c.is_method:
+        env["target"] = resolve(c.target)
     call = c.source_call("target")
+    if _builds_cell(c):  # built here, as a network builds its cells in __init__
+        inputs = g.inputs
+        init_env = {**env, **{f"t{i}": Tensor(inputs[i].copy()) for i in c.init_slots()}}
+        env["cell"] = eval(c.constructor_call("target"), init_env)  # noqa: S307 - case's own text
+        call = c.source_call("target", callee="cell")
     lines = [f"def golden({', '.join(names + cot_names)}):"]
     if g.grad_positions:
         params = ", ".join(f"t{i}" for i in g.grad_positions)
@@ -164,9 +188,6 @@ def _graph_function(g: Golden, parameters: dict | None = None):
     source = "\n".join(lines) + "\n"
     filename = f"<golden {c.cid}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    env = {"ms": ms, **{f"p{i}": p for i, p in parameters.items()}}
-    if not c.is_method:
-        env["target"] = resolve(c.target)
     exec(compile(source, filename, "exec"), env)  # noqa: S102 - the case's own generated text
     return ms.jit(env["golden"])
 
@@ -278,7 +299,7 @@ def graph_grads_float64(g: Golden) -> tuple:
     """The compiled gradient (``ms.grad`` inside ``ms.jit``) at the float inputs cast to float64."""
     params = g.make_params()
     inputs = [a.astype(np.float64) if i in g.grad_positions else a
-              for i, a in enumerate(g.inputs) if i not in params]
+              for i, a in enumerate(g.inputs) if i not in _outside(g, params)]
     fn = _graph_function(g, params)
     cots = [Tensor(x.astype(np.float64)) for x in g.cotangents().values()]
     _, grads = fn(*[Tensor(a) for a in inputs], *cots)
