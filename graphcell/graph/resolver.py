@@ -82,7 +82,7 @@ _STATIC_TYPES = (bool, int, float, complex, str, bytes, type(None), type(Ellipsi
 _CONTAINERS = (tuple, list, dict)
 
 # Library modules whose functions are written against F: the frontend calls them (Traced).
-_TRACED_MODULES = ("graphcell.ops", "graphcell.nn", "graphcell.numpy", "graphcell._indexing",
+_TRACED_MODULES = ("graphcell.ops", "graphcell.nn", "graphcell.numpy", "graphcell.amp", "graphcell._indexing",
                    "graphcell.tensor", "graphcell_ir.ops")
 # Library modules whose functions compute Python values or Tensors from statics (StaticCall).
 _STATIC_MODULES = ("graphcell.common", "graphcell.dtype", "graphcell.context", "graphcell.seed",
@@ -282,7 +282,10 @@ class GraphResolver:
                 fn.__module__ == "graphcell.nn.cell":
             self._meet(owner)
             return StaticCall(m)  # self.trainable_params(): the Parameters, while compiling
-        if isinstance(owner, Cell) or not _in(getattr(fn, "__module__", "") or "", _TRACED_MODULES):
+        if isinstance(owner, Cell) or not _in(getattr(fn, "__module__", "") or "", _TRACED_MODULES) \
+                or _holds_parameters(owner):
+            # a library object that holds Parameters (amp's loss scalers) is inlined like a
+            # cell's method, so that the Parameters it reads become the graph's arguments
             return self._method_or_function(fn, owner)
         return Traced(traced(m))
 
@@ -295,6 +298,10 @@ class GraphResolver:
                 return self._method_or_function(call, obj)
             return Unsupported(f"a {type(obj).__name__} object cannot be called in graph mode")
         return Static(obj)  # a plain Python object: its attributes are read while compiling
+
+
+def _holds_parameters(obj) -> bool:
+    return any(isinstance(v, Parameter) for v in getattr(obj, "__dict__", {}).values())
 
 
 def _is_library(fn) -> bool:

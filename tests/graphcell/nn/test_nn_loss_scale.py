@@ -334,3 +334,28 @@ def test_clip_by_norm_along_an_axis(axis, mode):
     np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6)
     with pytest.raises(TypeError, match="'axis' must be None, an int or a tuple of ints"):
         nn.ClipByNorm(axis=1.5)
+
+
+@BOTH
+def test_scaler_scale_and_unscale_inside_a_compiled_train_step(mode):
+    # the shape of MindSpore's mixed-precision tutorial: scale the loss in the forward function,
+    # unscale the gradients, adjust the scale, all in one compiled step
+    scaler = amp.DynamicLossScaler(1024.0, 2, 2)
+    w = Parameter(Tensor(np.array([1.0, -2.0], np.float32)), name="w")
+
+    def forward(x):
+        return scaler.scale((w * x).sum())
+
+    grad_fn = ms.value_and_grad(forward, None, (w,))
+
+    def step(x):
+        loss, grads = grad_fn(x)
+        grads = scaler.unscale(grads)
+        scaler.adjust(amp.all_finite(grads))
+        return scaler.unscale(loss), grads
+
+    run = ms.jit(step) if mode == "graph" else step
+    loss, (g,) = run(Tensor(np.array([3.0, 4.0], np.float32)))
+    assert float(loss.asnumpy()) == -5.0
+    np.testing.assert_array_equal(g.asnumpy(), [3.0, 4.0])
+    assert int(scaler.counter.asnumpy()) == 1 and float(scaler.scale_value.asnumpy()) == 1024.0
