@@ -10,7 +10,13 @@ mode and compares).
 
 - ``"ops.stack"``, ``"numpy.mean"``, ``"nn.functional_name"``: ``target(*args, **kwargs)``;
 - ``"Tensor.argmax"``: ``args[0].argmax(*args[1:], **kwargs)``;
-- ``"ops.Stack"`` (a class): ``Stack(*init)(*args, **kwargs)``, ``init`` a tuple or a dict.
+- ``"ops.Stack"`` (a class): ``Stack(*init)(*args, **kwargs)``, ``init`` a tuple or a dict;
+- ``"nn.Dense"`` (a layer: an ``nn`` class with ``init``): the cell ``Dense(**init)`` is made
+  outside the compiled function (its ``T`` arguments are its initial weights, never
+  differentiated), set to training mode when ``train=True``, and called on the arguments. Its
+  parameters after the call are compared by their paths (``moving_mean``), and the gradients
+  are taken with respect to the float arguments and the cell's trainable parameters (on a
+  second, fresh cell, so a layer that updates its statistics does so once per run).
 
 Arguments are Python values, :class:`T` (a tensor input: random values of a shape and dtype, or
 given values), :class:`P` (a Parameter made from a ``T`` outside the compiled function, for ops
@@ -22,7 +28,9 @@ with MindSpore's and, unless ``fd=False``, with float64 finite differences), ``r
 ``values=False`` (compare the outputs' structure, shapes and dtypes only: random ops, whose
 values no two generators share — their distributions are tested separately; the values of ``P``
 inputs after the call are still compared), ``ms_grad=False`` (MindSpore's
-gradient is wrong for this call: the gradient is checked against finite differences only).
+gradient is wrong for this call: the gradient is checked against finite differences only),
+``train=True`` (a layer is called in training mode). A layer's gradients are compared with
+MindSpore's only: the functions it calls have their own finite-difference checks.
 
 Example::
 
@@ -128,6 +136,7 @@ class Case:
     fd: bool = True
     values: bool = True
     ms_grad: bool = True
+    train: bool = False
     cid: str = ""  # set by the file loader: "<target>[<n>]" or "<target>[<label>]"
     _tensors: list = field(default_factory=list, repr=False)
 
@@ -148,6 +157,27 @@ class Case:
     def is_class(self) -> bool:
         return self.init is not None
 
+    @property
+    def is_cell(self) -> bool:
+        """An ``nn`` layer: made once outside the call, then called (see the module docstring)."""
+        return self.space == "nn" and self.init is not None
+
+    def init_slots(self) -> list[int]:
+        """The slots of the tensors in ``init`` (a layer's initial weights)."""
+        found: list[int] = []
+
+        def walk(v):
+            if isinstance(v, T):
+                found.append(v.slot)
+            elif isinstance(v, (tuple, list)):
+                for x in v:
+                    walk(x)
+            elif isinstance(v, dict):
+                for x in v.values():
+                    walk(x)
+        walk(self.init)
+        return found
+
     def tensors(self) -> list[T]:
         return self._tensors
 
@@ -158,29 +188,37 @@ class Case:
     def fingerprint(self) -> str:
         """What the recorded goldens depend on; a test fails when a case changes after recording."""
         text = repr((self.target, _canon(self.args), _canon(self.kwargs), _canon(self.init)))
+        if self.train:
+            text += ",train"
         return hashlib.sha1(text.encode()).hexdigest()[:16]
 
     # -- the call as source text (graph mode compiles it; the recorder evaluates the same) --
     def source_call(self, target_name: str) -> str:
-        """The call with tensor inputs named ``t0, t1, ...``."""
+        """The call with tensor inputs named ``t0, t1, ...``; for a layer, ``target_name`` is
+        the cell's name and the call leaves out its construction (:meth:`init_call`)."""
         args = [_src(a) for a in self.args]
         kwargs = [f"{k}={_src(v)}" for k, v in self.kwargs.items()]
         if self.is_method:
             return f"{args[0]}.{self.attr}({', '.join(args[1:] + kwargs)})"
         callee = target_name
-        if self.is_class:
-            init = self.init
-            parts = ([_src(v) for v in init] if isinstance(init, (tuple, list))
-                     else [f"{k}={_src(v)}" for k, v in init.items()])
-            callee = f"{target_name}({', '.join(parts)})"
+        if self.is_class and not self.is_cell:
+            callee = self.init_call(target_name)
         return f"{callee}({', '.join(args + kwargs)})"
+
+    def init_call(self, target_name: str) -> str:
+        """The constructor call ``target(**init)`` of a class case."""
+        init = self.init
+        parts = ([_src(v) for v in init] if isinstance(init, (tuple, list))
+                 else [f"{k}={_src(v)}" for k, v in init.items()])
+        return f"{target_name}({', '.join(parts)})"
 
 
 def case(target: str, *args, init=None, grad=None, rtol=1e-5, atol=1e-6, modes=MODES, why="",
-         id="", fd=True, values=True, ms_grad=True, **kwargs) -> Case:  # noqa: A002 - pytest's word
+         id="", fd=True, values=True, ms_grad=True, train=False,
+         **kwargs) -> Case:  # noqa: A002 - pytest's word
     """One call of ``target`` (see the module docstring)."""
     c = Case(target, args, kwargs, init, grad, rtol, atol, tuple(modes), why, id, fd, values,
-             ms_grad)
+             ms_grad, train)
     _number_tensors(c)
     return c
 
