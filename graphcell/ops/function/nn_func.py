@@ -25,7 +25,7 @@ from graphcell_ir.ops import functional as F
 
 __all__ = [
     # activations
-    "relu", "relu6", "leaky_relu", "prelu", "elu", "celu", "selu", "gelu", "fast_gelu", "silu",
+    "relu", "relu6", "leaky_relu", "rrelu", "prelu", "elu", "celu", "selu", "gelu", "fast_gelu", "silu",
     "softplus", "softsign", "mish", "hardswish", "hardsigmoid", "hardtanh", "hardshrink",
     "softshrink", "soft_shrink", "threshold", "tanhshrink", "logsigmoid", "softmax", "softmin",
     "log_softmax", "glu", "logit",
@@ -85,6 +85,24 @@ def prelu(input, weight):  # noqa: A002
                          f"'input'), got {weight.shape[0]}")
     w = F.reshape(weight, U.channel_shape(input.ndim)) if input.ndim >= 2 else weight
     return F.select(F.greater(input, 0), input, F.mul(F.cast_like(w, input), input))
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3):  # noqa: A002
+    """``ops.rrelu(input, lower=1/8, upper=1/3)``: ``input`` where it is > 0, ``a * input`` where
+    it is < 0, each ``a`` drawn from U[lower, upper) (Float32, then cast to the input's dtype) at
+    every call, as MindSpore 2.10 (which has no inference form)."""
+    name = "ops.rrelu"
+    U.number(name, upper, "upper")
+    U.number(name, lower, "lower")
+    if lower > upper:
+        raise ValueError(f"{name}: 'upper' must be at least 'lower', got lower {lower} and upper "
+                         f"{upper}")
+    U.float_tensor(name, input)
+    u = F.uniform_real(shape=tuple(input.shape))
+    slope = F.cast(F.add(F.mul(u, float(upper) - float(lower)), float(lower)), dtype=input.dtype)
+    zeros, ones = F.zeros_like(input), F.ones_like(input)
+    factor = F.select(F.greater(input, 0), ones, F.select(F.less(input, 0), slope, zeros))
+    return F.mul(factor, input)
 
 
 # --- exponential units -------------------------------------------------------------------------
