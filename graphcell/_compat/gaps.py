@@ -250,3 +250,11 @@ GAPS.update({
                                    "must be Tensor[Int32], but got Tensor[Float32]\" for an Int32 "
                                    "state_seq); graphcell provides it",
 })
+
+# --- nn layers (issue 17 item 1: graphcell/nn/layers/) ---------------------------------------------
+# provided by graphcell; MindSpore 2.10's CPU build cannot run them, so they have no golden cases
+# (tests/graphcell/nn/test_layers_*.py check them against their formulas)
+GAPS.update({
+    "mindspore.nn.LogSoftmaxExt": _NO_CPU_KERNEL.format("LogSoftmaxExt") + "; graphcell "
+                                  "provides it",
+})

@@ -13,9 +13,10 @@ from graphcell.nn.cell import Cell
 from graphcell.nn.container import CellList, SequentialCell
 
 __all__ = ["Cell", "CellList", "SequentialCell"]
-from graphcell.nn.layers import (AvgPool2d, BatchNorm1d, BatchNorm2d, Conv2d, Dense, Dropout,  # noqa: E402
-                                 Flatten, LogSoftmax, MatMul, MaxPool2d, ReLU, Sigmoid, Softmax,
-                                 Tanh, get_activation)
+from graphcell.nn import layers as _layers  # noqa: E402
+from graphcell.nn.layers import *  # noqa: E402,F403 - the layers' own __all__
+
+__all__ += _layers.__all__
 from graphcell.nn.loss import L1Loss, LossBase, MSELoss, SoftmaxCrossEntropyWithLogits  # noqa: E402
 from graphcell.nn.optim import SGD, Adam, Momentum, Optimizer  # noqa: E402
 from graphcell.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell  # noqa: E402
