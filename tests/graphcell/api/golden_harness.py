@@ -207,7 +207,8 @@ def _cell_setup(g: Golden, params: dict):
         return cell, None, None
     grad_cell = make_cell(g)
     by_path = dict(grad_cell.parameters_and_names())
-    return cell, grad_cell, ms.ParameterTuple(by_path[path] for path in g.grad_params)
+    weights = ms.ParameterTuple(by_path[path] for path in g.grad_params) if g.grad_params else None
+    return cell, grad_cell, weights
 
 
 def _call_args(g: Golden) -> list[int]:
