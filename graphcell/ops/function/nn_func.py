@@ -597,6 +597,29 @@ def clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite=False):
     return type(x)(out) if isinstance(x, (tuple, list)) else out[0]
 
 
+def clip_by_axis_norm(x, clip_norm, axis=None):
+    """MindSpore's inner ``ClipByNorm(axis)(x, clip_norm)``, which ``nn.ClipByNorm`` calls:
+    ``x * clip_norm / max(norm, clip_norm)`` with ``norm`` the Euclidean norm of ``x`` over
+    ``axis`` (None: every axis; kept for broadcasting). ``clip_norm`` is a number or a tensor
+    that broadcasts to the norm. Below a norm of 1e-18 the norm's gradient is taken as 0 (it
+    would be NaN: MindSpore's is)."""
+    name = "ClipByNorm"
+    U.float_tensor(name, x, "x")
+    axes = tuple(range(x.ndim)) if axis is None else tuple(axis)
+    for a in axes:
+        if not -max(x.ndim, 1) <= a < max(x.ndim, 1):
+            raise ValueError(f"{name}: 'axis' {a} is out of range for 'x' of shape "
+                             f"{list(x.shape)}")
+    if isinstance(clip_norm, Tensor):
+        U.float_tensor(name, clip_norm, "clip_norm")
+        clip = F.cast(clip_norm, dtype=x.dtype)
+    else:
+        clip = float(U.number(name, clip_norm, "clip_norm"))
+    squares = F.reduce_sum(F.mul(x, x), axis=axes, keep_dims=True)
+    norm = F.sqrt(F.maximum(squares, 1e-36))  # float32 holds 1e-36: no 0 under the sqrt
+    return F.div(F.mul(x, clip), F.maximum(norm, clip))
+
+
 def sequence_mask(lengths, maxlen=None):
     """``ops.sequence_mask(lengths, maxlen=None)``: ``mask[..., j] = j < lengths[...]``, shape
     ``lengths.shape + (maxlen,)``; without ``maxlen`` it is ``max(lengths)``, a shape that depends
