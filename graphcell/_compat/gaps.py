@@ -257,4 +257,10 @@ GAPS.update({
 GAPS.update({
     "mindspore.nn.LogSoftmaxExt": _NO_CPU_KERNEL.format("LogSoftmaxExt") + "; graphcell "
                                   "provides it",
+    "mindspore.nn.Roll": "MindSpore 2.10's CPU build has no Roll kernel ('The kernel Roll "
+                         "unregistered'); graphcell provides it",
+    **{f"mindspore.nn.{cell}": _NO_CPU_KERNEL.format(kernel) + "; graphcell provides it"
+       for cell, kernel in (("MatrixDiag", "MatrixDiag"), ("MatrixDiagPart", "MatrixDiagPart"),
+                            ("MatrixSetDiag", "MatrixSetDiag"), ("MatInverse", "CholeskyTrsm"),
+                            ("MatDet", "DetTriangle"))},
 })
