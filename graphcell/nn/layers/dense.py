@@ -13,7 +13,8 @@ import math
 from graphcell import ops
 from graphcell.common.initializer import HeUniform, Uniform, initializer
 from graphcell.nn.cell import Cell
-from graphcell.nn.layers._validate import check_bool, check_positive_int, describe
+from graphcell.nn.layers._validate import (check_bool, check_init_shape, check_positive_int,
+                                           describe)
 from graphcell.nn.layers.activation import get_activation
 from graphcell.ops.primitive import Primitive
 from graphcell.parameter import Parameter
@@ -22,13 +23,6 @@ from graphcell_ir.ir.types import float32, to_dtype
 from graphcell_ir.ops import functional as F
 
 __all__ = ["Dense", "Linear", "BiDense"]
-
-
-def _check_init_shape(init, shape: tuple, what: str, owner: str) -> None:
-    """A Tensor given as ``weight_init``/``bias_init`` must already have the parameter's shape."""
-    if isinstance(init, Tensor) and tuple(init.shape) != shape:
-        raise ValueError(f"{owner}: {what} has shape {list(init.shape)}, but the parameter needs "
-                         f"{list(shape)}")
 
 
 class Dense(Cell):
@@ -57,13 +51,13 @@ class Dense(Cell):
         self.out_channels = check_positive_int(out_channels, "out_channels", self.cls_name)
         self.has_bias = check_bool(has_bias, "has_bias", self.cls_name)
         w_shape = (self.out_channels, self.in_channels)
-        _check_init_shape(weight_init, w_shape, "weight_init", self.cls_name)
+        check_init_shape(weight_init, w_shape, "weight_init", self.cls_name)
         if weight_init is None:
             weight_init = HeUniform(math.sqrt(5))
         self.weight = Parameter(initializer(weight_init, w_shape, dtype), name="weight")
         self.bias = None
         if self.has_bias:
-            _check_init_shape(bias_init, (self.out_channels,), "bias_init", self.cls_name)
+            check_init_shape(bias_init, (self.out_channels,), "bias_init", self.cls_name)
             if bias_init is None:
                 bias_init = Uniform(scale=1 / math.sqrt(self.in_channels))
             self.bias = Parameter(initializer(bias_init, (self.out_channels,), dtype), name="bias")
@@ -133,13 +127,13 @@ class Linear(Cell):
         self.has_bias = check_bool(bias, "bias", owner)
         dtype = float32 if dtype is None else to_dtype(dtype)
         w_shape = (self.out_features, self.in_features)
-        _check_init_shape(weight_init, w_shape, "weight_init", owner)
+        check_init_shape(weight_init, w_shape, "weight_init", owner)
         if weight_init is None:
             weight_init = HeUniform(math.sqrt(5))
         self.weight = Parameter(initializer(weight_init, w_shape, dtype), name="weight")
         self.bias = None
         if self.has_bias:
-            _check_init_shape(bias_init, (self.out_features,), "bias_init", owner)
+            check_init_shape(bias_init, (self.out_features,), "bias_init", owner)
             if bias_init is None:
                 bias_init = Uniform(scale=1 / math.sqrt(self.in_features))
             self.bias = Parameter(initializer(bias_init, (self.out_features,), dtype), name="bias")
@@ -181,12 +175,12 @@ class BiDense(Cell):
         self.has_bias = check_bool(has_bias, "has_bias", owner)
         bound = 1 / math.sqrt(self.in1_channels)
         w_shape = (self.out_channels, self.in1_channels, self.in2_channels)
-        _check_init_shape(weight_init, w_shape, "weight_init", owner)
+        check_init_shape(weight_init, w_shape, "weight_init", owner)
         self.weight = Parameter(initializer(Uniform(bound) if weight_init is None else weight_init,
                                             w_shape, dtype), name="weight")
         self.bias = None
         if self.has_bias:
-            _check_init_shape(bias_init, (self.out_channels,), "bias_init", owner)
+            check_init_shape(bias_init, (self.out_channels,), "bias_init", owner)
             self.bias = Parameter(initializer(Uniform(bound) if bias_init is None else bias_init,
                                               (self.out_channels,), dtype), name="bias")
 
