@@ -275,7 +275,9 @@ def test_dropout_errors():
     with pytest.raises(ValueError, match=r"'p' must be in \[0, 1\), got 1.0"):
         nn.Dropout(p=1.0)
     with pytest.raises(ValueError, match=r"'keep_prob' must be in \(0, 1\], got 0"):
-        nn.Dropout(keep_prob=0)
+        nn.Dropout(keep_prob=0.0)
+    with pytest.raises(TypeError, match=r"'keep_prob' must be a float, got int 1"):
+        nn.Dropout(keep_prob=1)  # as MindSpore 2.10: keep_prob takes floats only
 
 
 def test_matmul():
