@@ -257,6 +257,11 @@ GAPS.update({
 GAPS.update({
     "mindspore.nn.LogSoftmaxExt": _NO_CPU_KERNEL.format("LogSoftmaxExt") + "; graphcell "
                                   "provides it",
+    **{f"mindspore.nn.InstanceNorm{d}d": _NO_CPU_KERNEL.format("InstanceNorm") + "; graphcell "
+                                         "provides it (group_norm with one group per channel)"
+       for d in (1, 2, 3)},
+    "mindspore.nn.LayerNormExt": "MindSpore 2.10's CPU build fails to create its LayerNormExt "
+                                 "kernel; graphcell provides it",
     "mindspore.nn.Roll": "MindSpore 2.10's CPU build has no Roll kernel ('The kernel Roll "
                          "unregistered'); graphcell provides it",
     **{f"mindspore.nn.{cell}": _NO_CPU_KERNEL.format(kernel) + "; graphcell provides it"
