@@ -262,6 +262,8 @@ GAPS.update({
        for d in (1, 2, 3)},
     "mindspore.nn.LayerNormExt": "MindSpore 2.10's CPU build fails to create its LayerNormExt "
                                  "kernel; graphcell provides it",
+    "mindspore.nn.EmbeddingExt": "MindSpore 2.10's CPU build has no Embedding kernel ('The kernel "
+                                 "Embedding unregistered'); graphcell provides it",
     "mindspore.nn.Roll": "MindSpore 2.10's CPU build has no Roll kernel ('The kernel Roll "
                          "unregistered'); graphcell provides it",
     **{f"mindspore.nn.{cell}": _NO_CPU_KERNEL.format(kernel) + "; graphcell provides it"

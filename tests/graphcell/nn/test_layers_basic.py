@@ -45,14 +45,20 @@ def test_mat_inverse_and_det_of_spd_matrices():
         nn.MatDet()(Tensor(spd.astype(np.int32)))
 
 
-def test_clip_by_norm_over_axis_zero():
-    # MindSpore 2.10 scales some columns by the norm of another (its CPU kernel); graphcell
-    # clips each column by its own norm
-    x = np.array([[3.0, 4.0, 0.0], [1.0, 2.0, 2.0]], np.float32)
-    norms = np.sqrt((x.astype(np.float64) ** 2).sum(0, keepdims=True))
-    want = x * 2.0 / np.maximum(norms, 2.0)
-    for out in both_modes(nn.ClipByNorm(axis=0), Tensor(x), Tensor(np.float32(2.0))):
-        np.testing.assert_allclose(out.asnumpy(), want, rtol=1e-6)
+@pytest.mark.parametrize("axis", [0, 1, (1,), (0, 2)])
+def test_clip_by_norm_over_some_axes(axis):
+    # MindSpore 2.10's CPU kernel takes every norm but the first over the wrong elements
+    # (ClipByNorm(axis=1) of rows of 1s, 2s, 3s clipped to 1 gives 0.5, 0.756, 0.949);
+    # graphcell clips each slice by its own norm
+    x = RNG.normal(size=(3, 4, 2)).astype(np.float32)
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    norms = np.sqrt((x.astype(np.float64) ** 2).sum(axes, keepdims=True))
+    want = x * 1.5 / np.maximum(norms, 1.5)
+    for out in both_modes(nn.ClipByNorm(axis=axis), Tensor(x), Tensor(np.float32(1.5))):
+        np.testing.assert_allclose(out.asnumpy(), want, rtol=1e-5)
+    rows = np.array([[1.0] * 4, [2.0] * 4, [3.0] * 4], np.float32)
+    out = nn.ClipByNorm(axis=1)(Tensor(rows), Tensor(np.float32(1.0))).asnumpy()
+    np.testing.assert_allclose(out, np.full((3, 4), 0.5), rtol=1e-6)
 
 
 def test_clip_by_norm_gradient_at_zero_is_finite():
