@@ -10,9 +10,9 @@ Example::
     6
 """
 from graphcell.nn.cell import Cell
-from graphcell.nn.container import CellList, SequentialCell
+from graphcell.nn.container import CellDict, CellList, SequentialCell
 
-__all__ = ["Cell", "CellList", "SequentialCell"]
+__all__ = ["Cell", "CellList", "SequentialCell", "CellDict"]
 from graphcell.nn import layers as _layers  # noqa: E402
 from graphcell.nn.layers import *  # noqa: E402,F403 - the layers' own __all__
 

@@ -1,6 +1,6 @@
 """Basic layers, as MindSpore's ``mindspore.nn.layer.basic``: reshaping (``Flatten``,
 ``Unflatten``, ``Identity``), dropouts, ``Upsample``/``ResizeBilinear``, ``Pad``, norms and
-clipping (``Norm``, ``ClipByNorm``, ``L1Regularizer``), ``OneHot`` and the deprecated matrix cells
+clipping (``Norm``, ``ClipByNorm``, ``L1Regularizer``), ``OneHot``, ``ChannelShuffle`` and the deprecated matrix cells
 (``Tril``, ``Triu``, ``Roll``, ``MatrixDiag``, ``MatrixDiagPart``, ``MatrixSetDiag``).
 
 Each is a thin Cell over ``ops`` functions. The dropouts draw from graphcell's seeded generator
@@ -21,7 +21,7 @@ from graphcell_ir.ops import functional as F
 __all__ = ["Flatten", "Unflatten", "Identity", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
            "DropoutExt", "Dropout2dExt", "Upsample", "ResizeBilinear", "Pad", "Norm",
            "ClipByNorm", "L1Regularizer", "OneHot", "Tril", "Triu", "Roll", "MatrixDiag",
-           "MatrixDiagPart", "MatrixSetDiag"]
+           "MatrixDiagPart", "MatrixSetDiag", "ChannelShuffle"]
 
 
 # --- shapes --------------------------------------------------------------------------------------
@@ -627,3 +627,34 @@ class MatrixSetDiag(Cell):
 
     def construct(self, input_x, diagonal):
         return ops.matrix_set_diag(input_x, diagonal)
+
+
+class ChannelShuffle(Cell):
+    """``ChannelShuffle(groups)``: the channels (axis 1) of an (N, C, ...) input split into
+    ``groups`` groups and interleaved (ShuffleNet's shuffle).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import graphcell as ms
+        >>> from graphcell import nn
+        >>> x = ms.Tensor(np.arange(4, dtype=np.float32).reshape(1, 4, 1, 1))
+        >>> nn.ChannelShuffle(2)(x).asnumpy().ravel()
+        array([0., 2., 1., 3.], dtype=float32)
+    """
+
+    def __init__(self, groups):
+        super().__init__()
+        if not _is_int(groups):
+            raise TypeError(f"{self.cls_name}: 'groups' must be an int, got {type(groups).__name__}")
+        if groups < 1:
+            raise ValueError(f"{self.cls_name}: 'groups' must be at least 1, got {groups}")
+        self.groups = groups
+
+    def construct(self, x):
+        if not isinstance(x, Tensor) or x.ndim < 2:
+            raise ValueError(f"{self.cls_name}: expected an (N, C, ...) input, got {describe(x)}")
+        shape = tuple(x.shape)
+        # ops.channel_shuffle takes rank >= 4: shuffle a (N, C, positions, 1) view
+        view = ops.reshape(x, shape[:2] + (-1, 1))
+        return ops.reshape(ops.channel_shuffle(view, self.groups), shape)
