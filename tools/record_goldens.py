@@ -160,7 +160,7 @@ def make_cell(c: G.Case, inputs: list):
     """A fresh layer of a cell case: its ``init`` tensors are the initial weights."""
     env = {"ms": ms, "target": resolve(c.target),
            **{f"t{i}": Tensor(inputs[i].copy()) for i in c.init_slots()}}
-    cell = eval(c.init_call("target"), env)  # noqa: S307 - our own generated call text
+    cell = eval(c.constructor_call("target"), env)  # noqa: S307 - our own generated call text
     if c.train:
         cell.set_train()
     return cell
@@ -174,7 +174,7 @@ def record_cell_case(c: G.Case, inputs: list, arrays: dict, rec: dict) -> dict:
 
     def call(cell, tensors):
         env = {"ms": ms, "cell": cell, **{f"t{i}": t for i, t in tensors.items()}}
-        return eval(c.source_call("cell"), env)  # noqa: S307
+        return eval(c.source_call("target", callee="cell"), env)  # noqa: S307
     try:
         cell = make_cell(c, inputs)
         out = call(cell, {i: Tensor(a.copy()) for i, a in enumerate(inputs) if i not in skip})
@@ -223,7 +223,8 @@ def record_cell_case(c: G.Case, inputs: list, arrays: dict, rec: dict) -> dict:
         arrays.update(values)
         rec["grad"] = {"positions": floats, "params": [path for path, _ in trainable]}
     except Exception as e:  # noqa: BLE001
-        rec["grad_error"] = f"{type(e).__name__}: {str(e).strip().splitlines()[0][:300] if str(e).strip() else ''}"
+        first = str(e).strip().splitlines()[0][:300] if str(e).strip() else ""
+        rec["grad_error"] = f"{type(e).__name__}: {first}"
     return rec
 
 

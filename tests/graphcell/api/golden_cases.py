@@ -163,11 +163,15 @@ class Case:
         return self.space == "nn" and self.init is not None
 
     def init_slots(self) -> list[int]:
-        """The slots of the tensors in ``init`` (a layer's initial weights)."""
+        """The slots of the tensors given to the constructor (``init``): they configure the
+        object (a layer's initial weights, a loss's class weights), so they are never
+        differentiated."""
         found: list[int] = []
 
         def walk(v):
-            if isinstance(v, T):
+            if isinstance(v, P):
+                walk(v.tensor)
+            elif isinstance(v, T):
                 found.append(v.slot)
             elif isinstance(v, (tuple, list)):
                 for x in v:
@@ -193,20 +197,20 @@ class Case:
         return hashlib.sha1(text.encode()).hexdigest()[:16]
 
     # -- the call as source text (graph mode compiles it; the recorder evaluates the same) --
-    def source_call(self, target_name: str) -> str:
-        """The call with tensor inputs named ``t0, t1, ...``; for a layer, ``target_name`` is
-        the cell's name and the call leaves out its construction (:meth:`init_call`)."""
+    def source_call(self, target_name: str, callee: str | None = None) -> str:
+        """The call with tensor inputs named ``t0, t1, ...``; ``callee`` names an object built
+        beforehand from :meth:`constructor_call` (a layer, built as a network builds its cells
+        in ``__init__``)."""
         args = [_src(a) for a in self.args]
         kwargs = [f"{k}={_src(v)}" for k, v in self.kwargs.items()]
         if self.is_method:
             return f"{args[0]}.{self.attr}({', '.join(args[1:] + kwargs)})"
-        callee = target_name
-        if self.is_class and not self.is_cell:
-            callee = self.init_call(target_name)
+        if callee is None:
+            callee = self.constructor_call(target_name) if self.is_class else target_name
         return f"{callee}({', '.join(args + kwargs)})"
 
-    def init_call(self, target_name: str) -> str:
-        """The constructor call ``target(**init)`` of a class case."""
+    def constructor_call(self, target_name: str) -> str:
+        """``target(<init>)``: the object a class case calls."""
         init = self.init
         parts = ([_src(v) for v in init] if isinstance(init, (tuple, list))
                  else [f"{k}={_src(v)}" for k, v in init.items()])
