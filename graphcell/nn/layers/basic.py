@@ -1,7 +1,8 @@
 """Basic layers, as MindSpore's ``mindspore.nn.layer.basic``: reshaping (``Flatten``,
 ``Unflatten``, ``Identity``), dropouts, ``Upsample``/``ResizeBilinear``, ``Pad``, norms and
-clipping (``Norm``, ``ClipByNorm``, ``L1Regularizer``), ``OneHot``, ``ChannelShuffle`` and the deprecated matrix cells
-(``Tril``, ``Triu``, ``Roll``, ``MatrixDiag``, ``MatrixDiagPart``, ``MatrixSetDiag``).
+clipping (``Norm``, ``ClipByNorm``, ``L1Regularizer``), ``OneHot``, ``ChannelShuffle`` and the
+deprecated matrix cells (``Tril``, ``Triu``, ``Roll``, ``MatrixDiag``, ``MatrixDiagPart``,
+``MatrixSetDiag``).
 
 Each is a thin Cell over ``ops`` functions. The dropouts draw from graphcell's seeded generator
 (``ms.set_seed``) and are the identity outside training.
@@ -646,7 +647,8 @@ class ChannelShuffle(Cell):
     def __init__(self, groups):
         super().__init__()
         if not _is_int(groups):
-            raise TypeError(f"{self.cls_name}: 'groups' must be an int, got {type(groups).__name__}")
+            raise TypeError(f"{self.cls_name}: 'groups' must be an int, got "
+                            f"{type(groups).__name__}")
         if groups < 1:
             raise ValueError(f"{self.cls_name}: 'groups' must be at least 1, got {groups}")
         self.groups = groups

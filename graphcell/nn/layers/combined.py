@@ -92,7 +92,8 @@ class DenseBnAct(_BnAct):
         >>> import numpy as np
         >>> import graphcell as ms
         >>> from graphcell import nn
-        >>> nn.DenseBnAct(3, 2, activation='leakyrelu')(ms.Tensor(np.ones((4, 3), np.float32))).shape
+        >>> net = nn.DenseBnAct(3, 2, activation='leakyrelu')
+        >>> net(ms.Tensor(np.ones((4, 3), np.float32))).shape
         (4, 2)
     """
 

@@ -159,7 +159,8 @@ class BiDense(Cell):
         >>> import graphcell as ms
         >>> from graphcell import nn
         >>> net = nn.BiDense(2, 3, 4, weight_init='ones', bias_init='zeros')
-        >>> net(ms.Tensor(np.ones((5, 2), np.float32)), ms.Tensor(np.ones((5, 3), np.float32))).shape
+        >>> x1, x2 = ms.Tensor(np.ones((5, 2), np.float32)), ms.Tensor(np.ones((5, 3), np.float32))
+        >>> net(x1, x2).shape
         (5, 4)
         >>> net
         BiDense(in1_channels=2, in2_channels=3, output_channels=4, has_bias=True)

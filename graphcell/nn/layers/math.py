@@ -1,6 +1,7 @@
-"""Math layers, as MindSpore's ``mindspore.nn.layer.math``: ``MatMul``, ``Moments``, ``ReduceLogSumExp``, ``Range`` and the special functions and matrix cells MindSpore
-2.x deprecates in favour of ``ops`` (``LGamma``, ``DiGamma``, ``IGamma``, ``LBeta``,
-``MatInverse``, ``MatDet``), each a thin Cell over those ``ops``.
+"""Math layers, as MindSpore's ``mindspore.nn.layer.math``: ``MatMul``, ``Moments``,
+``ReduceLogSumExp``, ``Range`` and the special functions and matrix cells MindSpore 2.x
+deprecates in favour of ``ops`` (``LGamma``, ``DiGamma``, ``IGamma``, ``LBeta``, ``MatInverse``,
+``MatDet``), each a thin Cell over those ``ops``.
 
 MindSpore's math module also has a ``CosineSimilarity`` layer, but ``mindspore.nn.CosineSimilarity``
 is the metric of that name (``mindspore.train``), which MindSpore's ``nn`` imports last.

@@ -25,7 +25,8 @@ from graphcell_ir.ops import functional as F
 
 __all__ = [
     # activations
-    "relu", "relu6", "leaky_relu", "rrelu", "prelu", "elu", "celu", "selu", "gelu", "fast_gelu", "silu",
+    "relu", "relu6", "leaky_relu", "rrelu", "prelu", "elu", "celu", "selu", "gelu", "fast_gelu",
+    "silu",
     "softplus", "softsign", "mish", "hardswish", "hardsigmoid", "hardtanh", "hardshrink",
     "softshrink", "soft_shrink", "threshold", "tanhshrink", "logsigmoid", "softmax", "softmin",
     "log_softmax", "glu", "logit",
