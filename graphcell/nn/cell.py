@@ -39,6 +39,7 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from graphcell.context import GRAPH_MODE
+from graphcell.nn._cell_options import CellOptions
 from graphcell.context import _values as _context_values
 from graphcell.parameter import Parameter, ParameterTuple, is_generated_name
 from graphcell.runtime import dispatch
@@ -55,7 +56,7 @@ def _addindent(text: str, spaces: int) -> str:
     return "\n".join([lines[0]] + [" " * spaces + line for line in lines[1:]])
 
 
-class Cell(CellHooks):
+class Cell(CellHooks, CellOptions):
     """Base class of every network and layer; subclasses define ``construct``.
 
     ``Cell(auto_prefix=True, flags=None)``: ``auto_prefix=False`` keeps the parameter names of
@@ -128,8 +129,8 @@ class Cell(CellHooks):
             >>> from graphcell import nn
             >>> ir = nn.ReLU().compile(ms.Tensor(np.ones((2, 3), np.float32)))
             >>> print(ir.as_text(locs="none"))
-            func @ReLU.construct(%x: f32[2,3]) -> f32[2,3] {
-              %0 = relu(%x) : f32[2,3]
+            func @ReLU.construct(%input: f32[2,3]) -> f32[2,3] {
+              %0 = relu(%input) : f32[2,3]
               return %0
             }
         """
