@@ -267,6 +267,14 @@ GAPS.update({
     **{f"mindspore.nn.{cell}": "MindSpore 2.10's CPU build fails on it in PyNative mode (a "
                                "ScalarCast of a Float32; its graph mode runs it); graphcell "
                                "provides it" for cell in ("PSNR", "SSIM", "MSSSIM")},
+    **{f"mindspore.nn.{cell}": f"MindSpore 2.10's CPU build cannot run it ('{why}'); graphcell "
+                               "provides it (PyTorch's semantics)"
+       for cell, why in (("DropoutExt", "The kernel DropoutExt unregistered"),
+                         ("Dropout2dExt", "Not implement exception"),
+                         ("AvgPool1dExt", "The kernel AvgPool1D unregistered"),
+                         ("AvgPool2dExt", "The kernel AvgPool2D unregistered"),
+                         ("AvgPool3dExt", "The kernel AvgPool3DExt unregistered"),
+                         ("MaxPool2dExt", "Not found op FuncMaxPool2D on device CPU"))},
     "mindspore.nn.Roll": "MindSpore 2.10's CPU build has no Roll kernel ('The kernel Roll "
                          "unregistered'); graphcell provides it",
     **{f"mindspore.nn.{cell}": _NO_CPU_KERNEL.format(kernel) + "; graphcell provides it"
