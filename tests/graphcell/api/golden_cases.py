@@ -20,8 +20,8 @@ mode and compares).
 
 Arguments are Python values, :class:`T` (a tensor input: random values of a shape and dtype, or
 given values), :class:`P` (a Parameter made from a ``T`` outside the compiled function, for ops
-that update Parameters in place: its value after the call is compared too) and :class:`D` (a
-dtype). Options: ``grad`` (False: do not differentiate; default:
+that update Parameters in place: its value after the call is compared too), :class:`D` (a
+dtype) and :class:`N` (a Cell given to a layer's constructor). Options: ``grad`` (False: do not differentiate; default:
 differentiate when a float tensor goes in and a float tensor comes out; the gradient is compared
 with MindSpore's and, unless ``fd=False``, with float64 finite differences), ``rtol``/``atol``,
 ``modes`` (the modes the case runs in, with ``why`` saying why one is left out), ``id`` (a label),
@@ -108,6 +108,18 @@ class T:
         return self.key()
 
 
+class N:
+    """A Cell argument of a layer's constructor, built the same way on both sides:
+    ``N("nn.LayerNorm", (8,), epsilon=1e-5)`` is ``ms.nn.LayerNorm((8,), epsilon=1e-05)``
+    (numbers, strings, tuples, ``T`` — initial weights — and other ``N`` as arguments)."""
+
+    def __init__(self, target: str, *args, **kwargs):
+        self.target, self.args, self.kwargs = target, args, kwargs
+
+    def __repr__(self) -> str:
+        return _src(self)
+
+
 @dataclass(eq=False)
 class P:
     """A Parameter input: ``P(T((3,)))``. Made fresh (named ``p<slot>``) for each run, outside
@@ -173,6 +185,9 @@ class Case:
                 walk(v.tensor)
             elif isinstance(v, T):
                 found.append(v.slot)
+            elif isinstance(v, N):
+                walk(v.args)
+                walk(v.kwargs)
             elif isinstance(v, (tuple, list)):
                 for x in v:
                     walk(x)
@@ -235,6 +250,9 @@ def _number_tensors(c: Case) -> None:
         elif isinstance(v, T):
             v.slot = len(c._tensors)
             c._tensors.append(v)
+        elif isinstance(v, N):
+            walk(v.args)
+            walk(v.kwargs)
         elif isinstance(v, (tuple, list)):
             for x in v:
                 walk(x)
@@ -253,6 +271,9 @@ def _src(v) -> str:
         return f"t{v.slot}"
     if isinstance(v, D):
         return f"ms.{v.name}"
+    if isinstance(v, N):
+        parts = [_src(a) for a in v.args] + [f"{k}={_src(a)}" for k, a in v.kwargs.items()]
+        return f"ms.{v.target}({', '.join(parts)})"
     if isinstance(v, tuple):
         inner = ", ".join(_src(x) for x in v)
         return f"({inner},)" if len(v) == 1 else f"({inner})"
@@ -267,7 +288,7 @@ def _src(v) -> str:
     if isinstance(v, slice):
         return f"slice({v.start!r}, {v.stop!r}, {v.step!r})"
     raise TypeError(f"golden cases take numbers, strings, None, tuples, lists, dicts, slices, T, "
-                    f"P and D as arguments, got {type(v).__name__}")
+                    f"P, D and N as arguments, got {type(v).__name__}")
 
 
 def _canon(v):
