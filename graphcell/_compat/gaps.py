@@ -282,3 +282,11 @@ GAPS.update({
                             ("MatrixSetDiag", "MatrixSetDiag"), ("MatInverse", "CholeskyTrsm"),
                             ("MatDet", "DetTriangle"))},
 })
+# not provided
+GAPS.update({
+    **{f"mindspore.nn.{cell}": "a layer of THOR, MindSpore's second-order optimizer, which "
+                               "graphcell does not have; use nn." + cell.replace("Thor", "")
+       for cell in ("Conv2dThor", "DenseThor", "EmbeddingThor", "EmbeddingLookupThor")},
+    "mindspore.nn.Unfold": _NO_CPU_KERNEL.format("ExtractImagePatches") + "; graphcell does not "
+                           "provide it (ops.unfold extracts patches, in PyTorch's layout)",
+})
