@@ -21,8 +21,8 @@ from graphcell_ir.ir.types import float16, float32, int32
 __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
            "LPPool1d", "LPPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d",
            "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "MaxUnpool1d",
-           "MaxUnpool2d", "MaxUnpool3d", "MaxPool2dExt", "AvgPool1dExt", "AvgPool2dExt",
-           "AvgPool3dExt"]
+           "MaxUnpool2d", "MaxUnpool3d", "FractionalMaxPool2d", "FractionalMaxPool3d",
+           "MaxPool2dExt", "AvgPool1dExt", "AvgPool2dExt", "AvgPool3dExt"]
 
 
 # --- arguments -----------------------------------------------------------------------------------
@@ -699,6 +699,59 @@ class AdaptiveMaxPool3d(Cell):
     def construct(self, input):  # noqa: A002
         out, argmax = ops.adaptive_max_pool3d(input, self.output_size, True)
         return (out, ops.cast(argmax, int32)) if self.return_indices else out
+
+
+# --- fractional max pools -------------------------------------------------------------------------
+
+class FractionalMaxPool2d(Cell):
+    """``FractionalMaxPool2d(kernel_size, output_size=None, output_ratio=None,
+    return_indices=False, _random_samples=None)``: max pooling over windows at pseudo-random
+    positions of an (N, C, H, W) or (C, H, W) input, to ``output_size`` or ``output_ratio`` of
+    the input (``ops.fractional_max_pool2d``; fresh positions at every call unless
+    ``_random_samples`` fixes them).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import graphcell as ms
+        >>> from graphcell import nn
+        >>> pool = nn.FractionalMaxPool2d(2, output_size=(3, 3))
+        >>> pool(ms.Tensor(np.ones((1, 2, 7, 7), np.float32))).shape
+        (1, 2, 3, 3)
+    """
+
+    _pool = staticmethod(ops.fractional_max_pool2d)
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                 _random_samples=None):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.output_size = output_size
+        self.output_ratio = output_ratio
+        self.return_indices = return_indices
+        self._random_samples = _random_samples
+
+    def construct(self, input):  # noqa: A002
+        return self._pool(input, self.kernel_size, self.output_size, self.output_ratio,
+                          self.return_indices, self._random_samples)
+
+
+class FractionalMaxPool3d(FractionalMaxPool2d):
+    """``FractionalMaxPool3d(kernel_size, output_size=None, output_ratio=None,
+    return_indices=False, _random_samples=None)``: the 3-D fractional max pool of an
+    (N, C, D, H, W) or (C, D, H, W) input (``ops.fractional_max_pool3d``).
+
+    Example::
+
+        >>> import numpy as np
+        >>> import graphcell as ms
+        >>> from graphcell import nn
+        >>> pool = nn.FractionalMaxPool3d(2, output_ratio=0.5)
+        >>> pool(ms.Tensor(np.ones((1, 1, 6, 6, 6), np.float32))).shape
+        (1, 1, 3, 3, 3)
+    """
+
+    _pool = staticmethod(ops.fractional_max_pool3d)
 
 
 # --- unpooling -----------------------------------------------------------------------------------

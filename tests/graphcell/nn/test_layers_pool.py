@@ -1,8 +1,10 @@
 """The PyTorch-style pools MindSpore 2.10's CPU build cannot run (``MaxPool2dExt``,
-``AvgPool1dExt/2dExt/3dExt``), against numpy, in both modes."""
+``AvgPool1dExt/2dExt/3dExt``), against numpy, in both modes; the fractional max pools' gradient
+and random windows."""
 import numpy as np
 import pytest
 
+import graphcell as ms
 from graphcell import Tensor, nn
 from layer_helpers import both_modes
 
@@ -50,3 +52,41 @@ def test_max_pool_2d_ext(padding, ceil):
     want = padded[:, :, :2 * size, :2 * size].reshape(1, 2, size, 2, size, 2).max((3, 5))
     for out in both_modes(nn.MaxPool2dExt(2, padding=padding, ceil_mode=ceil), Tensor(img)):
         np.testing.assert_allclose(out.asnumpy(), want, rtol=1e-6)
+
+
+def test_fractional_max_pool_gradient_goes_to_each_maximum():
+    # MindSpore 2.10's CPU build has no gradient kernel for Float32 here
+    x = RNG.normal(size=(2, 3, 9, 8)).astype(np.float32)
+    samples = Tensor(RNG.random((2, 3, 2)).astype(np.float32))
+    pool = nn.FractionalMaxPool2d(2, output_size=(4, 3), return_indices=True,
+                                  _random_samples=samples)
+    out, idx = pool(Tensor(x))
+    planes = x.reshape(2, 3, -1)
+    np.testing.assert_array_equal(out.asnumpy().reshape(2, 3, -1),
+                                  np.take_along_axis(planes, idx.asnumpy().reshape(2, 3, -1), 2))
+    want = np.zeros_like(planes)
+    for n in range(2):
+        for c in range(3):
+            np.add.at(want[n, c], idx.asnumpy()[n, c].ravel(), 1.0)
+
+    def total(a):
+        return nn.FractionalMaxPool2d(2, output_size=(4, 3), _random_samples=samples)(a).sum()
+    def compiled(a):
+        return ms.grad(total)(a)
+    for grad in (ms.grad(total)(Tensor(x)), ms.jit(compiled)(Tensor(x))):
+        np.testing.assert_array_equal(grad.asnumpy().reshape(2, 3, -1), want)
+
+
+def test_fractional_max_pool_draws_its_windows():
+    x = Tensor(RNG.normal(size=(4, 8, 10, 10)).astype(np.float32))
+    pool = nn.FractionalMaxPool2d(3, output_ratio=0.5, return_indices=True)
+    ms.set_seed(7)
+    _, first = pool(x)
+    _, second = pool(x)
+    ms.set_seed(7)
+    _, again = pool(x)
+    assert first.shape == (4, 8, 5, 5) and not np.array_equal(first.asnumpy(), second.asnumpy())
+    np.testing.assert_array_equal(first.asnumpy(), again.asnumpy())
+    # each window starts inside the input and the last one ends at its edge
+    rows, cols = first.asnumpy() // 10, first.asnumpy() % 10
+    assert rows.min() >= 0 and rows.max() <= 9 and cols[..., -1].min() >= 7

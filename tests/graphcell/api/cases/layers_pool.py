@@ -100,3 +100,24 @@ CASES = [
     case("nn.MaxUnpool3d", T((1, 1, 1, 2, 1)), T(np.array([[[[[3], [6]]]]]), "int64"),
          init=dict(kernel_size=2)),
 ]
+
+# fractional max pools: the windows' positions fixed by _random_samples (MindSpore 2.10's CPU
+# build has no gradient kernel for them — "Unsupported data type" — so these compare values;
+# tests/graphcell/nn/test_layers_pool.py checks the gradient goes to each maximum)
+CASES += [
+    case("ops.fractional_max_pool2d", T((2, 3, 9, 8)), 2, output_size=(4, 3),
+         _random_samples=T((2, 3, 2), lo=0.0, hi=1.0)),
+    case("ops.fractional_max_pool2d", T((3, 9, 9)), (3, 2), output_ratio=(0.5, 0.4),
+         return_indices=True, _random_samples=T((1, 3, 2), lo=0.0, hi=1.0)),
+    case("ops.fractional_max_pool2d", T((1, 1, 7, 6)), 3, output_size=(1, 2),
+         return_indices=True, _random_samples=T((1, 1, 2), lo=0.0, hi=1.0)),
+    case("ops.fractional_max_pool3d", T((1, 2, 7, 8, 6)), 2, output_size=(3, 4, 2),
+         return_indices=True, _random_samples=T((1, 2, 3), lo=0.0, hi=1.0)),
+    case("ops.fractional_max_pool2d", T((1, 1, 5, 5)), 2, output_size=(5, 2), id="too_big"),
+    case("nn.FractionalMaxPool2d", T((2, 3, 9, 8)),
+         init=dict(kernel_size=2, output_size=(4, 3),
+                   _random_samples=T((2, 3, 2), lo=0.0, hi=1.0))),
+    case("nn.FractionalMaxPool3d", T((1, 2, 7, 8, 6)),
+         init=dict(kernel_size=(2, 3, 2), output_ratio=(0.5, 0.5, 0.5), return_indices=True,
+                   _random_samples=T((1, 2, 3), lo=0.0, hi=1.0))),
+]
