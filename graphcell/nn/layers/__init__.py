@@ -4,9 +4,10 @@ One module per family, as MindSpore's ``mindspore.nn.layer``. Every layer is an 
 ``construct`` calls ``ops`` functions or registry ops, so gradients, hooks and graph mode need
 nothing layer-specific.
 """
-from graphcell.nn.layers import (activation, basic, combined, conv, dense, embedding, image,
-                                 math, normalization, padding, pooling)
+from graphcell.nn.layers import (activation, adaptive_pool, basic, combined, conv, dense,
+                                 embedding, image, math, normalization, padding, pooling)
 from graphcell.nn.layers.activation import *  # noqa: F403 - each module's __all__
+from graphcell.nn.layers.adaptive_pool import *  # noqa: F403
 from graphcell.nn.layers.basic import *  # noqa: F403
 from graphcell.nn.layers.combined import *  # noqa: F403
 from graphcell.nn.layers.conv import *  # noqa: F403
@@ -18,6 +19,6 @@ from graphcell.nn.layers.normalization import *  # noqa: F403
 from graphcell.nn.layers.padding import *  # noqa: F403
 from graphcell.nn.layers.pooling import *  # noqa: F403
 
-_MODULES = (activation, basic, combined, conv, dense, embedding, image, math, normalization,
-            padding, pooling)
+_MODULES = (activation, adaptive_pool, basic, combined, conv, dense, embedding, image, math,
+            normalization, padding, pooling)
 __all__ = [name for module in _MODULES for name in module.__all__]
