@@ -40,7 +40,9 @@ class CellOptions:
 
     def set_jit_config(self, jit_config) -> None:
         """Set the ``JitConfig`` graph mode compiles this cell with (once; later calls are
-        ignored, as MindSpore does, with a warning).
+        ignored, as MindSpore does, with a warning): its ``jit_level`` overrides the context's
+        when the cell is compiled (``'O0'`` runs no optimisation pass). Versions compiled before
+        are dropped.
 
         Example::
 
@@ -60,6 +62,7 @@ class CellOptions:
                           "this setting is ignored", stacklevel=2)
             return
         object.__setattr__(self, "_jit_config_dict", dict(config))
+        self.__dict__.pop("_graph_cache", None)  # compile again, with these options
 
     @property
     def jit_config_dict(self) -> dict:

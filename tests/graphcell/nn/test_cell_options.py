@@ -96,3 +96,20 @@ def test_options_survive_graph_mode_training():
     y = Tensor(np.zeros((5, 2), np.float32))
     first = float(ms.jit(lambda a, b: step(a, b))(x, y).asnumpy())
     assert np.isfinite(first)
+
+
+class _Twice(nn.Cell):
+    def construct(self, x):
+        return x * 2 + x * 2
+
+
+def test_jit_config_level_applies_to_the_cells_compile():
+    x = Tensor(np.ones((2, 3), np.float32))
+    optimised = _Twice().compile(x).as_text(locs="none")
+    plain = _Twice()
+    plain.compile(x)
+    plain.set_jit_config(JitConfig(jit_level="O0"))  # drops the version compiled before
+    text = plain.compile(x).as_text(locs="none")
+    assert text.count("mul(") == 2 and "fused" not in text
+    assert optimised.count("mul(") == 1 and "fused" in optimised
+    np.testing.assert_array_equal(ms.jit(lambda a: plain(a))(x).asnumpy(), np.full((2, 3), 4.0))
