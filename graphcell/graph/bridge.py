@@ -43,7 +43,9 @@ def cell_staged(cell) -> Staged:
     cache = cell.__dict__.get("_graph_cache")
     staged = cache.get(_CALL) if cache is not None else None
     if staged is None:
-        staged = staged_for(cell, construct_of(cell), call_cell=True)
+        # a jit_level given by Cell.set_jit_config overrides the context's for this cell
+        staged = staged_for(cell, construct_of(cell), call_cell=True,
+                            jit_level=cell.jit_config_dict.get("jit_level"))
         cell.__dict__["_graph_cache"][_CALL] = staged
     return staged
 
@@ -52,7 +54,7 @@ def cell_staged(cell) -> Staged:
 def call_cell(cell, args: tuple, kwargs: dict):
     """``cell(*args, **kwargs)`` in graph mode."""
     declared = cell.__dict__.get("_declared_inputs")
-    if declared is not None:
+    if isinstance(declared, tuple):  # inputs declared by name are recorded, not checked
         check_declared_inputs(cell, declared, args)
     cache = cell.__dict__.get("_graph_cache")
     staged = cache.get(_CALL) if cache is not None else None

@@ -10,14 +10,14 @@ Example::
     6
 """
 from graphcell.nn.cell import Cell
-from graphcell.nn.container import CellList, SequentialCell
+from graphcell.nn.container import CellDict, CellList, SequentialCell
 
-__all__ = ["Cell", "CellList", "SequentialCell"]
-from graphcell.nn.layers import (AvgPool2d, BatchNorm1d, BatchNorm2d, Conv2d, Dense, Dropout,  # noqa: E402
-                                 Flatten, LogSoftmax, MatMul, MaxPool2d, ReLU, Sigmoid, Softmax,
-                                 Tanh, get_activation)
+__all__ = ["Cell", "CellList", "SequentialCell", "CellDict"]
+from graphcell.nn import layers as _layers  # noqa: E402
+from graphcell.nn.layers import *  # noqa: E402,F403 - the layers' own __all__
+
+__all__ += _layers.__all__
 from graphcell.nn.loss import *  # noqa: E402,F401,F403 - every loss cell
-from graphcell.nn.layers.clip import ClipByNorm  # noqa: E402
 from graphcell.nn.learning_rate_schedule import *  # noqa: E402,F401,F403 - the schedules
 from graphcell.nn.dynamic_lr import *  # noqa: E402,F401,F403 - the dynamic learning rates
 from graphcell.nn.optim import *  # noqa: E402,F401,F403 - every optimizer

@@ -39,6 +39,7 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from graphcell.context import GRAPH_MODE
+from graphcell.nn._cell_options import CellOptions
 from graphcell.context import _values as _context_values
 from graphcell.parameter import Parameter, ParameterTuple, is_generated_name
 from graphcell.runtime import dispatch
@@ -56,7 +57,7 @@ def _addindent(text: str, spaces: int) -> str:
     return "\n".join([lines[0]] + [" " * spaces + line for line in lines[1:]])
 
 
-class Cell(CellHooks):
+class Cell(CellHooks, CellOptions):
     """Base class of every network and layer; subclasses define ``construct``.
 
     ``Cell(auto_prefix=True, flags=None)``: ``auto_prefix=False`` keeps the parameter names of
@@ -149,14 +150,14 @@ class Cell(CellHooks):
             >>> from graphcell import nn
             >>> ir = nn.ReLU().compile(ms.Tensor(np.ones((2, 3), np.float32)))
             >>> print(ir.as_text(locs="none"))
-            func @ReLU.construct(%x: f32[2,3]) -> f32[2,3] {
-              %0 = relu(%x) : f32[2,3]
+            func @ReLU.construct(%input: f32[2,3]) -> f32[2,3] {
+              %0 = relu(%input) : f32[2,3]
               return %0
             }
         """
         return _graph_bridge().compile_cell(self, inputs, kwargs)
 
-    def set_inputs(self, *inputs) -> None:
+    def set_inputs(self, *inputs, **kwargs) -> None:
         """Declare the inputs' dtypes and shapes, dimensions unknown as ``None``
         (``Tensor(shape=[None, 3], dtype=ms.float32)``), MindSpore's way to compile once for
         dynamic shapes. graphcell specialises each compiled version on the concrete shapes it is
@@ -172,8 +173,14 @@ class Cell(CellHooks):
             >>> net.set_inputs(ms.Tensor(shape=[None, 3], dtype=ms.float32))
             >>> net.get_inputs()
             (Tensor(shape=[-1, 3], dtype=Float32, value= <unknown>),)
+
+        MindSpore also takes the inputs by name (``set_inputs(x=...)``); graphcell records them
+        and checks the positional form only.
         """
-        object.__setattr__(self, "_declared_inputs", tuple(inputs))
+        if inputs and kwargs:
+            raise ValueError(f"{self.cls_name}.set_inputs: give the inputs by position or by "
+                             f"name, not both (got {len(inputs)} and {sorted(kwargs)})")
+        object.__setattr__(self, "_declared_inputs", dict(kwargs) if kwargs else tuple(inputs))
 
     def get_inputs(self):
         """The inputs given to :meth:`set_inputs` (None when there were none)."""

@@ -11,20 +11,27 @@ mode and compares).
 - ``"ops.stack"``, ``"numpy.mean"``, ``"nn.functional_name"``: ``target(*args, **kwargs)``;
 - ``"Tensor.argmax"``: ``args[0].argmax(*args[1:], **kwargs)``;
 - ``"ops.Stack"`` (a class): ``Stack(*init)(*args, **kwargs)``, ``init`` a tuple or a dict;
-  ``"nn.MSELoss"`` (a Cell class) likewise — graph mode builds the cell outside the compiled
-  function. Tensors in ``init`` configure the object and are not differentiated.
+- ``"nn.Dense"``, ``"nn.MSELoss"`` (a Cell: an ``nn`` class with ``init``): the cell
+  ``Dense(**init)`` is made outside the compiled function (its ``T`` arguments are its initial
+  weights, never differentiated), set to training mode when ``train=True``, and called on the
+  arguments. Its parameters after the call are compared by their paths (``moving_mean``), and
+  the gradients are taken with respect to the float arguments and the cell's trainable
+  parameters (on a second, fresh cell, so a layer that updates its statistics does so once per
+  run).
 
 Arguments are Python values, :class:`T` (a tensor input: random values of a shape and dtype, or
 given values), :class:`P` (a Parameter made from a ``T`` outside the compiled function, for ops
-that update Parameters in place: its value after the call is compared too) and :class:`D` (a
-dtype). Options: ``grad`` (False: do not differentiate; default:
-differentiate when a float tensor goes in and a float tensor comes out; the gradient is compared
-with MindSpore's and, unless ``fd=False``, with float64 finite differences), ``rtol``/``atol``,
-``modes`` (the modes the case runs in, with ``why`` saying why one is left out), ``id`` (a label),
-``values=False`` (compare the outputs' structure, shapes and dtypes only: random ops, whose
-values no two generators share — their distributions are tested separately; the values of ``P``
-inputs after the call are still compared), ``ms_grad=False`` (MindSpore's
-gradient is wrong for this call: the gradient is checked against finite differences only).
+that update Parameters in place: its value after the call is compared too), :class:`D` (a dtype)
+and :class:`N` (a Cell given to a layer's constructor). Options: ``grad`` (False: do not
+differentiate; default: differentiate when a float tensor goes in and a float tensor comes out; the
+gradient is compared with MindSpore's and, unless ``fd=False``, with float64 finite differences),
+``rtol``/``atol``, ``modes`` (the modes the case runs in, with ``why`` saying why one is left out),
+``id`` (a label), ``values=False`` (compare the outputs' structure, shapes and dtypes only: random
+ops, whose values no two generators share — their distributions are tested separately; the values
+of ``P`` inputs after the call are still compared), ``ms_grad=False`` (MindSpore's gradient is
+wrong for this call: the gradient is checked against finite differences only), ``train=True`` (a
+layer is called in training mode). A layer's gradients are compared with MindSpore's only: the
+functions it calls have their own finite-difference checks.
 
 Example::
 
@@ -102,6 +109,18 @@ class T:
         return self.key()
 
 
+class N:
+    """A Cell argument of a layer's constructor, built the same way on both sides:
+    ``N("nn.LayerNorm", (8,), epsilon=1e-5)`` is ``ms.nn.LayerNorm((8,), epsilon=1e-05)``
+    (numbers, strings, tuples, ``T`` — initial weights — and other ``N`` as arguments)."""
+
+    def __init__(self, target: str, *args, **kwargs):
+        self.target, self.args, self.kwargs = target, args, kwargs
+
+    def __repr__(self) -> str:
+        return _src(self)
+
+
 @dataclass(eq=False)
 class P:
     """A Parameter input: ``P(T((3,)))``. Made fresh (named ``p<slot>``) for each run, outside
@@ -131,6 +150,7 @@ class Case:
     values: bool = True
     ms_grad: bool = True
     attribute: bool = False
+    train: bool = False
     cid: str = ""  # set by the file loader: "<target>[<n>]" or "<target>[<label>]"
     _tensors: list = field(default_factory=list, repr=False)
 
@@ -151,6 +171,34 @@ class Case:
     def is_class(self) -> bool:
         return self.init is not None
 
+    @property
+    def is_cell(self) -> bool:
+        """An ``nn`` layer: made once outside the call, then called (see the module docstring)."""
+        return self.space == "nn" and self.init is not None
+
+    def init_slots(self) -> list[int]:
+        """The slots of the tensors given to the constructor (``init``): they configure the
+        object (a layer's initial weights, a loss's class weights), so they are never
+        differentiated."""
+        found: list[int] = []
+
+        def walk(v):
+            if isinstance(v, P):
+                walk(v.tensor)
+            elif isinstance(v, T):
+                found.append(v.slot)
+            elif isinstance(v, N):
+                walk(v.args)
+                walk(v.kwargs)
+            elif isinstance(v, (tuple, list)):
+                for x in v:
+                    walk(x)
+            elif isinstance(v, dict):
+                for x in v.values():
+                    walk(x)
+        walk(self.init)
+        return found
+
     def tensors(self) -> list[T]:
         return self._tensors
 
@@ -162,26 +210,9 @@ class Case:
         """What the recorded goldens depend on; a test fails when a case changes after recording."""
         text = repr((self.target, _canon(self.args), _canon(self.kwargs), _canon(self.init))
                     + (("attribute",) if self.attribute else ()))
+        if self.train:
+            text += ",train"
         return hashlib.sha1(text.encode()).hexdigest()[:16]
-
-    def init_slots(self) -> list[int]:
-        """The slots of the tensors given to the constructor (``init``): they configure the
-        object (a loss's class weights), so they are never differentiated."""
-        found: list[int] = []
-
-        def walk(v):
-            if isinstance(v, P):
-                walk(v.tensor)
-            elif isinstance(v, T):
-                found.append(v.slot)
-            elif isinstance(v, (tuple, list)):
-                for x in v:
-                    walk(x)
-            elif isinstance(v, dict):
-                for x in v.values():
-                    walk(x)
-        walk(self.init)
-        return found
 
     # -- the call as source text (graph mode compiles it; the recorder evaluates the same) --
     def constructor_call(self, target_name: str) -> str:
@@ -193,8 +224,8 @@ class Case:
 
     def source_call(self, target_name: str, callee: str | None = None) -> str:
         """The call with tensor inputs named ``t0, t1, ...``; ``callee`` names an object built
-        beforehand from ``constructor_call`` (graph mode builds cells outside the compiled
-        function, as MindSpore's cells are built in ``__init__``)."""
+        beforehand from :meth:`constructor_call` (a layer, built as a network builds its cells
+        in ``__init__``)."""
         args = [_src(a) for a in self.args]
         kwargs = [f"{k}={_src(v)}" for k, v in self.kwargs.items()]
         if self.is_method and self.attribute:
@@ -207,12 +238,12 @@ class Case:
 
 
 def case(target: str, *args, init=None, grad=None, rtol=1e-5, atol=1e-6, modes=MODES, why="",
-         id="", fd=True, values=True, ms_grad=True, attribute=False,
+         id="", fd=True, values=True, ms_grad=True, attribute=False, train=False,
          **kwargs) -> Case:  # noqa: A002 - pytest's word
     """One call of ``target`` (see the module docstring); ``attribute=True`` reads a Tensor
     property (``case("Tensor.shape", T((2, 3)), attribute=True)``) instead of calling it."""
     c = Case(target, args, kwargs, init, grad, rtol, atol, tuple(modes), why, id, fd, values,
-             ms_grad, attribute)
+             ms_grad, attribute, train)
     _number_tensors(c)
     return c
 
@@ -225,6 +256,9 @@ def _number_tensors(c: Case) -> None:
         elif isinstance(v, T):
             v.slot = len(c._tensors)
             c._tensors.append(v)
+        elif isinstance(v, N):
+            walk(v.args)
+            walk(v.kwargs)
         elif isinstance(v, (tuple, list)):
             for x in v:
                 walk(x)
@@ -243,6 +277,9 @@ def _src(v) -> str:
         return f"t{v.slot}"
     if isinstance(v, D):
         return f"ms.{v.name}"
+    if isinstance(v, N):
+        parts = [_src(a) for a in v.args] + [f"{k}={_src(a)}" for k, a in v.kwargs.items()]
+        return f"ms.{v.target}({', '.join(parts)})"
     if isinstance(v, tuple):
         inner = ", ".join(_src(x) for x in v)
         return f"({inner},)" if len(v) == 1 else f"({inner})"
@@ -257,7 +294,7 @@ def _src(v) -> str:
     if isinstance(v, slice):
         return f"slice({v.start!r}, {v.stop!r}, {v.step!r})"
     raise TypeError(f"golden cases take numbers, strings, None, tuples, lists, dicts, slices, T, "
-                    f"P and D as arguments, got {type(v).__name__}")
+                    f"P, D and N as arguments, got {type(v).__name__}")
 
 
 def _canon(v):

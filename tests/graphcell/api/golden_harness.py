@@ -12,7 +12,10 @@ Graph mode compiles the case's call as the source of a small function (registere
 so one compile checks the output and the gradients. PyNative runs the same text with ``eval``.
 A case's ``P`` inputs are Parameters ``p<slot>`` made fresh for each run; graph mode reads them
 as globals of the compiled function (so an op may write them), and their values after the call
-are compared with MindSpore's.
+are compared with MindSpore's. A layer case (``nn.X`` with ``init``) makes its cell outside, as
+a global ``cell`` of the compiled function, and a second fresh cell whose parameters the
+gradient is taken for (``ms.grad(..., weights=weights)``); the first cell's parameters after the
+call are compared by path.
 """
 from __future__ import annotations
 
@@ -73,9 +76,19 @@ class Golden:
     def grad_positions(self) -> list[int]:
         return self.record.get("grad", {}).get("positions", [])
 
+    @property
+    def grad_params(self) -> list[str]:
+        """A layer case's trainable parameters (paths) that MindSpore differentiated."""
+        return self.record.get("grad", {}).get("params", [])
+
+    @property
+    def grad_keys(self) -> list:
+        """What ``run_*`` returns gradients for, in order: input slots, then parameter paths."""
+        return self.grad_positions + self.grad_params
+
     def cotangents(self) -> dict[str, np.ndarray]:
         return {leaf["key"]: np.array(self.data[f"{leaf['key']}/cot"])
-                for leaf in float_leaves(self.record["out"])} if self.grad_positions else {}
+                for leaf in float_leaves(self.record["out"])} if self.grad_keys else {}
 
 
 def float_leaves(desc) -> list[dict]:
@@ -98,6 +111,8 @@ def run_pynative(g: Golden, params: dict | None = None):
     Parameters of its ``P`` inputs (made by ``g.make_params()``), updated in place."""
     c, inputs = g.case, g.inputs
     params = g.make_params() if params is None else params
+    if c.is_cell:
+        return _run_cell_pynative(g, params)
     env = _env(c, [Tensor(a.copy()) for a in inputs], params)
     out = eval(c.source_call("target"), env)  # noqa: S307 - the case's own call text
     if not g.grad_positions:
@@ -123,9 +138,11 @@ def run_graph(g: Golden, params: dict | None = None):
     Parameters of its ``P`` inputs are globals of the compiled function, updated in place."""
     c, inputs = g.case, g.inputs
     params = g.make_params() if params is None else params
+    if c.is_cell:
+        return _run_cell_graph(g, params)
     fn = _graph_function(g, params)
     cots = list(g.cotangents().values())
-    res = fn(*[Tensor(a.copy()) for i, a in enumerate(inputs) if i not in _outside(g, params)],
+    res = fn(*[Tensor(a.copy()) for i, a in enumerate(inputs) if i not in params],
              *[Tensor(x) for x in cots])
     if not g.grad_positions:
         return res, None
@@ -142,37 +159,16 @@ def _env(c: G.Case, tensors: list, params: dict | None = None) -> dict:
     return env
 
 
-def _builds_cell(c: G.Case) -> bool:
-    """A class case whose class is a Cell: graph mode builds it outside the compiled function."""
-    if not c.is_class:
-        return False
-    cls = resolve(c.target)
-    return isinstance(cls, type) and issubclass(cls, ms.nn.Cell)
-
-
-def _outside(g: Golden, parameters: dict) -> set[int]:
-    """The slots whose tensors are not arguments of the compiled function: the Parameters and,
-    for a cell case, the constructor's tensors."""
-    init = set(g.case.init_slots()) if _builds_cell(g.case) else set()
-    return set(parameters) | init
-
-
 def _graph_function(g: Golden, parameters: dict | None = None):
     c = g.case
     parameters = parameters or {}
-    outside = _outside(g, parameters)
-    names = [f"t{i}" for i in range(len(c.tensors())) if i not in outside]
+    names = [f"t{i}" for i in range(len(c.tensors())) if i not in parameters]
     keys = list(g.cotangents())
     cot_names = [f"c{i}" for i in range(len(keys))]
     env = {"ms": ms, **{f"p{i}": p for i, p in parameters.items()}}
     if not c.is_method:
         env["target"] = resolve(c.target)
     call = c.source_call("target")
-    if _builds_cell(c):  # built here, as a network builds its cells in __init__
-        inputs = g.inputs
-        init_env = {**env, **{f"t{i}": Tensor(inputs[i].copy()) for i in c.init_slots()}}
-        env["cell"] = eval(c.constructor_call("target"), init_env)  # noqa: S307 - case's own text
-        call = c.source_call("target", callee="cell")
     lines = [f"def golden({', '.join(names + cot_names)}):"]
     if g.grad_positions:
         params = ", ".join(f"t{i}" for i in g.grad_positions)
@@ -185,8 +181,111 @@ def _graph_function(g: Golden, parameters: dict | None = None):
                   f"{tuple(range(len(g.grad_positions)))})({params})"]
     else:
         lines.append(f"    return {call}")
-    source = "\n".join(lines) + "\n"
-    filename = f"<golden {c.cid}>"
+    return _compile_source("\n".join(lines) + "\n", f"<golden {c.cid}>", env)
+
+
+# --- layers ----------------------------------------------------------------------------------------
+
+def make_cell(g: Golden):
+    """A fresh layer of a cell case, its ``init`` tensors as initial weights."""
+    c, inputs = g.case, g.inputs
+    env = {"ms": ms, "target": resolve(c.target),
+           **{f"t{i}": Tensor(inputs[i].copy()) for i in c.init_slots()}}
+    cell = eval(c.constructor_call("target"), env)  # noqa: S307 - the case's own call text
+    if c.train:
+        cell.set_train()
+    return cell
+
+
+def _cell_setup(g: Golden, params: dict):
+    """The cell that is run (its parameters put in ``params`` by path, for comparing after the
+    call), a fresh one to differentiate (or None) and its trainable parameters in the recorded
+    order."""
+    cell = make_cell(g)
+    params.update(cell.parameters_and_names())
+    if not g.grad_keys:
+        return cell, None, None
+    grad_cell = make_cell(g)
+    by_path = dict(grad_cell.parameters_and_names())
+    weights = ms.ParameterTuple(by_path[path] for path in g.grad_params) if g.grad_params else None
+    return cell, grad_cell, weights
+
+
+def _call_args(g: Golden) -> list[int]:
+    """The slots of a cell case's call arguments (those not in ``init``)."""
+    skip = set(g.case.init_slots())
+    return [i for i in range(len(g.case.tensors())) if i not in skip]
+
+
+def _split_cell_grads(g: Golden, grads) -> tuple:
+    """``ms.grad``'s result as one flat tuple: input gradients, then parameter gradients."""
+    if g.grad_positions and g.grad_params:
+        xs, ws = grads
+    elif g.grad_positions:
+        xs, ws = grads, ()
+    else:
+        xs, ws = (), grads
+    return (xs if isinstance(xs, tuple) else (xs,)) + tuple(ws)
+
+
+def _run_cell_pynative(g: Golden, params: dict):
+    c, inputs = g.case, g.inputs
+    cell, grad_cell, weights = _cell_setup(g, params)
+    env = {"ms": ms, "cell": cell, **{f"t{i}": Tensor(inputs[i].copy()) for i in _call_args(g)}}
+    out = eval(c.source_call("target", callee="cell"), env)  # noqa: S307
+    if not g.grad_keys:
+        return out, None
+    pos, cots, root = g.grad_positions, g.cotangents(), f"{c.cid}/out"
+
+    def loss(*xs):
+        tensors = {f"t{i}": Tensor(inputs[i].copy()) for i in _call_args(g)}
+        tensors.update({f"t{i}": x for i, x in zip(pos, xs)})
+        env = {"ms": ms, "cell": grad_cell, **tensors}
+        o = eval(c.source_call("target", callee="cell"), env)  # noqa: S307
+        total = 0
+        for key, cot in cots.items():
+            leaf = eval("o" + _path(key, root), {"o": o})  # noqa: S307
+            total = total + (leaf * Tensor(cot)).sum()
+        return total
+
+    positions = tuple(range(len(pos))) if pos else None
+    grads = ms.grad(loss, grad_position=positions, weights=weights)(
+        *[Tensor(inputs[i]) for i in pos])
+    return out, _split_cell_grads(g, grads)
+
+
+def _run_cell_graph(g: Golden, params: dict):
+    c, inputs = g.case, g.inputs
+    cell, grad_cell, weights = _cell_setup(g, params)
+    names = [f"t{i}" for i in _call_args(g)]
+    keys = list(g.cotangents())
+    cot_names = [f"c{i}" for i in range(len(keys))]
+    lines = [f"def golden({', '.join(names + cot_names)}):"]
+    if g.grad_keys:
+        args = ", ".join(f"t{i}" for i in g.grad_positions)
+        root = f"{c.cid}/out"
+        total = " + ".join(f"(out{_path(k, root)} * {n}).sum()" for k, n in zip(keys, cot_names))
+        positions = tuple(range(len(g.grad_positions))) if g.grad_positions else None
+        lines += [f"    def loss({args}):",
+                  f"        out = {c.source_call('target', callee='grad_cell')}",
+                  f"        return {total}",
+                  f"    return {c.source_call('target', callee='cell')}, "
+                  f"ms.grad(loss, grad_position={positions}, weights=weights)({args})"]
+    else:
+        lines.append(f"    return {c.source_call('target', callee='cell')}")
+    env = {"ms": ms, "cell": cell, "grad_cell": grad_cell, "weights": weights}
+    fn = _compile_source("\n".join(lines) + "\n", f"<golden {c.cid}>", env)
+    cots = [Tensor(x) for x in g.cotangents().values()]
+    res = fn(*[Tensor(inputs[i].copy()) for i in _call_args(g)], *cots)
+    if not g.grad_keys:
+        return res, None
+    out, grads = res
+    return out, _split_cell_grads(g, grads)
+
+
+def _compile_source(source: str, filename: str, env: dict):
+    """``ms.jit`` of the function ``golden`` defined by ``source`` (seen by the frontend through
+    ``linecache``, as any user function)."""
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(compile(source, filename, "exec"), env)  # noqa: S102 - the case's own generated text
     return ms.jit(env["golden"])
@@ -249,24 +348,32 @@ def compare_params(params: dict, g: Golden) -> None:
     """The ``P`` inputs after the call against MindSpore's Parameters after its call — by value
     even with ``values=False``, which is about the outputs (an update is deterministic where an
     op's outputs may not be comparable)."""
+    if g.case.is_cell:
+        recorded = g.record.get("params", [])
+        assert sorted(params) == sorted(recorded), \
+            f"the layer's parameters are {list(params)}, MindSpore's {recorded}"
     for i, p in params.items():
         want = np.array(g.data[f"{g.case.cid}/param/{i}"])
         got = p.asnumpy()
+        name = i if isinstance(i, str) else f"p{i}"  # a layer's parameter path, or a P slot
         assert got.dtype == want.dtype and got.shape == want.shape, \
-            f"Parameter p{i} after the call: {got.dtype}{list(got.shape)}, MindSpore gives " \
+            f"Parameter {name} after the call: {got.dtype}{list(got.shape)}, MindSpore gives " \
             f"{want.dtype}{list(want.shape)}"
-        assert_values(got, want, g.case.rtol, g.case.atol, f"Parameter p{i} after the call")
+        assert_values(got, want, g.case.rtol, g.case.atol, f"Parameter {name} after the call")
 
 
 def compare_grads(grads, g: Golden) -> None:
-    for k, (i, grad) in enumerate(zip(g.grad_positions, grads)):
+    assert len(grads) == len(g.grad_keys), \
+        f"{len(grads)} gradients, MindSpore gives {len(g.grad_keys)}"
+    for i, grad in zip(g.grad_keys, grads):
         want = np.array(g.data[f"{g.case.cid}/grad/{i}"])
         got = grad.asnumpy()
-        assert got.shape == want.shape, f"gradient of t{i}: shape {list(got.shape)}, MindSpore " \
-                                        f"gives {list(want.shape)}"
+        name = i if isinstance(i, str) else f"t{i}"
+        assert got.shape == want.shape, f"gradient of {name}: shape {list(got.shape)}, " \
+                                        f"MindSpore gives {list(want.shape)}"
         scale = max(1.0, float(np.max(np.abs(want)))) if want.size else 1.0
         np.testing.assert_allclose(got, want, rtol=GRAD_RTOL, atol=GRAD_ATOL * scale,
-                                   equal_nan=True, err_msg=f"gradient of t{i}")
+                                   equal_nan=True, err_msg=f"gradient of {name}")
 
 
 # --- finite differences ----------------------------------------------------------------------------
@@ -299,7 +406,7 @@ def graph_grads_float64(g: Golden) -> tuple:
     """The compiled gradient (``ms.grad`` inside ``ms.jit``) at the float inputs cast to float64."""
     params = g.make_params()
     inputs = [a.astype(np.float64) if i in g.grad_positions else a
-              for i, a in enumerate(g.inputs) if i not in _outside(g, params)]
+              for i, a in enumerate(g.inputs) if i not in params]
     fn = _graph_function(g, params)
     cots = [Tensor(x.astype(np.float64)) for x in g.cotangents().values()]
     _, grads = fn(*[Tensor(a) for a in inputs], *cots)

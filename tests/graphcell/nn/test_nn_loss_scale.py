@@ -332,7 +332,7 @@ def test_clip_by_norm_along_an_axis(axis, mode):
     clip = nn.ClipByNorm(axis)
     got = clip(Tensor(x), Tensor(np.float32(2.0)))
     np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-6)
-    with pytest.raises(TypeError, match="'axis' must be None, an int or a tuple of ints"):
+    with pytest.raises(TypeError, match="'axis' must be .*an int or a tuple of ints"):
         nn.ClipByNorm(axis=1.5)
 
 
