@@ -26,7 +26,7 @@ from typing import Any, Callable
 
 from graphcell.context import GRAPH_MODE
 from graphcell.context import _values as _context_values
-from graphcell.runtime import dispatch, tape
+from graphcell.runtime import dispatch, hooks, tape
 from graphcell.runtime.tape import Node
 from graphcell.tensor import Tensor
 from graphcell_ir.ops import REGISTRY
@@ -81,27 +81,30 @@ def _leaf_for_weight(p):
     return saved
 
 
-def _split_outputs(out, has_aux: bool, fn_name: str):
-    """(tensors to differentiate, whether fn returned a tuple)."""
+def _split_outputs(out, has_aux: bool, fn_name: str) -> tuple:
+    """The tensors to differentiate: every Tensor ``fn`` returned, in tuples, lists and dicts too
+    (their sum is differentiated, as MindSpore does; numbers and strings give nothing)."""
     if has_aux:
         if not isinstance(out, tuple) or not out:
             raise TypeError(f"grad of {fn_name} with has_aux=True: the function must return a tuple "
                             f"(output, aux...), got {type(out).__name__}")
         out = out[0]
-    items = _flat(out)   # nested tuples too: nn.LSTM returns (output, (h, c)), as MindSpore
-    for item in items:
-        if not isinstance(item, Tensor):
-            raise TypeError(f"grad of {fn_name}: the function must return a Tensor or a tuple of "
-                            f"Tensors, got {type(item).__name__}")
-    return items
+    return tuple(_tensors_in(out))
 
 
-def _flat(out) -> tuple:
-    return tuple(x for item in out for x in _flat(item)) if isinstance(out, tuple) else (out,)
+def _tensors_in(value):
+    if isinstance(value, Tensor):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            yield from _tensors_in(v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _tensors_in(v)
 
 
 def _check_sens(sens, outs, fn_name: str):
-    sens = _flat(sens)
+    sens = _flat_tuple(sens)   # nested like the outputs: nn.LSTM's (output, (h, c))
     if len(sens) != len(outs):
         raise ValueError(f"grad of {fn_name}: sens has {len(sens)} value(s) but the function returned "
                          f"{len(outs)} output(s)")
@@ -113,12 +116,19 @@ def _check_sens(sens, outs, fn_name: str):
     return sens
 
 
+def _flat_tuple(value) -> tuple:
+    if not isinstance(value, tuple):
+        return (value,)
+    return tuple(x for item in value for x in _flat_tuple(item))
+
+
 def _fill_like(t: Tensor, value) -> Tensor:
     from graphcell.runtime.dispatch import apply
     return apply(REGISTRY["fill"], (), {"dtype": t.dtype, "shape": t.shape, "value": value})
 
 
-def _differentiate(fn, args: tuple, positions, weights, sens, has_aux: bool) -> _Result:
+def _differentiate(fn, args: tuple, positions, weights, sens, has_aux: bool,
+                   kwargs: dict | None = None) -> _Result:
     fn_name = _name_of(fn)
     nested = tape.is_recording()
     args = list(args)
@@ -132,7 +142,6 @@ def _differentiate(fn, args: tuple, positions, weights, sens, has_aux: bool) -> 
                             f"differentiated, got {type(args[p]).__name__}")
         original = args[p]
         args[p], node = tape.make_leaf(original, f"input{p}")
-        _tensor_hooks(original, args[p])  # Tensor.register_hook on an input
         leaves.append(args[p])
         leaf_nodes.append(node)
     saved_nodes = [(w, _leaf_for_weight(w)) for w in weights or ()]
@@ -140,13 +149,14 @@ def _differentiate(fn, args: tuple, positions, weights, sens, has_aux: bool) -> 
     out, pos_grads, w_grads = None, (), ()
     try:
         with tape.recording():
-            out = fn(*args)
+            out = fn(*args, **(kwargs or {}))
         outs = _split_outputs(out, has_aux, fn_name)
         sens = (tuple(_fill_like(o, 1) for o in outs) if sens is None
                 else _check_sens(sens, outs, fn_name))
         stop = {id(n) for n in leaf_nodes + weight_nodes}
         with nullcontext() if nested else tape.paused():
             grads = tape.backward(outs, sens, stop)
+            hooks.flush_backward_hooks()
         pos_grads = tuple(_or_zeros(grads.get(id(n)), t) for n, t in zip(leaf_nodes, leaves))
         w_grads = tuple(_or_zeros(grads.get(id(n)), w) for n, (w, _) in zip(weight_nodes, saved_nodes))
     finally:
@@ -155,11 +165,6 @@ def _differentiate(fn, args: tuple, positions, weights, sens, has_aux: bool) -> 
         for w, saved in saved_nodes:
             w._node = saved
     return _Result(out, pos_grads, w_grads)
-
-
-def _tensor_hooks(original: Tensor, leaf: Tensor) -> None:
-    from graphcell.ops.function.other_func import apply_registered_hooks
-    apply_registered_hooks(original, leaf)
 
 
 def _or_zeros(g, like: Tensor) -> Tensor:
@@ -240,7 +245,7 @@ class GradRequest:
 
 class GradFunction:
     """What ``grad``, ``value_and_grad`` and ``GradOperation()(fn)`` return: call it with
-    ``fn``'s arguments.
+    ``fn``'s arguments (keyword arguments are passed on and not differentiated).
 
     In PyNative mode the call runs ``fn`` on the tape. In ``GRAPH_MODE``, and wherever compiled
     code calls it (``construct``, a ``@jit`` function), the gradient is compiled — forward,
@@ -252,12 +257,13 @@ class GradFunction:
         self.request = request
         self.__name__ = self.__qualname__ = name
 
-    def __call__(self, *args):
-        if _context_values["mode"] == GRAPH_MODE and dispatch.recorder is None:
-            return _graph_grad().call(self, args)
-        return self._pynative(args)
+    def __call__(self, *args, **kwargs):
+        if _context_values["mode"] == GRAPH_MODE and dispatch.recorder is None and \
+                NO_WEIGHTS not in self.request.options:
+            return _graph_grad().call(self, args, kwargs)
+        return self._pynative(args, kwargs)
 
-    def _pynative(self, args: tuple):
+    def _pynative(self, args: tuple, kwargs: dict):
         r = self.request
         fn_name = _name_of(r.fn)
         sens = None
@@ -272,7 +278,7 @@ class GradFunction:
             positions = tuple(p for p, a in enumerate(args) if isinstance(a, Tensor))
         elif r.api == "GradOperation" and positions and not args:
             raise TypeError(f"GradOperation of {fn_name}: no input to differentiate")
-        result = _differentiate(r.fn, args, positions, r.weights, sens, r.has_aux)
+        result = _differentiate(r.fn, args, positions, r.weights, sens, r.has_aux, kwargs)
         return r.pack(result.outputs, result.position_grads, result.weight_grads)
 
     def lower(self, *args):
@@ -347,6 +353,10 @@ def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=
     return GradFunction(request, "value_and_grad_fn")
 
 
+NO_WEIGHTS = "weights not given"
+"""In ``GradRequest.options``: ``GradOperation(get_by_list=True)(fn)`` without weights."""
+
+
 class GradOperation:
     """MindSpore's ``ops.GradOperation(get_all=False, get_by_list=False, sens_param=False)``.
 
@@ -363,16 +373,16 @@ class GradOperation:
 
     def __call__(self, fn, weights=None) -> GradFunction:
         fn_name = _name_of(fn)
-        ws = ()
+        ws, options = (), (self.get_all, self.get_by_list)
         if self.get_by_list:
-            if weights is None:
-                raise TypeError(f"GradOperation(get_by_list=True) of {fn_name}: pass the weights, "
-                                "GradOperation(get_by_list=True)(fn, weights)")
-            ws = tuple(weights) if not hasattr(weights, "requires_grad") else (weights,)
-            ws, _ = _normalize_weights(ws, fn_name)
+            if weights is None:   # MindSpore 2.10 gives () when called, refuses it compiled
+                options += (NO_WEIGHTS,)
+            else:
+                ws = tuple(weights) if not hasattr(weights, "requires_grad") else (weights,)
+                ws, _ = _normalize_weights(ws, fn_name)
         positions = None if self.get_all else () if self.get_by_list else (0,)
         request = GradRequest(fn, positions, ws, self.sens_param, False, self._pack,
-                              "GradOperation", (self.get_all, self.get_by_list))
+                              "GradOperation", options)
         return GradFunction(request, f"grad_{getattr(fn, '__name__', 'fn')}")
 
     def _pack(self, value, position_grads, weight_grads):

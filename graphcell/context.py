@@ -146,7 +146,11 @@ _KEYS: dict[str, _Key] = {
                                          "or a bool; any level above 0 writes everything)"),
     "save_graphs_path": _Key(".", _path, "directory for save_graphs dumps"),
     "max_call_depth": _Key(1000, _non_negative_int("max_call_depth"),
-                           "the deepest nesting of calls graph mode inlines"),
+                           "the deepest nesting of calls graph mode inlines (recursion stops "
+                           "there with a GraphLimitError)"),
+    "max_unroll": _Key(10_000, _non_negative_int("max_unroll"),
+                       "graphcell's own: the most iterations graph mode unrolls of one for loop, "
+                       "or of a while loop whose condition is known while compiling"),
     "compile_report": _Key(False, _bool("compile_report"), "print the time of each backend compile "
                                                            "phase and kernel cache hits (also GRAPHCELL_LOG=compile)"),
     "artifact_key": _Key(None, _artifact_key, "the key export signs artifacts with and load(native=True) "
@@ -192,7 +196,8 @@ _KEYS: dict[str, _Key] = {
     "aoe_config": _Key({}, _any, "accepted (an Ascend option in MindSpore)"),
 }
 """Every key MindSpore 2.10 accepts on the CPU. The ones with an effect here: mode, save_graphs,
-save_graphs_path, max_call_depth, jit_level/jit_config, compile_report (graphcell's own); the others
+save_graphs_path, max_call_depth, jit_level/jit_config, compile_report and max_unroll (graphcell's
+own); the others
 are checked as MindSpore checks them and recorded, so ``get_context`` returns them."""
 
 _IGNORED = ("enable_sparse", "auto_tune_mode", "enable_auto_mixed_precision")

@@ -209,8 +209,14 @@ class Tensor:
     Initializer (as MindSpore's lazy initialisation, done at once here).
     """
 
-    __slots__ = ("_data", "_node", "__weakref__")
+    __slots__ = ("_data", "_node", "_hooks", "__weakref__")
     __array_priority__ = 100  # numpy defers to Tensor's reflected operators
+
+    def __new__(cls, *args, **kwargs):
+        if cls is Tensor and (not args or args[0] is None) and \
+                kwargs.get("input_data") is None and _declares_dynamic_shape(args, kwargs):
+            return object.__new__(DynamicShape)
+        return object.__new__(cls)
 
     def __init__(self, input_data=None, dtype=None, shape=None, init=None, internal=False,
                  const_arg=False):
@@ -272,6 +278,24 @@ class Tensor:
     def strides(self) -> tuple[int, ...]:
         """Bytes between neighbours along each dim (a Tensor is always C-contiguous)."""
         return tuple(s * self.itemsize for s in _element_strides(self.shape))
+
+    def register_hook(self, hook_fn):
+        """``hook_fn(grad)`` sees the whole gradient of this tensor when a gradient is taken (in
+        PyNative and in compiled code) and may return a Tensor that replaces it; returns a
+        handle whose ``remove()`` unregisters it (MindSpore's ``Tensor.register_hook``).
+
+        Example::
+
+            >>> import graphcell as ms
+            >>> def f(x):
+            ...     y = x * 3
+            ...     y.register_hook(lambda g: g * 2)
+            ...     return (y * y).sum()
+            >>> ms.grad(f)(ms.Tensor([1.0]))
+            Tensor(shape=[1], dtype=Float32, value= [ 3.60000000e+01])
+        """
+        from graphcell.runtime.hooks import register_hook
+        return register_hook(self, hook_fn)
 
     def asnumpy(self) -> np.ndarray:
         """The values as a numpy array (shares memory with the Tensor, as in MindSpore)."""
@@ -537,3 +561,81 @@ class Tensor:
 install_binary_operators(Tensor, _binary)
 for _symbol, _method, _op in _UNARY_OPERATORS:
     setattr(Tensor, _method, _unary(_op))
+
+
+def _declares_dynamic_shape(args: tuple, kwargs: dict) -> bool:
+    """``Tensor(shape=[None, 3], dtype=...)`` (no data, no init; an unknown dimension, or
+    ``shape=None``): MindSpore's declaration of a dynamic shape."""
+    names = ("input_data", "dtype", "shape", "init")
+    given = dict(zip(names, args)) | {k: v for k, v in kwargs.items() if k in names}
+    if given.get("input_data") is not None or given.get("init") is not None:
+        return False
+    shape = given.get("shape")
+    return shape is None or any(d is None or (isinstance(d, int) and d < 0) for d in shape)
+
+
+class DynamicShape(Tensor):
+    """What ``Tensor(shape=[None, 3], dtype=ms.float32)`` makes: the declaration of an input
+    whose shape has unknown dimensions (``shape=None``: an unknown rank), for
+    ``Cell.set_inputs``. It holds no data; ``shape`` shows ``-1`` for an unknown dimension and
+    ``(-2,)`` for an unknown rank, as MindSpore's.
+
+    Example::
+
+        >>> import graphcell as ms
+        >>> t = ms.Tensor(shape=[None, 3], dtype=ms.float32)
+        >>> t.shape, t.dtype, t
+        ((-1, 3), Float32, Tensor(shape=[-1, 3], dtype=Float32, value= <unknown>))
+    """
+
+    __slots__ = ("_declared", "_declared_dtype")
+
+    def __init__(self, input_data=None, dtype=None, shape=None, init=None, internal=False,
+                 const_arg=False):
+        if dtype is None:
+            raise ValueError("Tensor: a dynamic shape (an unknown dimension, or shape=None) needs "
+                             "a dtype, and no init")
+        self._declared = None if shape is None else tuple(
+            -1 if d is None or d < 0 else int(d) for d in shape)
+        self._declared_dtype = to_dtype(dtype)
+        self._data = None
+        self._node = None
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return (-2,) if self._declared is None else self._declared
+
+    @property
+    def dtype(self) -> DType:
+        return self._declared_dtype
+
+    @property
+    def ndim(self) -> int:
+        return -1 if self._declared is None else len(self._declared)
+
+    def asnumpy(self):
+        raise ValueError(f"{self!r} declares a dynamic shape and holds no data")
+
+    def __repr__(self) -> str:
+        return (f"Tensor(shape={list(self.shape)}, dtype={self._declared_dtype}, "
+                "value= <unknown>)")
+
+    __str__ = __repr__
+
+    def mismatch(self, x) -> Exception | None:
+        """The error for a Tensor ``x`` that does not fit this declaration (None when it does):
+        a TypeError for another type or dtype, a ValueError for another rank or dimension."""
+        if not isinstance(x, Tensor):
+            return TypeError(f"expected a Tensor, got {type(x).__name__}")
+        if x.dtype is not self._declared_dtype:
+            return TypeError(f"the type should be Tensor[{self._declared_dtype}], but got "
+                             f"Tensor[{x.dtype}]")
+        if self._declared is None:
+            return None
+        if len(x.shape) != len(self._declared):
+            return ValueError(f"the dims should be the same as declared: expected "
+                              f"{len(self._declared)}, got {len(x.shape)}")
+        for i, (d, n) in enumerate(zip(self._declared, x.shape)):
+            if d != -1 and d != n:
+                return ValueError(f"dimension {i} should be {d} as declared, but got {n}")
+        return None

@@ -151,6 +151,12 @@ class GraphSyntaxError(GraphCompileError, SyntaxError):
     """
 
 
+class GraphLimitError(GraphSyntaxError):
+    """Compiling went past one of the frontend's limits (``graphcell_ir.frontend.limits``): calls
+    nested more deeply than ``max_call_depth`` (recursion), or a loop unrolled more often than
+    ``max_unroll``. The message names the limit and the setting that raises it."""
+
+
 class GraphTypeError(GraphCompileError, TypeError):
     """An op got operands of the wrong dtype or kind while compiling (an ``OpTypeError`` at the
     user's line), or user code raised a TypeError that compiling reached."""

@@ -11,9 +11,8 @@ dtypes and structure) and the values of its Parameter inputs after the call, or 
 MindSpore raised (confirmed by recording the case again alone in a fresh process, since MindSpore's
 PyNative mode can carry an error over to later calls), and — for differentiable cases — a cotangent
 per float output and MindSpore's gradients of ``sum(output * cotangent)`` with respect to every
-float input (and, for a layer case, every trainable Parameter of its Cell). The call is
-evaluated from the same source text graph mode compiles (``Case.source_call``), so both sides
-run exactly the same call.
+float input. The call is evaluated from the same source text graph mode compiles
+(``Case.source_call``), so both sides run exactly the same call.
 """
 from __future__ import annotations
 
@@ -48,28 +47,14 @@ def resolve(target: str):
     return obj
 
 
-def evaluate(c: G.Case, tensors: list, params: dict | None = None, cell=None):
-    """The case's call; ``params`` maps the slots of ``P`` inputs to their Parameters; ``cell``
-    is a layer case's Cell (``make_cell``)."""
+def evaluate(c: G.Case, tensors: list, params: dict | None = None):
+    """The case's call; ``params`` maps the slots of ``P`` inputs to their Parameters."""
     params = params or {}
     env = {"ms": ms, **{f"t{i}": t for i, t in enumerate(tensors) if i not in params},
-           **{f"p{i}": p for i, p in params.items()}, "cell": cell}
+           **{f"p{i}": p for i, p in params.items()}}
     if not c.is_method:
         env["target"] = resolve(c.target)
     return eval(c.source_call("target"), env)  # noqa: S307 - our own generated call text
-
-
-def make_cell(c: G.Case, inputs: list):
-    """A layer case's Cell, its Parameters named in ``weights`` set to their tensors."""
-    if not c.is_cell:
-        return None
-    env = {"ms": ms, "target": resolve(c.target),
-           **{f"t{t.slot}": Tensor(inputs[t.slot].copy()) for t in c.tensors()}}
-    cell = eval(c.source_init("target"), env)  # noqa: S307 - our own generated call text
-    params = dict(cell.parameters_and_names())
-    for name, slot in c.weight_slots().items():
-        params[name].set_data(Tensor(inputs[slot].copy()))
-    return cell
 
 
 def describe(out, key: str, arrays: dict):
@@ -129,12 +114,14 @@ def record_case(c: G.Case, arrays: dict) -> dict:
     for i, a in enumerate(inputs):
         arrays[f"{c.cid}/in/{i}"] = a
     rec: dict = {"fingerprint": c.fingerprint()}
+    if c.is_cell:
+        return record_cell_case(c, inputs, arrays, rec)
 
     def fresh_params() -> dict:
         return {i: ms.Parameter(Tensor(inputs[i].copy()), name=f"p{i}") for i in c.params()}
     try:
         params = fresh_params()
-        out = evaluate(c, [Tensor(a.copy()) for a in inputs], params, make_cell(c, inputs))
+        out = evaluate(c, [Tensor(a.copy()) for a in inputs], params)
         rec["out"] = describe(out, f"{c.cid}/out", arrays)
         for i, p in params.items():  # the Parameters' values after the call
             arrays[f"{c.cid}/param/{i}"] = p.asnumpy()
@@ -143,50 +130,121 @@ def record_case(c: G.Case, arrays: dict) -> dict:
                         if str(e).strip() else ""}
         _flush_pending_error()
         return rec
-    weight_slots = set(c.weight_slots().values())
-    floats = [i for i, a in enumerate(inputs) if a.dtype.kind == "f" and i not in c.params()
-              and i not in weight_slots]
-    cell = make_cell(c, inputs)
-    weights = list(cell.trainable_params()) if cell is not None else []
+    fixed = set(c.params()) | set(c.init_slots())  # Parameters and constructor arguments
+    floats = [i for i, a in enumerate(inputs) if a.dtype.kind == "f" and i not in fixed]
     leaves = float_leaves(rec["out"])
-    wanted = c.grad if c.grad is not None else bool((floats or weights) and leaves)
-    if not (wanted and (floats or weights) and leaves):
+    wanted = c.grad if c.grad is not None else bool(floats and leaves)
+    if not (wanted and floats and leaves):
         return rec
-    rng = np.random.default_rng(zlib.crc32(f"{c.cid}/cot".encode()))
-    cots = {}
-    for leaf in leaves:
-        cot = rng.uniform(-1, 1, np.shape(arrays[leaf["key"]])).astype(arrays[leaf["key"]].dtype)
-        cots[leaf["key"]] = cot
-        arrays[f"{leaf['key']}/cot"] = cot
+    cots = make_cotangents(c, leaves, arrays)
 
     def loss(*xs):
         tensors = [Tensor(a) for a in inputs]
         for i, x in zip(floats, xs):
             tensors[i] = x
-        out = evaluate(c, tensors, fresh_params(), cell)
+        out = evaluate(c, tensors, fresh_params())
         total = 0
         for key, cot in cots.items():
             total = total + (pick(out, key, f"{c.cid}/out") * Tensor(cot)).sum()
         return total
 
     try:
-        position = tuple(range(len(floats))) if floats else None
-        grads = ms.grad(loss, grad_position=position, weights=weights or None)(
+        grads = ms.grad(loss, grad_position=tuple(range(len(floats))))(
             *[Tensor(inputs[i]) for i in floats])
-        if weights:
-            grads, wgrads = (grads if floats else ((), grads))
         grads = grads if isinstance(grads, tuple) else (grads,)
         values = {f"{c.cid}/grad/{i}": g.asnumpy() for i, g in zip(floats, grads)}
-        if weights:
-            values.update({f"{c.cid}/wgrad/{p.name}": g.asnumpy()
-                           for p, g in zip(weights, wgrads)})
         arrays.update(values)  # only once every gradient was read: a late failure records none
         rec["grad"] = {"positions": floats}
-        if weights:
-            rec["grad"]["weights"] = [p.name for p in weights]
     except Exception as e:  # noqa: BLE001
         rec["grad_error"] = f"{type(e).__name__}: {str(e).strip().splitlines()[0][:300] if str(e).strip() else ''}"
     return rec
+
+
+def make_cell(c: G.Case, inputs: list):
+    """A fresh layer of a cell case: its ``init`` tensors are the initial weights, and the
+    Parameters named in ``param_values`` are set to theirs."""
+    env = {"ms": ms, "target": resolve(c.target),
+           **{f"t{i}": Tensor(inputs[i].copy()) for i in c.init_slots()}}
+    cell = eval(c.constructor_call("target"), env)  # noqa: S307 - our own generated call text
+    by_path = dict(cell.parameters_and_names())
+    for path, slot in c.param_value_slots().items():
+        by_path[path].set_data(Tensor(inputs[slot].copy()))
+    if c.train:
+        cell.set_train()
+    return cell
+
+
+def record_cell_case(c: G.Case, inputs: list, arrays: dict, rec: dict) -> dict:
+    """A layer (``nn.X`` with ``init``): its output and parameters after one call, then the
+    gradients of ``sum(output * cotangent)`` with respect to the float arguments and the
+    trainable parameters of a second, fresh cell (keys ``grad/<slot>``, ``grad/<path>``)."""
+    skip = set(c.init_slots())
+
+    def call(cell, tensors):
+        env = {"ms": ms, "cell": cell, **{f"t{i}": t for i, t in tensors.items()}}
+        return eval(c.source_call("target", callee="cell"), env)  # noqa: S307
+    try:
+        cell = make_cell(c, inputs)
+        out = call(cell, {i: Tensor(a.copy()) for i, a in enumerate(inputs) if i not in skip})
+        rec["out"] = describe(out, f"{c.cid}/out", arrays)
+        for path, p in cell.parameters_and_names():
+            arrays[f"{c.cid}/param/{path}"] = p.asnumpy()
+        rec["params"] = [path for path, _ in cell.parameters_and_names()]
+    except Exception as e:  # noqa: BLE001 - MindSpore refusing the call is the recorded answer
+        rec["error"] = {"type": type(e).__name__, "message": str(e).strip().splitlines()[0][:300]
+                        if str(e).strip() else ""}
+        _flush_pending_error()
+        return rec
+    floats = [i for i, a in enumerate(inputs) if a.dtype.kind == "f" and i not in skip]
+    leaves = float_leaves(rec["out"])
+    cell = make_cell(c, inputs)
+    trainable = [(path, p) for path, p in cell.parameters_and_names() if p.requires_grad]
+    wanted = c.grad if c.grad is not None else bool((floats or trainable) and leaves)
+    if not (wanted and (floats or trainable) and leaves):
+        return rec
+    cots = make_cotangents(c, leaves, arrays)
+
+    def loss(*xs):
+        tensors = {i: Tensor(a) for i, a in enumerate(inputs) if i not in skip}
+        tensors.update(zip(floats, xs))
+        out = call(cell, tensors)
+        total = 0
+        for key, cot in cots.items():
+            total = total + (pick(out, key, f"{c.cid}/out") * Tensor(cot)).sum()
+        return total
+
+    try:
+        positions = tuple(range(len(floats))) if floats else None
+        weights = [p for _, p in trainable] or None
+        grads = ms.grad(loss, grad_position=positions, weights=weights)(
+            *[Tensor(inputs[i]) for i in floats])
+        if floats and weights:
+            input_grads, param_grads = grads
+        elif floats:
+            input_grads, param_grads = grads, ()
+        else:
+            input_grads, param_grads = (), grads
+        input_grads = input_grads if isinstance(input_grads, tuple) else (input_grads,)
+        values = {f"{c.cid}/grad/{i}": g.asnumpy() for i, g in zip(floats, input_grads)}
+        values.update({f"{c.cid}/grad/{path}": g.asnumpy()
+                       for (path, _), g in zip(trainable, param_grads)})
+        arrays.update(values)
+        rec["grad"] = {"positions": floats, "params": [path for path, _ in trainable]}
+    except Exception as e:  # noqa: BLE001
+        first = str(e).strip().splitlines()[0][:300] if str(e).strip() else ""
+        rec["grad_error"] = f"{type(e).__name__}: {first}"
+    return rec
+
+
+def make_cotangents(c: G.Case, leaves: list, arrays: dict) -> dict:
+    """A cotangent per float output (seeded by the case id), stored beside the output."""
+    rng = np.random.default_rng(zlib.crc32(f"{c.cid}/cot".encode()))
+    cots = {}
+    for leaf in leaves:
+        cot = rng.uniform(-1, 1, np.shape(arrays[leaf["key"]])).astype(arrays[leaf["key"]].dtype)
+        cots[leaf["key"]] = cot
+        arrays[f"{leaf['key']}/cot"] = cot
+    return cots
 
 
 def record_family(name: str) -> None:

@@ -250,3 +250,60 @@ GAPS.update({
                                    "must be Tensor[Int32], but got Tensor[Float32]\" for an Int32 "
                                    "state_seq); graphcell provides it",
 })
+
+# --- nn losses, optimizers, schedules, loss scaling, mixed precision (issue 17 item 3) -------------
+GAPS.update({
+    "mindspore.nn.SoftMarginLoss": _NO_CPU_KERNEL.format("SoftMarginLoss") + "; graphcell "
+                                   "provides it (tests/graphcell/nn/test_nn_loss.py)",
+    "mindspore.nn.TripletMarginLoss": _NO_CPU_KERNEL.format("TripletMarginLoss") + "; graphcell "
+                                      "provides it (tests/graphcell/nn/test_nn_loss.py)",
+    "mindspore.nn.MultilabelMarginLoss": _NO_CPU_KERNEL.format("MultilabelMarginLoss") + "; "
+                                         "graphcell provides it (tests/graphcell/nn/"
+                                         "test_nn_loss.py)",
+    "mindspore.nn.Lamb": _NO_CPU_KERNEL.format("Lamb") + "; graphcell provides the documented "
+                         "update (tests/graphcell/nn/test_nn_optim.py)",
+    "mindspore.nn.LARS": _NO_CPU_KERNEL.format("LARSUpdate") + "; graphcell provides the "
+                         "documented update (tests/graphcell/nn/test_nn_optim.py)",
+    "mindspore.ops.LARSUpdate": _NO_CPU_KERNEL.format("LARSUpdate") + "; graphcell provides "
+                                "the formula of its Ascend kernel",
+})
+
+# --- nn layers (issue 17 item 1: graphcell/nn/layers/) ---------------------------------------------
+# provided by graphcell; MindSpore 2.10's CPU build cannot run them, so they have no golden cases
+# (tests/graphcell/nn/test_layers_*.py check them against their formulas)
+GAPS.update({
+    "mindspore.nn.LogSoftmaxExt": _NO_CPU_KERNEL.format("LogSoftmaxExt") + "; graphcell "
+                                  "provides it",
+    **{f"mindspore.nn.InstanceNorm{d}d": _NO_CPU_KERNEL.format("InstanceNorm") + "; graphcell "
+                                         "provides it (group_norm with one group per channel)"
+       for d in (1, 2, 3)},
+    "mindspore.nn.LayerNormExt": "MindSpore 2.10's CPU build fails to create its LayerNormExt "
+                                 "kernel; graphcell provides it",
+    "mindspore.nn.EmbeddingExt": "MindSpore 2.10's CPU build has no Embedding kernel ('The kernel "
+                                 "Embedding unregistered'); graphcell provides it",
+    **{f"mindspore.nn.{cell}": "MindSpore 2.10's CPU build fails on it in PyNative mode (a "
+                               "ScalarCast of a Float32; its graph mode runs it); graphcell "
+                               "provides it" for cell in ("PSNR", "SSIM", "MSSSIM")},
+    **{f"mindspore.nn.{cell}": f"MindSpore 2.10's CPU build cannot run it ('{why}'); graphcell "
+                               "provides it (PyTorch's semantics)"
+       for cell, why in (("DropoutExt", "The kernel DropoutExt unregistered"),
+                         ("Dropout2dExt", "Not implement exception"),
+                         ("AvgPool1dExt", "The kernel AvgPool1D unregistered"),
+                         ("AvgPool2dExt", "The kernel AvgPool2D unregistered"),
+                         ("AvgPool3dExt", "The kernel AvgPool3DExt unregistered"),
+                         ("MaxPool2dExt", "Not found op FuncMaxPool2D on device CPU"))},
+    "mindspore.nn.Roll": "MindSpore 2.10's CPU build has no Roll kernel ('The kernel Roll "
+                         "unregistered'); graphcell provides it",
+    **{f"mindspore.nn.{cell}": _NO_CPU_KERNEL.format(kernel) + "; graphcell provides it"
+       for cell, kernel in (("MatrixDiag", "MatrixDiag"), ("MatrixDiagPart", "MatrixDiagPart"),
+                            ("MatrixSetDiag", "MatrixSetDiag"), ("MatInverse", "CholeskyTrsm"),
+                            ("MatDet", "DetTriangle"))},
+})
+# not provided
+GAPS.update({
+    **{f"mindspore.nn.{cell}": "a layer of THOR, MindSpore's second-order optimizer, which "
+                               "graphcell does not have; use nn." + cell.replace("Thor", "")
+       for cell in ("Conv2dThor", "DenseThor", "EmbeddingThor", "EmbeddingLookupThor")},
+    "mindspore.nn.Unfold": _NO_CPU_KERNEL.format("ExtractImagePatches") + "; graphcell does not "
+                           "provide it (ops.unfold extracts patches, in PyTorch's layout)",
+})

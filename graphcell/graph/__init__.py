@@ -2,9 +2,9 @@
 
 The pieces, in the order a call meets them (DESIGN §2):
 
-- ``jit.py`` — ``graphcell.jit`` / ``ms_function``; ``bridge.py`` — ``GRAPH_MODE`` cell calls and
-  ``Cell.compile`` (the seam in ``nn/cell.py``); ``entry.py`` — the compiled ``__call__`` of a
-  cell with forward hooks;
+- ``jit.py`` — ``graphcell.jit`` / ``ms_function``; ``bridge.py`` — ``GRAPH_MODE`` cell calls,
+  ``Cell.compile`` (the seam in ``nn/cell.py``) and ``set_inputs``' checks; ``entry.py`` — calls
+  compiled without source of their own (a cell with its hooks, a gradient function);
 - ``cache.py`` — the compile cache and the hot path of a call; ``signature.py`` — input keys;
   ``guards.py`` and ``reads.py`` — which attributes a compile read, and whether they changed;
   ``log.py`` — hits, compiles and why;
@@ -20,12 +20,18 @@ Gradients (``grad.py``): ``ms.grad``, ``ms.value_and_grad`` and ``ops.GradOperat
 frontend (``graphcell_ir/frontend/grads.py``), with a cell's custom ``bprop``. While a PyNative
 gradient is being recorded, cells and ``@jit`` functions run as Python, so the tape sees their ops.
 
-Hooks (DESIGN §9, §10.4): forward-pre and forward hooks are compiled in where a cell is called;
-``ops.HookBackward`` and a cell's backward-pre and backward hooks become ``hook_backward`` ops
-(at the cell's output and input boundaries) whose gradients call the hooks through
-``host_callback`` ops when the graph runs — the same callbacks, arguments, order and replaced
-gradients as PyNative (``runtime/hooks.py``), visible in the IR text. A network without hooks
-compiles as if hooks did not exist. ``print`` of tensors prints the run-time values.
+Hooks (DESIGN §9, §10.4): forward-pre and forward hooks are compiled in where a cell is called
+when that behaves as PyNative, else they run as Python on the run-time values (``py_call``, their
+gradient through their own PyNative tape, ``runtime/host.py``); ``ops.HookBackward``, a cell's
+backward-pre and backward hooks and tensor hooks (``Tensor``/``Parameter.register_hook``) become
+``hook_backward`` ops whose gradients call the hooks through ``host_callback`` ops when the graph
+runs — the same callbacks, arguments, order and replaced gradients as PyNative
+(``runtime/hooks.py``), visible in the IR text. A network without hooks compiles as if hooks did
+not exist. ``print`` of tensors prints the run-time values.
+
+JIT Fallback (MindSpore's): Python that needs run-time values (``x.asnumpy()``, numpy on
+tensors, ``x[mask]``) runs as Python when the graph runs, with a warning; attribute writes in
+``construct`` are set after a successful run (``graphcell_ir/frontend/attrs.py``).
 
 What graph mode does not do yet: numpy arrays as inputs.
 

@@ -31,6 +31,7 @@ from graphcell.graph.errors import user_facing
 from graphcell.graph.jit import staged_for
 from graphcell.graph.lowered import Lowered
 from graphcell.graph.resolver import construct_of
+from graphcell.tensor import DynamicShape, Tensor
 
 __all__ = ["call_cell", "compile_cell", "cell_staged"]
 
@@ -42,7 +43,9 @@ def cell_staged(cell) -> Staged:
     cache = cell.__dict__.get("_graph_cache")
     staged = cache.get(_CALL) if cache is not None else None
     if staged is None:
-        staged = staged_for(cell, construct_of(cell), call_cell=True)
+        # a jit_level given by Cell.set_jit_config overrides the context's for this cell
+        staged = staged_for(cell, construct_of(cell), call_cell=True,
+                            jit_level=cell.jit_config_dict.get("jit_level"))
         cell.__dict__["_graph_cache"][_CALL] = staged
     return staged
 
@@ -50,11 +53,31 @@ def cell_staged(cell) -> Staged:
 @user_facing
 def call_cell(cell, args: tuple, kwargs: dict):
     """``cell(*args, **kwargs)`` in graph mode."""
+    declared = cell.__dict__.get("_declared_inputs")
+    if isinstance(declared, tuple):  # inputs declared by name are recorded, not checked
+        check_declared_inputs(cell, declared, args)
     cache = cell.__dict__.get("_graph_cache")
     staged = cache.get(_CALL) if cache is not None else None
     if staged is None:
         staged = cell_staged(cell)
     return staged(args, kwargs)
+
+
+def check_declared_inputs(cell, declared: tuple, args: tuple) -> None:
+    """A graph-mode call's inputs against ``cell.set_inputs(...)``: as many, and each Tensor of
+    the declared dtype, rank and fixed dimensions (MindSpore's checks)."""
+    if len(args) != len(declared):
+        raise TypeError(f"{type(cell).__name__}: set_inputs declared {len(declared)} input(s), "
+                        f"the call gives {len(args)}")
+    for i, (spec, x) in enumerate(zip(declared, args)):
+        if not isinstance(spec, Tensor):
+            continue
+        if not isinstance(spec, DynamicShape):   # a Tensor with data declares its full shape
+            spec = DynamicShape(dtype=spec.dtype, shape=spec.shape)
+        error = spec.mismatch(x)
+        if error is not None:
+            raise type(error)(f"{type(cell).__name__}: input {i} does not fit set_inputs: "
+                              f"{error}")
 
 
 def compile_cell(cell, args: tuple, kwargs: dict) -> Lowered:

@@ -41,7 +41,7 @@ from operator import attrgetter
 from typing import Any, Callable
 
 from graphcell.graph.compile import Compiled, compile_call
-from graphcell.graph.entry import hooked_call
+from graphcell.graph.entry import Entry, hooked_call
 from graphcell.graph.log import CacheLog
 from graphcell.graph.signature import InputError, arg_specs, describe_spec, flatten
 from graphcell.nn.cell import Cell
@@ -87,13 +87,16 @@ class Staged:
 
     def __call__(self, args: tuple, kwargs: dict | None = None):
         """Run the compiled version for ``args`` (compiling first when there is none)."""
+        kw = _NO_KWARGS
         if kwargs or len(args) != self._n_fixed:
-            args = self._bind(args, kwargs or {})
+            args, kw = self._bind(args, kwargs or {})
         training = self.self_obj.__dict__.get("training") if self._is_cell else None
         try:
-            key, leaves = flatten(args, training)
+            key, leaves = flatten(args + tuple(kw.values()) if kw else args, training)
         except InputError as e:
             raise InputError(f"{self.name}: {e}") from None
+        if kw:
+            key += (tuple(kw),)
         versions = self._entries.get(key)
         if versions is not None:
             for c in versions:
@@ -102,9 +105,9 @@ class Staged:
                     if tuple(map(_SHAPE_DTYPE, arrays)) == c.param_sig:
                         self.log.hits += 1
                         return c.executable(leaves, arrays)
-        return self._miss(key, leaves, args)
+        return self._miss(key, leaves, args, kw)
 
-    def _miss(self, key: tuple, leaves: list, args: tuple):
+    def _miss(self, key: tuple, leaves: list, args: tuple, kw: dict):
         for c in self._entries.get(key, ()):
             if not c.guards.hold() and c.guards.explain() is None:
                 c.guards.refresh()  # an attribute set again to an equal value: nothing changed
@@ -114,57 +117,67 @@ class Staged:
                     self.log.hits += 1
                     return c.executable(leaves, arrays)
         reason = self._reason(key, args)
-        compiled = self._compile(args)
+        compiled = self._compile(args, kw)
         out = compiled.executable(leaves, [p._data for p in compiled.params])
         self._store(key, compiled, args, reason)  # only once the first run succeeded
         return out
 
-    def _bind(self, args: tuple, kwargs: dict) -> tuple:
-        """``args`` and ``kwargs`` as the positional arguments, defaults filled in."""
+    def _bind(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        """``(positional arguments, keyword arguments)`` of a call, defaults filled in: the
+        keyword ones are the keyword-only parameters and ``**kwargs`` (in the signature's
+        order, then the call's)."""
+        if self._signature is None:
+            if kwargs:
+                raise TypeError(f"{self.name}: its arguments can only be passed by position "
+                                f"(got {', '.join(kwargs)} by keyword)")
+            return tuple(args), _NO_KWARGS
         try:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError as e:
             raise TypeError(f"{self.name}: {e}") from None
         bound.apply_defaults()
-        if bound.kwargs:
-            raise TypeError(f"{self.name}: keyword-only arguments ({', '.join(bound.kwargs)}) "
-                            "are not supported by graph mode yet; pass them by position")
-        return tuple(bound.args)
+        return tuple(bound.args), dict(bound.kwargs)
 
     # --- compiling -----------------------------------------------------------------------------
 
-    def _compile(self, args: tuple) -> Compiled:
+    def _compile(self, args: tuple, kw: dict) -> Compiled:
         fn, name = self.fn, self.name
         if self.call_cell:
             d = self.self_obj.__dict__
-            if d.get("_forward_pre_hook") or d.get("_forward_hook"):
-                # compiled as a call of the cell: the frontend inlines the hooks; the function
-                # is Cell.__call__. (Backward hooks alone change nothing here: no gradient is
-                # taken by this call; ms.grad(cell) compiles the cell's call with them.)
+            if d.get("_forward_pre_hook") or d.get("_forward_hook") or \
+                    d.get("_mixed_precision") is not None:
+                # compiled as a call of the cell: the frontend inlines the hooks (and the casts
+                # of to_float); the function is Cell.__call__. (Backward hooks alone change
+                # nothing here: no gradient is taken by this call; ms.grad(cell) compiles the
+                # cell's call with them.)
                 fn, name = hooked_call(self.self_obj), f"{type(self.self_obj).__name__}.__call__"
-        compiled = compile_call(fn, self.self_obj, args, name=name, arg_names=self._arg_names,
-                                jit_level=self.jit_level)
+        compiled = compile_call(fn, self.self_obj, args, kw, name=name,
+                                arg_names=self._arg_names, jit_level=self.jit_level)
         if has_grad_callbacks(compiled.program.module):
             compiled.executable = _WithHooks(compiled.executable)
         return compiled
 
     def lower(self, args: tuple, kwargs: dict | None = None) -> Compiled:
         """Compile for ``args`` without running or caching (``jit(f).lower``)."""
+        kw = _NO_KWARGS
         if kwargs or len(args) != self._n_fixed:
-            args = self._bind(args, kwargs or {})
-        return self._compile(args)
+            args, kw = self._bind(args, kwargs or {})
+        return self._compile(args, kw)
 
     def compile(self, args: tuple, kwargs: dict | None = None) -> Compiled:
         """Compile for ``args`` and cache the result without running it (``Cell.compile``)."""
+        kw = _NO_KWARGS
         if kwargs or len(args) != self._n_fixed:
-            args = self._bind(args, kwargs or {})
+            args, kw = self._bind(args, kwargs or {})
         training = self.self_obj.__dict__.get("training") if self._is_cell else None
-        key, _ = flatten(args, training)
+        key, _ = flatten(args + tuple(kw.values()) if kw else args, training)
+        if kw:
+            key += (tuple(kw),)
         for c in self._entries.get(key, ()):
             if c.guards.hold() and _param_change(c) is None:
                 return c
         reason = self._reason(key, args)
-        compiled = self._compile(args)
+        compiled = self._compile(args, kw)
         self._store(key, compiled, args, reason)
         return compiled
 
@@ -265,12 +278,20 @@ def _tensor_type(shape, dtype):
     return TensorType(dtype_from_numpy(dtype), tuple(shape))
 
 
+_NO_KWARGS: dict = {}
+
+
 def _signature_of(fn: Callable, bound: bool):
     """The call signature of ``fn`` without ``self``, the names of its positional parameters,
     and how many a call that needs no binding passes."""
-    try:
-        sig = inspect.signature(fn)
-    except (TypeError, ValueError):
+    if isinstance(fn, Entry):
+        sig, bound = fn.signature, False
+    else:
+        try:
+            sig = inspect.signature(fn)
+        except (TypeError, ValueError):
+            sig = None
+    if sig is None:
         return None, (), -1
     params = list(sig.parameters.values())
     if bound and params:

@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 from graphcell import context
 from graphcell.graph import warn
+from graphcell.graph.entry import Entry
 from graphcell.graph.errors import without_frames
 from graphcell.graph.executor import Executable, Program
 from graphcell.graph.guards import Guards
@@ -30,8 +31,11 @@ from graphcell.graph.reads import ReadRecorder
 from graphcell.graph.resolver import GraphResolver
 from graphcell.graph.signature import arg_specs, describe_spec
 from graphcell.nn.cell import Cell
+from graphcell.runtime import hooks
 from graphcell_ir.backend import report
 from graphcell_ir.errors import GraphCompileError
+from graphcell_ir.frontend import Limits, compile_function
+from graphcell_ir.frontend import compile_call as compile_entry
 from graphcell_ir.frontend.grads import prune
 
 __all__ = ["Compiled", "compile_call"]
@@ -58,15 +62,18 @@ class Compiled:
         return Lowered(self.program, self.signature)
 
 
-def compile_call(fn: Callable, self_obj: Any, args: tuple, *, name: str,
-                 arg_names: tuple[str, ...] = (), jit_level: str | None = None) -> Compiled:
-    """Compile ``fn`` (bound to ``self_obj`` when not None) for the call's ``args``.
+def compile_call(fn: Callable | Entry, self_obj: Any, args: tuple, kwargs: dict | None = None,
+                 *, name: str, arg_names: tuple[str, ...] = (),
+                 jit_level: str | None = None) -> Compiled:
+    """Compile ``fn`` (bound to ``self_obj`` when not None) for the call's ``args`` and keyword
+    ``kwargs`` (keyword-only parameters); an :class:`Entry` is compiled as the call of its target
+    (``self_obj``: the cell whose attributes the cache guards).
 
     The compile is one compile-report session (``graphcell_ir.backend.report``): it ends after
     the executable's first run, which compiles the kernels."""
     session = report.begin(name)
     try:
-        compiled = _compile(fn, self_obj, args, name, arg_names, jit_level)
+        compiled = _compile(fn, self_obj, args, dict(kwargs or {}), name, arg_names, jit_level)
     except BaseException:
         session.end()
         raise
@@ -75,10 +82,12 @@ def compile_call(fn: Callable, self_obj: Any, args: tuple, *, name: str,
     return compiled
 
 
-def _compile(fn, self_obj, args, name, arg_names, jit_level) -> Compiled:
+def _compile(fn, self_obj, args, kwargs, name, arg_names, jit_level) -> Compiled:
     specs = arg_specs(args)
-    signature = ", ".join(f"{n} {describe_spec(s)}" if n else describe_spec(s)
-                          for n, s in zip(_names(arg_names, len(specs)), specs))
+    kwarg_specs = dict(zip(kwargs, arg_specs(tuple(kwargs.values()))))
+    signature = ", ".join([f"{n} {describe_spec(s)}" if n else describe_spec(s)
+                           for n, s in zip(_names(arg_names, len(specs)), specs)]
+                          + [f"{k}={describe_spec(s)}" for k, s in kwarg_specs.items()])
     recorder = ReadRecorder()
     resolver = GraphResolver(watch=recorder.watch, root=self_obj)
     try:
@@ -86,7 +95,7 @@ def _compile(fn, self_obj, args, name, arg_names, jit_level) -> Compiled:
             recorder.watch(self_obj)
         with _WARNINGS_LOCK, warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            result = _timed_frontend(fn, self_obj, specs, resolver, name)
+            result = _timed_frontend(fn, self_obj, specs, kwarg_specs, resolver, name, arg_names)
     except GraphCompileError as e:
         raise without_frames(e) from e.__cause__
     finally:
@@ -97,7 +106,8 @@ def _compile(fn, self_obj, args, name, arg_names, jit_level) -> Compiled:
     _optimize(program, name, jit_level)
     prune(program.module, program.function)  # callees the inline pass left without a call
     cells = _cells(self_obj, resolver)
-    guards = Guards(cells, {id(c): recorder.names(c) for c in cells}, hooked=cells)
+    guards = Guards(cells, {id(c): recorder.names(c) for c in cells}, hooked=cells,
+                    versions=((hooks.PARAMETER_HOOKS, "Parameter hooks"),))
     params = program.params
     param_sig = tuple((p._data.shape, p._data.dtype) for p in params)
     return Compiled(program, Executable(program), guards, params, param_sig, signature)
@@ -116,20 +126,24 @@ def _cells(self_obj, resolver: GraphResolver) -> list:
 
 # --- the frontend and the passes -----------------------------------------------------------------
 
-def _frontend(fn, self_obj, specs, resolver, name):
-    try:
-        from graphcell_ir.frontend import compile_function
-    except ImportError:
-        raise NotImplementedError("graph mode needs graphcell_ir's frontend "
-                                  "(graphcell_ir.frontend.compile_function), which is not "
-                                  "installed yet") from None
-    return compile_function(fn, self_obj, specs, resolver, name=name)
+def _frontend(fn, self_obj, specs, kwarg_specs, resolver, name, arg_names):
+    if isinstance(fn, Entry):
+        return compile_entry(fn.target, specs, resolver, name=name, kwarg_specs=kwarg_specs,
+                             arg_names=fn.arg_names or arg_names, limits=limits())
+    return compile_function(fn, self_obj, specs, resolver, name=name, kwarg_specs=kwarg_specs,
+                            limits=limits())
 
 
-def _timed_frontend(fn, self_obj, specs, resolver, name):
+def limits() -> Limits:
+    """The frontend's limits from the context (``max_call_depth``, ``max_unroll``)."""
+    return Limits(call_depth=context.get_context("max_call_depth"),
+                  unroll=context.get_context("max_unroll"))
+
+
+def _timed_frontend(fn, self_obj, specs, kwarg_specs, resolver, name, arg_names):
     """The frontend, reported as ``frontend`` (without the ``autodiff`` phases it ran)."""
     with report.timed("frontend", name):
-        return _frontend(fn, self_obj, specs, resolver, name)
+        return _frontend(fn, self_obj, specs, kwarg_specs, resolver, name, arg_names)
 
 
 def _program(result) -> Program:
@@ -139,7 +153,7 @@ def _program(result) -> Program:
     keys = tuple(result.param_keys)
     inputs = tuple(range(len(result.input_paths))) + keys
     return Program(result.module, result.function, inputs, keys, tuple(result.mutated_keys),
-                   result.output, result.num_user_results)
+                   result.output, result.num_user_results, attr_writes=result.attr_writes)
 
 
 def _optimize(program: Program, name: str, jit_level: str | None) -> None:

@@ -1,69 +1,77 @@
-"""The function graph mode compiles for a call of a cell that has forward hooks.
+"""Calls graph mode compiles without Python source of their own: :class:`Entry`.
 
-MindSpore 2.x runs a cell's forward-pre and forward hooks in graph mode too (DESIGN §10.4). The
-frontend compiles hooks where a cell is *called* (its ``CellCall`` record), so the call of the
-outermost cell is compiled as a function that calls it::
+Most compiled functions have source (``construct``, a ``@jit`` function). Two calls do not:
 
-    def __call__(self, x, y):
-        return self(x, y)
+- a cell called with its forward hooks (MindSpore 2.x runs them in graph mode too, DESIGN
+  §10.4): the frontend compiles hooks where a cell is *called*, so the outermost cell's call is
+  compiled as the call ``cell(*inputs)``;
+- a gradient function (``ms.grad(f)``, ``ms.value_and_grad(net, None, weights)``, a
+  ``GradOperation`` of a network) called in GRAPH_MODE or through ``ms.jit(grad_fn)``, and any
+  other callable object given to ``ms.jit`` (a cell).
 
-generated with ``construct``'s own parameter names (so the IR arguments keep them) and registered
-with ``linecache`` (so the frontend can read its source like any other function).
+An :class:`Entry` names the object and how its calls bind their arguments; the bridge hands it to
+the frontend's direct entry (``graphcell_ir.frontend.compile_call``), which compiles the call as
+it would compile the same call written in ``construct``.
 
 Example::
 
     >>> from graphcell import nn
-    >>> import inspect
-    >>> print(inspect.getsource(hooked_call(nn.Dense(2, 2))), end="")
-    def __call__(self, x):
-        return self(x)
+    >>> e = hooked_call(nn.Dense(2, 2))
+    >>> e.arg_names, str(e.signature)
+    (('x',), '(x)')
 """
 from __future__ import annotations
 
 import inspect
-import linecache
-from typing import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from graphcell.graph.resolver import construct_of
 
-__all__ = ["hooked_call"]
-
-_made: dict[tuple, Callable] = {}
+__all__ = ["Entry", "hooked_call", "entry_of"]
 
 
-def hooked_call(cell) -> Callable:
-    """``__call__(self, <construct's parameters>)`` calling the cell, hooks and all."""
-    params = _parameters(construct_of(cell))
-    fn = _made.get(params)
-    if fn is None:
-        fn = _made[params] = _make(params)
-    return fn
+@dataclass(frozen=True, eq=False)
+class Entry:
+    """The call ``target(*args, **kwargs)``, bound as ``signature`` binds (no ``self``)."""
+
+    target: Any
+    signature: inspect.Signature | None
+
+    @property
+    def arg_names(self) -> tuple[str, ...]:
+        """The names of the positional parameters (the IR arguments' names)."""
+        if self.signature is None:
+            return ()
+        return tuple(p.name for p in self.signature.parameters.values()
+                     if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+
+    @property
+    def __name__(self) -> str:
+        return getattr(self.target, "__name__", None) or type(self.target).__name__
 
 
-def _parameters(construct) -> tuple[str, ...]:
-    """construct's parameters after ``self``, as source text (``x``, ``y=None``, ``*inputs``)."""
+def hooked_call(cell) -> Entry:
+    """The call of ``cell`` itself, hooks and all, with ``construct``'s parameters."""
+    return Entry(cell, _without_self(construct_of(cell)))
+
+
+def entry_of(obj) -> Entry:
+    """The call of a callable object (a gradient function, a cell), bound by its signature."""
+    if hasattr(type(obj), "construct"):
+        return hooked_call(obj)
+    signature = getattr(obj, "call_signature", None)
+    if signature is None:
+        try:
+            signature = inspect.signature(obj)
+        except (TypeError, ValueError):
+            signature = None
+    return Entry(obj, signature)
+
+
+def _without_self(construct) -> inspect.Signature | None:
     try:
         sig = inspect.signature(construct)
     except (TypeError, ValueError):
-        return ("*inputs",)
-    out = []
-    for p in list(sig.parameters.values())[1:]:
-        if p.kind is p.VAR_POSITIONAL:
-            out.append(f"*{p.name}")
-        elif p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
-            out.append(p.name)
-        else:  # keyword-only and **kwargs: graph mode binds arguments by position
-            return ("*inputs",)
-    return tuple(out)
-
-
-def _make(params: tuple[str, ...]) -> Callable:
-    arguments = ", ".join(params)
-    source = f"def __call__(self{', ' if params else ''}{arguments}):\n    return self({arguments})\n"
-    filename = f"<graphcell: call with hooks ({arguments})>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace: dict = {}
-    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own two lines
-    fn = namespace["__call__"]
-    fn.__module__ = __name__
-    return fn
+        return None
+    return sig.replace(parameters=list(sig.parameters.values())[1:])

@@ -41,6 +41,7 @@ from graphcell_ir.backend import report
 from graphcell_ir.backend.interp import Interpreter
 from graphcell_ir.frontend.output import OutDict, OutResult, OutStatic
 from graphcell_ir.ir.core import Function, Module
+from graphcell_ir.ir.types import ObjectType
 
 __all__ = ["Program", "Executable"]
 
@@ -49,16 +50,19 @@ report.set_switch(lambda: context.get_context("compile_report"))
 
 # --- the output structure ------------------------------------------------------------------------
 
-def _rebuild(spec) -> Callable[[list], Any]:
+def _rebuild(spec, types=()) -> Callable[[list], Any]:
     """A function from the result list to the Python value ``spec`` (the frontend's output
-    structure: ``OutResult``/``OutStatic``/``OutSeq``/``OutDict``) describes; Tensors out."""
+    structure: ``OutResult``/``OutStatic``/``OutSeq``/``OutDict``) describes; Tensors out, and
+    the Python objects of JIT-Fallback code (``obj`` results, ``types``) as they are."""
     if isinstance(spec, OutResult):
         i = spec.index
+        if i < len(types) and isinstance(types[i], ObjectType):
+            return lambda results: results[i]
         return lambda results: _wrap(results[i])
     if isinstance(spec, OutStatic):
         value = spec.value
         return lambda results: value
-    parts = [_rebuild(s) for s in spec.items]
+    parts = [_rebuild(s, types) for s in spec.items]
     if isinstance(spec, OutDict):
         keys = spec.keys
         return lambda results: {k: p(results) for k, p in zip(keys, parts)}
@@ -93,6 +97,7 @@ class Program:
     the function returns to Python (the frontend's ``OutResult``/``OutStatic``/``OutSeq``/
     ``OutDict``); the results after the ``n_outputs`` first are the mutated Parameters' values.
     ``pass_reports``: one ``PassReport`` per pass of the pipeline that optimised it.
+    ``attr_writes``: the attributes the code assigned (``self.count += 1``), set after a run.
     """
 
     module: Module
@@ -103,6 +108,7 @@ class Program:
     output: Any
     n_outputs: int = field(default=-1)
     pass_reports: tuple = field(default=())  # what each optimisation pass did (PassReport)
+    attr_writes: tuple = field(default=())   # (object, attribute, output spec): set after a run
 
     def __post_init__(self):
         if not self.params:
@@ -140,7 +146,8 @@ class Executable:
     def __init__(self, program: Program, native=None):
         self.program = program
         self._run = _backend(program, native)
-        self._rebuild = _rebuild(program.output)
+        types = tuple(program.function.result_types or ())
+        self._rebuild = _rebuild(program.output, types)
         n_inputs = sum(1 for a in program.inputs if isinstance(a, int))
         natural = tuple(range(n_inputs)) + tuple(program.params)
         self._natural = tuple(program.inputs) == natural  # tensors first, then parameters
@@ -149,6 +156,8 @@ class Executable:
                             for a in program.inputs)
         self._n_out = program.n_outputs
         self._mutated = tuple(program.mutated)
+        self._attrs = tuple((obj, name, _rebuild(spec, types))
+                            for obj, name, spec in program.attr_writes)
 
     def __call__(self, tensors: list, params: list):
         if self._natural:
@@ -166,6 +175,8 @@ class Executable:
             raise
         if self._mutated:
             self._write_back(results[self._n_out:], args)
+        for obj, name, value in self._attrs:   # self.count += 1 in construct
+            setattr(obj, name, value(results))
         return self._rebuild(results)
 
     def _first_run(self, args: list) -> list:

@@ -1,15 +1,12 @@
 """Gradients called in ``GRAPH_MODE``: ``ms.grad(net)(x)`` compiled as one IR function.
 
-A :class:`~graphcell.autodiff.GradFunction` called in graph mode compiles a two-line function that
-calls it, with the differentiated function's own parameter names::
-
-    def gradient(x, label):
-        return grad_fn(x, label)
-
-so the frontend meets the call of a gradient function exactly as it does in ``construct`` or a
-``@jit`` function (the resolver's ``GradCall``, compiled by ``graphcell_ir/frontend/grads.py``):
-forward, backward and the Parameters written back form one IR function, run by the executor and
-cached like any compiled call.
+A :class:`~graphcell.autodiff.GradFunction` called in graph mode (or wrapped by ``ms.jit``) is
+compiled through the frontend's direct entry (``graph/entry.py``): the frontend compiles the call
+``grad_fn(x, label)`` exactly as it compiles that call in ``construct`` or a ``@jit`` function (the
+resolver's ``GradCall``, ``graphcell_ir/frontend/grads.py``): forward, backward and the
+Parameters written back form one IR function, run by the executor and cached like any compiled
+call. The call binds its arguments as the differentiated function does (its parameter names name
+the IR arguments), then ``sens`` with ``sens_param``.
 
 The cache is keyed by what is differentiated — the function or cell, the API and its options,
 the positions, the weights (by identity), ``sens_param`` and ``has_aux`` — so
@@ -35,12 +32,11 @@ Example::
 from __future__ import annotations
 
 import inspect
-import linecache
 import types
-from typing import Callable
 
 from graphcell.autodiff import GradFunction
 from graphcell.graph.cache import Staged
+from graphcell.graph.entry import Entry
 from graphcell.graph.errors import user_facing
 from graphcell.graph.jit import _GraphCache
 from graphcell.graph.lowered import Lowered
@@ -54,9 +50,9 @@ _TABLE = "_graphcell_gradients"
 
 
 @user_facing
-def call(grad_fn, args: tuple):
-    """``grad_fn(*args)`` in graph mode."""
-    return staged(grad_fn)(args, {})
+def call(grad_fn, args: tuple, kwargs: dict | None = None):
+    """``grad_fn(*args, **kwargs)`` in graph mode."""
+    return staged(grad_fn)(args, kwargs or {})
 
 
 def lower(grad_fn, args: tuple) -> Lowered:
@@ -72,7 +68,7 @@ def staged(grad_fn) -> Staged:
     key = ("grad", getattr(request.fn, "__func__", None)) + request.key  # net vs net.construct
     s = table.get(key)
     if s is None:
-        s = table[key] = Staged(_wrapper(grad_fn), None, _name(request))
+        s = table[key] = Staged(Entry(grad_fn, call_signature(request)), None, _name(request))
     return s
 
 
@@ -105,62 +101,43 @@ def _name(request) -> str:
     return f"{request.api}.{what}"
 
 
-# --- the wrapper ---------------------------------------------------------------------------------
+# --- the call's signature ------------------------------------------------------------------------
 
-def _wrapper(grad_fn) -> Callable:
-    return _maker(_call_parameters(grad_fn.request))(grad_fn)
-
-
-def _call_parameters(request) -> tuple[str, ...]:
-    """The parameters of a gradient function's call: the differentiated function's, then
-    ``sens`` with ``sens_param`` (``("*args",)`` when they cannot be written out)."""
+def call_signature(request) -> inspect.Signature | None:
+    """How a call of the gradient function binds its arguments: as the differentiated function's
+    call, then ``sens`` with ``sens_param``; None when it cannot be read (``*args``)."""
     params = _parameters_of(request.fn)
-    if request.sens_param and not any(p.startswith("*") for p in params):
-        params = params + (_fresh("sens", params),)
-    return params
-
-
-def _parameters_of(fn) -> tuple[str, ...]:
-    if isinstance(fn, GradFunction):   # a gradient of a gradient: its call's parameters
-        return _call_parameters(fn.request)
-    target, skip = (construct_of(fn), 1) if isinstance(fn, Cell) else (fn, 0)  # 1: self
+    if params is None:
+        return None
+    if request.sens_param and not any(p.kind is p.VAR_POSITIONAL for p in params):
+        names = {p.name for p in params}
+        keywords = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.VAR_KEYWORD)
+        sens = inspect.Parameter(_fresh("sens", names), inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        params = [p for p in params if p.kind not in keywords] + [sens] + \
+            [p for p in params if p.kind in keywords]
     try:
-        sig = inspect.signature(target)
+        return inspect.Signature(params)
+    except ValueError:   # sens after parameters with defaults: bind by position only
+        return None
+
+
+def _parameters_of(fn) -> list | None:
+    if isinstance(fn, GradFunction):   # a gradient of a gradient: its call's parameters
+        sig = call_signature(fn.request)
+        return None if sig is None else list(sig.parameters.values())
+    if isinstance(fn, Cell):
+        fn = construct_of(fn)
+        try:
+            return list(inspect.signature(fn).parameters.values())[1:]
+        except (TypeError, ValueError):
+            return None
+    try:
+        return list(inspect.signature(fn).parameters.values())
     except (TypeError, ValueError):
-        return ("*args",)
-    out = []
-    for p in list(sig.parameters.values())[skip:]:
-        if p.kind is p.VAR_POSITIONAL:
-            out.append(f"*{p.name}")
-        elif p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty:
-            out.append(p.name)
-        else:  # defaults, keywords: the call passes what it is given
-            return ("*args",)
-    return tuple(out)
+        return None
 
 
 def _fresh(name: str, taken) -> str:
-    while name in taken or "*" + name in taken:
+    while name in taken:
         name = "_" + name
     return name
-
-
-_makers: dict[tuple, Callable] = {}
-
-
-def _maker(params: tuple[str, ...]) -> Callable:
-    """``make(grad_fn)`` -> ``def gradient(<params>): return grad_fn(<params>)``, with its source
-    registered in ``linecache`` so that the frontend can read it."""
-    make = _makers.get(params)
-    if make is None:
-        arguments = ", ".join(params)
-        source = (f"def _make(_graphcell_grad_fn):\n"
-                  f"    def gradient({arguments}):\n"
-                  f"        return _graphcell_grad_fn({arguments})\n"
-                  f"    return gradient\n")
-        filename = f"<graphcell: gradient ({arguments})>"
-        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-        namespace: dict = {}
-        exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own four lines
-        make = _makers[params] = namespace["_make"]
-    return make

@@ -12,7 +12,8 @@ stale graph). What is guarded, per cell:
 - the hook tables of every cell the compile met (forward hooks are compiled in, backward hooks
   become ``hook_backward`` ops at the cell's boundaries: a new or removed hook changes the IR).
   ``ops.HookBackward`` needs no guard: its op calls the object's ``hook_fn`` as it is when the
-  gradient runs.
+  gradient runs;
+- the hooks of Parameters (``Parameter.register_hook``): one counter, bumped by any change.
 
 Attributes resolved on the class (methods, properties) and mutable objects reached through other
 objects (a list inside a plain Python object) are not guarded.
@@ -62,6 +63,8 @@ class _Check:
 
 
 def _snapshot(kind: str, cell, name: str) -> _Check:
+    if kind == "version":   # cell: a one-element list counting changes
+        return _Check(kind, cell, name, cell[0])
     d = cell.__dict__
     if kind == "hooks":
         return _Check(kind, cell, name, tuple(d.get(name) or ()))
@@ -94,11 +97,16 @@ class Guards:
     """The guards of one compiled entry (see the module docstring).
 
     ``cells`` are the cells the compile met, ``reads`` maps ``id(cell)`` to the attribute names
-    read on it, ``hooked`` the cells whose forward hooks the compile included.
+    read on it, ``hooked`` the cells whose forward hooks the compile included. ``versions``:
+    ``(counter, what)`` pairs, one-element lists bumped when ``what`` changes (the hooks of
+    Parameters, which live on the Parameters).
     """
 
-    def __init__(self, cells: Iterable, reads: dict[int, set], hooked: Iterable):
+    def __init__(self, cells: Iterable, reads: dict[int, set], hooked: Iterable,
+                 versions: Iterable = ()):
         self._plan: list[tuple[str, Any, str]] = []
+        for counter, what in versions:
+            self._plan.append(("version", counter, what))
         for cell in cells:
             d = cell.__dict__
             for name in sorted(reads.get(id(cell), ())):
@@ -152,11 +160,15 @@ def _generate(checks: list[_Check]):
     env: dict[str, Any] = {"_same_items": _same_items}
     current = None
     for i, c in enumerate(checks):
-        if c.cell is not current:
+        if c.cell is not current and c.kind != "version":
             env[f"c{i}"] = c.cell
             lines.append(f"        d = c{i}.__dict__")
             current = c.cell
         env[f"e{i}"] = c.expected
+        if c.kind == "version":
+            env[f"v{i}"] = c.cell
+            lines.append(f"        if v{i}[0] != e{i}: return False")
+            continue
         if c.kind == "hooks":
             test = (f"d.get({c.name!r})" if not c.expected
                     else f"tuple(d.get({c.name!r}) or ()) != e{i}")
@@ -177,6 +189,8 @@ def _always() -> bool:
 
 
 def _explain(c: _Check) -> str | None:
+    if c.kind == "version":
+        return None if c.cell[0] == c.expected else f"{c.name} changed"
     d = c.cell.__dict__
     owner = type(c.cell).__name__
     if c.kind == "hooks":

@@ -31,10 +31,13 @@ Example::
 from __future__ import annotations
 
 import functools
+import types
 from typing import Any, Callable
 
 from graphcell import context
+from graphcell.autodiff import GradFunction
 from graphcell.graph.cache import Staged
+from graphcell.graph.entry import entry_of
 from graphcell.graph.errors import user_facing
 from graphcell.graph.log import CacheLog
 from graphcell.graph.lowered import Lowered
@@ -102,7 +105,13 @@ class JitFunction:
     def _function_staged(self) -> Staged:
         if self._staged is None:
             fn = self.__graphcell_jit__
-            name = getattr(fn, "__qualname__", None) or fn.__name__
+            if isinstance(fn, GradFunction):   # ms.jit(ms.grad(f)): the gradient's own cache
+                from graphcell.graph import grad
+                return grad.staged(fn)
+            name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or \
+                type(fn).__name__
+            if not isinstance(fn, (types.FunctionType, types.MethodType)):
+                fn = entry_of(fn)   # a cell or another callable object: compile its call
             self._staged = Staged(fn, None, name.split("<locals>.")[-1], jit_level=self.jit_level)
         return self._staged
 
@@ -116,7 +125,8 @@ class JitFunction:
         return self._function_staged().log
 
     def __repr__(self) -> str:
-        return f"<jit {self.__graphcell_jit__.__qualname__}>"
+        fn = self.__graphcell_jit__
+        return f"<jit {getattr(fn, '__qualname__', None) or type(fn).__name__}>"
 
 
 class BoundJit:

@@ -15,11 +15,13 @@ tuples/lists/dicts, ``CellList``, plain objects
                                                    and the boundaries of its backward hooks
 ``SequentialCell``                                 ``CellCall`` of a loop over its cells
 Primitive instance (``ops.Add()``)                 ``PrimitiveCall(opdef, init_attrs)``
+a user's Primitive (``PrimitiveWithInfer``,        ``PyPrimitive``: run as Python when the graph
+``ops.Custom``, a subclass with ``__call__``)       runs (declared outputs), or compiled
 Primitive of a function (``ops.Stack(axis)``)      ``Traced`` (the function, init args bound)
 registry function (``ops.add``, ``F.add``)         ``PrimitiveCall(opdef, {})``
 graphcell library function (``ops.sum``, nn        ``Traced`` (called with IR values, see
 helpers), ``Tensor`` methods                       ``traced.py``)
-``Tensor``, Primitive classes, numpy, ``math``,    ``StaticCall`` (run while compiling)
+``Tensor``, Primitive and cell classes, numpy,     ``StaticCall`` (run while compiling)
 builtins, ``initializer``, dtype helpers
 ``@jit`` functions and methods                     ``Inline`` of the wrapped function
 user functions, methods, callable objects          ``Inline``
@@ -33,7 +35,7 @@ what they return (a ``GradFunction``)              ``GradCall``: compiled with I
                                                    (``graphcell_ir/frontend/grads.py``)
 a cell with a ``bprop`` method                     ``CellCall`` with ``bprop`` (and
                                                    ``bprop_params``: its ``internal_params``)
-``print``, cell or Parameter classes               ``Unsupported`` with the reason
+Parameter classes, hook registration              ``Unsupported`` with the reason
 =================================================  =============================================
 
 The resolver also remembers what it met — the Parameters (the compiled function's ``param``
@@ -58,18 +60,22 @@ from typing import Any, Callable
 
 import numpy as np
 
-from graphcell.autodiff import GradFunction, GradOperation
+from graphcell.autodiff import NO_WEIGHTS, GradFunction, GradOperation
 from graphcell.graph.traced import GraphTensor, traced
 from graphcell.nn.cell import Cell
 from graphcell.nn.container import CellList, SequentialCell
-from graphcell.ops.primitive import FunctionPrimitive, Primitive
+from graphcell.ops.primitive import (FunctionPrimitive, Primitive, PrimitiveWithInfer,
+                                     is_user_primitive)
 from graphcell.parameter import Parameter
-from graphcell.runtime.hooks import CellBackward, HookBackward, cell_backward
+from graphcell.runtime.hooks import (CellBackward, HookBackward, cell_backward, mark,
+                                     parameter_hooks, tensor_hooks_callback)
+from graphcell.runtime.host import HostFunction
 from graphcell.tensor import Tensor
 from graphcell_ir.frontend.resolve import (CellCall, Constant, GradCall, GradTransform, Inline,
                                            Loop, Param, PrimitiveCall, Resolved, StaticCall,
-                                           Static, Traced, Unsupported)
-from graphcell_ir.ir.types import DType, TensorType, dtype_from_numpy
+                                           Static, Host, PyPrimitive, TensorHook, Traced,
+                                           Unsupported)
+from graphcell_ir.ir.types import DType, ScalarType, TensorType, dtype_from_numpy, to_dtype
 
 __all__ = ["GraphResolver", "sequential_construct"]
 
@@ -78,7 +84,7 @@ _STATIC_TYPES = (bool, int, float, complex, str, bytes, type(None), type(Ellipsi
 _CONTAINERS = (tuple, list, dict)
 
 # Library modules whose functions are written against F: the frontend calls them (Traced).
-_TRACED_MODULES = ("graphcell.ops", "graphcell.nn", "graphcell.numpy", "graphcell._indexing",
+_TRACED_MODULES = ("graphcell.ops", "graphcell.nn", "graphcell.numpy", "graphcell.amp", "graphcell._indexing",
                    "graphcell.tensor", "graphcell_ir.ops")
 # Library modules whose functions compute Python values or Tensors from statics (StaticCall).
 _STATIC_MODULES = ("graphcell.common", "graphcell.dtype", "graphcell.context", "graphcell.seed",
@@ -94,9 +100,13 @@ _UNSUPPORTED_BUILTINS = {
                   "(set_context(mode=PYNATIVE_MODE)), where construct runs as Python",
 }
 # Tensor methods that need values, which do not exist while compiling.
-_VALUE_METHODS = ("asnumpy", "item", "tolist", "__array__", "__bool__", "__float__",
-                  "__int__", "__index__", "__format__", "__setitem__", "set_data", "init_data")
+_HOST_METHODS = ("asnumpy", "item", "tolist", "numpy")
+"""Tensor methods that give Python values: JIT Fallback (run when the graph runs)."""
+_VALUE_METHODS = ("__array__", "__bool__", "__float__", "__int__", "__index__", "__format__",
+                  "__setitem__", "set_data", "init_data")
 _GRAD_TRANSFORMS = ("grad", "value_and_grad")
+_HOOK_REGISTRATION = ("register_forward_pre_hook", "register_forward_hook",
+                      "register_backward_pre_hook", "register_backward_hook")
 _PARAMETER_METHODS = ("trainable_params", "untrainable_params", "get_parameters",
                       "parameters_and_names", "parameters_dict")
 """Cell methods that list Parameters: evaluated while compiling (``GradOperation(get_by_list=
@@ -188,6 +198,11 @@ class GraphResolver:
         Tensor)`` in construct): True for ``Tensor`` and its bases, False for ``Parameter``."""
         return isinstance(cls, type) and issubclass(Tensor, cls)
 
+    def host_function(self, call) -> Callable:
+        """The callable of a ``py_call`` op: ``call.function`` run on the run-time values as
+        PyNative runs it (``runtime/host.py``)."""
+        return HostFunction(call)
+
     def print_callback(self) -> Callable:
         """The function ``print(...)`` in construct calls when the graph runs: Python's print,
         with the run-time numpy values as Tensors, so it prints what PyNative prints."""
@@ -201,7 +216,7 @@ class GraphResolver:
             if record is None:
                 d = t._data
                 record = Param(t, TensorType(dtype_from_numpy(d.dtype), d.shape), t.name,
-                               t.requires_grad)
+                               t.requires_grad, _parameter_hook(t))
                 self._param_records[id(t)] = record
                 self.params.append(t)
             return record
@@ -225,7 +240,8 @@ class GraphResolver:
         return CellCall(cell, Inline(construct, cell, f"{cell.cls_name}.construct",
                                      _is_library(construct)),
                         _hooks(cell, "_forward_pre_hook") + pre,
-                        _hooks(cell, "_forward_hook") + post, False, *_bprop(cell))
+                        _hooks(cell, "_forward_hook") + post, False, *_bprop(cell),
+                        mixed_precision=getattr(cell, "_mixed_precision", None))
 
     def _function(self, fn: types.FunctionType) -> Resolved:
         module = fn.__module__ or ""
@@ -263,15 +279,24 @@ class GraphResolver:
             return StaticCall(m)  # a captured constant's method: evaluated while compiling
         if isinstance(owner, CellBackward):
             return Traced(m)  # a boundary of a cell's backward hooks: one hook_backward op
+        if isinstance(owner, Cell) and fn.__name__ in _HOOK_REGISTRATION:
+            return Unsupported(f"{fn.__name__}() in construct or a @jit function is not "
+                               "supported in graph mode (as in MindSpore); register the hook "
+                               "outside, e.g. in __init__")
         if isinstance(owner, Cell) and fn.__name__ in _PARAMETER_METHODS and \
                 fn.__module__ == "graphcell.nn.cell":
             self._meet(owner)
             return StaticCall(m)  # self.trainable_params(): the Parameters, while compiling
-        if isinstance(owner, Cell) or not _in(getattr(fn, "__module__", "") or "", _TRACED_MODULES):
+        if isinstance(owner, Cell) or not _in(getattr(fn, "__module__", "") or "", _TRACED_MODULES) \
+                or _holds_parameters(owner):
+            # a library object that holds Parameters (amp's loss scalers) is inlined like a
+            # cell's method, so that the Parameters it reads become the graph's arguments
             return self._method_or_function(fn, owner)
         return Traced(traced(m))
 
     def _other(self, obj: Any) -> Resolved:
+        if callable(obj) and _in(getattr(obj, "__module__", "") or "", _STATIC_MODULES):
+            return StaticCall(obj)   # numpy's function objects (np.sum): run while compiling
         if callable(obj):
             call = getattr(type(obj), "__call__", None)
             if isinstance(call, types.FunctionType):
@@ -285,6 +310,8 @@ def _loop(obj) -> Loop:
     stacked ``scan``): one IR ``while`` (``graphcell_ir/frontend/loops.py``)."""
     name = f"ops.{type(obj).__name__}" if isinstance(obj, Primitive) else obj.__name__
     return Loop(obj.__graphcell_loop__, inspect.signature(obj), name)
+def _holds_parameters(obj) -> bool:
+    return any(isinstance(v, Parameter) for v in getattr(obj, "__dict__", {}).values())
 
 
 def _is_library(fn) -> bool:
@@ -349,12 +376,38 @@ def _scope(fn) -> str:
 
 
 def _primitive(prim: Primitive) -> Resolved:
+    if is_user_primitive(prim):
+        return _user_primitive(prim)
     if isinstance(prim, FunctionPrimitive):  # ops.Stack(axis): the function it calls, traced
         return Traced(traced(prim.bound()))
     opdef = prim.opdef
     if opdef.variadic:  # MindSpore passes variadic operands as one tuple: ops.Concat()((x, y))
         return Traced(_variadic(prim))
     return PrimitiveCall(opdef, dict(prim.init_attrs))
+
+
+def _user_primitive(prim: Primitive) -> Resolved:
+    """A user's Primitive: a PrimitiveWithInfer (``ops.Custom``) runs as Python when the graph
+    runs, with the outputs it declares; another one's ``__call__`` is compiled when it can be."""
+    call = getattr(type(prim), "__call__", None)
+    if call is Primitive.__call__ or not isinstance(call, types.FunctionType):
+        return Unsupported(f"{prim.name}: a Primitive subclass computes in __call__, which "
+                           f"{type(prim).__name__} does not define")
+    if isinstance(prim, PrimitiveWithInfer):
+        return PyPrimitive(prim, infer=_declared_types(prim))
+    return PyPrimitive(prim, inline=Inline(call, prim, f"{type(prim).__name__}.__call__",
+                                           _is_library(call)))
+
+
+def _declared_types(prim: PrimitiveWithInfer) -> Callable:
+    def infer(arg_types: list):
+        shapes = [list(t.shape) if isinstance(t, (TensorType, ScalarType)) else t
+                  for t in arg_types]
+        dtypes = [t.dtype if isinstance(t, (TensorType, ScalarType)) else t for t in arg_types]
+        out = tuple(TensorType(to_dtype(d), tuple(int(n) for n in shape))
+                    for shape, d in prim.output_types(shapes, dtypes))
+        return out[0] if len(out) == 1 else out
+    return infer
 
 
 def _variadic(prim: Primitive) -> Callable:
@@ -373,10 +426,9 @@ def _class(cls: type) -> Resolved:
     if issubclass(cls, Parameter):
         return Unsupported("creating a Parameter inside a compiled function; create it in "
                            "__init__ and use self.<name> in construct")
-    if issubclass(cls, Cell):
-        return Unsupported(f"creating a {cls.__name__} inside a compiled function; create cells "
-                           "in __init__ and call self.<name> in construct")
-    return StaticCall(cls)  # Tensor, Primitive classes, HookBackward, int, tuple, np.float32...
+    # Tensor, Primitive classes, HookBackward, int, tuple, np.float32... and cells: a cell made
+    # in compiled code is made while compiling, once per compile (as MindSpore 2.10 does)
+    return StaticCall(cls)
 
 
 def _builtin(fn) -> Resolved:
@@ -387,6 +439,27 @@ def _builtin(fn) -> Resolved:
 
 
 _METHODS: dict[str, Resolved | None] = {}
+
+
+def _parameter_hook(param: Parameter):
+    """The ``Param.hook`` of a Parameter with tensor hooks: its value through one
+    ``hook_backward`` op calling the hooks it has when the gradient runs."""
+    fns, callback = parameter_hooks(param)
+    if not fns:
+        return None
+    return traced(lambda value: mark((value,), callback, f"{param.name} hooks")[0])
+
+
+def _register_hook(x, hook_fn):
+    """``x.register_hook(hook_fn)`` in compiled code (the frontend's ``TensorHook``)."""
+    if not callable(hook_fn):
+        if type(hook_fn).__name__ in ("Closure", "BoundMethod"):  # the frontend's own function
+            raise TypeError("register_hook in compiled code takes a Python function defined "
+                            "outside it (a lambda or def written in the compiled function "
+                            "exists only while compiling)")
+        raise TypeError(f"register_hook: hook_fn must be callable, got {type(hook_fn).__name__}")
+    callback = tensor_hooks_callback(lambda: (hook_fn,), getattr(hook_fn, "__name__", "hook"))
+    return mark((x,), callback, "register_hook")[0]
 
 
 def _tensor_method(name: str) -> Resolved | None:
@@ -400,6 +473,10 @@ def _tensor_method(name: str) -> Resolved | None:
 def _method_record(name: str) -> Resolved | None:
     if name.startswith("_") and not (name.startswith("__") and name.endswith("__")):
         return None
+    if name == "register_hook":
+        return TensorHook(traced(_register_hook))
+    if name in _HOST_METHODS and hasattr(Tensor, name):
+        return Host(getattr(Tensor, name))
     if name in _VALUE_METHODS:
         return Unsupported(f"x.{name}: the values of a tensor are not known while graph mode "
                            "compiles; compute with ops, or run in PyNative mode")
@@ -425,6 +502,9 @@ def _bprop(cell: Cell) -> tuple:
     return Inline(fn, cell, f"{cell.cls_name}.bprop", _is_library(fn)), params
 
 
-def _grad_call(request) -> GradCall:
+def _grad_call(request) -> GradCall | Unsupported:
+    if NO_WEIGHTS in request.options:
+        return Unsupported("GradOperation(get_by_list=True) without weights: graph mode needs "
+                           "them, GradOperation(get_by_list=True)(net, net.trainable_params())")
     return GradCall(request.fn, request.positions, tuple(request.weights), request.sens_param,
                     request.has_aux, request.pack, request.name)

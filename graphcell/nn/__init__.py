@@ -10,19 +10,18 @@ Example::
     6
 """
 from graphcell.nn.cell import Cell
-from graphcell.nn.container import CellList, SequentialCell
+from graphcell.nn.container import CellDict, CellList, SequentialCell
 
-__all__ = ["Cell", "CellList", "SequentialCell"]
-from graphcell.nn.layers import (AvgPool2d, BatchNorm1d, BatchNorm2d, Conv2d, Dense, Dropout,  # noqa: E402
-                                 Flatten, LogSoftmax, MatMul, MaxPool2d, ReLU, Sigmoid, Softmax,
-                                 Tanh, get_activation)
-from graphcell.nn.layers import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell  # noqa: E402
-from graphcell.nn.layers import (LayerNorm, MultiheadAttention, Transformer,  # noqa: E402
-                                 TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,
-                                 TransformerEncoderLayer)
-from graphcell.nn.loss import L1Loss, LossBase, MSELoss, SoftmaxCrossEntropyWithLogits  # noqa: E402
-from graphcell.nn.optim import SGD, Adam, Momentum, Optimizer  # noqa: E402
-from graphcell.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell  # noqa: E402
+__all__ = ["Cell", "CellList", "SequentialCell", "CellDict"]
+from graphcell.nn import layers as _layers  # noqa: E402
+from graphcell.nn.layers import *  # noqa: E402,F403 - the layers' own __all__
+
+__all__ += _layers.__all__
+from graphcell.nn.loss import *  # noqa: E402,F401,F403 - every loss cell
+from graphcell.nn.learning_rate_schedule import *  # noqa: E402,F401,F403 - the schedules
+from graphcell.nn.dynamic_lr import *  # noqa: E402,F401,F403 - the dynamic learning rates
+from graphcell.nn.optim import *  # noqa: E402,F401,F403 - every optimizer
+from graphcell.nn.wrap import *  # noqa: E402,F401,F403 - the training wrappers
 from graphcell.nn.graph_cell import GraphCell  # noqa: E402
 # MindSpore's nn also names the metrics of mindspore.train (imported last: graphcell.train needs nn)
 from graphcell.train.metrics import (F1, MAE, MSE, Accuracy, Fbeta, Loss, Metric,  # noqa: E402

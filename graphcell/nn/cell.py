@@ -39,11 +39,13 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from graphcell.context import GRAPH_MODE
+from graphcell.nn._cell_options import CellOptions
 from graphcell.context import _values as _context_values
 from graphcell.parameter import Parameter, ParameterTuple, is_generated_name
 from graphcell.runtime import dispatch
 from graphcell.runtime.hooks import CellHooks
 from graphcell.tensor import Tensor
+from graphcell_ir.ir.types import float16, float32
 
 __all__ = ["Cell"]
 
@@ -55,7 +57,7 @@ def _addindent(text: str, spaces: int) -> str:
     return "\n".join([lines[0]] + [" " * spaces + line for line in lines[1:]])
 
 
-class Cell(CellHooks):
+class Cell(CellHooks, CellOptions):
     """Base class of every network and layer; subclasses define ``construct``.
 
     ``Cell(auto_prefix=True, flags=None)``: ``auto_prefix=False`` keeps the parameter names of
@@ -94,6 +96,8 @@ class Cell(CellHooks):
         init(self, "_forward_hook", OrderedDict())
         init(self, "_backward_pre_hook", OrderedDict())
         init(self, "_backward_hook", OrderedDict())
+        init(self, "_mixed_precision", None)  # the dtype of to_float, or None
+        init(self, "_mp_running", 0)          # > 0 while it runs with that precision
         if flags:
             self.add_flags(**flags)
 
@@ -112,9 +116,27 @@ class Cell(CellHooks):
         # boundary, DESIGN §9); a cell with neither runs construct directly.
         if _context_values["mode"] == GRAPH_MODE and dispatch.recorder is None:
             return _graph_call(self, args, kwargs)
+        if self._mixed_precision is not None:
+            return self._run_in_precision(args, kwargs)
         if self._has_hooks_or_bprop():
             return self._call_with_hooks(args, kwargs, self.construct)
         return self.construct(*args, **kwargs)
+
+    def _run_in_precision(self, args: tuple, kwargs: dict):
+        """PyNative run of a cell given a precision by ``to_float``: its float inputs and the
+        trainable Parameters it reads are cast (``nn/_mixed_precision.py``)."""
+        from graphcell.nn._mixed_precision import cast_floats
+        dtype = self._mixed_precision
+        args = cast_floats(args, dtype)
+        kwargs = dict(zip(kwargs, cast_floats(tuple(kwargs.values()), dtype)))
+        d = self.__dict__
+        d["_mp_running"] += 1
+        try:
+            if self._has_hooks_or_bprop():
+                return self._call_with_hooks(args, kwargs, self.construct)
+            return self.construct(*args, **kwargs)
+        finally:
+            d["_mp_running"] -= 1
 
     def compile(self, *inputs, **kwargs):
         """Compile ``construct`` for these inputs (graph mode) without running it; returns the
@@ -128,12 +150,41 @@ class Cell(CellHooks):
             >>> from graphcell import nn
             >>> ir = nn.ReLU().compile(ms.Tensor(np.ones((2, 3), np.float32)))
             >>> print(ir.as_text(locs="none"))
-            func @ReLU.construct(%x: f32[2,3]) -> f32[2,3] {
-              %0 = relu(%x) : f32[2,3]
+            func @ReLU.construct(%input: f32[2,3]) -> f32[2,3] {
+              %0 = relu(%input) : f32[2,3]
               return %0
             }
         """
         return _graph_bridge().compile_cell(self, inputs, kwargs)
+
+    def set_inputs(self, *inputs, **kwargs) -> None:
+        """Declare the inputs' dtypes and shapes, dimensions unknown as ``None``
+        (``Tensor(shape=[None, 3], dtype=ms.float32)``), MindSpore's way to compile once for
+        dynamic shapes. graphcell specialises each compiled version on the concrete shapes it is
+        called with (the compile cache key), so each new shape compiles once; what the
+        declaration adds is the check: a graph-mode call whose inputs do not fit it (another
+        rank, dtype or a fixed dimension) is an error, as in MindSpore.
+
+        Example::
+
+            >>> import graphcell as ms
+            >>> from graphcell import nn
+            >>> net = nn.ReLU()
+            >>> net.set_inputs(ms.Tensor(shape=[None, 3], dtype=ms.float32))
+            >>> net.get_inputs()
+            (Tensor(shape=[-1, 3], dtype=Float32, value= <unknown>),)
+
+        MindSpore also takes the inputs by name (``set_inputs(x=...)``); graphcell records them
+        and checks the positional form only.
+        """
+        if inputs and kwargs:
+            raise ValueError(f"{self.cls_name}.set_inputs: give the inputs by position or by "
+                             f"name, not both (got {len(inputs)} and {sorted(kwargs)})")
+        object.__setattr__(self, "_declared_inputs", dict(kwargs) if kwargs else tuple(inputs))
+
+    def get_inputs(self):
+        """The inputs given to :meth:`set_inputs` (None when there were none)."""
+        return self.__dict__.get("_declared_inputs")
 
     def construct(self, *args, **kwargs):
         """The computation of the cell; every subclass defines it."""
@@ -211,7 +262,11 @@ class Cell(CellHooks):
         d = self.__dict__
         for table in ("_params", "_cells"):
             if table in d and name in d[table]:
-                return d[table][name]
+                value = d[table][name]
+                if table == "_params" and d.get("_mp_running") and value is not None:
+                    from graphcell.nn._mixed_precision import param_in_precision
+                    return param_in_precision(value, d["_mixed_precision"])
+                return value
         raise AttributeError(f"The '{type(self).__name__}' object has no attribute '{name}'.")
 
     def __delattr__(self, name):
@@ -415,10 +470,35 @@ class Cell(CellHooks):
         return self
 
     def add_flags(self, **flags) -> "Cell":
-        """Set attributes from keyword flags (``add_flags(training=True)``), remembering them."""
+        """Set attributes from keyword flags (``add_flags(training=True)``), remembering them.
+        The flags ``fp16``/``fp32`` set the cell's precision (see ``to_float``)."""
         self.__dict__.setdefault("_func_graph_flags", {}).update(flags)
         self.__dict__.update(flags)
+        if flags.get("fp16"):
+            object.__setattr__(self, "_mixed_precision", float16)
+        elif flags.get("fp32"):
+            object.__setattr__(self, "_mixed_precision", float32)
         return self
+
+    def to_float(self, dst_type) -> "Cell":
+        """Run this cell and its sub-cells in ``dst_type`` (``float16`` or ``float32``): their
+        floating-point inputs, and the trainable Parameters they read, are cast to it (in both
+        modes). Returns the cell. A later call on a sub-cell overrides it for that sub-cell.
+
+        Example::
+
+            >>> import numpy as np
+            >>> import graphcell as ms
+            >>> from graphcell import nn
+            >>> net = nn.Dense(3, 2).to_float(ms.float16)
+            >>> net(ms.Tensor(np.ones((1, 3), np.float32))).dtype, net.weight.dtype
+            (Float16, Float32)
+        """
+        if dst_type not in (float16, float32):
+            raise ValueError(f"{self.cls_name}.to_float: 'dst_type' must be float16 or float32 "
+                             f"(graphcell has no bfloat16), got {dst_type!r}")
+        return self.add_flags_recursive(fp16=dst_type == float16, fp32=dst_type == float32,
+                                        bf16=False)
 
     def add_flags_recursive(self, **flags) -> "Cell":
         """``add_flags`` on this cell and every sub-cell."""

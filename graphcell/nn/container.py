@@ -1,4 +1,5 @@
-"""``nn.CellList`` and ``nn.SequentialCell``: cells held in order, named ``"0"``, ``"1"``, ...
+"""``nn.CellList`` and ``nn.SequentialCell``: cells held in order, named ``"0"``, ``"1"``, ...;
+``nn.CellDict``: cells held by name.
 
 The children's parameters are named by index under the container's prefix
 (``layers.0.weight``), and renamed when an insertion or deletion moves a child. Slicing gives a new
@@ -16,10 +17,11 @@ from __future__ import annotations
 
 import operator
 from collections import OrderedDict
+from collections.abc import Iterable, Mapping
 
 from graphcell.nn.cell import Cell
 
-__all__ = ["CellList", "SequentialCell"]
+__all__ = ["CellList", "SequentialCell", "CellDict"]
 
 
 def _check_cell(owner: str, cell, what: str = "each item") -> Cell:
@@ -221,3 +223,122 @@ def _sequential_items(owner: str, args: tuple) -> list:
         raise TypeError(f"{owner}: expected a list or OrderedDict of cells, or cells as arguments; "
                         f"got {type(bad).__name__}")
     return [(None, _check_cell(owner, cell)) for cell in cells]
+
+
+class CellDict(Cell):
+    """Cells held by name, in insertion order: ``d[key]``, ``d[key] = cell``, ``del d[key]``,
+    ``len``, iteration over the keys, ``in``, ``keys``, ``values``, ``items``, ``pop``, ``clear``,
+    ``update``.
+
+    ``CellDict(cells=None, auto_prefix=True)`` with a dict (or OrderedDict, or CellDict) or an
+    iterable of (key, cell) pairs. Keys are non-empty strs without ``'.'`` that are not already
+    attributes of the cell; the cells may not be containers (CellDict, CellList,
+    SequentialCell). A child's parameters are named ``<prefix><key>.<path>``. A CellDict has no
+    ``construct``: a network looks its cells up in its own ``construct``.
+
+    Example::
+
+        >>> from graphcell import nn
+        >>> d = nn.CellDict({"act": nn.ReLU()})
+        >>> d["fc"] = nn.Dense(2, 3)
+        >>> list(d), "act" in d, [p.name for p in d.get_parameters()]
+        (['act', 'fc'], True, ['fc.weight', 'fc.bias'])
+    """
+
+    def __init__(self, *args, **kwargs):
+        auto_prefix = kwargs.pop("auto_prefix", True)
+        if kwargs:
+            raise TypeError(f"CellDict: unexpected keyword argument(s) {', '.join(kwargs)}")
+        if len(args) > 1:
+            raise TypeError(f"CellDict takes one dict or iterable of (key, cell) pairs, got "
+                            f"{len(args)} arguments")
+        super().__init__(auto_prefix=auto_prefix)
+        if args:
+            self.update(args[0])
+
+    def __getitem__(self, key):
+        return self._cells[key]
+
+    def __setitem__(self, key, cell) -> None:
+        self._check_key(key)
+        self._check_cell(cell)
+        if self._auto_prefix:
+            cell.update_parameters_name(f"{self._name_prefix}{key}.")
+        self._cells[key] = cell
+
+    def __delitem__(self, key) -> None:
+        del self._cells[key]
+
+    def __len__(self) -> int:
+        return len(self._cells)
+
+    def __iter__(self):
+        return iter(list(self._cells))
+
+    def __contains__(self, key) -> bool:
+        return key in self._cells
+
+    def _check_key(self, key) -> None:
+        owner = self.cls_name
+        if not isinstance(key, str):
+            raise TypeError(f"{owner}: a key must be a str, got {type(key).__name__}")
+        if key not in self._cells and hasattr(self, key):
+            raise KeyError(f"{owner}: the key {key!r} is an attribute of the cell")
+        if "." in key or not key:
+            raise KeyError(f"{owner}: a key must be non-empty and contain no '.', got {key!r}")
+
+    def _check_cell(self, cell) -> None:
+        owner = self.cls_name
+        if not isinstance(cell, Cell):
+            raise TypeError(f"{owner}: a value must be a Cell, got {type(cell).__name__}")
+        if isinstance(cell, (CellDict, _OrderedCells)):
+            raise TypeError(f"{owner}: a value cannot be a CellDict, CellList or SequentialCell, "
+                            f"got {type(cell).__name__}")
+
+    def clear(self) -> None:
+        """Remove every cell."""
+        self._cells.clear()
+
+    def pop(self, key):
+        """Remove the cell ``key`` and return it."""
+        cell = self[key]
+        del self[key]
+        return cell
+
+    def keys(self):
+        """The keys, in insertion order."""
+        return self._cells.keys()
+
+    def values(self):
+        """The cells, in insertion order."""
+        return self._cells.values()
+
+    def items(self):
+        """The (key, cell) pairs, in insertion order."""
+        return self._cells.items()
+
+    def update(self, cells) -> None:
+        """Add (or replace) the cells of a dict, CellDict or iterable of (key, cell) pairs."""
+        owner = self.cls_name
+        if isinstance(cells, (Mapping, CellDict)):
+            pairs = list(cells.items())
+        elif isinstance(cells, Iterable) and not isinstance(cells, Cell):
+            pairs = []
+            for i, pair in enumerate(cells):
+                if not isinstance(pair, Iterable):
+                    raise TypeError(f"{owner}.update: element #{i} must be a (key, cell) pair, "
+                                    f"got {type(pair).__name__}")
+                pair = tuple(pair)
+                if len(pair) != 2:
+                    raise ValueError(f"{owner}.update: element #{i} must have length 2, got "
+                                     f"{len(pair)}")
+                pairs.append(pair)
+        else:
+            raise TypeError(f"{owner}.update: expected a dict or an iterable of (key, cell) pairs, "
+                            f"got {type(cells).__name__}")
+        for key, cell in pairs:
+            self[key] = cell
+
+    def construct(self, *inputs):
+        raise NotImplementedError("CellDict has no construct; look its cells up in the construct "
+                                  "of the cell that holds it")

@@ -16,7 +16,9 @@ Example::
 """
 import types as _types
 
-from graphcell.ops.primitive import Primitive, primitive, primitive_class
+from graphcell.ops.primitive import (Primitive, PrimitiveWithCheck, PrimitiveWithInfer,
+                                     prim_attr_register, primitive, primitive_class)
+from graphcell.ops.custom import Custom
 from graphcell.autodiff import GradOperation
 from graphcell.runtime.hooks import HookBackward
 from graphcell.ops import _faces
@@ -57,7 +59,7 @@ _functions, _primitives = _registry_faces()
 FUNCTIONS = {**_functions, **_FACES.functions}
 """Every functional name of ``ops`` (what ``ops.functional`` holds)."""
 PRIMITIVES = {**_primitives, **_FACES.primitives, "GradOperation": GradOperation,
-              "HookBackward": HookBackward}
+              "HookBackward": HookBackward, "Custom": Custom}
 """Every Primitive class of ``ops`` (what ``ops.operations`` holds)."""
 
 globals().update(FUNCTIONS)

@@ -1,6 +1,7 @@
 """``Primitive``: MindSpore's operator objects (``ops.Add()``, ``ops.ReduceSum(keep_dims=True)``).
 
-A Primitive class is never a second implementation of an op; it is one of two kinds of alias:
+graphcell's own Primitive classes are never a second implementation of an op; each is one of two
+kinds of alias:
 
 - :func:`primitive_class` derives one from a registry entry: the constructor takes the entry's
   ``prim_init`` attributes, a call takes the operands followed by the remaining attributes, exactly
@@ -10,6 +11,10 @@ A Primitive class is never a second implementation of an op; it is one of two ki
   ``ops.stack(tensors, axis=axis)``): the constructor takes the parameters named in ``init``, a
   call passes its arguments on with them. The graph-mode frontend traces the function with the
   constructor's values bound (``.bound()``).
+
+A user's Primitive (MindSpore's ``Primitive``/``PrimitiveWithInfer``/``PrimitiveWithCheck``
+subclasses, with :func:`prim_attr_register`) computes in its ``__call__``; graph mode compiles it or
+runs it as Python when the graph runs (``graph/resolver.py``).
 
 Example::
 
@@ -33,28 +38,24 @@ from graphcell_ir.ops.registry import OpDef
 class Primitive:
     """Base class of operator objects, with MindSpore's Primitive methods.
 
-    Subclasses are made by :func:`primitive_class` (a registry entry) or :func:`primitive` (a
-    function of the functional API). ``init_attrs`` holds the constructor's arguments by name;
-    they are also readable as attributes (``ops.Softmax(axis=0).axis``), as in MindSpore.
+    graphcell's own Primitives are made by :func:`primitive_class` (a registry entry) or
+    :func:`primitive` (a function of the functional API): their constructors take the op's
+    arguments, held by name in ``init_attrs`` and readable as attributes
+    (``ops.Softmax(axis=0).axis``), as in MindSpore. A user's subclass is MindSpore's
+    ``Primitive(name)``: it calls ``super().__init__(name)`` (or uses :func:`prim_attr_register`)
+    and computes in ``__call__``; graph mode compiles that ``__call__`` when it can, else runs it as
+    Python when the graph runs (see :class:`PrimitiveWithInfer` for declared output types).
     """
 
     init_names: tuple[str, ...] = ()
     init_defaults: dict = {}
 
-    def __init__(self, *args, **kwargs):
-        names = self.init_names
-        if len(args) > len(names):
-            raise TypeError(f"{self.name}() takes at most {len(names)} argument(s) "
-                            f"({', '.join(names) or 'none'}), got {len(args)}")
-        given = dict(zip(names, args))
-        for k, v in kwargs.items():
-            if k not in names:
-                raise TypeError(f"{self.name}() got an unexpected argument {k!r}; it takes "
-                                f"{', '.join(names) or 'no arguments'}")
-            if k in given:
-                raise TypeError(f"{self.name}() got multiple values for argument {k!r}")
-            given[k] = v
-        self.init_attrs = self._check_init(given)
+    def __init__(self, name: str | None = None):
+        self._start(name)
+
+    def _start(self, name: str | None) -> None:
+        self.__dict__["_prim_name"] = name if name is not None else type(self).__name__
+        self.init_attrs: dict = {}
         self.prim_attrs: dict = {}
         self.instance_name = ""
 
@@ -63,7 +64,21 @@ class Primitive:
 
     @property
     def name(self) -> str:
-        return type(self).__name__
+        return self.__dict__.get("_prim_name") or type(self).__name__
+
+    @name.setter
+    def name(self, value: str) -> None:
+        self.__dict__["_prim_name"] = value
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"{self.name}: a Primitive subclass computes in __call__, which "
+                        f"{type(self).__name__} does not define (graphcell has no kernel of that "
+                        "name to run)")
+
+    def init_prim_io_names(self, inputs, outputs) -> None:
+        """Record the names of the inputs and outputs (MindSpore's; kept as attributes)."""
+        self.add_prim_attr("input_names", inputs)
+        self.add_prim_attr("output_names", outputs)
 
     def __getattr__(self, key: str):
         # only reached when normal lookup fails: the constructor's arguments, then prim attrs
@@ -111,7 +126,27 @@ class Primitive:
         return f"Prim[{self.name}]" + (f"<{inner}>" if inner else "")
 
 
-class RegistryPrimitive(Primitive):
+class _Declared(Primitive):
+    """graphcell's own Primitives: the constructor takes the arguments named in ``init_names``."""
+
+    def __init__(self, *args, **kwargs):
+        names = self.init_names
+        if len(args) > len(names):
+            raise TypeError(f"{self.name}() takes at most {len(names)} argument(s) "
+                            f"({', '.join(names) or 'none'}), got {len(args)}")
+        given = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in names:
+                raise TypeError(f"{self.name}() got an unexpected argument {k!r}; it takes "
+                                f"{', '.join(names) or 'no arguments'}")
+            if k in given:
+                raise TypeError(f"{self.name}() got multiple values for argument {k!r}")
+            given[k] = v
+        self._start(None)
+        self.init_attrs = self._check_init(given)
+
+
+class RegistryPrimitive(_Declared):
     """A Primitive that is one registry op (``ops.Add``, ``ops.ReduceSum``)."""
 
     opdef: OpDef
@@ -138,7 +173,7 @@ class RegistryPrimitive(Primitive):
         return apply(self.opdef, operands, self.opdef.check_attrs(attrs))
 
 
-class FunctionPrimitive(Primitive):
+class FunctionPrimitive(_Declared):
     """A Primitive that calls a function of the functional API with its constructor's values."""
 
     function: Callable
@@ -188,3 +223,92 @@ def primitive(name: str, function: Callable, init: tuple[str, ...] = (), doc: st
         "__doc__": doc or f"MindSpore's ``{name}`` Primitive: calls ``ops.{target}`` with the "
                           f"constructor's {', '.join(init) or 'no'} argument(s).",
         "__module__": "graphcell.ops"})
+
+
+# --- a user's Primitives (MindSpore's classes) ----------------------------------------------------
+
+class PrimitiveWithInfer(Primitive):
+    """MindSpore's ``PrimitiveWithInfer``: a user's Primitive that declares the shapes and dtypes
+    of its outputs with ``infer_shape(*input_shapes)`` and ``infer_dtype(*input_dtypes)``, and
+    computes in ``__call__``. Graph mode runs ``__call__`` as Python when the graph runs, its
+    outputs of the declared types (the inputs' when ``infer_*`` return None).
+
+    Example::
+
+        >>> import graphcell as ms
+        >>> class Scale(PrimitiveWithInfer):
+        ...     @prim_attr_register
+        ...     def __init__(self, k=2.0):
+        ...         self.init_prim_io_names(inputs=["x"], outputs=["y"])
+        ...     def infer_shape(self, x):
+        ...         return x
+        ...     def infer_dtype(self, x):
+        ...         return x
+        ...     def __call__(self, x):
+        ...         return x * self.k
+        >>> op = Scale(3.0)
+        >>> op, op(ms.Tensor([1.0])).asnumpy().tolist()
+        (Prim[Scale]<k=3.0>, [3.0])
+    """
+
+    def infer_shape(self, *args):
+        return None
+
+    def infer_dtype(self, *args):
+        return None
+
+    def infer_value(self, *args):
+        return None
+
+    def output_types(self, shapes: list, dtypes: list) -> list[tuple]:
+        """``[(shape, dtype), ...]`` of the outputs for inputs of ``shapes`` and ``dtypes`` (the
+        first input's when ``infer_*`` give None); one pair per output."""
+        shape = self.infer_shape(*shapes)
+        dtype = self.infer_dtype(*dtypes)
+        if shape is None:
+            shape = shapes[0] if shapes else ()
+        if dtype is None:
+            dtype = dtypes[0] if dtypes else None
+        if isinstance(dtype, (tuple, list)):   # several outputs
+            shapes_out = shape if _several_shapes(shape) else [shape] * len(dtype)
+            return [(tuple(s), d) for s, d in zip(shapes_out, dtype)]
+        return [(tuple(shape), dtype)]
+
+
+def _several_shapes(shape) -> bool:
+    return isinstance(shape, (tuple, list)) and bool(shape) and \
+        all(isinstance(s, (tuple, list)) for s in shape)
+
+
+class PrimitiveWithCheck(Primitive):
+    """MindSpore's ``PrimitiveWithCheck``: ``check_shape``/``check_dtype`` validate the inputs
+    (called before ``__call__``); the outputs' types come from running it."""
+
+    def check_shape(self, *args):
+        return None
+
+    def check_dtype(self, *args):
+        return None
+
+
+def prim_attr_register(fn):
+    """MindSpore's decorator of a user Primitive's ``__init__``: the Primitive is named after its
+    class and every argument of ``__init__`` (defaults included) becomes an attribute
+    (``init_attrs``, ``attrs``, and ``self.<name>``)."""
+    @functools.wraps(fn)
+    def init(self, *args, **kwargs):
+        Primitive.__init__(self, getattr(type(self), "substitute_name", type(self).__name__))
+        bound = inspect.signature(fn).bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        arguments = dict(bound.arguments)
+        del arguments[next(iter(arguments))]   # self
+        for name, value in arguments.items():
+            self.add_prim_attr(name, value)
+            self.init_attrs[name] = value
+        fn(self, *args, **kwargs)
+    return init
+
+
+def is_user_primitive(prim) -> bool:
+    """A Primitive defined by the user (not one of graphcell's own, which are aliases of ops)."""
+    return isinstance(prim, Primitive) and not isinstance(prim, _Declared)

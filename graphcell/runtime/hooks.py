@@ -151,6 +151,18 @@ class HookFailed(BaseException):
 
 
 _compiled_runs = [0]
+_kept: list = []   # the tape records of host calls made by the compiled runs in progress
+
+
+def in_compiled_run() -> bool:
+    return _compiled_runs[0] > 0
+
+
+def keep_until_run_ends(records: dict) -> None:
+    """Host calls' tape records (``runtime/host.py``) are dropped when the compiled run that
+    made them ends, if their backward did not run (a forward-only use, an unused result)."""
+    if _compiled_runs[0] and not any(r is records for r in _kept):
+        _kept.append(records)
 
 
 class compiled_run:
@@ -168,6 +180,14 @@ class compiled_run:
 
     def __exit__(self, kind, error, tb):
         _compiled_runs[0] -= 1
+        if not _compiled_runs[0]:
+            for records in _kept:
+                records.clear()
+            _kept.clear()
+            if error is None:
+                flush_backward_hooks()
+            else:
+                _pending.clear()
         if isinstance(error, HookFailed):
             raise error.error.with_traceback(error.error.__traceback__) from None
         return False
@@ -207,9 +227,13 @@ class GradCallback:
 
 
 def has_grad_callbacks(module) -> bool:
-    """Whether a compiled module calls hooks (ops whose ``fn`` is a :class:`GradCallback`)."""
+    """Whether a compiled module calls hooks or other Python (ops whose ``fn`` is a
+    :class:`GradCallback`, and ``py_call`` ops): its runs go through :class:`compiled_run`."""
     from graphcell_ir.ir.walk import walk
-    return any(isinstance(op.attrs.get("fn"), GradCallback) for op in walk(module))
+    from graphcell_ir.ops.registry import lookup
+    py_call = lookup("py_call")
+    return any(op.opdef is py_call or isinstance(op.attrs.get("fn"), GradCallback)
+               for op in walk(module))
 
 
 # --- HookBackward ------------------------------------------------------------------------------
@@ -253,13 +277,89 @@ class HookBackward:
         return _check_grads(replaced, grads, f"HookBackward hook {_fn_name(fn)}")
 
 
+# --- tensor hooks ------------------------------------------------------------------------------
+
+PARAMETER_HOOKS = [0]
+"""Bumped when a Parameter's hooks change: compiled gradients read them (``graph/guards.py``)."""
+
+
+class _ParameterHookHandle(HookHandle):
+    def remove(self) -> None:
+        if self._hooks.pop(self.handle_id, None) is not None:
+            PARAMETER_HOOKS[0] += 1
+
+
+def register_hook(tensor, hook_fn: Callable) -> HookHandle:
+    """``Tensor.register_hook`` / ``Parameter.register_hook``: ``hook_fn(grad)`` sees the
+    gradient of ``tensor`` (all of it, from every use) when a gradient is taken, and may
+    return a Tensor that replaces it. Returns a handle whose ``remove()`` unregisters it."""
+    if not callable(hook_fn):
+        raise TypeError(f"register_hook: hook_fn must be callable, got {type(hook_fn).__name__}")
+    hooks = getattr(tensor, "_hooks", None)
+    if hooks is None:
+        hooks = OrderedDict()
+        tensor._hooks = hooks
+    key = next(_ids)
+    hooks[key] = hook_fn
+    tape.TENSOR_HOOKS[0] += 1
+    from graphcell.parameter import Parameter
+    if isinstance(tensor, Parameter):
+        PARAMETER_HOOKS[0] += 1
+        return _ParameterHookHandle(hooks, key)
+    return HookHandle(hooks, key)
+
+
+def run_tensor_hooks(hooks, grad):
+    """The gradient after each of ``hooks`` (in registration order) saw it, as PyNative and the
+    compiled gradient's callbacks run them."""
+    for fn in list(hooks):
+        replaced = fn(grad)
+        if replaced is not None:
+            grad = _check_grads(replaced, (grad,), f"tensor hook {_fn_name(fn)}")[0]
+    return grad
+
+
+def tensor_hooks_callback(hooks: Callable[[], tuple], name: str) -> GradCallback:
+    """The callback of the ``hook_backward`` op a tensor hook becomes in a compiled gradient;
+    ``hooks()`` gives the hook functions when the gradient runs."""
+    def run(grads: tuple):
+        fns = hooks()
+        if not fns:
+            return None
+        return (run_tensor_hooks(fns, grads[0]),)
+    return GradCallback(run, (True,), name)
+
+
+def input_hooks(fns: tuple):
+    """A compiled function's input with tensor hooks ``fns``: its value through one
+    ``hook_backward`` op that calls them (written against ``F``, for graph mode to trace)."""
+    callback = tensor_hooks_callback(lambda: fns, "input hooks")
+
+    def hook(value):
+        return mark((value,), callback, "input hooks")[0]
+    return hook
+
+
+def parameter_hooks(param):
+    """``(param's hooks now, the callback that runs them)`` for a compiled gradient (made once
+    per Parameter, so the IR's callback stays the same object from compile to compile)."""
+    cb = param.__dict__.get("_hooks_callback")
+    if cb is None:
+        cb = tensor_hooks_callback(lambda: tuple((getattr(param, "_hooks", None) or {}).values()),
+                                   f"{param.name}.hooks")
+        param.__dict__["_hooks_callback"] = cb
+    return tuple((getattr(param, "_hooks", None) or {}).values()), cb
+
+
 # --- cell hooks --------------------------------------------------------------------------------
 
 class CellBackward:
     """The backward hooks of one cell, as the callbacks of its two boundaries.
 
     The output boundary's callback runs the backward-pre hooks and keeps ``grad_output`` for the
-    input boundary's, which runs the backward hooks with it and then forgets it. Calls of one
+    input boundary's, which runs the backward hooks with it and then forgets it; when no input is
+    differentiated the input boundary's never runs, and :func:`flush_backward_hooks` runs the
+    backward hooks at the end of the backward walk with ``None`` gradients. Calls of one
     cell do not overlap (a cell does not call itself), and the backward of a call runs its output
     boundary before its input boundary, so one slot serves every call, in both modes.
     """
@@ -268,12 +368,14 @@ class CellBackward:
         self.cell = cell
         self._grad_output: tuple = ()
         self._callbacks: dict[tuple, GradCallback] = {}
+        self._inputs: tuple[bool, ...] = ()
 
     def mark_inputs(self, *inputs) -> tuple:
         """The input boundary (after the forward-pre hooks), when the cell has backward hooks."""
         if not self.cell.__dict__.get("_backward_hook"):
             return inputs
-        return mark(inputs, self._callback("input", layout_of(inputs)),
+        self._inputs = layout_of(inputs)
+        return mark(inputs, self._callback("input", self._inputs),
                     f"{_name(self.cell)} backward hooks")
 
     def mark_output(self, out):
@@ -303,10 +405,14 @@ class CellBackward:
                                      f"{_name(cell)} backward-pre hook {_fn_name(fn)}")
                 changed = True
         self._grad_output = tuple(grads)
+        if cell.__dict__.get("_backward_hook") and self not in _pending:
+            _pending.append(self)
         return grads if changed else None
 
     def _input(self, grads: tuple):
         cell, changed = self.cell, False
+        if self in _pending:
+            _pending.remove(self)
         grad_output, self._grad_output = self._grad_output, ()
         for fn in list(cell._hook_dict("backward").values()):
             replaced = fn(cell, grads, grad_output)
@@ -314,6 +420,19 @@ class CellBackward:
                 grads = _check_grads(replaced, grads, f"{_name(cell)} backward hook {_fn_name(fn)}")
                 changed = True
         return grads if changed else None
+
+
+_pending: list[CellBackward] = []
+"""Cells whose output boundary's backward ran and whose input boundary's has not (yet)."""
+
+
+def flush_backward_hooks() -> None:
+    """At the end of a backward walk: the backward hooks of cells whose inputs were not
+    differentiated (a network's first layer when only the weights are) run with ``None`` for
+    each input's gradient, as MindSpore's PyNative mode calls them; both modes call this."""
+    while _pending:
+        backward = _pending.pop(0)
+        backward._input(tuple(None for _ in backward._inputs))
 
 
 def cell_backward(cell) -> CellBackward:
@@ -436,8 +555,9 @@ def _run_with_custom_bprop(cell, inputs: tuple, kwargs: dict, run: Callable):
         dout = dout if isinstance(out, tuple) else dout[0]
         result = cell.bprop(*inputs, out, dout)
         input_grads, param_grads = _split_bprop_result(result, params, where)
+        if isinstance(input_grads, tuple) and len(input_grads) == len(inputs):
+            input_grads = tuple(_fit(g, x) for g, x in zip(input_grads, inputs))
         grads = _check_grads(input_grads, inputs, where)
-        grads = tuple(_cast_to(g, x) for g, x in zip(grads, inputs))
         return grads + tuple(param_grads.get(p) for p in params)
     tape.record_custom(inputs + params, outputs, backward, where)
     return outputs if isinstance(out, tuple) else outputs[0]
@@ -453,7 +573,13 @@ def _split_bprop_result(result, params: tuple, where: str):
     return result, {}
 
 
-def _cast_to(g, x):
-    if g is None or not isinstance(x, Tensor) or g.dtype == x.dtype:
+def _fit(g, x):
+    """A bprop's gradient for input ``x`` as MindSpore's PyNative mode takes it: summed over the
+    axes broadcasting added (a ``[3, 2]`` gradient of a ``[2]`` input) and cast to ``x``'s dtype;
+    other shapes stay, for ``_check_grads`` to refuse."""
+    if not isinstance(g, Tensor) or not isinstance(x, Tensor):
         return g
-    return g.astype(x.dtype)
+    from graphcell_ir.ops import functional as F
+    if g.shape != x.shape and F.broadcasts_to(x.shape, g.shape):
+        g = F.sum_to(g, x.shape)
+    return g.astype(x.dtype) if g.dtype != x.dtype else g

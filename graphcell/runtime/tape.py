@@ -26,6 +26,10 @@ from graphcell_ir.ops.registry import OpDef
 
 _seq = itertools.count()
 
+TENSOR_HOOKS = [0]
+"""How many tensor hooks were ever registered (``Tensor.register_hook``): while none, nothing
+looks for them (reading an unset ``_hooks`` slot is slow)."""
+
 
 class Node:
     """One recorded application: ``backward(douts) -> one gradient (or None) per input``.
@@ -127,6 +131,10 @@ def make_leaf(value, name: str = "leaf"):
     """
     from graphcell.tensor import Tensor
     leaf = Tensor._wrap(value._data)
+    if TENSOR_HOOKS[0]:
+        hooks = getattr(value, "_hooks", None)
+        if hooks:   # the input's tensor hooks see the leaf's gradient
+            leaf._hooks = hooks
     outer = value._node
     if outer is not None and is_recording():
         leaf._node = Node((value,), (leaf,), lambda douts: (douts[0],), f"{name}:identity")
@@ -189,8 +197,11 @@ def backward(outputs: tuple, sens: tuple, stop_at: set[int] | frozenset = frozen
         roots.append(o._node)
     grads = {}
     with using_emitter(dispatch.EAGER):
+        hooked = TENSOR_HOOKS[0]
         for node in _toposort(roots):
             douts = [ct.pop(id(o), None) for o in node.outputs]
+            if hooked:
+                douts = [_hooked(o, d) for o, d in zip(node.outputs, douts)]
             if node.is_leaf or id(node) in stop_at:
                 if douts[0] is not None:
                     grads[id(node)] = douts[0]
@@ -200,6 +211,15 @@ def backward(outputs: tuple, sens: tuple, stop_at: set[int] | frozenset = frozen
             in_grads = node.backward(douts)
             _accumulate(node, in_grads, ct, F)
     return grads
+
+
+def _hooked(tensor, grad):
+    """``grad``, the whole gradient of ``tensor``, after its tensor hooks (``register_hook``)."""
+    hooks = getattr(tensor, "_hooks", None)
+    if not hooks or grad is None:
+        return grad
+    from graphcell.runtime.hooks import run_tensor_hooks
+    return run_tensor_hooks(tuple(hooks.values()), grad)
 
 
 def _accumulate(node: Node, in_grads, ct: dict, F) -> None:

@@ -17,9 +17,13 @@ from graphcell.train.metrics import (F1, MAE, MSE, Accuracy, Fbeta, Loss, Metric
                                      TopKCategoricalAccuracy, get_metric_fn, names,
                                      rearrange_inputs)
 from graphcell.train.model import Model
+from graphcell.train import amp, loss_scale_manager  # noqa: E402
+from graphcell.train.loss_scale_manager import (DynamicLossScaleManager, FixedLossScaleManager,
+                                                LossScaleManager)
 
 __all__ = ["serialization", "save_checkpoint", "load_checkpoint", "load_param_into_net", "Model",
-           "callback", "metrics"]
+           "callback", "metrics", "amp", "LossScaleManager", "FixedLossScaleManager",
+           "DynamicLossScaleManager"]
 __all__ += callback.__all__ + metrics.__all__
 
 

@@ -1,9 +1,9 @@
 """``Model``: MindSpore's high-level training API — ``train``, ``eval``, ``predict``, ``fit``.
 
 ``Model(network, loss_fn, optimizer, metrics)`` builds the networks MindSpore builds: the training
-network ``TrainOneStepCell(WithLossCell(network, loss_fn), optimizer)`` (see ``_amp.py`` for
-``amp_level``), the evaluation network ``WithEvalCell(network, loss_fn)`` (when ``metrics`` are
-given and no ``eval_network``), and ``network`` itself for prediction. Each step calls one of them
+network ``TrainOneStepCell(WithLossCell(network, loss_fn), optimizer)`` (with ``amp_level``, what
+``amp.build_train_network`` builds), the evaluation network ``WithEvalCell(network, loss_fn)``
+(when ``metrics`` are given and no ``eval_network``), and ``network`` itself for prediction. Each step calls one of them
 like any cell, so the context decides how it runs: in ``GRAPH_MODE`` the whole training step —
 forward, gradients and the optimizer's update — is one compiled function (compiled at the first
 step, then reused), in ``PYNATIVE_MODE`` it runs op by op, as in MindSpore.
@@ -50,7 +50,7 @@ import warnings
 import numpy as np
 
 from graphcell.tensor import Tensor
-from graphcell.train import _amp
+from graphcell.train import amp as _amp
 from graphcell.train.callback._callback import (CallbackList, InternalCallbackParam, RunContext,
                                                 as_callback_list, old_style_methods)
 from graphcell.train.callback._time_monitor import TimeMonitor
@@ -126,8 +126,9 @@ class Model:
             options = {k: v for k, v in (("loss_scale_manager", self._loss_scale_manager),
                                          ("keep_batchnorm_fp32", self._keep_bn_fp32))
                        if v is not None}
+            # boost_level: Model has already said it has no effect
             return _amp.build_train_network(self._network, self._optimizer, self._loss_fn,
-                                            self._amp_level, self._boost_level, **options)
+                                            self._amp_level, "O0", **options)
         if self._loss_fn is not None:
             return WithLossCell(self._network, self._loss_fn)
         return self._network

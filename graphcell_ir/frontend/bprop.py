@@ -16,8 +16,10 @@ bare tensor for one input; ``None`` for no gradient); with ``bprop_params`` (Min
 ``internal_params``) it may return ``(input_grads, {parameter: grad})``. Without them the cell's
 Parameters get no gradient through the cell, as in PyNative mode.
 
-A gradient of the wrong shape, or a wrong number of them, is an error naming the cell, at the
-``def bprop`` line (DESIGN §10.9); a gradient of another dtype is cast to its input's dtype.
+A gradient with the axes of a broadcast (a ``[3, 2]`` gradient of a ``[2]`` input) is summed
+back to the input's shape and one of another dtype is cast to its input's dtype, as MindSpore's
+PyNative mode does; a gradient of any other shape, or a wrong number of them, is an error naming
+the cell, at the ``def bprop`` line (DESIGN §10.9).
 
 Outside a gradient the cell is inlined as usual: its ``bprop`` is not even compiled.
 """
@@ -33,6 +35,7 @@ from graphcell_ir.frontend.source import parse_function
 from graphcell_ir.ir.core import BlockArg, Function, Literal, Value
 from graphcell_ir.ir.types import TensorType
 from graphcell_ir.ir.verify import verify
+from graphcell_ir.ops import functional as F
 
 __all__ = ["BpropMixin"]
 
@@ -132,12 +135,12 @@ class BpropMixin:
         grads = list(out) if type(out) in (tuple, list) else [out]
         n = len(callee.inner)
         if len(grads) != n:
-            self._bprop_fail(rec, node, f"{cls}.bprop returned {len(grads)} gradient(s), but "
-                                        f"{cls}.construct takes {n} input(s): return one gradient "
-                                        "per input, as a tuple", Kind.VALUE)
+            self._bprop_fail(rec, node, f"{cls}.bprop returned {len(grads)} gradient(s), expected "
+                                        f"{n} (one per input of {cls}.construct, as a tuple)",
+                             Kind.VALUE)
         per_arg: dict = dict(by_param)
         for i, (x, g) in enumerate(zip(callee.inner, grads)):
-            self._match(rec, x, g, f"input {i}", per_arg, node)
+            self._match(rec, x, g, f"{i}", per_arg, node)
         construct = callee.function
         targets = [a for a, s in zip(construct.args, callee.sources)
                    if rec.bprop_params or not isinstance(s, R.Param)]
@@ -150,16 +153,21 @@ class BpropMixin:
             if g is None or not isinstance(x.type, TensorType):
                 return
             if not isinstance(g, Value) or not isinstance(g.type, TensorType):
-                self._bprop_fail(rec, node, f"{cls}.bprop: the gradient of {what} must be a "
-                                            f"Tensor (or None), got {describe(g)}", Kind.TYPE)
+                self._bprop_fail(rec, node, f"{cls}.bprop: gradient {what} must be a Tensor (or "
+                                            f"None), got {describe(g)}", Kind.TYPE)
             if tuple(g.type.shape) != tuple(x.type.shape):
-                self._bprop_fail(rec, node, f"{cls}.bprop: the gradient of {what} has shape "
-                                            f"{list(g.type.shape)}, but the input has shape "
-                                            f"{list(x.type.shape)}", Kind.VALUE)
+                if not F.broadcasts_to(x.type.shape, g.type.shape):
+                    self._bprop_fail(rec, node, f"{cls}.bprop: gradient {what} has shape "
+                                                f"{list(g.type.shape)}, expected "
+                                                f"{list(x.type.shape)}", Kind.VALUE)
+                # summed back to the input's shape, as MindSpore's PyNative mode does
+                self.b.loc = self._bprop_loc(rec, node)
+                with F.using_emitter(self.emitter):
+                    g = F.sum_to(g, x.type.shape)
             per_arg[x] = g
         elif type(x) in (tuple, list) and g is not None:
             if type(g) not in (tuple, list) or len(g) != len(x):
-                self._bprop_fail(rec, node, f"{cls}.bprop: the gradient of {what} ({describe(x)}) "
+                self._bprop_fail(rec, node, f"{cls}.bprop: gradient {what} ({describe(x)}) "
                                             f"must be a tuple of {len(x)}, got {describe(g)}",
                                  Kind.VALUE)
             for j, (xj, gj) in enumerate(zip(x, g)):
@@ -185,7 +193,7 @@ class BpropMixin:
             if a is None:
                 self._new_bprop_param(p, callee, self.fn, mirror)
                 a = callee.function.args[-1]
-            self._match(rec, a, g, f"Parameter '{p.name}'", out, node)
+            self._match(rec, a, g, f"of Parameter '{p.name}'", out, node)
         return out
 
     # -- where errors point: the def bprop line --

@@ -3,14 +3,16 @@
 - a ``lambda``/nested ``def`` of the compiled code, or a resolver ``Inline`` (helper functions,
   methods): its source is parsed and inlined here; arguments are bound with Python's own rules
   (``inspect.Signature.bind``: keywords, defaults, ``*args``, ``**kwargs``);
-- ``CellCall``: the forward-pre hooks, ``construct`` and the forward hooks, all inlined, with
-  the call chain in every op's location (``Net.construct>Dense.construct``);
+- ``CellCall``: the forward-pre hooks, ``construct`` and the forward hooks, inlined with the
+  call chain in every op's location (``Net.construct>Dense.construct``); a hook that does not
+  compile as PyNative runs it runs as Python when the graph runs (``host.py``);
 - ``PrimitiveCall``: one registry op; the Primitive's constructor attributes are merged with the
   call's (``functional.split_args`` decides operands vs attributes);
 - ``Traced``: a library function written against ``graphcell_ir.ops.functional``, run with IR
   values while this compiler is the emitter, so each ``F.<op>`` becomes an op here;
-- ``StaticCall`` (and a callable ``Static``): evaluated while compiling; every argument must be
-  static;
+- ``StaticCall`` (and a callable ``Static``): evaluated while compiling when every argument is
+  static; given run-time values it runs when the graph runs, as Python (JIT Fallback, ``host.py``);
+- ``Host`` (``x.asnumpy()``...) and calls of run-time Python objects: JIT Fallback;
 - ``GradTransform`` and ``GradCall``: making a gradient function, and calling it (``grads.py``);
 - ``Loop``: a functional loop, one IR ``while`` (``loops.py``);
   a ``CellCall`` with a custom ``bprop`` where it is differentiated: ``bprop.py``;
@@ -32,17 +34,24 @@ from graphcell_ir.frontend.errors import Kind, kind_of
 from graphcell_ir.frontend.exprs import describe
 from graphcell_ir.frontend.pybuiltins import builtin_handler
 from graphcell_ir.frontend.scope import (POISON, BoundMethod, Closure, Frame, Poison, Undefined,
-                                         has_poison, is_container, leaves)
+                                         has_poison, is_container, is_object, leaves)
 from graphcell_ir.frontend.source import SourceUnavailable, parse_function, qualname
 from graphcell_ir.ir.core import Value
 from graphcell_ir.ir.loc import LIB
+from graphcell_ir.ir.types import TensorType
 from graphcell_ir.ops import functional as F
 from graphcell_ir.ops.functional import split_args
+from graphcell_ir.ops.registry import lookup
 
 
 @functools.lru_cache(maxsize=4096)
 def _signature(fn) -> inspect.Signature:
     return inspect.signature(fn)
+
+
+def _call(function, *args, **kwargs):
+    """Calls ``function``: the host function of a call of a run-time Python object."""
+    return function(*args, **kwargs)
 
 
 def _name_of(fn) -> str:
@@ -105,7 +114,11 @@ class CallMixin:
             self.realize(func, node)
         if isinstance(func, Closure):
             return self.call_closure(func, args, kwargs, node)
+        if is_object(func):   # a run-time Python object (JIT Fallback): called when run
+            return self.fallback(_call, [func, *args], kwargs, node, "a call")
         if isinstance(func, BoundMethod):
+            if isinstance(func.record, R.TensorHook):   # x.register_hook(fn)
+                return self.hook_tensor(func.record, func.self_value, args, kwargs, node)
             return self.call_record(func.record, [func.self_value, *args], kwargs, node,
                                     func.name)
         owner = getattr(func, "__self__", None)
@@ -138,6 +151,10 @@ class CallMixin:
             return self.call_transform(rec, args, kwargs, node)
         if isinstance(rec, R.Loop):
             return self.call_loop(rec, args, kwargs, node)
+        if isinstance(rec, R.Host):
+            return self.fallback(rec.function, args, kwargs, node, f"{name}()")
+        if isinstance(rec, R.PyPrimitive):
+            return self.call_py_primitive(rec, args, kwargs, node, name)
         if isinstance(rec, R.Static) and callable(rec.value):
             return self.call_static(rec.value, args, kwargs, node, name)
         if isinstance(rec, R.Unsupported):
@@ -193,13 +210,47 @@ class CallMixin:
         return self.run_frame(frame, c.node)
 
     def call_cell(self, rec: R.CellCall, args: list, kwargs: dict, node):
-        """A sub-cell: forward-pre hooks, ``construct``, forward hooks (DESIGN §9, §10.4)."""
+        """A sub-cell: forward-pre hooks, ``construct``, forward hooks (DESIGN §9, §10.4) — in
+        the cell's precision when it has one (``mixed_precision``)."""
+        dtype = rec.mixed_precision
+        if dtype is None:
+            return self._call_cell(rec, args, kwargs, node)
+        args = [self.cast_floats(a, dtype, node) for a in args]
+        kwargs = {k: self.cast_floats(v, dtype, node) for k, v in kwargs.items()}
+        key = id(rec.cell)
+        outer = self.cell_precision.get(key)
+        self.cell_precision[key] = dtype
+        try:
+            return self._call_cell(rec, args, kwargs, node)
+        finally:
+            if outer is None:
+                del self.cell_precision[key]
+            else:
+                self.cell_precision[key] = outer
+
+    def cast_floats(self, v, dtype, node):
+        """``v`` with its floating-point tensors (inside tuples and lists too) cast to
+        ``dtype``."""
+        if type(v) in (tuple, list):
+            return type(v)(self.cast_floats(x, dtype, node) for x in v)
+        v = self.realize(v, node)
+        t = v.type if isinstance(v, Value) else None
+        if isinstance(t, TensorType) and t.dtype.is_float and t.dtype != dtype:
+            return self.emit(lookup("cast"), [v], {"dtype": dtype}, node)
+        return v
+
+    def param_in_precision(self, value, dtype, node):
+        """A Parameter read from a cell running in precision ``dtype``: cast when trainable and
+        floating-point of another dtype, else the Parameter as it is."""
+        rec = self.classify(value)
+        if not (rec.requires_grad and rec.type.dtype.is_float and rec.type.dtype != dtype):
+            return value
+        return self.emit(lookup("cast"), [self.param_value(rec, node)], {"dtype": dtype}, node)
+
+    def _call_cell(self, rec: R.CellCall, args: list, kwargs: dict, node):
         inputs = tuple(args)
         for hook in rec.forward_pre_hooks:
-            r = self.inline(hook.function, hook.self_obj, hook.scope, [rec.cell, inputs], {}, node,
-                            hook.library)
-            if r is not None:
-                inputs = r if type(r) is tuple else (r,)
+            inputs = self.forward_hook(hook, rec.cell, inputs, None, node, pre=True)
         c = rec.construct
         self_obj = c.self_obj if c.self_obj is not None or hasattr(c.function, "__func__") \
             else rec.cell
@@ -209,10 +260,7 @@ class CallMixin:
             out = self.inline(c.function, self_obj, c.scope, list(inputs), kwargs, node,
                               c.library)
         for hook in rec.forward_hooks:
-            r = self.inline(hook.function, hook.self_obj, hook.scope, [rec.cell, inputs, out], {},
-                            node, hook.library)
-            if r is not None:
-                out = r
+            out = self.forward_hook(hook, rec.cell, inputs, out, node, pre=False)
         return out
 
     # -- ops and library functions --
@@ -220,6 +268,9 @@ class CallMixin:
         op = rec.opdef
         args = [self.realize_deep(a, node) for a in args]
         kwargs = {k: self.realize_deep(v, node) for k, v in kwargs.items()}
+        if any(is_object(x) for x in leaves([args, kwargs])):   # JIT Fallback values: eagerly
+            return self.fallback(functools.partial(F.bind, op), args, {**kwargs, **rec.attrs},
+                                 node, op.display_name)
         if op.variadic and args and type(args[0]) in (tuple, list):
             args = [*args[0], *args[1:]]  # MindSpore passes variadic operands as one tuple
         with self.op_errors(node):
@@ -238,6 +289,8 @@ class CallMixin:
     def call_traced(self, fn, args: list, kwargs: dict, node, name: str):
         args = [self.realize_deep(a, node) for a in args]
         kwargs = {k: self.realize_deep(v, node) for k, v in kwargs.items()}
+        if any(is_object(x) for x in leaves([args, kwargs])):   # JIT Fallback values: as Python
+            return self.fallback(getattr(fn, "__wrapped__", fn), args, kwargs, node, f"{name}()")
         self.b.loc = self.loc(node)
         with self.op_errors(node, name), F.using_emitter(self.emitter):
             return fn(*args, **kwargs)
@@ -246,10 +299,10 @@ class CallMixin:
         """Call ``fn`` while compiling; every argument must be static."""
         args = [self.realize_deep(a, node) for a in args]
         kwargs = {k: self.realize_deep(v, node) for k, v in kwargs.items()}
+        if any(isinstance(x, Value) for x in leaves([args, kwargs])):
+            # values known only when the graph runs: the call runs then, as Python (JIT Fallback)
+            return self.fallback(fn, args, kwargs, node, f"{name}()")
         for x in leaves([args, kwargs]):
-            if isinstance(x, Value):
-                self.fail(node, f"{name}() runs while compiling, so its arguments must be known "
-                                f"while compiling, but one is {describe(x)}", Kind.UNSUPPORTED)
             if isinstance(x, (Closure, BoundMethod)):
                 self.fail(node, f"{describe(x)} cannot be passed to {name}(), which runs while "
                                 "compiling", Kind.UNSUPPORTED)
@@ -260,6 +313,7 @@ class CallMixin:
                       kind_of(e), e)
 
     def _container_method(self, method, args: list, kwargs: dict, node):
+        self.note_container_call(method)
         try:
             return method(*args, **kwargs)
         except Exception as e:

@@ -38,8 +38,8 @@ import numpy as np
 from graphcell_ir.frontend import jumps
 from graphcell_ir.frontend.errors import Kind
 from graphcell_ir.frontend.exprs import _OPS, describe
-from graphcell_ir.frontend.scope import (BASE, BLOCK, LOOP, MISSING, POISON, ForRest, Poison,
-                                         Undefined, copy_vars, has_poison, map_leaves)
+from graphcell_ir.frontend.scope import (BASE, BLOCK, LOOP, MISSING, POISON, Poison, Undefined,
+                                         copy_vars, has_poison, map_leaves)
 from graphcell_ir.frontend.source import contains, first, rebound_names
 from graphcell_ir.ir.core import Block, Literal, Op, Region, Value
 from graphcell_ir.ir.loc import UNKNOWN
@@ -117,8 +117,12 @@ class ControlMixin:
             self.ctl.pop()
 
     def lift(self, v, t: Type, loc) -> Value:
-        """``v`` as a value of type ``t``: a Python number becomes a literal or a 0-d ``fill``."""
+        """``v`` as a value of type ``t``: a Python number becomes a literal or a 0-d ``fill``; a
+        tensor whose shape differs from ``t``'s only by axes of size 1 is reshaped."""
         if isinstance(v, Value):
+            if v.type != t and isinstance(t, TensorType):
+                with self.b.at_loc(loc):
+                    return self.b.create(_OPS["reshape"], (v,), {"shape": t.shape}).results[0]
             return v
         if isinstance(t, ScalarType):
             return Literal(v, t)
@@ -138,8 +142,8 @@ class ControlMixin:
         """``branch`` followed by everything after ``node`` up to the end of the function, to be
         compiled inside the branch; ``done``: mark the enclosing statement lists as done (they
         are compiled in the branches now). Each unrolled ``for`` body left on the way becomes a
-        :class:`ForRest` holding what follows, so the remaining iterations are compiled in the
-        branch too and ``break``/``continue`` in it still leave that loop."""
+        :class:`ForRest` (:class:`WhileRest`) holding what follows, so the remaining iterations
+        are compiled in the branch too and ``break``/``continue`` in it still leave that loop."""
         rest, taken = list(branch), []
         for level in reversed(self.frame.levels):
             if level.kind == LOOP and level.loop is None:
@@ -149,8 +153,7 @@ class ControlMixin:
                                 "condition", Kind.UNSUPPORTED)
             rest.extend(level.stmts[level.pos:])
             if level.kind == LOOP:
-                loop = level.loop
-                rest = [ForRest(loop.node, loop.items, loop.index, rest)]
+                rest = [level.loop.resume(rest)]
             taken.append(level)
             if level.kind == BASE:
                 break
@@ -192,7 +195,8 @@ class ControlMixin:
         new_vars = dict(self.frame.vars)
         for name in dict.fromkeys([*vt, *ve]):
             a, b = vt.get(name, MISSING), ve.get(name, MISSING)
-            if a is b:
+            if a is b:   # unchanged, or both branches bound the same object (flag = True)
+                new_vars[name] = a
                 continue
             if a is MISSING or b is MISSING:
                 side = "then" if b is MISSING else "else"
@@ -279,11 +283,22 @@ class ControlMixin:
         return _Slot(len(pairs) - 1)
 
     def merge_bindings(self, bt: dict, be: dict, pairs: list, node) -> dict:
+        """The join of what the branches bound to Parameters and attributes (``attrs.py``)."""
         out = dict(self.bindings)
         for key in dict.fromkeys([*bt, *be]):
-            slot = self.slots[key]
-            a, b = bt.get(key, slot.arg), be.get(key, slot.arg)
-            out[key] = a if a is b else self.merge(a, b, slot.record.name, pairs, node)
+            base = self.binding_base(key)
+            a, b = bt.get(key, base), be.get(key, base)
+            if a is MISSING or b is MISSING:   # an attribute only one branch created
+                w = self.written[key]
+                out[key] = Undefined(w.name, f"attribute {w.name!r} of {describe(w.obj)} is only "
+                                     "assigned in one branch of an if on a tensor", Kind.ERROR)
+                continue
+            try:
+                out[key] = a if a is b else self.merge(a, b, self.binding_name(key), pairs, node)
+            except _Conflict as c:
+                self.fail(node, f"{self.binding_name(key)} {c} of this if on a tensor; an "
+                                "attribute assigned under a tensor condition must have the same "
+                                "type in both branches", Kind.TYPE)
         return out
 
     def build_if(self, loc, pred: Value, regions, pairs: list[_Pair]) -> tuple[Value, ...]:
@@ -485,6 +500,8 @@ class ControlMixin:
             outs.append((after_bind.get(key, self.slots[key].arg), types[k]))
             k += 1
         for key, v in after_bind.items():
+            if isinstance(key, tuple):   # attributes: not written in such a loop (attrs.py)
+                continue
             if key not in plan.params and v is not before_bind.get(key, self.slots[key].arg):
                 if isinstance(v, Poison):
                     return None, False
@@ -564,7 +581,7 @@ def join_type(a, b) -> Type | None:
     """The type both ``a`` and ``b`` can be given (IR values, or Python numbers), or None."""
     a_ir, b_ir = isinstance(a, Value), isinstance(b, Value)
     if a_ir and b_ir:
-        return a.type if a.type == b.type else None
+        return a.type if a.type == b.type else _join_squeezable(a.type, b.type)
     if not a_ir and not b_ir:
         if not (_number(a) and _number(b)):
             return None
@@ -575,6 +592,17 @@ def join_type(a, b) -> Type | None:
         return None
     ir, st = (a, b) if a_ir else (b, a)
     return ir.type if liftable(st, ir.type) else None
+
+
+def _join_squeezable(a: Type, b: Type) -> Type | None:
+    """Two tensor types of one dtype whose shapes differ only by axes of size 1 (``bool[]`` and
+    ``bool[1]``) join as the one of higher rank: MindSpore 2.10 gives the taken branch's shape
+    (dynamic shapes); graph mode keeps one static shape with the same elements."""
+    if not (isinstance(a, TensorType) and isinstance(b, TensorType)) or a.dtype is not b.dtype:
+        return None
+    if tuple(d for d in a.shape if d != 1) != tuple(d for d in b.shape if d != 1):
+        return None
+    return a if len(a.shape) >= len(b.shape) else b
 
 
 def liftable(x, t: Type) -> bool:

@@ -29,15 +29,16 @@ import linecache
 import os
 from dataclasses import dataclass
 
-from graphcell_ir.errors import (GraphCompileError, GraphSyntaxError, GraphTypeError,
-                                 GraphValueError, OpError, ShapeError)
+from graphcell_ir.errors import (GraphCompileError, GraphLimitError, GraphSyntaxError,
+                                 GraphTypeError, GraphValueError, OpError, ShapeError)
 from graphcell_ir.ir.loc import Loc
 
 
 class Kind(enum.Enum):
     """What kind of problem; it decides the class of the error raised at the end."""
 
-    UNSUPPORTED = "unsupported"   # -> GraphSyntaxError (wins over the others)
+    LIMIT = "limit"               # -> GraphLimitError (wins over the others)
+    UNSUPPORTED = "unsupported"   # -> GraphSyntaxError (wins over the rest)
     TYPE = "type"                 # -> GraphTypeError
     VALUE = "value"               # -> GraphValueError
     ERROR = "error"               # -> GraphCompileError
@@ -101,15 +102,25 @@ class FrontendError(Exception):
         self.diagnostic = diagnostic
 
 
+class CompileAbort(Exception):
+    """A problem after which compiling cannot usefully go on (a limit was reached): it is not
+    recorded per statement but ends the compile with its diagnostic."""
+
+    def __init__(self, diagnostic: Diagnostic):
+        super().__init__(diagnostic.message)
+        self.diagnostic = diagnostic
+
+
+class RaiseReached(CompileAbort):
+    """A ``raise`` statement was reached while compiling: compiling stops there, as Python would
+    leave every function up to the caller, so what follows (an argument a check refused, used
+    anyway) adds no errors that only follow from it. Code compiled on trial (a hook, a user's
+    primitive) that reaches one runs as Python instead (``host.trial``)."""
+
+
 class PoisonAbort(Exception):
     """The statement being compiled depends on a problem already reported: abandon it quietly
     (its names are poisoned, nothing more is reported)."""
-
-
-class RaiseReached(BaseException):
-    """A ``raise`` statement was reached while compiling (its diagnostic is recorded): compiling
-    stops, as Python would leave every function up to the caller. A BaseException, so that the
-    per-statement recovery (which catches Exception) lets it through."""
 
 
 def kind_of(exc: BaseException) -> Kind:
@@ -155,6 +166,8 @@ def _dedupe(diags) -> list[Diagnostic]:
 
 
 def error_class(diags: list[Diagnostic]) -> type[GraphCompileError]:
+    if any(d.kind is Kind.LIMIT for d in diags):
+        return GraphLimitError
     if any(d.kind is Kind.UNSUPPORTED for d in diags):
         return GraphSyntaxError
     return {Kind.TYPE: GraphTypeError, Kind.VALUE: GraphValueError}.get(diags[0].kind,

@@ -23,9 +23,11 @@ import numpy as np
 from graphcell_ir.frontend import resolve as R
 from graphcell_ir.frontend.errors import Kind, PoisonAbort
 from graphcell_ir.frontend.scope import (MISSING, POISON, BoundMethod, Closure, Poison,
-                                         Undefined, has_poison, leaves)
+                                         Undefined, has_poison, is_object, leaves)
 from graphcell_ir.ir.core import Value
-from graphcell_ir.ir.types import ScalarType, TensorType, TupleType, bool_
+from graphcell_ir.ir.loc import LIB
+from graphcell_ir.ir.types import ObjectType, ScalarType, TensorType, TupleType, bool_, int64
+from graphcell_ir.ops import functional as F
 from graphcell_ir.ops.operators import BY_SYMBOL, UNARY_BY_SYMBOL
 from graphcell_ir.ops.registry import lookup
 
@@ -56,13 +58,6 @@ MAX_ITEMS = 100_000
 """Iterating a static Python object while compiling stops here (an endless generator...)."""
 
 
-def owned(v):
-    """A list or dict read from the user's objects, copied: the compiled code may append to it
-    (``outs.append(y)``) without changing the user's object while compiling."""
-    t = type(v)
-    return list(v) if t is list else dict(v) if t is dict else v
-
-
 def describe(v) -> str:
     """How messages name a frontend value: its IR type, or the Python type of a static."""
     if isinstance(v, Value):
@@ -78,6 +73,17 @@ def describe(v) -> str:
 
 class ExprMixin:
     """``visit_<expr>`` methods and the expression helpers other mixins use."""
+
+    def owned(self, v):
+        """A list or dict read from the user's objects, copied: the compiled code may append to
+        it (``outs.append(y)``) without changing the user's object while compiling. The copy is
+        remembered as *outside* state (``host.py``: a hook that changes it runs as Python)."""
+        t = type(v)
+        if t is not list and t is not dict:
+            return v
+        copy = list(v) if t is list else dict(v)
+        self.outside[id(copy)] = copy
+        return copy
 
     # -- leaves --
     def visit_Constant(self, node):
@@ -99,9 +105,9 @@ class ExprMixin:
             f = f.outer
         frame = self.frame
         if name in frame.closure:
-            return owned(frame.closure[name])
+            return self.owned(frame.closure[name])
         if name in frame.globals:
-            return owned(frame.globals[name])
+            return self.owned(frame.globals[name])
         if hasattr(builtins, name):
             return getattr(builtins, name)
         self.fail(node, f"name {name!r} is not defined")
@@ -132,8 +138,16 @@ class ExprMixin:
         return self.elements(node.elts)
 
     def visit_Set(self, node):
+        self.refuse_in_user_code(node, "a set literal", "use a tuple, or set(...)")
         items = self.require_static(self.elements(node.elts), node, "a set's elements")
         return set(items)
+
+    def refuse_in_user_code(self, node, what: str, instead: str) -> None:
+        """MindSpore 2.10's graph mode refuses ``what`` ("Unsupported expression"); so does
+        graphcell's, in the user's code (graphcell's own inlined code may use it)."""
+        if LIB not in self.frame.marks:
+            self.fail(node, f"{what} is not supported in graph mode (as in MindSpore); {instead}",
+                      Kind.UNSUPPORTED)
 
     def visit_Dict(self, node):
         out = {}
@@ -187,6 +201,8 @@ class ExprMixin:
         if isinstance(a, Poison) or isinstance(b, Poison):
             return POISON
         symbol = _SYMBOL[op]
+        if is_object(a) or is_object(b):   # JIT Fallback values: Python's operator, when run
+            return self.fallback(_PYOPS[op], [a, b], {}, node, f"the operator {symbol}")
         if not isinstance(a, Value) and not isinstance(b, Value):
             return self.static_op(_PYOPS[op], symbol, a, b, node)
         for x in (a, b):
@@ -218,6 +234,10 @@ class ExprMixin:
         if isinstance(v, Poison):
             return POISON
         op = type(node.op)
+        if is_object(v):
+            fn = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert,
+                  ast.Not: operator.not_}[op]
+            return self.fallback(fn, [v], {}, node, f"the operator {fn.__name__}")
         if op is ast.Not:
             t = self.truth(v, node.operand)
             return (not t) if not isinstance(t, Value) else \
@@ -283,12 +303,18 @@ class ExprMixin:
         if isinstance(a, Poison) or isinstance(b, Poison):
             return POISON
         if op in (ast.In, ast.NotIn):
+            if is_object(a) or is_object(b):
+                r = self.fallback(operator.contains, [b, a], {}, node, "'in'",
+                                  result=ScalarType(bool_))
+                return r if op is ast.In else self.emit(_OPS["logical_not"], (r,), {}, node)
             if isinstance(b, Value):
                 self.fail(node, "'in' on a tensor is not supported in graph mode",
                           Kind.UNSUPPORTED)
             r = self.static_op(lambda x, y: x in y, "in", a, b, node)
             return r if op is ast.In else not r
         name, pyop = _CMPOPS[op]
+        if is_object(a) or is_object(b):
+            return self.fallback(pyop, [a, b], {}, node, f"the comparison {_SYMBOL[op]}")
         if not isinstance(a, Value) and not isinstance(b, Value):
             return self.static_op(pyop, _SYMBOL[op], a, b, node)
         if a is None or b is None:  # x == None: a static answer, as for Python objects
@@ -308,6 +334,8 @@ class ExprMixin:
                 self.fail(node, f"the truth value of {describe(v)}: {type(e).__name__}: {e}",
                           Kind.TYPE, e)
         t = v.type
+        if isinstance(t, ObjectType):
+            return self.fallback(bool, [v], {}, node, "the truth value", result=ScalarType(bool_))
         if isinstance(t, ScalarType):
             return v if t.dtype is bool_ else self.emit(_OPS["not_equal"], (v, 0), {}, node)
         if not isinstance(t, TensorType):
@@ -331,6 +359,8 @@ class ExprMixin:
         return self.ir_ifexp(node, c)
 
     def visit_NamedExpr(self, node):
+        self.refuse_in_user_code(node, "an assignment expression (:=)",
+                                 "assign in a statement of its own")
         v = self.eval(node.value)
         self.assign(node.target, v, node)
         return v
@@ -342,20 +372,30 @@ class ExprMixin:
     def get_attr(self, base, name: str, node):
         if isinstance(base, Poison):
             return POISON
+        if is_object(base):
+            return self.fallback(getattr, [base, name], {}, node, f"reading .{name}")
         if self.is_tensor_object(base):
             if not isinstance(base, Value) and self._python_attribute(base, name):
-                return owned(getattr(base, name))   # a Parameter's name, requires_grad...
+                return self.owned(getattr(base, name))   # a Parameter's name, requires_grad...
             return self.tensor_attr(self.realize(base, node), name, node)
         if isinstance(base, (Closure, BoundMethod)):
             self.fail(node, f"attribute {name!r} of {describe(base)} is not supported in graph "
                             "mode", Kind.UNSUPPORTED)
+        if self.written:
+            value = self.written_value(base, name)   # written earlier in this compile
+            if value is not MISSING:
+                return value
         try:
-            return owned(getattr(base, name))
+            value = getattr(base, name)
         except AttributeError as e:
             self.fail(node, str(e) or f"{describe(base)} has no attribute {name!r}", Kind.ERROR, e)
         except Exception as e:
             self.fail(node, f"reading .{name} while compiling raised {type(e).__name__}: {e}",
                       Kind.ERROR, e)
+        dtype = self.cell_precision.get(id(base)) if self.cell_precision else None
+        if dtype is not None and self.is_parameter_object(value):
+            return self.param_in_precision(value, dtype, node)  # a to_float cell's Parameter
+        return self.owned(value)
 
     def _python_attribute(self, obj, name: str) -> bool:
         """Whether ``obj.<name>`` of a tensor object still in Python (a Parameter read from
@@ -390,14 +430,26 @@ class ExprMixin:
         key = self.eval(node.slice)
         if isinstance(base, Poison) or has_poison(key):
             return POISON
+        key = self.realize_deep(key, node)
+        if is_object(base) or any(is_object(k) for k in leaves(key)) or self._mask_read(base, key):
+            return self.fallback(operator.getitem, [base, key], {}, node, "indexing x[...]"
+                                 if not self._mask_read(base, key) else "x[mask]")
         if isinstance(base, Value):
             return self.getitem(base, key, node)
         key = self.require_static(key, node.slice, "an index into a tuple, list or Python object")
         try:
-            return owned(base[key])
+            return self.owned(base[key])
         except Exception as e:
             self.fail(node, f"{describe(base)}[{key!r}] while compiling: {type(e).__name__}: {e}",
                       Kind.VALUE if isinstance(e, (IndexError, KeyError)) else Kind.TYPE, e)
+
+    @staticmethod
+    def _mask_read(base, key) -> bool:
+        """``x[mask]`` with a bool mask tensor: its shape depends on the data, so it runs as
+        Python (MindSpore's JIT Fallback runs it too)."""
+        return isinstance(base, Value) and isinstance(base.type, TensorType) and any(
+            isinstance(k, Value) and isinstance(k.type, TensorType) and k.type.dtype is bool_
+            for k in (key if type(key) is tuple else (key,)))
 
     def visit_Slice(self, node):
         parts = []
@@ -411,6 +463,11 @@ class ExprMixin:
     def getitem(self, v: Value, key, node):
         if isinstance(v.type, TupleType):
             return self._tuple_get(v, self.require_static(key, node, "an index into a tuple"), node)
+        items = [self.realize(k, node) for k in (key if type(key) is tuple else (key,))]
+        n_arrays = sum(isinstance(k, (Value, list, np.ndarray)) for k in items)
+        if n_arrays > 1 or (n_arrays == 1 and any(
+                isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in items)):
+            return self.gather_points(v, items, node)
         gather = self.index_tensor(key, node)
         if gather is not None:
             axis, index = gather
@@ -445,6 +502,56 @@ class ExprMixin:
             self.fail(node, f"indexing a tensor with {describe(index)} is not supported in graph "
                             "mode: an index tensor must be an integer tensor", Kind.TYPE)
         return pos, index
+
+    def gather_points(self, x: Value, items: list, node) -> Value:
+        """``x[i, j]`` with several integer index tensors (lists, or ints among them) at adjacent
+        positions and ``:`` elsewhere: numpy's advanced indexing, as one ``gather_nd`` of the
+        broadcast indices stacked on a last axis (negative indices wrap, as in PyNative)."""
+        adv = [i for i, k in enumerate(items) if not (isinstance(k, slice) and k == slice(None))]
+        first, last = adv[0], adv[-1]
+        xt = x.type
+        if adv != list(range(first, last + 1)) or Ellipsis in items or None in items or \
+                len(items) > len(xt.shape):
+            self.fail(node, "indexing with several index tensors is supported in graph mode when "
+                            "they (and ints among them) are adjacent, with only ':' elsewhere",
+                      Kind.UNSUPPORTED)
+        index = []
+        for pos in adv:
+            k = items[pos]
+            if not isinstance(k, Value):
+                if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer, list,
+                                                                         np.ndarray)):
+                    self.fail(node, f"indexing a tensor with {describe(k)} among index tensors is "
+                                    "not supported in graph mode", Kind.UNSUPPORTED)
+                k = self.static_index_array(k, node)
+            if not isinstance(k.type, TensorType) or not k.type.dtype.is_int:
+                self.fail(node, f"indexing a tensor with {describe(k)} is not supported in graph "
+                                "mode: index tensors must be integer tensors", Kind.TYPE)
+            index.append(k)
+        try:
+            shape = tuple(np.broadcast_shapes(*(tuple(k.type.shape) for k in index)))
+        except ValueError:
+            self.fail(node, "the index tensors do not broadcast together: shapes "
+                            f"{[list(k.type.shape) for k in index]}", Kind.VALUE)
+        self.b.loc = self.loc(node)
+        with self.op_errors(node), F.using_emitter(self.emitter):
+            cols = []
+            for pos, k in zip(adv, index):
+                k = F.cast(k, dtype=int64) if k.type.dtype is not int64 else k
+                k = F.select(F.less(k, 0), F.add(k, xt.shape[pos]), k)   # wrap negatives
+                if tuple(k.type.shape) != shape:
+                    k = F.broadcast_to(k, shape=shape)
+                cols.append(F.expand_dims(k, axis=-1))
+            lead = list(range(first))
+            if lead:   # the indexed axes first, for gather_nd
+                perm = tuple(adv) + tuple(lead) + tuple(range(last + 1, len(xt.shape)))
+                x = F.transpose(x, perm=perm)
+            out = F.gather_nd(x, F.concat(*cols, axis=-1) if len(cols) > 1 else cols[0])
+            if lead:   # numpy puts the indexed block where it was
+                n, b = len(lead), len(shape)
+                out = F.transpose(out, perm=tuple(range(b, b + n)) + tuple(range(b)) +
+                                  tuple(range(b + n, len(out.type.shape))))
+        return out
 
     def static_index_array(self, index, node) -> Value:
         """A list or numpy array used as an index, as a constant int64 index tensor."""
@@ -494,6 +601,10 @@ class ExprMixin:
             return list(v)
         if type(v) is dict:
             return list(v)
+        if is_object(v):
+            self.fail(node, f"{what} over a run-time Python object (JIT Fallback) is not "
+                            "supported in graph mode: its length is only known when the graph "
+                            "runs", Kind.UNSUPPORTED)
         if isinstance(v, Value):
             t = v.type
             if isinstance(t, TupleType):
@@ -526,6 +637,7 @@ class ExprMixin:
         return self.comprehension(node, lambda: [self.eval(node.elt)], tuple)
 
     def visit_SetComp(self, node):
+        self.refuse_in_user_code(node, "a set comprehension", "use a list, or set(...)")
         items = self.comprehension(node, lambda: [self.eval(node.elt)], list)
         return set(self.require_static(items, node, "a set's elements"))
 

@@ -66,8 +66,8 @@ from graphcell_ir.errors import GraphcellError, IRVerifyError
 from graphcell_ir.frontend import resolve as R
 from graphcell_ir.frontend.errors import FrontendError, Kind, PoisonAbort, kind_of
 from graphcell_ir.frontend.exprs import describe
-from graphcell_ir.frontend.output import OutResult, OutSeq, Output, rebuild
-from graphcell_ir.frontend.scope import POISON, Closure, Poison, leaves, map_leaves
+from graphcell_ir.frontend.output import OutDict, OutResult, OutSeq, Output, rebuild
+from graphcell_ir.frontend.scope import MISSING, POISON, Closure, Poison, leaves, map_leaves
 from graphcell_ir.ir.builder import Builder
 from graphcell_ir.ir.core import BlockArg, Function, Literal, Module, OpResult, Value
 from graphcell_ir.ir.loc import UNKNOWN, Loc
@@ -191,14 +191,31 @@ class GradMixin:
         saved = {k: getattr(self, k) for k in _STATE}
         fn = self.module.add(Function(unique_name(self.module, name)))
         self.fn, self.b = fn, Builder.at_end(fn.body, self.b.loc)
-        self.slots, self.bindings, self.param_of, self.mutated = {}, {}, {}, {}
+        attrs = {k: v for k, v in self.bindings.items() if isinstance(k, tuple)}
+        self.slots, self.bindings, self.param_of, self.mutated = {}, attrs, {}, {}
         self._consts, self._last_const, self.ctl = {}, None, []
         self.param_arg_factory = None
         try:
             yield fn
         finally:
+            inner = self.bindings
             for k, v in saved.items():
                 setattr(self, k, v)
+        self._attributes_from(inner, attrs)
+
+    def _attributes_from(self, inner: dict, before: dict) -> None:
+        """Attributes a Function of its own wrote: values known while compiling carry over to
+        the caller; a value computed in it cannot leave it (not a result of it)."""
+        for key, v in inner.items():
+            if not isinstance(key, tuple) or v is before.get(key, MISSING):
+                continue
+            if any(isinstance(x, Value) for x in leaves(v)):
+                w = self.written[key]
+                raise FrontendError(self.diag_at(self.b.loc, (
+                    f"{type(w.obj).__name__}.{w.name} is assigned a tensor inside a function "
+                    "that is differentiated; graph mode sets only attributes known while "
+                    "compiling there"), Kind.UNSUPPORTED))
+            self.bindings[key] = v
 
     def compile_callee(self, name: str, args: list, run: Callable[[list], Any], node,
                        weights: tuple = ()) -> Callee | None:
@@ -214,10 +231,11 @@ class GradMixin:
                     return v
                 a = fn.add_arg(v.type, v.name_hint)
                 source_of[a] = v
-                return a
+                hook = self.arg_hooks.get(v)
+                return a if hook is None else self.hooked_argument(hook, a, node)
             inner = [map_leaves(argument, a) for a in args]
-            for w in weights:
-                self.param_value(w, node)
+            for w in weights:   # their arguments first, in order (a read comes later)
+                self.param_value(w, None)
             try:
                 out = run(inner)
             except FrontendError as e:
@@ -289,9 +307,6 @@ class GradMixin:
     def call_grad(self, rec: R.GradCall, args: list, kwargs: dict, node):
         """The call of a gradient function: see the module docstring."""
         name = rec.name or f"grad of {callee_name(rec.fn)}"
-        if kwargs:
-            self.fail(node, f"{name}: keyword arguments ({', '.join(kwargs)}) are not supported; "
-                            "pass the arguments by position", Kind.TYPE)
         args, sens = list(args), None
         if rec.sens_param:
             if not args:
@@ -299,22 +314,23 @@ class GradMixin:
                                 "(the output's gradient), got no arguments", Kind.TYPE)
             sens = self.realize_deep(args.pop(), node)
         values = [self.realize_deep(a, node) for a in args]
-        if any(isinstance(x, Poison) for x in leaves([values, sens])):
+        kwargs = {k: self.realize_deep(v, node) for k, v in kwargs.items()}
+        if any(isinstance(x, Poison) for x in leaves([values, sens, list(kwargs.values())])):
             return POISON
         positions = self._positions(rec, values, name, node)
         weights = tuple(self._weight(w, name, node) for w in rec.weights)
         self.grad_depth += 1
-        try:
+        try:   # (keyword arguments are passed on, not differentiated: captured by the callee)
             callee = self.compile_callee(callee_name(rec.fn), values,
-                                         lambda inner: self.call(rec.fn, inner, {}, node), node,
-                                         weights)
+                                         lambda inner: self.call(rec.fn, inner, kwargs, node),
+                                         node, weights)
         finally:
             self.grad_depth -= 1
         if callee is None:
             raise PoisonAbort()
         callee.wrt = [callee.inner[p].index for p in positions] + \
             [self.param_index(callee, w) for w in weights]
-        diff = self._diff_outputs(callee.output, rec.has_aux, name, node)
+        diff = self._diff_outputs(callee, rec.has_aux, name, node)
         gfn = self._gradient(callee, rec, diff, name, node)
         operands = self.call_operands(callee, node)
         if rec.sens_param:
@@ -353,20 +369,18 @@ class GradMixin:
             self.fail(node, f"{name}: weights must be Parameters, got {describe(w)}", Kind.TYPE)
         return rec
 
-    def _diff_outputs(self, output: Output, has_aux: bool, name: str, node) -> list[int]:
-        """The results differentiated: every returned tensor (a Tensor or a tuple of them,
-        nested tuples too, as ``nn.LSTM``'s ``(output, (h, c))``), or those of the first returned
-        value with ``has_aux``."""
+    def _diff_outputs(self, callee: Callee, has_aux: bool, name: str, node) -> list[int]:
+        """The results differentiated: every tensor the function returns, in tuples, lists and
+        dicts too (their sum is differentiated, as MindSpore does; Python numbers and strings
+        give nothing), or those of the first returned value with ``has_aux``."""
+        output = callee.output
         if has_aux:
             if not (isinstance(output, OutSeq) and output.kind is tuple and output.items):
                 self.fail(node, f"{name} with has_aux=True: the function must return a tuple "
                                 "(output, aux...)", Kind.TYPE)
             output = output.items[0]
-        items = _tuple_leaves(output)
-        if not items or any(not isinstance(i, OutResult) for i in items):
-            self.fail(node, f"{name}: the function must return a Tensor or a tuple of Tensors to "
-                            "be differentiated", Kind.TYPE)
-        return [i.index for i in items]
+        types = callee.function.result_types
+        return [i for i in _result_indices(output) if isinstance(types[i], TensorType)]
 
     def _gradient(self, callee: Callee, rec: R.GradCall, diff: list, name: str, node) -> Function:
         fn = callee.function
@@ -398,10 +412,12 @@ class GradMixin:
         return out
 
 
-def _tuple_leaves(output: Output) -> list:
-    if isinstance(output, OutSeq) and output.kind is tuple:
-        return [leaf for item in output.items for leaf in _tuple_leaves(item)]
-    return [output]
+def _result_indices(spec: Output) -> list[int]:
+    if isinstance(spec, OutResult):
+        return [spec.index]
+    if isinstance(spec, (OutSeq, OutDict)):
+        return [i for s in spec.items for i in _result_indices(s)]
+    return []
 
 
 def _flat_tuple(v) -> list:

@@ -79,8 +79,9 @@ class CompiledFrontend:
 
     ``module`` holds ``function`` (verified); see the module docstring for the order of its
     arguments and results. ``params`` and ``mutated`` are the resolver's ``Param`` records
-    (``.key`` is the Parameter object). ``warnings`` are messages the user should see once
-    (none today: backward hooks, which gave them, run in graph mode now).
+    (``.key`` is the Parameter object). ``warnings`` are messages the user should see once.
+    ``attr_writes`` are ``(object, attribute name, output spec)`` of the attributes to set after
+    a successful run (their ``OutResult`` indices count among the results before ``mutated``).
     """
 
     module: Module
@@ -90,6 +91,7 @@ class CompiledFrontend:
     mutated: tuple[Param, ...]
     output: Output
     warnings: tuple[str, ...] = ()
+    attr_writes: tuple = ()
 
     @property
     def param_keys(self) -> tuple:

@@ -10,8 +10,10 @@ How the frontend acts on each record:
 
 - ``Static(value)``: a compile-time value (numbers, strings, None, tuples of statics, dtypes,
   shapes, ``self.training``...). Operations on statics are evaluated in Python while compiling.
-- ``Param(key, type, name)``: a Parameter. It becomes a function argument marked ``param``
-  (one per ``key``, the Parameter object itself, compared by identity). ``mutates`` ops (assign)
+- ``Param(key, type, name, requires_grad, hook)``: a Parameter. It becomes a function argument
+  marked ``param`` (one per ``key``, the Parameter object itself, compared by identity). ``hook``
+  (library code, value -> value) puts it through a ``hook_backward`` op where it is first read in
+  something differentiated: its tensor hooks (``Parameter.register_hook``). ``mutates`` ops (assign)
   rebind its current value in the frontend's environment; each mutated Param becomes an extra
   result, which the runtime writes back after the call (DESIGN §4).
 - ``Constant(array)``: a tensor value captured from Python (a Tensor that is not a Parameter):
@@ -60,6 +62,15 @@ How the frontend acts on each record:
   ``ops.ForiLoop``, ``ops.Scan``; graphcell's stacked ``scan``): the call's arguments are bound
   with ``signature`` and read by the parameter names of its :class:`LoopKind`; the frontend
   compiles one IR ``while`` (``loops.py``) instead of unrolling. ``name`` is for messages.
+- ``HookedArgument(type, hook)`` is an argument spec, not a record: a tensor input with tensor
+  hooks, put through ``hook`` where a gradient function differentiates it.
+- ``TensorHook(function)``: ``x.register_hook(fn)``, from ``tensor_method``: the frontend puts
+  ``function(x, fn)`` right after ``x`` is defined and makes every use of ``x`` read it.
+- ``Host(function)``: a callable that needs run-time values (``x.asnumpy``): the call runs as
+  Python when the graph runs (JIT Fallback, ``host.py``) and gives an ``obj``. A ``StaticCall``
+  given run-time values (``np.exp(x)``) runs that way too.
+- ``PyPrimitive(function, infer, inline)``: a user's Python primitive (``host.py``): compiled
+  inline when it can be, else run as Python when the graph runs, with the types ``infer`` gives.
 - ``Unsupported(reason)``: the frontend raises ``GraphSyntaxError`` at the use, with ``reason``.
 
 ``tensor_method(name)`` answers ``x.<name>`` on an IR tensor value (``x.sum``, ``x.astype``...):
@@ -74,6 +85,13 @@ Objects that are still Python objects (a Parameter read from ``self``) get Pytho
 ``print_callback()`` (optional) returns the function ``print(...)`` in compiled code calls when the
 graph runs, with the static arguments and the run-time values (numpy arrays, Python scalars) in
 order, and print's keyword arguments; without it, Python's ``print`` gets the numpy values.
+
+``host_function(call)`` (optional) returns the Python callable a ``py_call`` op runs for a
+``frontend.host.HostCall`` (a hook that does not compile as PyNative runs it, JIT-Fallback code on
+run-time values): it gets the run-time values (arrays, Python numbers, objects) of the call's
+``Slot`` entries and gives back those of ``call.result``'s Slots, of ``call.types``; with
+``call.differentiable`` it records a tape, appends the ``i64[]`` token of that record, and has a
+``vjp`` (see the ``py_call`` op). Without it, such code is refused.
 
 Later additions keep old resolvers working: new fields have defaults, new methods are optional.
 """
@@ -101,6 +119,27 @@ class Param:
     type: TensorType
     name: str
     requires_grad: bool = True
+    hook: Callable | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class TensorHook:
+    """``x.register_hook(fn)`` (from ``tensor_method``): ``function(x, fn)`` is library code
+    giving ``x`` through a ``hook_backward`` op whose gradient calls ``fn``; the frontend applies
+    it where ``x`` is defined, so the hook sees the whole gradient of ``x``."""
+
+    function: Callable
+
+
+@dataclass(frozen=True, eq=False)
+class HookedArgument:
+    """An argument spec (``compile_function``'s ``arg_specs``): a tensor of ``type`` with tensor
+    hooks, ``hook`` (library code, value -> value) putting it through a ``hook_backward`` op;
+    applied where the argument is differentiated (a gradient function's call), so the hooks see
+    its gradient."""
+
+    type: TensorType
+    hook: Callable
 
 
 @dataclass(frozen=True, eq=False)
@@ -125,6 +164,9 @@ class CellCall:
     has_backward_hooks: bool = False
     bprop: Inline | None = None
     bprop_params: tuple = ()
+    # a DType (MindSpore's Cell.to_float): the call casts its float tensor inputs, and the
+    # trainable float Parameters read from the cell while it runs, to it
+    mixed_precision: Any = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -180,13 +222,34 @@ class Loop:
     name: str
 
 
+@dataclass(frozen=True, eq=False)
+class Host:
+    """A callable that needs run-time values (``x.asnumpy()``, ``x.item()``): called, it runs as
+    Python when the graph runs (MindSpore's JIT Fallback), giving a Python object (``obj``)."""
+
+    function: Callable
+
+
+@dataclass(frozen=True, eq=False)
+class PyPrimitive:
+    """A user's Python primitive (MindSpore's ``Primitive``/``PrimitiveWithInfer`` subclasses,
+    ``ops.Custom`` with a Python function): called on values known while compiling it runs then;
+    otherwise ``inline`` (an ``Inline`` of its ``__call__``) is compiled when that works, else
+    ``function`` runs as Python when the graph runs, its results of the types
+    ``infer(argument types)`` gives (a Type or a tuple of them; None: one ``obj``)."""
+
+    function: Callable
+    infer: Callable | None = None
+    inline: Inline | None = None
+
+
 @dataclass(frozen=True)
 class Unsupported:
     reason: str
 
 
 Resolved = (Static | Param | Constant | Inline | CellCall | PrimitiveCall | Traced | StaticCall
-            | GradTransform | GradCall | Loop | Unsupported)
+            | GradTransform | GradCall | TensorHook | Host | PyPrimitive | Loop | Unsupported)
 
 
 class Resolver(Protocol):
@@ -198,3 +261,4 @@ class Resolver(Protocol):
 
     # optional (see the module docstring): def is_tensor_class(self, cls) -> bool
     # optional: def print_callback(self) -> Callable[..., None]
+    # optional: def host_function(self, call: frontend.host.HostCall) -> Callable

@@ -29,6 +29,7 @@ from typing import Any
 
 from graphcell_ir.frontend.source import ParsedFunction
 from graphcell_ir.ir.core import Value
+from graphcell_ir.ir.types import ObjectType
 from graphcell_ir.ir.loc import Loc
 
 
@@ -96,14 +97,15 @@ class Level:
 
     ``kind`` says whether the continuation of an early ``return`` may cross it: ``BASE`` ends a
     function body (or a branch that already holds its continuation), ``LOOP`` is a loop body.
-    ``loop``: for the body of an unrolled ``for``, where it is (:class:`ForRest` resumes it);
-    None for a ``while`` body, which a continuation cannot cross.
+    ``loop``: for the body of an unrolled loop, where it is (:class:`ForRest` or
+    :class:`WhileRest` resumes it); None for the body of a ``while`` on a tensor, which a
+    continuation cannot cross.
     """
 
     stmts: list
     pos: int
     kind: str
-    loop: "ForRest | None" = None
+    loop: "ForRest | WhileRest | None" = None
 
 
 @dataclass(eq=False)
@@ -126,6 +128,31 @@ class ForRest:
         if name in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
             return getattr(self.node, name)
         raise AttributeError(name)
+
+    def resume(self, first: list) -> "ForRest":
+        """This loop from this iteration on, its remaining statements being ``first``."""
+        return ForRest(self.node, self.items, self.index, first)
+
+
+@dataclass(eq=False)
+class WhileRest:
+    """The :class:`ForRest` of an unrolled ``while`` (its condition known while compiling):
+    the statements ``first`` of the current iteration, then the loop again from its condition
+    (``count`` iterations have run), then its ``else``."""
+
+    node: Any          # the ast.While (already rewritten for its jumps, see jumps.py)
+    count: int
+    first: list
+
+    _fields = ("first", "node")
+
+    def __getattr__(self, name: str):
+        if name in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+            return getattr(self.node, name)
+        raise AttributeError(name)
+
+    def resume(self, first: list) -> "WhileRest":
+        return WhileRest(self.node, self.count, first)
 
 
 @dataclass(eq=False)
@@ -181,6 +208,11 @@ def map_leaves(fn, v):
         new = {k: map_leaves(fn, e) for k, e in v.items()}
         return v if all(new[k] is v[k] for k in v) else new
     return fn(v)
+
+
+def is_object(v) -> bool:
+    """Whether ``v`` is a run-time Python object (an ``obj`` value of JIT-Fallback code)."""
+    return isinstance(v, Value) and isinstance(v.type, ObjectType)
 
 
 def has_poison(v) -> bool:

@@ -254,3 +254,29 @@ def first(stmts, types, *, into_loops: bool = True) -> ast.AST | None:
             continue
         stack.extend(ast.iter_child_nodes(node))
     return best
+
+
+# --- entries: calls compiled without source of their own ----------------------------------------
+
+ENTRY_TARGET = "<target>"
+"""The name the object called by an entry has in the entry's globals (not an identifier: no user
+name can be it)."""
+
+
+def entry_function(name: str, params: list[str], kwparams: list[str]) -> ParsedFunction:
+    """A function ``name(params..., *, kwparams...)`` whose body is one statement,
+    ``return <target>(params..., kwparam=kwparam...)``, built as an AST (it has no source file):
+    what the frontend compiles to call an object that has no Python source of its own (a
+    gradient function, a cell with its hooks). Its positions are line 1 of ``<graphcell: name>``.
+    """
+    load = ast.Load()
+    call = ast.Call(ast.Name(ENTRY_TARGET, load), [ast.Name(p, load) for p in params],
+                    [ast.keyword(k, ast.Name(k, load)) for k in kwparams])
+    arguments = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in params], vararg=None,
+                              kwonlyargs=[ast.arg(k) for k in kwparams],
+                              kw_defaults=[None] * len(kwparams), kwarg=None, defaults=[])
+    node = ast.FunctionDef(name=name, args=arguments, body=[ast.Return(call)], decorator_list=[],
+                           returns=None, type_comment=None)
+    ast.fix_missing_locations(ast.Module([node], type_ignores=[]))
+    return ParsedFunction(node, f"<graphcell: {name}>", 0, 0, [], name,
+                          frozenset(params) | frozenset(kwparams))

@@ -3,14 +3,17 @@ the statements graph mode does not support.
 
 - Assignment binds names in the frame's variables; tuple/list targets unpack (nested, starred)
   tuples, lists, static iterables and tensors (along axis 0); ``x[k] = v`` on a tensor is
-  ``setitem`` and rebinds ``x``; ``self.attr = v`` is not supported.
+  ``setitem`` and rebinds ``x``; ``self.attr = v`` is set after the run (``attrs.py``).
 - ``for`` is unrolled over anything iterable while compiling: ``range`` with static bounds,
   tuples, lists, a CellList or SequentialCell, the rows of a tensor. ``break``/``continue``/
   ``else`` work under static and tensor conditions alike (as flags, ``jumps.py``; a static
   condition keeps the flags static, so the loop unrolls as it always did).
-- ``while`` with a static condition is unrolled (at most ``MAX_STATIC_ITERATIONS`` times); when
-  the condition depends on a tensor, ``control.py`` builds an IR ``while`` (also when it only
-  starts depending on one after some unrolled iterations).
+- ``while`` with a static condition is unrolled; when the condition depends on a tensor,
+  ``control.py`` builds an IR ``while`` (also when it only starts depending on one after some
+  unrolled iterations: a ``break`` under a tensor condition in ``i = 0; while i < 10:`` makes the
+  loop's break flag a bool value, and the rest of the loop an IR ``while``). An early ``return``
+  under a tensor condition takes the rest of the unrolled loop into its branch, as in a ``for``.
+- Loops unroll at most ``limits.unroll`` iterations (``limits.py``).
 - ``raise`` and a failing ``assert`` are fine in branches that are statically dead (layers check
   their arguments this way); reached while compiling they are reported with their message, and
   a ``raise`` ends the compilation there (as it would end the program), so nothing after it
@@ -19,21 +22,18 @@ the statements graph mode does not support.
 from __future__ import annotations
 
 import ast
+from contextlib import contextmanager
 
 import numpy as np
 
 from graphcell_ir.frontend import jumps
 from graphcell_ir.frontend.errors import Kind, RaiseReached, kind_of
 from graphcell_ir.frontend.exprs import _OPS, describe
-from graphcell_ir.frontend.scope import BASE, BLOCK, LOOP, POISON, ForRest, Poison
+from graphcell_ir.frontend.scope import (BASE, BLOCK, LOOP, MISSING, POISON, ForRest, Poison,
+                                         WhileRest)
 from graphcell_ir.frontend.source import assigned_names, contains
 from graphcell_ir.ir.core import Value
 from graphcell_ir.ir.types import TensorType, bool_
-
-MAX_UNROLL = 10_000
-"""A ``for`` loop unrolls at most this many iterations."""
-MAX_STATIC_ITERATIONS = 10_000
-"""A ``while`` whose condition is known while compiling runs at most this many iterations."""
 
 _UNSUPPORTED = {
     ast.Try: "a 'try' statement", ast.With: "a 'with' statement",
@@ -82,6 +82,10 @@ class StmtMixin:
                 self.visit_Subscript(ast.copy_location(
                     ast.Subscript(target.value, target.slice, ast.Load()), target))
             self.store_item(target, self.binop(op, current, self.eval(node.value), node), node)
+        elif isinstance(target, ast.Attribute):
+            current = self.visit_Attribute(ast.copy_location(
+                ast.Attribute(target.value, target.attr, ast.Load()), target))
+            self.assign_attr(target, self.binop(op, current, self.eval(node.value), node), node)
         else:
             self.assign(target, None, node)  # reports the unsupported target
 
@@ -127,13 +131,11 @@ class StmtMixin:
                 exc = exc()
             except Exception:
                 pass
-        if isinstance(exc, BaseException):
-            self.diags.append(self.diag(node, f"{type(exc).__name__}: {exc}", kind_of(exc), exc))
-        else:
-            self.diags.append(self.diag(node, "'raise' reached while compiling"))
         # compiling ends here, as the program would: what follows would only report this
         # error's consequences (an argument a check refused, used anyway)
-        raise RaiseReached()
+        if isinstance(exc, BaseException):
+            raise RaiseReached(self.diag(node, f"{type(exc).__name__}: {exc}", kind_of(exc), exc))
+        raise RaiseReached(self.diag(node, "'raise' reached while compiling"))
 
     def visit_Assert(self, node):
         t = self.truth(self.eval(node.test), node.test)
@@ -167,8 +169,7 @@ class StmtMixin:
         elif isinstance(target, ast.Subscript):
             self.store_item(target, value, node)
         elif isinstance(target, ast.Attribute):
-            self.fail(target, "assigning to an attribute (such as self.x = ...) is not supported "
-                              "in graph mode", Kind.UNSUPPORTED)
+            self.assign_attr(target, value, node)
         else:
             self.fail(target, f"cannot assign to {type(target).__name__}", Kind.UNSUPPORTED)
 
@@ -228,6 +229,8 @@ class StmtMixin:
                                 {"axis": axis}, target)
         elif type(base) in (list, dict):
             key = self.require_static(key, target.slice, "an index into a list or dict")
+            if self.is_outside(base):
+                self.outside_effect(f"{name}[{key!r}] = ...")
             new = type(base)(base)
             try:
                 new[key] = value
@@ -291,9 +294,10 @@ class StmtMixin:
             self.poison_both(node, node.body, node.orelse)
             return
         items = self.iterate(src, node.iter, "a for loop")
-        if len(items) > MAX_UNROLL:
-            self.fail(node.iter, f"this for loop would unroll {len(items)} iterations (at most "
-                                 f"{MAX_UNROLL}); use a while loop", Kind.UNSUPPORTED)
+        if len(items) > self.limits.unroll:
+            self.fail(node.iter, self.limits.message(
+                "unroll", f"this for loop would unroll {len(items)} iterations (for loops unroll "
+                "while compiling; a while loop on a tensor condition stays a loop)"), Kind.LIMIT)
         if jumps.has_jumps(node):
             self.run_for_with_jumps(node, items)
         else:
@@ -302,14 +306,29 @@ class StmtMixin:
     def run_for_with_jumps(self, node: ast.For, items: list) -> None:
         """``break``/``continue`` as flags (``jumps.rewrite_for``), bound to False before the
         loop and gone after it."""
-        names = jumps.flags(node)
-        for name in names:
-            self.frame.vars[name] = False
-        try:
+        with self.static_flags(node):
             self.run_for(jumps.rewrite_for(node), items, 0, None)
+
+    @contextmanager
+    def static_flags(self, node):
+        """The jump flags of ``node`` (and the start value of its skip flag) bound to Python
+        False while it is compiled: a jump decided while compiling keeps them static; one under
+        a tensor condition turns them into bool values."""
+        vars_ = self.frame.vars
+        names = jumps.flags(node)
+        saved_false = vars_.get(jumps.FALSE, MISSING)
+        for name in (jumps.FALSE, *names):
+            vars_[name] = False
+        try:
+            yield
         finally:
+            vars_ = self.frame.vars
             for name in names:
-                self.frame.vars.pop(name, None)
+                vars_.pop(name, None)
+            if saved_false is MISSING:
+                vars_.pop(jumps.FALSE, None)
+            else:
+                vars_[jumps.FALSE] = saved_false
 
     def visit_ForRest(self, rest: ForRest):
         """The rest of an unrolled loop, compiled inside a branch (``control.take_continuation``)."""
@@ -343,34 +362,56 @@ class StmtMixin:
         if contains([node.test], ast.NamedExpr):
             self.fail(node.test, "an assignment expression (:=) in a while condition is not "
                                  "supported in graph mode", Kind.UNSUPPORTED)
+        if jumps.has_jumps(node) and not isinstance(self.static_condition(node.test), Value):
+            with self.static_flags(node):   # unrolled while the flags stay static
+                self.run_while(jumps.rewrite(node), 0, None)
+        else:   # (a loop on a tensor from the start: its flags are bool tensors, control.py)
+            self.run_while(node, 0, None)
+
+    def visit_WhileRest(self, rest: WhileRest):
+        """The rest of an unrolled while loop, compiled inside a branch."""
+        self.run_while(rest.node, rest.count, rest.first)
+
+    def run_while(self, node: ast.While, start: int, first: list | None) -> None:
+        """A while loop from iteration ``start`` (``first``: the statements that iteration still
+        runs, or None). While its condition is known while compiling it is unrolled; once it
+        depends on a tensor (from the start, or after a jump under a tensor condition turned
+        the flags of ``jumps.rewrite`` into bool values), the rest is an IR ``while``."""
         frame = self.frame
-        for count in range(MAX_STATIC_ITERATIONS + 1):
-            c = self.static_condition(node.test)
-            if isinstance(c, Poison):
-                self.poison_both(node, node.body, node.orelse)
-                return
-            if isinstance(c, Value):
-                self.ir_while(node)
-                return
-            if not c:
-                self.exec_block(node.orelse, BLOCK)
-                return
+        k, body = start, first
+        while True:
+            if body is None:
+                c = self.static_condition(node.test)
+                if isinstance(c, Poison):
+                    self.poison_both(node, node.body, node.orelse)
+                    return
+                if isinstance(c, Value):
+                    self.ir_while(node)
+                    return
+                if not c:
+                    self.exec_block(node.orelse, BLOCK)
+                    return
+                if k >= self.limits.unroll:
+                    self.fail(node, self.limits.message(
+                        "unroll", f"this while loop's condition is known while compiling, so it "
+                        f"is unrolled, and it was still true after {k} iterations (make the "
+                        "condition depend on a tensor to keep a loop in the graph)"), Kind.LIMIT)
+                body = node.body
+            n_diags = len(self.diags)
             self.ctl.append(("loop", self.loc(node)))
             try:
-                self.exec_block(node.body, LOOP)
+                self.exec_block(body, LOOP, WhileRest(node, k, []))
             finally:
                 self.ctl.pop()
+            k, body = k + 1, None
             if frame.jump == "continue":
                 frame.jump = None
-            elif frame.jump == "break":
-                frame.jump = None
+            elif frame.jump is not None:   # break (the else is skipped) or return
+                if frame.jump == "break":
+                    frame.jump = None
                 return
-            elif frame.jump is not None:
-                return
-        self.fail(node, f"this while loop's condition is known while compiling, so it is "
-                        f"unrolled, and it was still true after {MAX_STATIC_ITERATIONS} "
-                        "iterations; make the condition depend on a tensor to get a loop in the "
-                        "graph", Kind.UNSUPPORTED)
+            if len(self.diags) > n_diags:
+                return   # unrolling on would only report the same problems again
 
     def static_condition(self, test):
         """The condition of a while loop when it is known while compiling; else an IR value

@@ -52,7 +52,11 @@ How the code is organised (``AstToIR`` is one class assembled from mixins, one p
   functions, compile-time calls, Python builtins;
 - ``grads.py``: gradients inside compiled code (``GradCall``: the differentiated call becomes a
   Function of its own, IR autodiff gives its gradient Function, the call site calls that);
-- ``bprop.py``: a cell's custom ``bprop`` where the cell is differentiated.
+- ``bprop.py``: a cell's custom ``bprop`` where the cell is differentiated;
+- ``attrs.py``: attribute writes (``self.count += 1``), set after the run;
+- ``host.py``: Python run as Python when the graph runs (``py_call``): hooks that do not compile
+  as PyNative runs them, JIT Fallback on run-time values;
+- ``limits.py``: the limits of inlining and unrolling.
 
 Design decisions, in short (details in each module):
 
@@ -84,20 +88,23 @@ import numpy as np
 
 from graphcell_ir.errors import GraphCompileError, IRVerifyError, OpError
 from graphcell_ir.frontend import resolve as R
+from graphcell_ir.frontend.attrs import AttrMixin
 from graphcell_ir.frontend.calls import CallMixin
 from graphcell_ir.frontend.control import ControlMixin
-from graphcell_ir.frontend.errors import (Diagnostic, FrontendError, Kind, PoisonAbort,
-                                          RaiseReached, kind_of, raise_diagnostics)
+from graphcell_ir.frontend.errors import (CompileAbort, Diagnostic, FrontendError, Kind,
+                                          PoisonAbort, kind_of, raise_diagnostics)
 from graphcell_ir.frontend.exprs import ExprMixin
 from graphcell_ir.frontend.bprop import BpropMixin
 from graphcell_ir.frontend.grads import GradMixin, prune
+from graphcell_ir.frontend.host import HostMixin
+from graphcell_ir.frontend.limits import Limits, python_stack_for
 from graphcell_ir.frontend.loops import LoopMixin
 from graphcell_ir.frontend.output import (CompiledFrontend, OutDict, OutResult, OutSeq,
                                           OutStatic)
 from graphcell_ir.frontend.scope import (BASE, MISSING, POISON, BoundMethod, Closure, Frame,
                                          Level, Poison, Undefined, is_container, map_leaves)
-from graphcell_ir.frontend.source import (SourceUnavailable, assigned_names, parse_function,
-                                          qualname)
+from graphcell_ir.frontend.source import (ENTRY_TARGET, SourceUnavailable, assigned_names,
+                                          entry_function, parse_function, qualname)
 from graphcell_ir.frontend.stmts import StmtMixin
 from graphcell_ir.ir.builder import Builder
 from graphcell_ir.ir.core import Function, Module, OpResult, Value
@@ -111,18 +118,20 @@ _PLAIN = (int, float, bool, str, bytes, complex, type(None), slice, type(Ellipsi
 
 
 def compile_function(fn, self_obj, arg_specs: Sequence, resolver, *,
-                     name: str | None = None, kwarg_specs: dict | None = None
-                     ) -> CompiledFrontend:
+                     name: str | None = None, kwarg_specs: dict | None = None,
+                     limits: Limits | None = None) -> CompiledFrontend:
     """Compile ``fn`` (called as ``fn(self_obj, *args, **kwargs)``, or ``fn(*args, **kwargs)``
     when ``self_obj`` is None) to IR, specialised to ``arg_specs`` (and ``kwarg_specs``).
 
     Each entry of ``arg_specs`` describes one positional argument: a ``Type`` (``TensorType``,
-    or ``ScalarType`` for a run-time Python number) becomes a function argument; a tuple or list
-    is a structure whose leaves are described the same way; anything else is a static Python
-    value the function is specialised to. ``kwarg_specs`` describes keyword arguments the same
+    or ``ScalarType`` for a run-time Python number) becomes a function argument (so does a
+    ``resolve.HookedArgument``, a tensor with hooks); a tuple, list or dict is a structure whose
+    leaves are described the same way; anything else is a static Python value the function is
+    specialised to (a number, a cell...). ``kwarg_specs`` describes keyword arguments the same
     way (their IR arguments follow the positional ones, in the dict's order). ``resolver``
     classifies the Python objects the code meets (``resolve.py``). ``name`` names the IR
-    function (default ``Class.method`` or the function's qualified name).
+    function (default ``Class.method`` or the function's qualified name). ``limits`` bound the
+    nesting of calls and the unrolling of loops (``limits.py``; default ``Limits()``).
 
     Raises a ``GraphCompileError`` (``GraphSyntaxError``, ``GraphTypeError``,
     ``GraphValueError``) listing every problem found, each at the user's file, line and column.
@@ -131,8 +140,39 @@ def compile_function(fn, self_obj, arg_specs: Sequence, resolver, *,
     if name is None:
         name = (f"{type(self_obj).__name__}.{fn.__name__}" if self_obj is not None
                 else qualname(fn))
-    return AstToIR(resolver, name).compile(fn, self_obj, tuple(arg_specs),
-                                           dict(kwarg_specs or {}))
+    compiler = AstToIR(resolver, name, limits or Limits())
+    with python_stack_for(compiler.limits):
+        return compiler.compile(fn, self_obj, tuple(arg_specs), dict(kwarg_specs or {}))
+
+
+def compile_call(target, arg_specs: Sequence, resolver, *, name: str,
+                 arg_names: Sequence[str] = (), kwarg_specs: dict | None = None,
+                 limits: Limits | None = None) -> CompiledFrontend:
+    """Compile the call ``target(*args, **kwargs)`` of an object that has no Python source of
+    its own — a gradient function (``ms.grad(f)``), a cell called with its hooks — exactly as
+    the frontend compiles such a call in ``construct``: the resolver classifies ``target`` and
+    the call is compiled by what it is. ``arg_specs``/``kwarg_specs`` are as for
+    :func:`compile_function`; ``arg_names`` name the IR arguments (``x``, ``label``...).
+
+    Example::
+
+        >>> from graphcell_ir.frontend import PythonResolver
+        >>> from graphcell_ir.ir import TensorType, float32
+        >>> from graphcell_ir.text import print_module
+        >>> def double(x):
+        ...     return x * 2.0
+        >>> out = compile_call(double, [TensorType(float32, (2,))], PythonResolver(),
+        ...                    name="entry", arg_names=["x"])
+        >>> print(print_module(out.module, locs="none"), end="")
+        func @entry(%x: f32[2]) -> f32[2] {
+          %0 = mul(%x, 2.0:f32) : f32[2]
+          return %0
+        }
+    """
+    compiler = AstToIR(resolver, name, limits or Limits())
+    with python_stack_for(compiler.limits):
+        return compiler.compile_entry(target, tuple(arg_specs), dict(kwarg_specs or {}),
+                                      tuple(arg_names))
 
 
 class _Emitter:
@@ -153,23 +193,22 @@ class _Emitter:
 
 
 class _ParamSlot:
-    """A Parameter seen by this compilation: its record and its function argument."""
+    """A Parameter seen by this compilation: its record, its function argument, and whether its
+    tensor hooks were applied (``host.hooked_param``)."""
 
-    __slots__ = ("record", "arg")
+    __slots__ = ("record", "arg", "hooked")
 
     def __init__(self, record: R.Param, arg: Value):
-        self.record, self.arg = record, arg
+        self.record, self.arg, self.hooked = record, arg, False
 
 
-MAX_DEPTH = 64
-"""Inlining deeper than this is taken for recursion, which graph mode does not support."""
-
-
-class AstToIR(ExprMixin, StmtMixin, ControlMixin, LoopMixin, CallMixin, GradMixin, BpropMixin):
+class AstToIR(ExprMixin, StmtMixin, ControlMixin, LoopMixin, CallMixin, GradMixin, BpropMixin,
+              AttrMixin, HostMixin):
     """Compiles one function; use :func:`compile_function`."""
 
-    def __init__(self, resolver, name: str):
+    def __init__(self, resolver, name: str, limits: Limits | None = None):
         self.resolver = resolver
+        self.limits = limits or Limits()
         self.name = name
         self.module = Module()
         self.fn = self.module.add(Function(name))
@@ -181,7 +220,12 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, LoopMixin, CallMixin, GradMixi
         self.warnings: list[str] = []
         self.ctl: list[tuple] = []             # ("loop"|"irloop"|"cond"|"frame", loc): see control
         self.slots: dict[int, _ParamSlot] = {}  # id(Parameter) -> slot, in order of first use
-        self.bindings: dict[int, Value] = {}   # id(Parameter) -> current value, when rebound
+        self.bindings: dict = {}   # id(Parameter) -> current value when rebound; attrs.attr_key
+        self.written: dict = {}    # attrs.attr_key -> attrs.Written: attributes the code wrote
+        self.outside: dict = {}    # id -> the copies of Python lists/dicts read from outside
+        self.trials: list = []     # host.trial: the outside effects of each trial in progress
+        self.frames: list[Frame] = []   # the functions being compiled, outermost first
+        self.arg_hooks: dict = {}  # argument -> its tensor hooks (R.HookedArgument)
         self.param_of: dict[Value, _ParamSlot] = {}
         self.mutated: dict[int, _ParamSlot] = {}
         self._classified: dict[int, tuple[Any, Any]] = {}
@@ -191,6 +235,7 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, LoopMixin, CallMixin, GradMixi
         self._visitors: dict[type, Any] = {}
         self.grad_depth = 0                    # > 0 inside a differentiated call (grads.py)
         self.param_arg_factory = None          # how a Parameter gets its argument (bprop.py)
+        self.cell_precision: dict[int, Any] = {}  # id(cell) -> DType while a to_float cell runs
 
     # -- driver --
     def compile(self, fn, self_obj, arg_specs: tuple, kwarg_specs: dict) -> CompiledFrontend:
@@ -209,18 +254,44 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, LoopMixin, CallMixin, GradMixi
         if self_obj is not None:
             args.insert(0, self_obj)
         frame = self._frame_for(fn, parsed, self_obj, (self.name,), None, ())
+        return self._run_entry(frame, lambda: self._bind_arguments(frame, fn, args, kwargs, None),
+                               paths)
+
+    def compile_entry(self, target, arg_specs: tuple, kwarg_specs: dict,
+                      arg_names: tuple) -> CompiledFrontend:
+        """See :func:`compile_call`."""
+        names = [n if n.isidentifier() and n not in kwarg_specs else f"arg{i}"
+                 for i, n in enumerate(list(arg_names)[:len(arg_specs)])]
+        names += [f"arg{i}" for i in range(len(names), len(arg_specs))]
+        paths: list[tuple[int, ...]] = []
+        args = [self._argument(spec, (i,), n, paths)
+                for i, (spec, n) in enumerate(zip(arg_specs, names))]
+        kwargs = {k: self._argument(spec, (k,), k, paths) for k, spec in kwarg_specs.items()}
+        parsed = entry_function(self.name, names, list(kwargs))
+        frame = Frame(parsed, {ENTRY_TARGET: target}, {}, (self.name,), None, ())
+
+        def bind():
+            frame.vars.update(zip(names, args))
+            frame.vars.update(kwargs)
+        return self._run_entry(frame, bind, paths)
+
+    def _run_entry(self, frame: Frame, bind, paths: list) -> CompiledFrontend:
+        """Compile the body of ``frame`` (its arguments bound by ``bind()``) as the Function."""
         try:
-            self._bind_arguments(frame, fn, args, kwargs, None)
-            out = self.run_frame(frame, parsed.node)
-        except FrontendError as e:  # not inside a statement: the arguments, a lambda's body
+            bind()
+            out = self.run_frame(frame, frame.parsed.node)
+        except (FrontendError, CompileAbort) as e:  # not in a statement, or a limit reached
             self.diags.append(e.diagnostic)
             out = None
-        except (PoisonAbort, RaiseReached):
+        except PoisonAbort:
             out = None
         output, leaves = self._output(out)
+        attr_writes = self.attr_outputs(leaves) if not self.diags else ()
         if not self.diags:
             self._finish(leaves)
         raise_diagnostics(self.diags, self.name)
+        for text in self.warnings:
+            warnings.warn(text, stacklevel=3)
         prune(self.module, self.fn)   # Functions left by gradients (grads.py) nothing calls
         try:
             verify(self.module)
@@ -230,7 +301,7 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, LoopMixin, CallMixin, GradMixi
         return CompiledFrontend(self.module, self.fn, tuple(paths),
                                 tuple(s.record for s in self.slots.values()),
                                 tuple(s.record for s in self.mutated.values()), output,
-                                tuple(self.warnings))
+                                tuple(self.warnings), attr_writes)
 
     def _arg_names(self, parsed, self_obj, n: int) -> list[str]:
         a = parsed.node.args
@@ -242,15 +313,32 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, LoopMixin, CallMixin, GradMixi
         if isinstance(spec, Type):
             paths.append(path)
             return self.fn.add_arg(spec, hint)
+        if isinstance(spec, R.HookedArgument):   # Tensor.register_hook on an input
+            paths.append(path)
+            arg = self.fn.add_arg(spec.type, hint)
+            self.arg_hooks[arg] = spec.hook
+            return arg
         if type(spec) in (tuple, list):
             return type(spec)(self._argument(s, path + (i,), f"{hint}_{i}", paths)
                               for i, s in enumerate(spec))
+        if type(spec) is dict:
+            return {k: self._argument(s, path + (k,), f"{hint}_{k}" if isinstance(k, str)
+                                      else f"{hint}_{i}", paths)
+                    for i, (k, s) in enumerate(spec.items())}
         return spec
 
     def _output(self, out):
         """The returned value as an output spec and the list of its IR leaves."""
         leaves: list[Value] = []
+        try:
+            return self.output_spec(out, leaves), leaves
+        except FrontendError as e:
+            self.diags.append(e.diagnostic)
+            return OutStatic(None), []
 
+    def output_spec(self, value, leaves: list):
+        """The output spec of ``value``, its IR leaves appended to ``leaves`` (``OutResult``
+        indices count from the start of ``leaves``)."""
         def spec(v):
             v = self.realize(v, None)
             if isinstance(v, Value):
@@ -263,11 +351,7 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, LoopMixin, CallMixin, GradMixi
             if isinstance(v, (Poison, Undefined)):
                 return OutStatic(None)
             return OutStatic(v)
-        try:
-            return spec(out), leaves
-        except FrontendError as e:
-            self.diags.append(e.diagnostic)
-            return OutStatic(None), []
+        return spec(value)
 
     def _finish(self, leaves: list[Value]) -> None:
         results = list(leaves) + [self.current(slot) for slot in self.mutated.values()]
@@ -289,12 +373,13 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, LoopMixin, CallMixin, GradMixi
 
     def run_frame(self, frame: Frame, node):
         """Compile the body of ``node`` (FunctionDef or Lambda) in ``frame``; its return value."""
-        if self.depth >= MAX_DEPTH:
-            raise FrontendError(self.diag_at(frame.caller, f"calls nest deeper than {MAX_DEPTH} "
-                                             "levels: recursion is not supported in graph mode",
-                                             Kind.UNSUPPORTED))
+        if self.depth >= self.limits.call_depth:
+            raise CompileAbort(self.diag_at(frame.caller, self.limits.message(
+                "call_depth", f"calls nest {self.depth + 1} levels deep (is {frame.parsed.name} "
+                "recursive? graph mode inlines every call while compiling)"), Kind.LIMIT))
         saved = self.frame
         self.frame = frame
+        self.frames.append(frame)
         self.depth += 1
         self.ctl.append(("frame", None))
         try:
@@ -306,6 +391,7 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, LoopMixin, CallMixin, GradMixi
         finally:
             self.ctl.pop()
             self.depth -= 1
+            self.frames.pop()
             self.frame = saved
 
     def exec_block(self, stmts: list, kind: str, loop=None) -> None:
@@ -328,6 +414,12 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, LoopMixin, CallMixin, GradMixi
             self.poison(stmt)
         except PoisonAbort:
             self.poison(stmt)
+        except CompileAbort:
+            raise
+        except RecursionError:  # Python's stack ran out before the call-depth limit
+            raise CompileAbort(self.diag(stmt, self.limits.message(
+                "call_depth", f"calls nest {self.depth} levels deep and exhaust Python's stack "
+                "here"), Kind.LIMIT)) from None
         except Exception as e:  # a bug of the compiler: report it at the user's line, go on
             self.diags.append(self.diag(stmt, f"internal compiler error ({type(e).__name__}: "
                                         f"{e}); please report it", Kind.ERROR, e))
@@ -374,17 +466,18 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, LoopMixin, CallMixin, GradMixi
         raise FrontendError(self.diag(node, message, kind, cause))
 
     def warn(self, node, message: str) -> None:
+        """A warning at ``node``, given (once) when the compile succeeds (a trial that is
+        abandoned takes its warnings back, ``host.py``)."""
         text = self.diag(node, message).format()
         if text not in self.warnings:
             self.warnings.append(text)
-            warnings.warn(text, stacklevel=2)
 
     @contextmanager
     def op_errors(self, node, what: str | None = None):
         """Report an op's shape or dtype error (or a library function's error) at ``node``."""
         try:
             yield
-        except FrontendError:
+        except (FrontendError, CompileAbort, RecursionError):
             raise
         except OpError as e:
             self.fail(node, str(e), kind_of(e), e)
@@ -448,6 +541,10 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, LoopMixin, CallMixin, GradMixi
             arg = make(rec) if make is not None else self.fn.add_arg(rec.type, rec.name,
                                                                        param=True)
             slot = self.add_param_slot(rec, arg)
+        if rec.hook is not None and not slot.hooked and node is not None and \
+                self.grad_depth > 0 and key not in self.bindings:   # Parameter.register_hook
+            slot.hooked = True
+            self.set_binding(slot, self.hooked_param(rec, slot.arg, self.loc(node)))
         return self.bindings.get(key, slot.arg)
 
     def add_param_slot(self, rec: R.Param, arg: Value) -> _ParamSlot:
@@ -467,7 +564,7 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, LoopMixin, CallMixin, GradMixi
     def set_bindings(self, bindings: dict) -> None:
         self.bindings = bindings
         for key, value in bindings.items():
-            if isinstance(value, Value):
+            if isinstance(value, Value) and key in self.slots:
                 self.param_of[value] = self.slots[key]
 
     def constant(self, obj, array, node) -> Value:

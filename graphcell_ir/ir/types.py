@@ -7,8 +7,8 @@ Value types print in their ``.gcir`` spelling::
 
     >>> str(TensorType(float32, (4, 3)))
     'f32[4,3]'
-    >>> str(ScalarType(int64)), str(TupleType((TensorType(bool_, ()), NONE)))
-    ('i64', '(bool[], none)')
+    >>> str(ScalarType(int64)), str(TupleType((TensorType(bool_, ()), NONE))), str(OBJECT)
+    ('i64', '(bool[], none)', 'obj')
 """
 from __future__ import annotations
 
@@ -217,6 +217,19 @@ class NoneType(Type):
 NONE = NoneType()
 
 
+@dataclass(frozen=True, slots=True)
+class ObjectType(Type):
+    """A Python object known only when the graph runs (``obj``): what a ``py_call`` returns
+    that is no tensor or number (JIT Fallback: ``x.asnumpy()``, ``np.exp(x)``). Only host calls
+    take such values, and a function may return them."""
+
+    def __str__(self) -> str:
+        return "obj"
+
+
+OBJECT = ObjectType()
+
+
 def tensor_type_of(array: np.ndarray) -> TensorType:
     """The TensorType of a numpy array."""
     return TensorType(dtype_from_numpy(array.dtype), tuple(array.shape))
@@ -254,6 +267,6 @@ def type_problem(t) -> str | None:
             if p:
                 return p
         return None
-    if isinstance(t, NoneType):
+    if isinstance(t, (NoneType, ObjectType)):
         return None
     return f"{t!r} is not an IR type"

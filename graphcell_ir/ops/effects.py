@@ -1,5 +1,5 @@
 """Ops whose meaning includes an effect or an ordering: ``assign``, ``depend``, the host
-callbacks, and ``stop_gradient``.
+callbacks and calls, and ``stop_gradient``.
 
 ``assign(variable, value)`` is the one write to a Parameter. Its reference only computes the new
 value; the PyNative runtime writes it into the Parameter, and graph mode rebinds the Parameter in
@@ -16,6 +16,17 @@ its operands' values, or ``fn``'s replacement values when it returns some (one p
 same types). ``fn`` is an ``ANY`` attribute (printed ``@name``); ``name`` labels the op in text.
 Being ``Kind.SIDE_EFFECT``, it is never reordered, merged, folded, fused or dropped; its gradient
 is the identity (a straight-through rule: the callback observes, it does not compute).
+
+``py_call(*xs, fn=..., name=..., types=...)`` is the general host call: ``fn`` runs on the
+run-time values of ``xs`` (tensors as arrays, scalars as Python numbers, ``obj`` values as they
+are) and gives values of the declared ``types`` (a tensor's shape and dtype are checked when it
+runs: the graph's shapes are static). It is how graph mode runs Python it cannot compile — a
+hook's body, JIT-Fallback code on run-time values, a user's Python primitive — with concrete
+values, in program order (``Kind.SIDE_EFFECT``). Its gradient is ``fn.vjp``'s when ``fn`` has one
+(``fn.vjp(*tensor results, *their cotangents)`` gives the cotangents of the float tensor
+operands, as another ``py_call``); without it no gradient flows through, as MindSpore's JIT
+Fallback stops gradients. Without ``fn`` (text read back without its host objects) it is the
+identity, its types its operands'.
 
 ``hook_backward(*xs, fn=..., name=...)`` is the identity forward; its bprop rule calls ``fn`` on
 the gradients flowing back through it, as one ``host_callback`` op — so PyNative (which runs the
@@ -55,7 +66,8 @@ from __future__ import annotations
 import numpy as np
 
 from graphcell_ir.errors import OpTypeError, ShapeError
-from graphcell_ir.ir.types import ScalarType, TensorType, promote, promote_weak
+from graphcell_ir.ir.types import (ObjectType, ScalarType, TensorType, dtype_from_numpy, promote,
+                                   promote_weak)
 from graphcell_ir.ops import functional as F
 from graphcell_ir.ops.registry import NONDIFF, AttrKind, Kind, attr, defop
 from graphcell_ir.ops.shape_rules import require_tensor, require_tensorish
@@ -194,3 +206,92 @@ stop_gradient = defop("stop_gradient", ("x",), kind=Kind.OPAQUE, ms_name="StopGr
                       bprop=NONDIFF,
                       doc="The identity whose result no gradient flows through (NONDIFF: both "
                           "autodiffs stop at it).")
+
+
+# --- py_call: a Python function on the run-time values ------------------------------------------
+
+def _py_call_infer(*xs, fn=None, name="", types=()):
+    for i, t in enumerate(xs):
+        if not isinstance(t, (TensorType, ScalarType, ObjectType)):
+            raise OpTypeError(f"operand {i} must be a tensor, a scalar or a Python object, got {t}")
+    if not types:
+        return ()
+    return types[0] if len(types) == 1 else tuple(types)
+
+
+def _py_call_ref(*xs, fn=None, name="", types=()):
+    if fn is None:   # no function: the identity (text read back without its host objects)
+        out = xs
+    else:
+        out = fn(*xs)
+        out = tuple(out) if isinstance(out, (tuple, list)) else (out,) if types else ()
+    if len(out) != len(types):
+        raise OpTypeError(f"py_call {name!r}: the function gave {len(out)} value(s), the graph "
+                          f"expects {len(types)}")
+    checked = tuple(_of_type(v, t, name) for v, t in zip(out, types))
+    if not types:
+        return None
+    return checked[0] if len(types) == 1 else checked
+
+
+def _of_type(v, t, name):
+    """``v`` checked against the type the graph was compiled for (static shapes)."""
+    if isinstance(t, ObjectType):
+        return v
+    if isinstance(t, ScalarType):
+        if not isinstance(v, (bool, int, float, np.generic)):
+            raise OpTypeError(f"py_call {name!r}: expected a Python {t.dtype} number, got "
+                              f"{type(v).__name__}")
+        return t.dtype.np_dtype.type(v).item()
+    arr = np.asarray(v)
+    if arr.shape != t.shape or arr.dtype != t.dtype.np_dtype:
+        raise ShapeError(f"py_call {name!r}: expected a tensor {t} (the type graph mode compiled "
+                         f"for), got {_describe_array(arr)}")
+    return arr
+
+
+def _describe_array(arr) -> str:
+    try:
+        return str(TensorType(dtype_from_numpy(arr.dtype), arr.shape))
+    except Exception:  # noqa: BLE001 - an object array: describe it as numpy does
+        return f"an array of dtype {arr.dtype} and shape {list(arr.shape)}"
+
+
+def bprop_py_call(*args, fn=None, name="", types=()):
+    # the function's own vjp (fn.vjp) when it has one, on the operands, results and their
+    # cotangents: one host call giving the cotangents of the float tensor operands; without a
+    # vjp no gradient flows through (MindSpore's JIT Fallback stops it there too)
+    xs, out, dout = args[:-2], args[-2], args[-1]
+    if fn is None:   # the identity: straight through, as host_callback
+        return (dout,) if len(xs) == 1 else tuple(dout)
+    vjp = getattr(fn, "vjp", None)
+    diff = [i for i, x in enumerate(xs) if _is_float_tensor(x)]
+    if vjp is None or not diff or not types:
+        return (None,) * len(xs)
+    outs = (out,) if len(types) == 1 else tuple(out)
+    douts = (dout,) if len(types) == 1 else tuple(dout)
+    douts = tuple(F.zeros_like(o) if d is None else d
+                  for d, o, t in zip(douts, outs, types) if isinstance(t, TensorType))
+    tensors = tuple(o for o, t in zip(outs, types) if isinstance(t, TensorType))
+    grads = F.py_call(*tensors, *douts, fn=vjp, name=f"{name} [grad]",
+                      types=tuple(TensorType(xs[i].dtype, tuple(xs[i].shape)) for i in diff))
+    grads = (grads,) if len(diff) == 1 else tuple(grads)
+    result: list = [None] * len(xs)
+    for i, g in zip(diff, grads):
+        result[i] = g
+    return tuple(result)
+
+
+def _is_float_tensor(x) -> bool:
+    return not isinstance(x, (bool, int, float)) and getattr(x, "shape", None) is not None \
+        and getattr(x, "dtype", None) is not None and x.dtype.is_float \
+        and not isinstance(getattr(x, "type", None), ScalarType)
+
+
+py_call = defop("py_call", ("*xs",), kind=Kind.SIDE_EFFECT,
+                attrs=(attr("fn", AttrKind.ANY, None), attr("name", AttrKind.STR, ""),
+                       attr("types", AttrKind.TYPES, ())),
+                infer=_py_call_infer, ref=_py_call_ref, bprop=bprop_py_call,
+                doc="Calls the Python function fn with the run-time values of xs, in program "
+                    "order; its results have the given types (checked when it runs). Its gradient "
+                    "is fn.vjp's, if fn has one.")

@@ -128,6 +128,18 @@ def sum_to(g, shape: tuple[int, ...]):
     return out
 
 
+def broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    """Whether broadcasting ``shape`` gives ``target`` (so ``sum_to(g, shape)`` undoes it).
+
+    >>> broadcasts_to((2,), (3, 2)), broadcasts_to((1, 2), (3, 2)), broadcasts_to((3,), (3, 2))
+    (True, True, False)
+    """
+    shape, target = tuple(shape), tuple(target)
+    if len(shape) > len(target):
+        return False
+    return all(s in (1, t) for s, t in zip(reversed(shape), reversed(target)))
+
+
 def zeros_like(x):
     return bind(lookup("fill"), dtype=x.dtype, shape=tuple(x.shape), value=0)
 

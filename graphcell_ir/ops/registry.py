@@ -27,7 +27,7 @@ from typing import Any, Callable
 import numpy as np
 
 from graphcell_ir.errors import AttrError, OpError, OpTypeError, RegistryError
-from graphcell_ir.ir.types import to_dtype
+from graphcell_ir.ir.types import DType, ObjectType, ScalarType, TensorType, to_dtype
 
 
 class Kind(Enum):
@@ -61,6 +61,7 @@ class AttrKind(Enum):
     SCALAR = "scalar"        # a Python bool, int or float
     INDEX = "index"          # a static index: tuple of int | slice | None | Ellipsis
     ANY = "any"              # an opaque Python object (host callbacks); never printed as a literal
+    TYPES = "types"          # tuple of value types (a host call's results); DType: a scalar type
 
     def check(self, name: str, value):
         ok, norm = _CHECKS[self](value)
@@ -94,6 +95,19 @@ def _dtype(v):
         return False, None
 
 
+def _types(v):
+    if not isinstance(v, (list, tuple)):
+        return False, None
+    out = []
+    for t in v:
+        if isinstance(t, DType):
+            t = ScalarType(t)
+        if not isinstance(t, (TensorType, ScalarType, ObjectType)):
+            return False, None
+        out.append(t)
+    return True, tuple(out)
+
+
 def _index(v):
     items = v if isinstance(v, tuple) else (v,)
     for e in items:
@@ -114,6 +128,7 @@ _CHECKS: dict[AttrKind, Callable[[Any], tuple[bool, Any]]] = {
     AttrKind.SCALAR: lambda v: (True, v) if isinstance(v, (bool, int, float)) else (False, None),
     AttrKind.INDEX: _index,
     AttrKind.ANY: lambda v: (True, v),
+    AttrKind.TYPES: lambda v: _types(v),
 }
 
 _REQUIRED = object()

@@ -45,7 +45,8 @@ from graphcell_ir.errors import GraphcellError, IRParseError
 from graphcell_ir.ir.core import Block, Function, Literal, Module, Op, Region, Value
 from graphcell_ir.ir.loc import UNKNOWN, Loc
 from graphcell_ir.ir.structural import StructuralOpDef, resolve_opdef
-from graphcell_ir.ir.types import NONE, DType, ScalarType, TensorType, TupleType, Type
+from graphcell_ir.ir.types import (NONE, OBJECT, DType, ScalarType, TensorType, TupleType,
+                                   Type)
 from graphcell_ir.text.lexer import Source, Token, lex
 from graphcell_ir.text.locs import read_loc
 from graphcell_ir.text.values import HostRef
@@ -380,6 +381,9 @@ class _Parser:
         if tok[0] == "NAME" and tok[1] == "none":
             self.next()
             return NONE
+        if tok[0] == "NAME" and tok[1] == "obj":
+            self.next()
+            return OBJECT
         d = _DTYPES.get(tok[1]) if tok[0] == "NAME" else None
         if d is None:
             raise self.error(f"expected a type such as f32[2,3], f32, (f32, i64) or none, found "
@@ -387,6 +391,10 @@ class _Parser:
         self.next()
         if not self.accept("PUNCT", "["):
             return ScalarType(d)
+        return TensorType(d, self.dims())
+
+    def dims(self) -> tuple[int, ...]:
+        """The dimension sizes of a shape, after its ``[``."""
         dims: list[int] = []
         while not self.accept("PUNCT", "]"):
             dtok = self.expect("INT", what="a dimension size")
@@ -397,7 +405,7 @@ class _Parser:
             if not self.accept("PUNCT", ","):
                 self.expect("PUNCT", "]", "',' or ']' in a shape")
                 break
-        return TensorType(d, tuple(dims))
+        return tuple(dims)
 
     # -- attributes --
     def attr_dict(self) -> dict:
@@ -438,8 +446,9 @@ class _Parser:
         if kind == "NAME":
             if text in _KEYWORD_VALUES:
                 return _KEYWORD_VALUES[text]
-            if text in _DTYPES:
-                return _DTYPES[text]
+            if text in _DTYPES:   # a dtype, or a tensor type (a TYPES attribute)
+                return TensorType(_DTYPES[text], self.dims()) if self.accept("PUNCT", "[") \
+                    else _DTYPES[text]
         if kind == "PUNCT" and text == "[":
             items = []
             while not self.accept("PUNCT", "]"):
@@ -511,4 +520,4 @@ class _Parser:
         return loc
 
 
-_KEYWORD_VALUES = {"true": True, "false": False, "none": None}
+_KEYWORD_VALUES = {"true": True, "false": False, "none": None, "obj": OBJECT}

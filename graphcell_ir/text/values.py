@@ -10,6 +10,7 @@ Attribute values are printed by their Python type, so one printer serves every `
     0.5, nan, -inf      ``0.5``, ``nan``, ``-inf`` FLOAT, SCALAR (always a ``.``, ``e``, nan or inf)
     "valid"             ``"valid"`` (JSON)         STR
     float32             ``f32``                    DTYPE
+    TensorType, obj     ``f32[2,3]``, ``obj``      TYPES elements (a scalar type: ``f32``)
     None                ``none``                   OPT_INTS, defaults
     (1, 2)              ``[1,2]``                  INTS, OPT_INTS, INDEX
     slice(1, 3), ...    ``1:3``, ``...``           INDEX elements
@@ -30,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphcell_ir.errors import GraphcellError
-from graphcell_ir.ir.types import DType
+from graphcell_ir.ir.types import DType, Type
 
 
 @dataclass(frozen=True)
@@ -135,6 +136,8 @@ def format_attr(value, objects: ObjectNames) -> str:
         return json.dumps(value)
     if isinstance(value, DType):
         return value.short
+    if isinstance(value, Type):   # a TYPES attribute's entries: f32[2], i64, obj
+        return str(value)
     if value is Ellipsis:
         return "..."
     if isinstance(value, slice):

@@ -23,6 +23,17 @@ import graphcell as ms
     "from graphcell import context",
     "from graphcell.context import GRAPH_MODE, PYNATIVE_MODE, STRICT, LAX",
     "from graphcell import Tensor, Parameter, ParameterTuple, nn, ops, jit, grad, value_and_grad",
+    "from graphcell.nn.layer import Dense, Conv2d, CellList",
+    "from graphcell.nn.layer.activation import get_activation, GELU",
+    "from graphcell.nn.layer.basic import Dropout, Flatten",
+    "from graphcell.nn.layer.conv import Conv2d, Conv1dTranspose",
+    "from graphcell.nn.layer.normalization import BatchNorm2d, LayerNorm",
+    "from graphcell.nn.layer.pooling import MaxPool2d, AdaptiveAvgPool2d",
+    "from graphcell.nn.layer.embedding import Embedding, EmbeddingLookup",
+    "from graphcell.nn.layer.container import SequentialCell, CellDict",
+    "from graphcell.nn.layer.rnns import LSTM, GRU",
+    "from graphcell.nn.layer.rnn_cells import LSTMCell, RNNCell",
+    "from graphcell.nn.layer.transformer import MultiheadAttention, Transformer",
 ])
 def test_import_line_runs(line):
     exec(line, {})  # noqa: S102 - the import lines users write
@@ -35,6 +46,8 @@ def test_the_paths_are_aliases_of_one_object():
     assert F.stack is ms.ops.stack and F.sum is ms.ops.sum
     assert C.GradOperation is ms.ops.GradOperation and C.grad is ms.grad
     assert jit is ms.jit
+    from graphcell.nn.layer.activation import GELU
+    assert GELU is ms.nn.GELU
     assert importlib.import_module("graphcell.common.dtype").float32 is ms.float32
 
 

@@ -105,12 +105,21 @@ def test_register_hook_on_inputs_and_intermediates():
     assert seen[-1] == [7.0, 13.0]
 
 
-def test_register_hook_in_graph_mode_is_refused_at_the_line():
-    def f(t):
+def _double(g):
+    return g * 2
+
+
+def test_register_hook_in_graph_mode():
+    def inline(t):
         t.register_hook(lambda g: g)
         return t.sum()
-    with pytest.raises(TypeError, match="register_hook is not supported in graph mode"):
-        ms.jit(f)(X)
+    with pytest.raises(TypeError, match="function defined outside"):
+        ms.jit(inline)(X)
+
+    def outside(t):
+        t = t.register_hook(_double)  # in compiled code it gives the tensor (issue 19)
+        return (t * t).sum()
+    np.testing.assert_allclose(ms.jit(ms.grad(outside))(X).asnumpy(), 4 * X.asnumpy())
 
 
 # --- stop_gradient, printing, dumps, checks -------------------------------------------------------

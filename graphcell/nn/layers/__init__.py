@@ -1,22 +1,28 @@
-"""``graphcell.nn`` layers: MindSpore's constructors, defaults and parameter names.
+"""``graphcell.nn`` layers: MindSpore's constructors, defaults, parameter names and printed forms.
 
-Every layer is an ``nn.Cell`` whose ``construct`` calls registry ops only, so gradients, hooks
-and (later) graph mode need nothing layer-specific.
+One module per family, as MindSpore's ``mindspore.nn.layer``. Every layer is an ``nn.Cell`` whose
+``construct`` calls ``ops`` functions or registry ops, so gradients, hooks and graph mode need
+nothing layer-specific.
 """
-from graphcell.nn.layers.activation import LogSoftmax, ReLU, Sigmoid, Softmax, Tanh, get_activation
-from graphcell.nn.layers.basic import Dropout, Flatten, MatMul
-from graphcell.nn.layers.conv import Conv2d
-from graphcell.nn.layers.dense import Dense
-from graphcell.nn.layers.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
-from graphcell.nn.layers.pooling import AvgPool2d, MaxPool2d
-from graphcell.nn.layers.rnn_cells import GRUCell, LSTMCell, RNNCell
-from graphcell.nn.layers.rnns import GRU, LSTM, RNN
-from graphcell.nn.layers.transformer import (MultiheadAttention, Transformer, TransformerDecoder,
-                                             TransformerDecoderLayer, TransformerEncoder,
-                                             TransformerEncoderLayer)
+from graphcell.nn.layers import (activation, adaptive_pool, basic, combined, conv, dense,
+                                 embedding, image, math, normalization, padding, pooling,
+                                 rnn_cells, rnns, transformer)
+from graphcell.nn.layers.activation import *  # noqa: F403 - each module's __all__
+from graphcell.nn.layers.adaptive_pool import *  # noqa: F403
+from graphcell.nn.layers.basic import *  # noqa: F403
+from graphcell.nn.layers.combined import *  # noqa: F403
+from graphcell.nn.layers.conv import *  # noqa: F403
+from graphcell.nn.layers.dense import *  # noqa: F403
+from graphcell.nn.layers.embedding import *  # noqa: F403
+from graphcell.nn.layers.image import *  # noqa: F403
+from graphcell.nn.layers.math import *  # noqa: F403
+from graphcell.nn.layers.normalization import *  # noqa: F403
+from graphcell.nn.layers.padding import *  # noqa: F403
+from graphcell.nn.layers.pooling import *  # noqa: F403
+from graphcell.nn.layers.rnn_cells import *  # noqa: F403
+from graphcell.nn.layers.rnns import *  # noqa: F403
+from graphcell.nn.layers.transformer import *  # noqa: F403
 
-__all__ = ["ReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "get_activation", "Dense",
-           "Conv2d", "MaxPool2d", "AvgPool2d", "BatchNorm1d", "BatchNorm2d", "Flatten", "Dropout",
-           "MatMul", "RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "LayerNorm",
-           "MultiheadAttention", "TransformerEncoderLayer", "TransformerDecoderLayer",
-           "TransformerEncoder", "TransformerDecoder", "Transformer"]
+_MODULES = (activation, adaptive_pool, basic, combined, conv, dense, embedding, image, math,
+            normalization, padding, pooling, rnn_cells, rnns, transformer)
+__all__ = [name for module in _MODULES for name in module.__all__]

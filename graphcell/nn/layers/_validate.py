@@ -72,6 +72,13 @@ def int_pair(value, name: str, owner: str, allow_zero: bool = False) -> tuple[in
     return int(items[0]), int(items[1])
 
 
+def check_init_shape(init, shape: tuple, what: str, owner: str) -> None:
+    """A Tensor given as ``weight_init``/``bias_init`` must already have the parameter's shape."""
+    if isinstance(init, Tensor) and tuple(init.shape) != tuple(shape):
+        raise ValueError(f"{owner}: {what} has shape {list(init.shape)}, but the parameter needs "
+                         f"{list(shape)}")
+
+
 def check_tensor(value, name: str, owner: str) -> Tensor:
     if not isinstance(value, Tensor):
         raise TypeError(f"{owner}: '{name}' must be a Tensor, got {type(value).__name__}")

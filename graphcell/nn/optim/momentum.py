@@ -1,7 +1,7 @@
-"""``Momentum``: SGD with heavy-ball (or Nesterov) momentum, MindSpore's update rule.
+"""``Momentum``: SGD with heavy-ball (or Nesterov) momentum, through ``ops.ApplyMomentum``.
 
-For each parameter ``p`` with gradient ``g`` (after weight decay and loss scale), learning rate
-``lr`` and momentum ``u`` (checked against MindSpore 2.10)::
+For each parameter ``p`` with gradient ``g`` (after weight decay, gradient centralization and loss
+scale), learning rate ``lr`` and momentum ``u`` (checked against MindSpore 2.10)::
 
     accum = u * accum + g
     p     = p - lr * accum                       # use_nesterov=False
@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphcell.nn.layers._validate import check_bool, check_float
+from graphcell import ops
+from graphcell.nn.layers._validate import check_bool
+from graphcell.nn.optim._checks import float_arg
 from graphcell.nn.optim.optimizer import Optimizer
 from graphcell.parameter import Parameter
 from graphcell.tensor import Tensor
@@ -43,19 +45,16 @@ class Momentum(Optimizer):
     def __init__(self, params, learning_rate, momentum, weight_decay=0.0, loss_scale=1.0,
                  use_nesterov=False):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
-        value = check_float(momentum, "momentum", self.cls_name, low=0.0)
+        value = float_arg(momentum, "momentum", self.cls_name, low=0.0)
         self.momentum = Parameter(Tensor(np.asarray(value, np.float32)), name="momentum")
         self.use_nesterov = check_bool(use_nesterov, "use_nesterov", self.cls_name)
         self.moments = self.parameters.clone(prefix="moments", init="zeros")
+        self.opt = ops.ApplyMomentum(use_nesterov=self.use_nesterov)
 
     def construct(self, gradients):
         gradients = self.prepare_gradients(gradients)
         lrs = self.get_lr()
-        u = self.momentum
-        updates = []
+        self.advance_step()
         for i, (p, accum, g) in enumerate(zip(self.parameters, self.moments, gradients)):
-            lr = lrs[i] if self.is_group_lr else lrs
-            accum_new = u * accum + g
-            step = g + u * accum_new if self.use_nesterov else accum_new
-            updates += [(accum, accum_new), (p, p - lr * step)]
-        return self.commit(updates)
+            self.opt(p, accum, lrs[i] if self.is_group_lr else lrs, g, self.momentum)
+        return tuple(True for _ in self.parameters)

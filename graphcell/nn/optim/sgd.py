@@ -1,7 +1,9 @@
-"""``SGD``: stochastic gradient descent with optional momentum, dampening and Nesterov.
+"""``SGD``: stochastic gradient descent with optional momentum, dampening and Nesterov, through
+``ops.SGD``.
 
 MindSpore's update rule (checked against 2.10), for a parameter ``p`` with gradient ``g`` (after
-weight decay and loss scale), learning rate ``lr``, momentum ``u`` and dampening ``d``::
+weight decay, gradient centralization and loss scale), learning rate ``lr``, momentum ``u`` and
+dampening ``d``::
 
     momentum == 0:   p = p - lr * g                       (accum and stat are left alone)
     otherwise:       accum = g                            on the first step (stat is 1)
@@ -16,12 +18,22 @@ from __future__ import annotations
 import numpy as np
 
 from graphcell import ops
-from graphcell.nn.layers._validate import check_bool, check_float
+from graphcell.nn.cell import Cell
+from graphcell.nn.layers._validate import _is_number, check_bool
 from graphcell.nn.optim.optimizer import Optimizer
 from graphcell.parameter import Parameter
 from graphcell.tensor import Tensor
 
 __all__ = ["SGD"]
+
+
+def _non_negative(value, name: str, owner: str) -> float:
+    if not _is_number(value):
+        raise TypeError(f"{owner}: '{name}' must be a float, got {type(value).__name__} "
+                        f"{value!r}")
+    if value < 0:
+        raise ValueError(f"{owner}: '{name}' must be in [0.0, inf], got {float(value)}")
+    return float(value)
 
 
 class SGD(Optimizer):
@@ -42,30 +54,26 @@ class SGD(Optimizer):
                  nesterov=False, loss_scale=1.0):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
         owner = self.cls_name
-        momentum = check_float(momentum, "momentum", owner, low=0.0)
-        self.dampening = check_float(dampening, "dampening", owner, low=0.0)
+        momentum = _non_negative(momentum, "momentum", owner)
+        self.dampening = _non_negative(dampening, "dampening", owner)
         self.nesterov = check_bool(nesterov, "nesterov", owner)
         if nesterov and (momentum <= 0.0 or self.dampening != 0.0):
             raise ValueError(f"{owner}: nesterov=True needs momentum > 0 and dampening 0, got "
                              f"momentum {momentum} and dampening {self.dampening}")
+        if self.dynamic_weight_decay or (self.is_group and any(
+                isinstance(d, Cell) for d in self.weight_decay)):
+            raise TypeError(f"{owner}: dynamic weight decay (a Cell) is not supported by SGD (as "
+                            "in MindSpore); pass a float")
         self.momentum = Parameter(Tensor(np.asarray(momentum, np.float32)), name="momentum")
-        self._use_momentum = momentum > 0.0  # decided once, like MindSpore's kernel selection
+        self.opt = ops.SGD(self.dampening, 0.0, self.nesterov)
         self.accum = self.parameters.clone(prefix="accum", init="zeros")
         self.stat = self.parameters.clone(prefix="stat", init="ones")
 
     def construct(self, gradients):
         gradients = self.prepare_gradients(gradients)
         lrs = self.get_lr()
-        updates = []
+        self.advance_step()
         for i, (p, accum, stat, g) in enumerate(zip(self.parameters, self.accum, self.stat,
                                                     gradients)):
-            lr = lrs[i] if self.is_group_lr else lrs
-            if not self._use_momentum:
-                updates.append((p, p - lr * g))
-                continue
-            u = self.momentum
-            later = u * accum + g * (1.0 - self.dampening)
-            accum_new = ops.select(ops.gt(stat, 0), g, later)
-            step = g + u * accum_new if self.nesterov else accum_new
-            updates += [(accum, accum_new), (stat, ops.zeros_like(stat)), (p, p - lr * step)]
-        return self.commit(updates)
+            self.opt(p, g, lrs[i] if self.is_group_lr else lrs, accum, self.momentum, stat)
+        return tuple(True for _ in self.parameters)

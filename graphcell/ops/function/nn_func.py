@@ -25,7 +25,8 @@ from graphcell_ir.ops import functional as F
 
 __all__ = [
     # activations
-    "relu", "relu6", "leaky_relu", "prelu", "elu", "celu", "selu", "gelu", "fast_gelu", "silu",
+    "relu", "relu6", "leaky_relu", "rrelu", "prelu", "elu", "celu", "selu", "gelu", "fast_gelu",
+    "silu",
     "softplus", "softsign", "mish", "hardswish", "hardsigmoid", "hardtanh", "hardshrink",
     "softshrink", "soft_shrink", "threshold", "tanhshrink", "logsigmoid", "softmax", "softmin",
     "log_softmax", "glu", "logit",
@@ -85,6 +86,24 @@ def prelu(input, weight):  # noqa: A002
                          f"'input'), got {weight.shape[0]}")
     w = F.reshape(weight, U.channel_shape(input.ndim)) if input.ndim >= 2 else weight
     return F.select(F.greater(input, 0), input, F.mul(F.cast_like(w, input), input))
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3):  # noqa: A002
+    """``ops.rrelu(input, lower=1/8, upper=1/3)``: ``input`` where it is > 0, ``a * input`` where
+    it is < 0, each ``a`` drawn from U[lower, upper) (Float32, then cast to the input's dtype) at
+    every call, as MindSpore 2.10 (which has no inference form)."""
+    name = "ops.rrelu"
+    U.number(name, upper, "upper")
+    U.number(name, lower, "lower")
+    if lower > upper:
+        raise ValueError(f"{name}: 'upper' must be at least 'lower', got lower {lower} and upper "
+                         f"{upper}")
+    U.float_tensor(name, input)
+    u = F.uniform_real(shape=tuple(input.shape))
+    slope = F.cast(F.add(F.mul(u, float(upper) - float(lower)), float(lower)), dtype=input.dtype)
+    zeros, ones = F.zeros_like(input), F.ones_like(input)
+    factor = F.select(F.greater(input, 0), ones, F.select(F.less(input, 0), slope, zeros))
+    return F.mul(factor, input)
 
 
 # --- exponential units -------------------------------------------------------------------------
@@ -577,6 +596,29 @@ def clip_by_norm(x, max_norm, norm_type=2.0, error_if_nonfinite=False):
     coef = F.minimum(F.div(float(max_norm), F.add(total, 1e-6)), 1.0)
     out = [F.mul(t, F.cast_like(coef, t)) for t in tensors]
     return type(x)(out) if isinstance(x, (tuple, list)) else out[0]
+
+
+def clip_by_axis_norm(x, clip_norm, axis=None):
+    """MindSpore's inner ``ClipByNorm(axis)(x, clip_norm)``, which ``nn.ClipByNorm`` calls:
+    ``x * clip_norm / max(norm, clip_norm)`` with ``norm`` the Euclidean norm of ``x`` over
+    ``axis`` (None: every axis; kept for broadcasting). ``clip_norm`` is a number or a tensor
+    that broadcasts to the norm. Below a norm of 1e-18 the norm's gradient is taken as 0 (it
+    would be NaN: MindSpore's is)."""
+    name = "ClipByNorm"
+    U.float_tensor(name, x, "x")
+    axes = tuple(range(x.ndim)) if axis is None else tuple(axis)
+    for a in axes:
+        if not -max(x.ndim, 1) <= a < max(x.ndim, 1):
+            raise ValueError(f"{name}: 'axis' {a} is out of range for 'x' of shape "
+                             f"{list(x.shape)}")
+    if isinstance(clip_norm, Tensor):
+        U.float_tensor(name, clip_norm, "clip_norm")
+        clip = F.cast(clip_norm, dtype=x.dtype)
+    else:
+        clip = float(U.number(name, clip_norm, "clip_norm"))
+    squares = F.reduce_sum(F.mul(x, x), axis=axes, keep_dims=True)
+    norm = F.sqrt(F.maximum(squares, 1e-36))  # float32 holds 1e-36: no 0 under the sqrt
+    return F.div(F.mul(x, clip), F.maximum(norm, clip))
 
 
 def sequence_mask(lengths, maxlen=None):

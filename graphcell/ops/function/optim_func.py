@@ -32,6 +32,7 @@ __all__ = [
     "ApplyProximalGradientDescent", "ApplyAdamWithAmsgrad", "ApplyAdamWithAmsgradV2",
     "ApplyPowerSign", "ApplyAddSign", "ApplyKerasMomentum", "FusedSparseAdam",
     "FusedSparseLazyAdam", "FusedSparseFtrl", "FusedSparseProximalAdagrad", "AdamNoUpdateParam",
+    "LARSUpdate",
 ]
 
 _FLOATS = (float16, float32, float64)
@@ -108,11 +109,19 @@ def _sgd(parameters, gradient, learning_rate, accum, momentum, stat, dampening=0
     _states(name, parameters, gradient=gradient, accum=accum, stat=stat)
     lr, u = _scalar(name, "learning_rate", learning_rate), _scalar(name, "momentum", momentum)
     g = gradient if not weight_decay else F.add(gradient, F.mul(parameters, float(weight_decay)))
+    if isinstance(u, float) and u <= 0:  # MindSpore's kernel: plain descent, state untouched
+        return _write(parameters, F.sub(parameters, F.mul(g, lr)))
     first = F.greater(stat, 0.0)  # stat > 0: the first step, which starts the velocity at g
     velocity = F.select(first, g, F.add(F.mul(accum, u), F.mul(g, 1.0 - float(dampening))))
-    acc = _write(accum, velocity)
-    _write(stat, F.zeros_like(stat))
-    step = F.add(g, F.mul(acc, u)) if nesterov else acc
+    step = F.add(g, F.mul(velocity, u)) if nesterov else velocity
+    if not isinstance(u, float):  # a momentum tensor: its value picks the kernel's branch
+        moving = F.greater(F.cast_like(u, stat), 0.0)
+        velocity = F.select(moving, velocity, accum)
+        _write(stat, F.select(moving, F.zeros_like(stat), stat))
+        step = F.select(moving, step, g)
+    else:
+        _write(stat, F.zeros_like(stat))
+    _write(accum, velocity)
     return _write(parameters, F.sub(parameters, F.mul(step, lr)))
 
 
@@ -120,7 +129,8 @@ SGD = primitive(
     "SGD", _sgd, init=("dampening", "weight_decay", "nesterov"),
     doc="MindSpore's ``SGD(dampening=0.0, weight_decay=0.0, nesterov=False)(parameters, "
         "gradient, learning_rate, accum, momentum, stat)``: momentum SGD whose first step (stat "
-        "> 0) starts the velocity at the gradient. Returns the parameters.")
+        "> 0) starts the velocity at the gradient; with momentum 0, plain descent that leaves "
+        "accum and stat alone (MindSpore's kernel). Returns the parameters.")
 
 
 def _apply_gradient_descent(var, alpha, delta):
@@ -455,6 +465,39 @@ ApplyAddSign = primitive(
         "ApplyAddSign", var, m, lr, alpha, sign_decay, beta, grad, power=False),
     doc="MindSpore's ``ApplyAddSign()(var, m, lr, alpha, sign_decay, beta, grad)``. Returns "
         "(var, m).")
+
+
+# --- layer-wise adaptive rates ---------------------------------------------------------------
+
+def _lars_update(weight, gradient, norm_weight, norm_gradient, weight_decay, learning_rate,
+                 epsilon=1e-05, hyperpara=0.001, use_clip=False):
+    """LARS's gradient: the layer's trust ratio times ``gradient + weight_decay * weight``."""
+    name = "LARSUpdate"
+    _states(name, weight, gradient=gradient)
+    for what, t in (("norm_weight", norm_weight), ("norm_gradient", norm_gradient)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name}: {what} must be a Tensor, got {type(t).__name__}")
+    wd, lr = _scalar(name, "weight_decay", weight_decay), _scalar(name, "learning_rate",
+                                                                  learning_rate)
+    w_norm = F.sqrt(F.cast_like(F.reshape(norm_weight, shape=()), weight))
+    g_norm = F.sqrt(F.cast_like(F.reshape(norm_gradient, shape=()), weight))
+    ratio = F.div(F.mul(w_norm, float(hyperpara)),
+                  F.add(F.add(g_norm, F.mul(w_norm, wd)), float(epsilon)))
+    both = F.logical_and(F.greater(w_norm, 0.0), F.greater(g_norm, 0.0))
+    ratio = F.select(both, ratio, F.ones_like(ratio))
+    if use_clip:
+        ratio = F.minimum(F.div(ratio, lr), 1.0)
+    return F.mul(F.add(gradient, F.mul(weight, wd)), ratio)
+
+
+LARSUpdate = primitive(
+    "LARSUpdate", _lars_update, init=("epsilon", "hyperpara", "use_clip"),
+    doc="MindSpore's ``LARSUpdate(epsilon=1e-05, hyperpara=0.001, use_clip=False)(weight, "
+        "gradient, norm_weight, norm_gradient, weight_decay, learning_rate)``: the gradient "
+        "``ratio * (gradient + weight_decay * weight)`` with the trust ratio ``hyperpara * "
+        "|w| / (|g| + weight_decay * |w| + epsilon)`` (1 when a norm is 0; with ``use_clip``, "
+        "``min(ratio / learning_rate, 1)``); ``norm_*`` are sums of squares. The formula of "
+        "MindSpore's Ascend kernel (its CPU build has none).")
 
 
 # --- sparse variants (rows named by indices) ---------------------------------------------------

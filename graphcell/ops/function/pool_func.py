@@ -19,14 +19,14 @@ import numpy as np
 
 from graphcell.ops.function import _nn_utils as U
 from graphcell.ops.primitive import primitive
-from graphcell_ir.ir.types import int32, int64, to_dtype
+from graphcell_ir.ir.types import float32, int32, int64, to_dtype
 from graphcell_ir.ops import functional as F
 
 __all__ = [
     "avg_pool1d", "avg_pool2d", "avg_pool3d", "max_pool2d", "max_pool3d", "lp_pool1d",
     "lp_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
     "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "max_unpool1d",
-    "max_unpool2d", "max_unpool3d",
+    "max_unpool2d", "max_unpool3d", "fractional_max_pool2d", "fractional_max_pool3d",
     "MaxPool3D", "AvgPool3D", "MaxPoolWithArgmax", "MaxPoolWithArgmaxV2", "MaxPool3DWithArgmax",
     "AdaptiveAvgPool2D", "AdaptiveAvgPool3D", "AdaptiveMaxPool2D", "AdaptiveMaxPool3D",
     "MaxUnpool2D", "MaxUnpool3D",
@@ -393,6 +393,108 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):  # noqa: A002
     """``ops.adaptive_max_pool3d(input, output_size, return_indices=False)``: adaptive max
     pooling of an (N, C, D, H, W) or (C, D, H, W) input."""
     return _adaptive_max("ops.adaptive_max_pool3d", 3, input, output_size, return_indices)
+
+
+# --- fractional max pools ---------------------------------------------------------------------------
+
+def _fractional_output(name: str, sizes, kernel, output_size, output_ratio, rank: int):
+    """The output sizes from ``output_size`` or from ``output_ratio`` (``int(size * ratio)``)."""
+    if (output_size is None) == (output_ratio is None):
+        raise ValueError(f"{name}: give exactly one of 'output_size' and 'output_ratio'")
+    if output_size is not None:
+        out = U.ntuple(name, output_size, rank, "output_size")
+    else:
+        ratios = (output_ratio,) * rank if isinstance(output_ratio, (int, float)) \
+            else tuple(output_ratio)
+        if len(ratios) != rank or not all(0 < r < 1 for r in ratios):
+            raise ValueError(f"{name}: 'output_ratio' must be {rank} numbers in (0, 1), got "
+                             f"{output_ratio!r}")
+        out = tuple(int(n * r) for n, r in zip(sizes, ratios))
+    for n, k, o in zip(sizes, kernel, out):
+        if o < 1 or o + k - 1 > n:
+            raise ValueError(f"{name}: an output of {list(out)} with kernel {list(kernel)} does not "
+                             f"fit the input's {list(sizes)}")
+    return out
+
+
+def _fractional_starts(u, size: int, k: int, out: int):
+    """Each window's first position along one axis from the samples ``u`` (N, C) in [0, 1):
+    ``int((i + u) * alpha) - int(u * alpha)`` with ``alpha = (size - k) / (out - 1)``, the last
+    window ending at the edge (Graham's pseudo-random sequence, as MindSpore and PyTorch)."""
+    n, c = u.shape
+    last = U.constant(np.full((n, c, 1), size - k, np.int64), int64)
+    if out == 1:
+        return last
+    alpha = (size - k) / (out - 1)
+    steps = U.constant(np.arange(out - 1, dtype=np.float32), u.dtype)
+    ua = F.expand_dims(u, axis=-1)
+    first = F.sub(F.floor(F.mul(F.add(steps, ua), alpha)), F.floor(F.mul(ua, alpha)))
+    return F.concat(F.cast(first, dtype=int64), last, axis=-1)
+
+
+def _fractional_max_pool(name: str, rank: int, input, kernel_size, output_size, output_ratio,  # noqa: A002
+                         return_indices, random_samples, sample_axes):
+    U.float_tensor(name, input)
+    x, added = _as_batched(name, input, rank)
+    n, c = x.shape[:2]
+    sizes = tuple(x.shape[2:])
+    kernel = U.ntuple(name, kernel_size, rank, "kernel_size")
+    out = _fractional_output(name, sizes, kernel, output_size, output_ratio, rank)
+    if random_samples is None:
+        random_samples = F.uniform_real(shape=(n, c, rank))
+    else:
+        U.float_tensor(name, random_samples, "_random_samples")
+        if tuple(random_samples.shape) != (n, c, rank):
+            raise ValueError(f"{name}: '_random_samples' must have shape {[n, c, rank]}, got "
+                             f"{list(random_samples.shape)}")
+    samples = F.cast(random_samples, dtype=float32)
+    # the flat position (within a channel) of every element of every window
+    flat = None
+    strides = np.cumprod((1,) + sizes[::-1])[::-1][1:]
+    for axis in range(rank):
+        u = F.getitem(samples, key=(slice(None), slice(None), sample_axes[axis]))
+        starts = _fractional_starts(u, sizes[axis], kernel[axis], out[axis])      # (N, C, out_a)
+        pos = F.add(F.expand_dims(starts, axis=-1),
+                    U.constant(np.arange(kernel[axis]), int64))                 # (N, C, out_a, k_a)
+        shape = [n, c] + [1] * (2 * rank)
+        shape[2 + axis], shape[2 + rank + axis] = out[axis], kernel[axis]
+        term = F.mul(F.reshape(pos, tuple(shape)), int(strides[axis]))
+        flat = term if flat is None else F.add(flat, term)
+    window = int(np.prod(kernel))
+    flat = F.reshape(F.broadcast_to(flat, shape=(n, c) + out + kernel), (n, c, -1, window))
+    planes = F.reshape(x, (n, c, -1))
+    values = F.reshape(F.gather_d(planes, F.reshape(flat, (n, c, -1)), dim=2),
+                       (n, c, -1, window))
+    which = F.argmax(values, axis=3, output_type=int64)                   # the first maximum
+    index = F.reduce_sum(F.mul(flat, F.one_hot(which, depth=window, axis=-1, dtype=int64)),
+                         axis=(3,), keep_dims=False)                          # (N, C, outputs)
+    # the output is the input at the maximum: its gradient goes there alone, as MindSpore's
+    y = F.reshape(F.gather_d(planes, index, dim=2), (n, c) + out)
+    if not return_indices:
+        return _unbatched(y, added)
+    return _unbatched(y, added), _unbatched(F.reshape(index, (n, c) + out), added)
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,  # noqa: A002
+                          return_indices=False, _random_samples=None):
+    """``ops.fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,
+    return_indices=False, _random_samples=None)``: max pooling of an (N, C, H, W) or (C, H, W)
+    input over windows at pseudo-random positions, to ``output_size`` (or ``output_ratio`` of the
+    input); ``_random_samples`` (N, C, 2) in [0, 1) place them (width from ``[..., 0]``, height
+    from ``[..., 1]``), drawn from graphcell's generator when None. With ``return_indices``, also
+    each maximum's Int64 position within its channel."""
+    return _fractional_max_pool("ops.fractional_max_pool2d", 2, input, kernel_size, output_size,
+                                output_ratio, return_indices, _random_samples, (1, 0))
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,  # noqa: A002
+                          return_indices=False, _random_samples=None):
+    """``ops.fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,
+    return_indices=False, _random_samples=None)``: the 3-D fractional max pool of an
+    (N, C, D, H, W) or (C, D, H, W) input; ``_random_samples`` (N, C, 3) place the windows
+    along the depth, height and width."""
+    return _fractional_max_pool("ops.fractional_max_pool3d", 3, input, kernel_size, output_size,
+                                output_ratio, return_indices, _random_samples, (0, 1, 2))
 
 
 # --- unpooling --------------------------------------------------------------------------------------

@@ -11,22 +11,29 @@ mode and compares).
 - ``"ops.stack"``, ``"numpy.mean"``, ``"nn.functional_name"``: ``target(*args, **kwargs)``;
 - ``"Tensor.argmax"``: ``args[0].argmax(*args[1:], **kwargs)``;
 - ``"ops.Stack"`` (a class): ``Stack(*init)(*args, **kwargs)``, ``init`` a tuple or a dict;
-- ``"nn.LSTM"`` with ``weights={"weight_ih_l0": T(...), ...}`` (a layer): the Cell is built once
-  per run outside the call (``cell = LSTM(*init)``), the Parameters named in ``weights`` are set
-  to those tensors (``weights={}`` for a layer without any), and the call is ``cell(*args,
-  **kwargs)``; the gradients of all its trainable Parameters are recorded and compared too.
+- ``"nn.Dense"``, ``"nn.MSELoss"`` (a Cell: an ``nn`` class with ``init``): the cell
+  ``Dense(**init)`` is made outside the compiled function (its ``T`` arguments are its initial
+  weights, never differentiated), set to training mode when ``train=True``, and called on the
+  arguments. Its parameters after the call are compared by their paths (``moving_mean``), and
+  the gradients are taken with respect to the float arguments and the cell's trainable
+  parameters (on a second, fresh cell, so a layer that updates its statistics does so once per
+  run). ``param_values={"weight_ih_l0": T(...), ...}`` sets the named Parameters of a layer whose
+  constructor takes no initial weights (``nn.LSTM``) to those tensors once it is made; like
+  ``init``'s tensors they are never differentiated.
 
 Arguments are Python values, :class:`T` (a tensor input: random values of a shape and dtype, or
 given values), :class:`P` (a Parameter made from a ``T`` outside the compiled function, for ops
-that update Parameters in place: its value after the call is compared too), :class:`D` (a
-dtype) and :class:`N` (a Cell given to a layer's constructor). Options: ``grad`` (False: do not differentiate; default:
-differentiate when a float tensor goes in and a float tensor comes out; the gradient is compared
-with MindSpore's and, unless ``fd=False``, with float64 finite differences), ``rtol``/``atol``,
-``modes`` (the modes the case runs in, with ``why`` saying why one is left out), ``id`` (a label),
-``values=False`` (compare the outputs' structure, shapes and dtypes only: random ops, whose
-values no two generators share — their distributions are tested separately; the values of ``P``
-inputs after the call are still compared), ``ms_grad=False`` (MindSpore's
-gradient is wrong for this call: the gradient is checked against finite differences only).
+that update Parameters in place: its value after the call is compared too), :class:`D` (a dtype)
+and :class:`N` (a Cell given to a layer's constructor). Options: ``grad`` (False: do not
+differentiate; default: differentiate when a float tensor goes in and a float tensor comes out; the
+gradient is compared with MindSpore's and, unless ``fd=False``, with float64 finite differences),
+``rtol``/``atol``, ``modes`` (the modes the case runs in, with ``why`` saying why one is left out),
+``id`` (a label), ``values=False`` (compare the outputs' structure, shapes and dtypes only: random
+ops, whose values no two generators share — their distributions are tested separately; the values
+of ``P`` inputs after the call are still compared), ``ms_grad=False`` (MindSpore's gradient is
+wrong for this call: the gradient is checked against finite differences only), ``train=True`` (a
+layer is called in training mode). A layer's gradients are compared with MindSpore's only: the
+functions it calls have their own finite-difference checks.
 
 Example::
 
@@ -107,7 +114,7 @@ class T:
 class N:
     """A Cell argument of a layer's constructor, built the same way on both sides:
     ``N("nn.LayerNorm", (8,), epsilon=1e-5)`` is ``ms.nn.LayerNorm((8,), epsilon=1e-05)``
-    (numbers, strings, tuples and other ``N`` as arguments)."""
+    (numbers, strings, tuples, ``T`` — initial weights — and other ``N`` as arguments)."""
 
     def __init__(self, target: str, *args, **kwargs):
         self.target, self.args, self.kwargs = target, args, kwargs
@@ -145,7 +152,8 @@ class Case:
     values: bool = True
     ms_grad: bool = True
     attribute: bool = False
-    weights: dict | None = None  # a layer's Parameters by name (see the module docstring)
+    train: bool = False
+    param_values: dict | None = None  # a layer's Parameters set by path (the module docstring)
     cid: str = ""  # set by the file loader: "<target>[<n>]" or "<target>[<label>]"
     _tensors: list = field(default_factory=list, repr=False)
 
@@ -168,12 +176,36 @@ class Case:
 
     @property
     def is_cell(self) -> bool:
-        """A layer built outside the call, with the Parameters of ``weights`` set."""
-        return self.weights is not None
+        """An ``nn`` layer: made once outside the call, then called (see the module docstring)."""
+        return self.space == "nn" and self.init is not None
 
-    def weight_slots(self) -> dict[str, int]:
-        """Parameter name -> the slot of the tensor it is set to."""
-        return {name: t.slot for name, t in (self.weights or {}).items()}
+    def init_slots(self) -> list[int]:
+        """The slots of the tensors given to the constructor (``init``) and set as a layer's
+        ``param_values``: they configure the object (a layer's initial weights, a loss's class
+        weights), so they are never differentiated."""
+        found: list[int] = []
+
+        def walk(v):
+            if isinstance(v, P):
+                walk(v.tensor)
+            elif isinstance(v, T):
+                found.append(v.slot)
+            elif isinstance(v, N):
+                walk(v.args)
+                walk(v.kwargs)
+            elif isinstance(v, (tuple, list)):
+                for x in v:
+                    walk(x)
+            elif isinstance(v, dict):
+                for x in v.values():
+                    walk(x)
+        walk(self.init)
+        walk(self.param_values)
+        return found
+
+    def param_value_slots(self) -> dict[str, int]:
+        """``param_values``: Parameter path -> the slot of the tensor it is set to."""
+        return {path: t.slot for path, t in (self.param_values or {}).items()}
 
     def tensors(self) -> list[T]:
         return self._tensors
@@ -187,41 +219,45 @@ class Case:
         parts = (self.target, _canon(self.args), _canon(self.kwargs), _canon(self.init))
         if self.attribute:
             parts += ("attribute",)
-        if self.weights is not None:
-            parts += (_canon(self.weights),)
+        if self.param_values is not None:
+            parts += (_canon(self.param_values),)
         text = repr(parts)
+        if self.train:
+            text += ",train"
         return hashlib.sha1(text.encode()).hexdigest()[:16]
 
     # -- the call as source text (graph mode compiles it; the recorder evaluates the same) --
-    def source_call(self, target_name: str) -> str:
-        """The call with tensor inputs named ``t0, t1, ...``."""
+    def constructor_call(self, target_name: str) -> str:
+        """``target(<init>)``: the object a class case calls."""
+        init = self.init
+        parts = ([_src(v) for v in init] if isinstance(init, (tuple, list))
+                 else [f"{k}={_src(v)}" for k, v in init.items()])
+        return f"{target_name}({', '.join(parts)})"
+
+    def source_call(self, target_name: str, callee: str | None = None) -> str:
+        """The call with tensor inputs named ``t0, t1, ...``; ``callee`` names an object built
+        beforehand from :meth:`constructor_call` (a layer, built as a network builds its cells
+        in ``__init__``)."""
         args = [_src(a) for a in self.args]
         kwargs = [f"{k}={_src(v)}" for k, v in self.kwargs.items()]
         if self.is_method and self.attribute:
             return f"{args[0]}.{self.attr}"  # a property (x.shape), read, not called
         if self.is_method:
             return f"{args[0]}.{self.attr}({', '.join(args[1:] + kwargs)})"
-        callee = "cell" if self.is_cell else self.source_init(target_name) if self.is_class \
-            else target_name
+        if callee is None:
+            callee = self.constructor_call(target_name) if self.is_class else target_name
         return f"{callee}({', '.join(args + kwargs)})"
-
-    def source_init(self, target_name: str) -> str:
-        """The constructor call of a class target (for a layer: the Cell the call uses)."""
-        init = self.init
-        parts = ([_src(v) for v in init] if isinstance(init, (tuple, list))
-                 else [f"{k}={_src(v)}" for k, v in init.items()])
-        return f"{target_name}({', '.join(parts)})"
 
 
 def case(target: str, *args, init=None, grad=None, rtol=1e-5, atol=1e-6, modes=MODES, why="",
-         id="", fd=True, values=True, ms_grad=True, attribute=False, weights=None,
-         **kwargs) -> Case:  # noqa: A002 - pytest's word
+         id="", fd=True, values=True, ms_grad=True, attribute=False, train=False,
+         param_values=None, **kwargs) -> Case:  # noqa: A002 - pytest's word
     """One call of ``target`` (see the module docstring); ``attribute=True`` reads a Tensor
     property (``case("Tensor.shape", T((2, 3)), attribute=True)``) instead of calling it."""
-    if weights is not None and (init is None or not target.startswith("nn.")):
-        raise ValueError(f"{target}: weights= is for layers (an nn. class with init=)")
+    if param_values is not None and (init is None or not target.startswith("nn.")):
+        raise ValueError(f"{target}: param_values= is for layers (an nn. class with init=)")
     c = Case(target, args, kwargs, init, grad, rtol, atol, tuple(modes), why, id, fd, values,
-             ms_grad, attribute, weights)
+             ms_grad, attribute, train, param_values)
     _number_tensors(c)
     return c
 
@@ -236,6 +272,9 @@ def _number_tensors(c: Case) -> None:
                 return  # the same tensor given twice (self-attention's query, key and value)
             v.slot = len(c._tensors)
             c._tensors.append(v)
+        elif isinstance(v, N):
+            walk(v.args)
+            walk(v.kwargs)
         elif isinstance(v, (tuple, list)):
             for x in v:
                 walk(x)
@@ -243,7 +282,7 @@ def _number_tensors(c: Case) -> None:
             for x in v.values():
                 walk(x)
     walk(c.init)
-    walk(c.weights)
+    walk(c.param_values)
     walk(c.args)
     walk(c.kwargs)
 

@@ -12,9 +12,10 @@ Graph mode compiles the case's call as the source of a small function (registere
 so one compile checks the output and the gradients. PyNative runs the same text with ``eval``.
 A case's ``P`` inputs are Parameters ``p<slot>`` made fresh for each run; graph mode reads them
 as globals of the compiled function (so an op may write them), and their values after the call
-are compared with MindSpore's. A layer case (``weights=``) builds its Cell ``cell`` fresh for
-each run, outside the compiled function, with those Parameters set; its gradients also go to
-``weights=cell.trainable_params()``.
+are compared with MindSpore's. A layer case (``nn.X`` with ``init``) makes its cell outside, as
+a global ``cell`` of the compiled function, and a second fresh cell whose parameters the
+gradient is taken for (``ms.grad(..., weights=weights)``); the first cell's parameters after the
+call are compared by path.
 """
 from __future__ import annotations
 
@@ -71,42 +72,23 @@ class Golden:
         inputs = self.inputs
         return {i: Parameter(Tensor(inputs[i].copy()), name=f"p{i}") for i in self.case.params()}
 
-    def make_cell(self):
-        """A layer case's Cell (None for other cases), built with MindSpore's arguments and the
-        Parameters of ``weights`` set to the recorded tensors."""
-        c = self.case
-        if not c.is_cell:
-            return None
-        inputs = self.inputs
-        env = {"ms": ms, "target": resolve(c.target),
-               **{f"t{t.slot}": Tensor(inputs[t.slot].copy()) for t in c.tensors()}}
-        cell = eval(c.source_init("target"), env)  # noqa: S307 - the case's own call text
-        params = dict(cell.parameters_and_names())
-        for name, slot in c.weight_slots().items():
-            params[name].set_data(Tensor(inputs[slot].copy()))
-        return cell
-
     @property
     def grad_positions(self) -> list[int]:
         return self.record.get("grad", {}).get("positions", [])
 
     @property
-    def grad_weights(self) -> list[str]:
-        """The names of the layer's trainable Parameters whose gradients were recorded."""
-        return self.record.get("grad", {}).get("weights", [])
+    def grad_params(self) -> list[str]:
+        """A layer case's trainable parameters (paths) that MindSpore differentiated."""
+        return self.record.get("grad", {}).get("params", [])
 
     @property
-    def differentiated(self) -> bool:
-        return bool(self.grad_positions or self.grad_weights)
-
-    def call_inputs(self) -> list[int]:
-        """The slots of the tensors passed to the call (not ``P`` inputs, not the weights)."""
-        skip = set(self.case.params()) | set(self.case.weight_slots().values())
-        return [i for i in range(len(self.case.tensors())) if i not in skip]
+    def grad_keys(self) -> list:
+        """What ``run_*`` returns gradients for, in order: input slots, then parameter paths."""
+        return self.grad_positions + self.grad_params
 
     def cotangents(self) -> dict[str, np.ndarray]:
         return {leaf["key"]: np.array(self.data[f"{leaf['key']}/cot"])
-                for leaf in float_leaves(self.record["out"])} if self.differentiated else {}
+                for leaf in float_leaves(self.record["out"])} if self.grad_keys else {}
 
 
 def float_leaves(desc) -> list[dict]:
@@ -129,37 +111,26 @@ def run_pynative(g: Golden, params: dict | None = None):
     Parameters of its ``P`` inputs (made by ``g.make_params()``), updated in place."""
     c, inputs = g.case, g.inputs
     params = g.make_params() if params is None else params
-    env = _env(c, [Tensor(a.copy()) for a in inputs], params, g.make_cell())
+    if c.is_cell:
+        return _run_cell_pynative(g, params)
+    env = _env(c, [Tensor(a.copy()) for a in inputs], params)
     out = eval(c.source_call("target"), env)  # noqa: S307 - the case's own call text
-    if not g.differentiated:
+    if not g.grad_positions:
         return out, None
     pos, cots, root = g.grad_positions, g.cotangents(), f"{c.cid}/out"
-    cell = g.make_cell()
 
     def loss(*xs):
         tensors = [Tensor(a.copy()) for a in inputs]
         for i, x in zip(pos, xs):
             tensors[i] = x
-        o = eval(c.source_call("target"), _env(c, tensors, g.make_params(), cell))  # noqa: S307
+        o = eval(c.source_call("target"), _env(c, tensors, g.make_params()))  # noqa: S307
         total = 0
         for key, cot in cots.items():
             total = total + (eval("o" + _path(key, root), {"o": o}) * Tensor(cot)).sum()  # noqa: S307
         return total
 
-    weights = cell.trainable_params() if cell is not None else None
-    grads = ms.grad(loss, grad_position=tuple(range(len(pos))) if pos else None,
-                    weights=weights)(*[Tensor(inputs[i]) for i in pos])
-    return out, _grad_list(grads, pos, weights)
-
-
-def _grad_list(grads, pos: list, weights) -> tuple:
-    """The gradients as one tuple: the inputs' (``pos``), then the weights'."""
-    if weights is None:
-        return grads if isinstance(grads, tuple) else (grads,)
-    if not pos:
-        return tuple(grads)
-    inputs, wgrads = grads
-    return (inputs if isinstance(inputs, tuple) else (inputs,)) + tuple(wgrads)
+    grads = ms.grad(loss, grad_position=tuple(range(len(pos))))(*[Tensor(inputs[i]) for i in pos])
+    return out, grads if isinstance(grads, tuple) else (grads,)
 
 
 def run_graph(g: Golden, params: dict | None = None):
@@ -167,51 +138,159 @@ def run_graph(g: Golden, params: dict | None = None):
     Parameters of its ``P`` inputs are globals of the compiled function, updated in place."""
     c, inputs = g.case, g.inputs
     params = g.make_params() if params is None else params
-    cell = g.make_cell()
-    fn = _graph_function(g, params, cell)
+    if c.is_cell:
+        return _run_cell_graph(g, params)
+    fn = _graph_function(g, params)
     cots = list(g.cotangents().values())
-    res = fn(*[Tensor(inputs[i].copy()) for i in g.call_inputs()], *[Tensor(x) for x in cots])
-    if not g.differentiated:
+    res = fn(*[Tensor(a.copy()) for i, a in enumerate(inputs) if i not in params],
+             *[Tensor(x) for x in cots])
+    if not g.grad_positions:
         return res, None
     out, grads = res
-    return out, _grad_list(grads, g.grad_positions, cell.trainable_params() if cell else None)
+    return out, grads if isinstance(grads, tuple) else (grads,)
 
 
-def _env(c: G.Case, tensors: list, params: dict | None = None, cell=None) -> dict:
+def _env(c: G.Case, tensors: list, params: dict | None = None) -> dict:
     params = params or {}
     env = {"ms": ms, **{f"t{i}": t for i, t in enumerate(tensors) if i not in params},
-           **{f"p{i}": p for i, p in params.items()}, "cell": cell}
+           **{f"p{i}": p for i, p in params.items()}}
     if not c.is_method:
         env["target"] = resolve(c.target)
     return env
 
 
-def _graph_function(g: Golden, parameters: dict | None = None, cell=None):
+def _graph_function(g: Golden, parameters: dict | None = None):
     c = g.case
     parameters = parameters or {}
-    names = [f"t{i}" for i in g.call_inputs()]
+    names = [f"t{i}" for i in range(len(c.tensors())) if i not in parameters]
     keys = list(g.cotangents())
     cot_names = [f"c{i}" for i in range(len(keys))]
+    env = {"ms": ms, **{f"p{i}": p for i, p in parameters.items()}}
+    if not c.is_method:
+        env["target"] = resolve(c.target)
     call = c.source_call("target")
     lines = [f"def golden({', '.join(names + cot_names)}):"]
-    if g.differentiated:
+    if g.grad_positions:
         params = ", ".join(f"t{i}" for i in g.grad_positions)
         root = f"{c.cid}/out"
         total = " + ".join(f"(out{_path(k, root)} * {n}).sum()" for k, n in zip(keys, cot_names))
-        position = tuple(range(len(g.grad_positions))) if g.grad_positions else None
-        weights = ", weights=cell.trainable_params()" if cell is not None else ""
         lines += [f"    def loss({params}):",
                   f"        out = {call}",
                   f"        return {total}",
-                  f"    return {call}, ms.grad(loss, grad_position={position}{weights})({params})"]
+                  f"    return {call}, ms.grad(loss, grad_position="
+                  f"{tuple(range(len(g.grad_positions)))})({params})"]
     else:
         lines.append(f"    return {call}")
-    source = "\n".join(lines) + "\n"
-    filename = f"<golden {c.cid}>"
+    return _compile_source("\n".join(lines) + "\n", f"<golden {c.cid}>", env)
+
+
+# --- layers ----------------------------------------------------------------------------------------
+
+def make_cell(g: Golden):
+    """A fresh layer of a cell case, its ``init`` tensors as initial weights and its
+    ``param_values`` set."""
+    c, inputs = g.case, g.inputs
+    env = {"ms": ms, "target": resolve(c.target),
+           **{f"t{i}": Tensor(inputs[i].copy()) for i in c.init_slots()}}
+    cell = eval(c.constructor_call("target"), env)  # noqa: S307 - the case's own call text
+    by_path = dict(cell.parameters_and_names())
+    for path, slot in c.param_value_slots().items():
+        by_path[path].set_data(Tensor(inputs[slot].copy()))
+    if c.train:
+        cell.set_train()
+    return cell
+
+
+def _cell_setup(g: Golden, params: dict):
+    """The cell that is run (its parameters put in ``params`` by path, for comparing after the
+    call), a fresh one to differentiate (or None) and its trainable parameters in the recorded
+    order."""
+    cell = make_cell(g)
+    params.update(cell.parameters_and_names())
+    if not g.grad_keys:
+        return cell, None, None
+    grad_cell = make_cell(g)
+    by_path = dict(grad_cell.parameters_and_names())
+    weights = ms.ParameterTuple(by_path[path] for path in g.grad_params) if g.grad_params else None
+    return cell, grad_cell, weights
+
+
+def _call_args(g: Golden) -> list[int]:
+    """The slots of a cell case's call arguments (those not in ``init``)."""
+    skip = set(g.case.init_slots())
+    return [i for i in range(len(g.case.tensors())) if i not in skip]
+
+
+def _split_cell_grads(g: Golden, grads) -> tuple:
+    """``ms.grad``'s result as one flat tuple: input gradients, then parameter gradients."""
+    if g.grad_positions and g.grad_params:
+        xs, ws = grads
+    elif g.grad_positions:
+        xs, ws = grads, ()
+    else:
+        xs, ws = (), grads
+    return (xs if isinstance(xs, tuple) else (xs,)) + tuple(ws)
+
+
+def _run_cell_pynative(g: Golden, params: dict):
+    c, inputs = g.case, g.inputs
+    cell, grad_cell, weights = _cell_setup(g, params)
+    env = {"ms": ms, "cell": cell, **{f"t{i}": Tensor(inputs[i].copy()) for i in _call_args(g)}}
+    out = eval(c.source_call("target", callee="cell"), env)  # noqa: S307
+    if not g.grad_keys:
+        return out, None
+    pos, cots, root = g.grad_positions, g.cotangents(), f"{c.cid}/out"
+
+    def loss(*xs):
+        tensors = {f"t{i}": Tensor(inputs[i].copy()) for i in _call_args(g)}
+        tensors.update({f"t{i}": x for i, x in zip(pos, xs)})
+        env = {"ms": ms, "cell": grad_cell, **tensors}
+        o = eval(c.source_call("target", callee="cell"), env)  # noqa: S307
+        total = 0
+        for key, cot in cots.items():
+            leaf = eval("o" + _path(key, root), {"o": o})  # noqa: S307
+            total = total + (leaf * Tensor(cot)).sum()
+        return total
+
+    positions = tuple(range(len(pos))) if pos else None
+    grads = ms.grad(loss, grad_position=positions, weights=weights)(
+        *[Tensor(inputs[i]) for i in pos])
+    return out, _split_cell_grads(g, grads)
+
+
+def _run_cell_graph(g: Golden, params: dict):
+    c, inputs = g.case, g.inputs
+    cell, grad_cell, weights = _cell_setup(g, params)
+    names = [f"t{i}" for i in _call_args(g)]
+    keys = list(g.cotangents())
+    cot_names = [f"c{i}" for i in range(len(keys))]
+    lines = [f"def golden({', '.join(names + cot_names)}):"]
+    if g.grad_keys:
+        args = ", ".join(f"t{i}" for i in g.grad_positions)
+        root = f"{c.cid}/out"
+        total = " + ".join(f"(out{_path(k, root)} * {n}).sum()" for k, n in zip(keys, cot_names))
+        positions = tuple(range(len(g.grad_positions))) if g.grad_positions else None
+        lines += [f"    def loss({args}):",
+                  f"        out = {c.source_call('target', callee='grad_cell')}",
+                  f"        return {total}",
+                  f"    return {c.source_call('target', callee='cell')}, "
+                  f"ms.grad(loss, grad_position={positions}, weights=weights)({args})"]
+    else:
+        lines.append(f"    return {c.source_call('target', callee='cell')}")
+    env = {"ms": ms, "cell": cell, "grad_cell": grad_cell, "weights": weights}
+    fn = _compile_source("\n".join(lines) + "\n", f"<golden {c.cid}>", env)
+    cots = [Tensor(x) for x in g.cotangents().values()]
+    res = fn(*[Tensor(inputs[i].copy()) for i in _call_args(g)], *cots)
+    if not g.grad_keys:
+        return res, None
+    out, grads = res
+    return out, _split_cell_grads(g, grads)
+
+
+def _compile_source(source: str, filename: str, env: dict):
+    """``ms.jit`` of the function ``golden`` defined by ``source`` (seen by the frontend through
+    ``linecache``, as any user function)."""
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    env = {"ms": ms, **{f"p{i}": p for i, p in parameters.items()}, "cell": cell}
-    if not c.is_method:
-        env["target"] = resolve(c.target)
     exec(compile(source, filename, "exec"), env)  # noqa: S102 - the case's own generated text
     return ms.jit(env["golden"])
 
@@ -273,32 +352,32 @@ def compare_params(params: dict, g: Golden) -> None:
     """The ``P`` inputs after the call against MindSpore's Parameters after its call — by value
     even with ``values=False``, which is about the outputs (an update is deterministic where an
     op's outputs may not be comparable)."""
+    if g.case.is_cell:
+        recorded = g.record.get("params", [])
+        assert sorted(params) == sorted(recorded), \
+            f"the layer's parameters are {list(params)}, MindSpore's {recorded}"
     for i, p in params.items():
         want = np.array(g.data[f"{g.case.cid}/param/{i}"])
         got = p.asnumpy()
+        name = i if isinstance(i, str) else f"p{i}"  # a layer's parameter path, or a P slot
         assert got.dtype == want.dtype and got.shape == want.shape, \
-            f"Parameter p{i} after the call: {got.dtype}{list(got.shape)}, MindSpore gives " \
+            f"Parameter {name} after the call: {got.dtype}{list(got.shape)}, MindSpore gives " \
             f"{want.dtype}{list(want.shape)}"
-        assert_values(got, want, g.case.rtol, g.case.atol, f"Parameter p{i} after the call")
+        assert_values(got, want, g.case.rtol, g.case.atol, f"Parameter {name} after the call")
 
 
 def compare_grads(grads, g: Golden) -> None:
-    """The inputs' gradients, then (a layer case) the trainable Parameters', by name."""
-    keys = [(f"{g.case.cid}/grad/{i}", f"t{i}") for i in g.grad_positions]
-    keys += [(f"{g.case.cid}/wgrad/{name}", name) for name in g.grad_weights]
-    if g.grad_weights:
-        names = [p.name for p in g.make_cell().trainable_params()]
-        assert names == g.grad_weights, f"trainable Parameters {names}, MindSpore has " \
-                                        f"{g.grad_weights}"
-    assert len(grads) == len(keys), f"{len(grads)} gradients, MindSpore gives {len(keys)}"
-    for (key, what), grad in zip(keys, grads):
-        want = np.array(g.data[key])
+    assert len(grads) == len(g.grad_keys), \
+        f"{len(grads)} gradients, MindSpore gives {len(g.grad_keys)}"
+    for i, grad in zip(g.grad_keys, grads):
+        want = np.array(g.data[f"{g.case.cid}/grad/{i}"])
         got = grad.asnumpy()
-        assert got.shape == want.shape, f"gradient of {what}: shape {list(got.shape)}, " \
+        name = i if isinstance(i, str) else f"t{i}"
+        assert got.shape == want.shape, f"gradient of {name}: shape {list(got.shape)}, " \
                                         f"MindSpore gives {list(want.shape)}"
         scale = max(1.0, float(np.max(np.abs(want)))) if want.size else 1.0
         np.testing.assert_allclose(got, want, rtol=GRAD_RTOL, atol=GRAD_ATOL * scale,
-                                   equal_nan=True, err_msg=f"gradient of {what}")
+                                   equal_nan=True, err_msg=f"gradient of {name}")
 
 
 # --- finite differences ----------------------------------------------------------------------------
@@ -310,16 +389,11 @@ def fd_function(g: Golden):
     cots = {k: Tensor(v.astype(np.float64)) for k, v in g.cotangents().items()}
     root = f"{c.cid}/out"
 
-    cell = g.make_cell()
-    if cell is not None:   # central differences in float64: the layer's weights too
-        for p in cell.get_parameters():
-            p.set_dtype(ms.float64)
-
     def loss(*xs):
         tensors = [Tensor(a.copy()) for a in inputs]  # copies: an in-place op writes its input
         for i, x in zip(pos, xs):
             tensors[i] = x
-        out = eval(c.source_call("target"), _env(c, tensors, g.make_params(), cell))  # noqa: S307
+        out = eval(c.source_call("target"), _env(c, tensors, g.make_params()))  # noqa: S307
         total = 0
         for key, cot in cots.items():
             total = total + (eval("o" + _path(key, root), {"o": out}) * cot).sum()  # noqa: S307
@@ -335,17 +409,12 @@ def fd_inputs(g: Golden) -> tuple:
 def graph_grads_float64(g: Golden) -> tuple:
     """The compiled gradient (``ms.grad`` inside ``ms.jit``) at the float inputs cast to float64."""
     params = g.make_params()
-    inputs = [g.inputs[i].astype(np.float64) if i in g.grad_positions else g.inputs[i]
-              for i in g.call_inputs()]
-    cell = g.make_cell()
-    if cell is not None:
-        for p in cell.get_parameters():
-            p.set_dtype(ms.float64)
-    fn = _graph_function(g, params, cell)
+    inputs = [a.astype(np.float64) if i in g.grad_positions else a
+              for i, a in enumerate(g.inputs) if i not in params]
+    fn = _graph_function(g, params)
     cots = [Tensor(x.astype(np.float64)) for x in g.cotangents().values()]
     _, grads = fn(*[Tensor(a) for a in inputs], *cots)
-    grads = _grad_list(grads, g.grad_positions, cell.trainable_params() if cell else None)
-    return grads[:len(g.grad_positions)]
+    return grads if isinstance(grads, tuple) else (grads,)
 
 
 def central_differences(loss, xs: tuple, eps: float = 1e-6) -> list[np.ndarray]:

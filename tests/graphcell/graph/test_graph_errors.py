@@ -7,6 +7,7 @@ import pytest
 
 import graphcell as ms
 from graphcell import nn, ops, Tensor
+from graphcell.graph import GraphModeWarning
 from graphcell_ir.errors import GraphCompileError, GraphSyntaxError, GraphValueError
 
 HERE = __file__.rsplit("/", 1)[-1]
@@ -116,12 +117,14 @@ def test_a_failed_jit_compile_leaves_parameters_alone():
     assert net.b.asnumpy().tolist() == [0.0, 0.0, 0.0]
 
 
-def test_reading_tensor_values_in_construct_is_an_error(graph_mode):
+def test_reading_tensor_values_in_construct_runs_as_python_with_a_warning(graph_mode):
     class Reads(nn.Cell):
         def construct(self, x):
             return x.asnumpy()
-    with pytest.raises(GraphCompileError, match="asnumpy"):
-        Reads()(x3())
+    with pytest.warns(GraphModeWarning, match=r"asnumpy\(\) runs as Python when the graph") as w:
+        out = Reads()(x3())
+    assert isinstance(out, np.ndarray) and out.tolist() == x3().asnumpy().tolist()
+    assert "test_graph_errors.py" in str(w[0].message) and "return x.asnumpy()" in str(w[0].message)
 
 
 def test_a_gradient_transform_given_a_tensor_names_the_line(graph_mode):

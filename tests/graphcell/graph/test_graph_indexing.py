@@ -1,7 +1,7 @@
 """Indexing with tensors in graph mode: ``x[i]`` / ``x[:, i]`` with an integer index tensor (or a
 list of ints) is ``take``, ``x[i] = v`` is ``scatter_update`` and ``x[mask] = v`` is ``select``;
 each gives what PyNative gives, values and gradients. Reading ``x[mask]`` has a data-dependent
-shape and is refused with the user's line."""
+shape: it runs as Python when the graph runs (JIT Fallback, as MindSpore 2.10), with a warning."""
 import numpy as np
 import pytest
 from differential import assert_same_in_both_modes
@@ -101,7 +101,7 @@ class ReadMask(nn.Cell):
 
 class TwoIndexTensors(nn.Cell):
     def construct(self, x, i):
-        return x[i, i]
+        return x[i, ..., i]
 
 
 class FloatIndex(nn.Cell):
@@ -116,11 +116,10 @@ class ValuePerElement(nn.Cell):
 
 
 @pytest.mark.parametrize("net,args,words", [
-    (ReadMask(), (x34(),), "boolean mask selects a data-dependent number"),
-    (TwoIndexTensors(), (x34(), idx(0)), "one integer index tensor per subscript"),
+    (TwoIndexTensors(), (x34(), idx(0)), "when they (and ints among them) are adjacent"),
     (FloatIndex(), (x34(),), "must be an integer tensor"),
     (ValuePerElement(), (x34(), Tensor(np.ones(12, np.float32))), "one selected row []"),
-], ids=["read-mask", "two-index-tensors", "float-index", "value-per-element"])
+], ids=["two-index-tensors", "float-index", "value-per-element"])
 def test_what_graph_mode_cannot_index_is_named_at_the_users_line(net, args, words):
     ms.set_context(mode=ms.GRAPH_MODE)
     try:
@@ -130,3 +129,28 @@ def test_what_graph_mode_cannot_index_is_named_at_the_users_line(net, args, word
         ms.set_context(mode=ms.PYNATIVE_MODE)
     text = str(e.value)
     assert words in text and "test_graph_indexing.py" in text and "x[" in text, text
+
+
+class SeveralIndexTensors(nn.Cell):
+    """numpy's advanced indexing with several index tensors (issue 19): one gather_nd."""
+
+    def construct(self, x, i, j):
+        return x[i, j], x[:, i, j], x[1, i], x[i[:1], j[0]]
+
+
+def test_several_index_tensors_read_as_in_pynative_with_gradients():
+    x = Tensor(RNG.standard_normal((3, 3, 4)).astype(np.float32))
+    i, j = Tensor(np.array([0, 2], np.int64)), Tensor(np.array([[1], [-1]], np.int32))
+    out = assert_same_in_both_modes(SeveralIndexTensors(), x, i, j)
+    assert [o.shape for o in out] == [(2, 2, 4), (3, 2, 2), (2, 4), (1, 4)]
+    assert_grads_agree(SeveralIndexTensors(), x, i, j)
+
+
+def test_reading_with_a_mask_runs_as_python_with_a_warning():
+    """MindSpore 2.10 runs ``x[x > 0]`` in graph mode (JIT Fallback); so does graphcell, with a
+    warning (the shape depends on the data; no gradient flows through it, as in MindSpore)."""
+    from graphcell.graph import GraphModeWarning
+    x = x34()
+    with pytest.warns(GraphModeWarning, match=r"x\[mask\] runs as Python"):
+        out = assert_same_in_both_modes(ReadMask(), x)
+    assert out.asnumpy().tolist() == x.asnumpy()[x.asnumpy() > 0].tolist()

@@ -10,8 +10,8 @@ from graphcell import nn, ops
 from graphcell.graph.resolver import GraphResolver, construct_of, sequential_construct
 from graphcell.graph.warn import GraphModeWarning
 from graphcell.tensor import Tensor
-from graphcell_ir.frontend.resolve import (CellCall, Constant, Inline, Param, PrimitiveCall,
-                                           StaticCall, Static, Traced, Unsupported)
+from graphcell_ir.frontend.resolve import (CellCall, Constant, Host, Inline, Param,
+                                           PrimitiveCall, StaticCall, Static, Traced, Unsupported)
 from graphcell_ir.ir.types import TensorType, float32
 from graphcell_ir.ops import functional as F
 
@@ -169,11 +169,15 @@ def test_callable_objects_inline_their_call(r):
 @pytest.mark.parametrize("obj, words", [
     (print, "print"),
     (ms.Parameter, "__init__"),
-    (nn.Dense, "__init__"),
+    (nn.Cell.register_forward_hook.__get__(nn.ReLU()), "register_forward_hook() in construct"),
 ])
 def test_unsupported_with_reasons(r, obj, words):
     rec = r.classify(obj)
     assert isinstance(rec, Unsupported) and words in rec.reason
+
+
+def test_cells_made_in_compiled_code_are_made_while_compiling(r):
+    assert isinstance(r.classify(nn.Dense), StaticCall)   # as MindSpore 2.10
 
 
 def test_gradient_apis_are_transforms_and_gradient_calls(r):
@@ -193,7 +197,8 @@ def test_tensor_methods(r):
     assert isinstance(r.tensor_method("astype"), Traced)
     assert r.tensor_method("no_such_method") is None
     assert r.tensor_method("_reduce") is None
-    assert isinstance(r.tensor_method("asnumpy"), Unsupported)
+    assert isinstance(r.tensor_method("asnumpy"), Host)            # JIT Fallback
+    assert isinstance(r.tensor_method("__bool__"), Unsupported)
     prop = r.tensor_method("T")
     assert isinstance(prop, Traced) and prop.is_property
     assert r.is_tensor_class(Tensor) and r.is_tensor_class(object)

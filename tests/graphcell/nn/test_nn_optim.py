@@ -218,7 +218,8 @@ def test_constructor_errors():
         nn.SGD([{"params": [w], "momentum": 0.9}])
     with pytest.raises(ValueError, match="'order_params' must list exactly the grouped"):
         nn.SGD([{"params": [w, b]}, {"order_params": [w]}])
-    with pytest.raises(TypeError, match="'learning_rate' must be a float, a Tensor or a list"):
+    with pytest.raises(TypeError, match="'learning_rate' must be a float, a Tensor, a list or a "
+                                        "LearningRateSchedule"):
         nn.SGD([w], learning_rate="fast")
 
 
@@ -232,3 +233,138 @@ def test_user_defined_optimizer_on_the_base_class():
     w = ms.Parameter(ms.Tensor([1.0, 2.0]), name="w")
     assert PlainSGD(0.5, [w])((ms.Tensor([2.0, 2.0]),)) == (True,)
     close(w.asnumpy(), [0.0, 1.0])
+
+
+# --- what MindSpore 2.10's CPU build cannot run: checked against the documented formulas -------
+
+def _run(opt, params, grads, mode):
+    """Apply ``opt`` to each step's gradients, in PyNative or compiled; the parameters' values."""
+    class Apply(nn.Cell):
+        def __init__(self):
+            super().__init__(auto_prefix=False)
+            self.opt = opt
+
+        def construct(self, g):
+            return self.opt(g)
+    step = Apply() if mode == "graph" else opt
+    ms.set_context(mode=ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE)
+    try:
+        for g in grads:
+            step(tuple(Tensor(x.astype(np.float32)) for x in g))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    return [p.asnumpy().astype(np.float64) for p in params]
+
+
+def _conv_params():
+    rng = np.random.default_rng(5)
+    values = [rng.uniform(-1, 1, (2, 16, 1, 1)), rng.uniform(-1, 1, (2, 3)), rng.uniform(-1, 1, 2)]
+    names = ["conv.weight", "fc.weight", "fc.bias"]
+    grads = [[rng.uniform(-1, 1, v.shape) for v in values] for _ in range(2)]
+    return [Parameter(Tensor(v.astype(np.float32)), name=n) for n, v in zip(names, values)], \
+        values, grads
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_gradient_centralization_matches_its_formula(mode):
+    # MindSpore's rule: rank > 1 and a second axis that is a multiple of 16 (conv kernels)
+    ps, values, grads = _conv_params()
+    opt = nn.Momentum([{"params": ps, "grad_centralization": True}], 0.1, 0.9)
+    got = _run(opt, ps, grads, mode)
+    centred = [[g[0] - g[0].mean(axis=(1, 2, 3), keepdims=True), g[1], g[2]] for g in grads]
+    for i, p in enumerate(values):
+        close(got[i], ref_momentum(p, [g[i] for g in centred], 0.1, 0.9), 1e-5)
+    assert opt.grad_centralization_flags == (True, True, True)
+
+
+def ref_lamb(p, grads, lr, b1=0.9, b2=0.999, eps=1e-6, wd=0.0):
+    m, v = np.zeros_like(p), np.zeros_like(p)
+    for t, g in enumerate(grads, 1):
+        m, v = b1 * m + (1 - b1) * g, b2 * v + (1 - b2) * g * g
+        r = m / (1 - b1 ** t) / (np.sqrt(v / (1 - b2 ** t)) + eps) + wd * p
+        w_norm, r_norm = np.linalg.norm(p), np.linalg.norm(r)
+        trust = w_norm / r_norm if w_norm > 0 and r_norm > 0 else 1.0
+        p = p - lr * trust * r
+    return p
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_lamb_matches_the_documented_formula(mode):
+    w, b = params()   # "beta": no weight decay
+    got = _run(nn.Lamb([w, b], 0.1, weight_decay=0.01), [w, b], GRADS, mode)
+    close(got[0], ref_lamb(W0, GW, 0.1, wd=0.01), 1e-5)
+    close(got[1], ref_lamb(B0, GB, 0.1), 1e-5)
+
+
+def ref_lars_momentum(p, grads, lr, u, coefficient=0.001, eps=1e-5, wd=0.0):
+    acc = np.zeros_like(p)
+    for g in grads:
+        w_norm, g_norm = np.linalg.norm(p), np.linalg.norm(g)
+        ratio = coefficient * w_norm / (g_norm + wd * w_norm + eps)
+        g = ratio * (g + wd * p)
+        acc = u * acc + g
+        p = p - lr * acc
+    return p
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_lars_matches_the_documented_formula(mode):
+    w, b = Parameter(Tensor(W0.astype(np.float32)), name="w"), \
+        Parameter(Tensor(B0.astype(np.float32)), name="fc.bias")
+    inner = nn.Momentum([w, b], 0.1, 0.9, weight_decay=0.01, loss_scale=2.0)
+    opt = nn.LARS(inner, coefficient=0.5)
+    scaled = [(gw * 2, gb * 2) for gw, gb in GRADS]   # the loss scale LARS undoes
+    got = _run(opt, [w, b], scaled, mode)
+    close(got[0], ref_lars_momentum(W0, GW, 0.1, 0.9, 0.5, wd=0.01), 1e-5)
+    close(got[1], ref_momentum(B0, GB, 0.1, 0.9), 1e-5)    # 'bias': LARS leaves it alone
+    assert inner.global_step.asnumpy().tolist() == [2] and opt.global_step is inner.global_step
+
+
+def test_learning_rate_objects_and_get_lr_parameter():
+    w, b = params()
+    schedule = nn.WarmUpLR(0.1, 4)
+    opt = nn.SGD([w, b], schedule)
+    assert opt.learning_rate is schedule and opt.dynamic_lr
+    assert opt.get_lr_parameter(w) is schedule
+    listed = nn.SGD([w, b], [0.1, 0.2])
+    lr_param = listed.get_lr_parameter(w)
+    assert isinstance(lr_param, Parameter) and lr_param.name == "learning_rate"
+    close(lr_param.asnumpy(), [0.1, 0.2])
+    grouped = nn.SGD([{"params": [w], "lr": [0.3, 0.2]}, {"params": [b]}], [0.1, 0.05])
+    assert [p.name for p in grouped.get_lr_parameter([w, b])] == ["learning_rate_group_0",
+                                                                  "learning_rate"]
+    close(grouped.get_lr()[0].asnumpy(), 0.3)
+    close(grouped.get_lr()[1].asnumpy(), 0.1)
+    with pytest.raises(ValueError, match="parameter 'x' is not updated by this optimizer"):
+        opt.get_lr_parameter(Parameter(Tensor([1.0]), name="x"))
+
+
+def test_a_dynamic_rate_that_runs_out_keeps_its_last_value():
+    # MindSpore 2.10 fails with a Gather index error there
+    w = Parameter(Tensor([1.0]), name="w")
+    opt = nn.SGD([w], [0.1, 0.2])
+    for _ in range(4):
+        opt((Tensor([1.0]),))
+    close(w.asnumpy(), [1.0 - 0.1 - 0.2 - 0.2 - 0.2])
+
+
+def test_optimizer_refusals():
+    w, b = params()
+    with pytest.raises(ValueError, match="FTRL: dynamic and group learning rates are not"):
+        nn.FTRL([w], learning_rate=nn.WarmUpLR(0.1, 2))
+    with pytest.raises(TypeError, match="SGD: dynamic weight decay"):
+        nn.SGD([w], weight_decay=nn.WarmUpLR(0.1, 2))
+    with pytest.raises(TypeError, match="'grad_centralization' must be a bool"):
+        nn.Momentum([{"params": [w], "grad_centralization": 1}], 0.1, 0.9)
+    with pytest.raises(ValueError, match=r"must have one length, got \[2, 3\]"):
+        nn.Momentum([{"params": [w], "lr": [0.1, 0.2]}, {"params": [b]}], [0.1, 0.2, 0.3], 0.9)
+    with pytest.raises(TypeError, match="'momentum' must be a float, got int 1"):
+        nn.Momentum([w], 0.1, 1)
+    with pytest.raises(TypeError, match="LARS: 'optimizer' must be an nn.Optimizer"):
+        nn.LARS(nn.Dense(2, 2))
+    with pytest.raises(KeyError, match="unknown keyword argument"):
+        nn.Adam([w], use_fast=True)
+    with pytest.raises(ValueError, match="'use_lazy' and 'use_offload' cannot both be True"):
+        nn.Adam([w], use_lazy=True, use_offload=True)
+    with pytest.raises(ValueError, match="'loss_scale' must be positive"):
+        nn.Adam([w], loss_scale=0.0)

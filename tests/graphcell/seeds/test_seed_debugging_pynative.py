@@ -6,6 +6,7 @@ the hook samples (newer API) in test_seed_hooks.py. The ms_function (staging) sa
 mode and belong to the graph-mode issue.
 """
 import numpy as np
+import pytest
 
 import graphcell
 import graphcell.nn as nn
@@ -54,6 +55,7 @@ def test_grad_operation_get_all_on_int32(capsys):
                                        "Tensor(shape=[], dtype=Int32, value= 1))\n")
 
 
+@pytest.mark.both_modes
 def test_hook_backward_with_grad_operation(capsys):
     def hook_fn(grad_out):
         print(grad_out)
@@ -77,6 +79,7 @@ def test_hook_backward_with_grad_operation(capsys):
         "(Tensor(shape=[], dtype=Float32, value= 4), Tensor(shape=[], dtype=Float32, value= 4))\n")
 
 
+@pytest.mark.both_modes
 def test_custom_bprop(capsys):
     grad_all = GradOperation(get_all=True)
     output = grad_all(CustomBpropNet())(Tensor(1, graphcell.float32), Tensor(2, graphcell.float32))

@@ -471,7 +471,7 @@ def test_builtins_on_tensors_and_statics():
         n = min((x.min(), y.min()))
         s = sum((x, y, m), 1.0)
         ok = hasattr(x, "sum") and not hasattr(x, "nope") and getattr(x, "ndim") == 1
-        k = max(len(x), 2) + abs(-3) + (v := 4)
+        k, v = max(len(x), 2) + abs(-3) + 4, 4
         return abs(s - n) * k if ok and v == 4 else x, all((x.sum() > 0, y.sum() > 0))
 
     out = check(f, [F32_3, F32_3], """

@@ -9,8 +9,8 @@ from expect_ir import check
 from frontend_fakes import Cell, FakeResolver, Parameter, Primitive, ops, run_eager
 
 from graphcell_ir.backend.interp import interpret
-from graphcell_ir.errors import GraphSyntaxError
-from graphcell_ir.frontend import compile_function
+from graphcell_ir.errors import GraphLimitError, GraphSyntaxError
+from graphcell_ir.frontend import Limits, compile_function
 from graphcell_ir.frontend import resolve as R
 from graphcell_ir.ir import LIB, TensorType, float32, walk
 
@@ -219,5 +219,18 @@ def test_recursion_is_reported():
     def forever(x):
         return forever(x)
 
-    with pytest.raises(GraphSyntaxError, match="recursion is not supported"):
+    with pytest.raises(GraphLimitError, match="calls nest 41 levels deep .is forever recursive"):
+        compile_function(forever, None, [F32_23], FakeResolver(), limits=Limits(call_depth=40))
+    with pytest.raises(GraphLimitError, match="max_call_depth=1000; raise the limit with "
+                                              r"set_context\(max_call_depth=...\)"):
         compile_function(forever, None, [F32_23], FakeResolver())
+
+
+def test_deep_but_bounded_recursion_compiles_up_to_the_limit():
+    def count(x, n):
+        return x if n == 0 else count(x + 1.0, n - 1)
+
+    out = compile_function(count, None, [F32_23, 150], FakeResolver())
+    assert sum(1 for op in walk(out.module) if op.opdef.name == "add") == 150
+    with pytest.raises(GraphLimitError):
+        compile_function(count, None, [F32_23, 150], FakeResolver(), limits=Limits(call_depth=100))

@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 from expect_ir import check
 from frontend_fakes import Cell, CellList, FakeResolver, Parameter, SequentialCell, ops, run_eager
+from timeouts import within
 
 from graphcell_ir.backend.interp import interpret
 from graphcell_ir.frontend import compile_function
-from graphcell_ir.ir import TensorType, float32
+from graphcell_ir.ir import TensorType, float32, walk
 
 F32_3 = TensorType(float32, (3,))
 INPUTS = [np.array(v, np.float32) for v in ([1, 2, 3], [-1, -2, -3], [0.5, -4, 1], [30, 1, 2])]
@@ -611,3 +612,104 @@ func @f(%x: f32[3]) -> f32[3] {
 """)
     got = interpret(out.module, INPUTS[0])
     np.testing.assert_array_equal(got, [0.0, 3.0, 0.0])
+
+
+# --- jumps under tensor conditions in loops unrolled while compiling (issue 19) -------------------
+
+def test_early_return_under_a_tensor_condition_inside_an_unrolled_while():
+    def f(x):
+        n = 0
+        while n < 3:
+            if x.sum() > 0:
+                return x * n
+            x = x + 1.0
+            n += 1
+        return x
+
+    out = compile_function(f, None, [F32_3], FakeResolver())
+    for x in INPUTS + [np.array([-5, -1, 0], np.float32), np.array([-2, 0, 0], np.float32)]:
+        agrees(out, f, x)
+
+
+def test_break_under_a_tensor_condition_in_a_python_bounded_while():
+    """MindSpore's ``i = 0; while i < 10: ... if x.max() > 50: break``: the break makes the flags
+    bool values, and the rest of the loop (with ``i``, now a run-time scalar) an IR while."""
+    def f(x):
+        i = 0
+        while i < 10:
+            x = x * 2.0
+            if x.max() > 50.0:
+                break
+            i += 1
+        return x, i
+
+    out = compile_function(f, None, [F32_3], FakeResolver())
+    assert any(op.opdef.name == "while" for op in walk(out.module))
+    for x in INPUTS + [np.array([100, 0, 0], np.float32), np.array([1e-3, 0, 0], np.float32)]:
+        agrees(out, f, x)
+
+
+def test_a_static_break_keeps_the_loop_unrolled():
+    def f(x):
+        i = 0
+        while i < 10:
+            x = x + 1.0
+            if i == 2:
+                break
+            i += 1
+        else:
+            x = x * 0.0
+        return x
+
+    out = compile_function(f, None, [F32_3], FakeResolver())
+    assert [op.opdef.name for op in walk(out.module)] == ["add", "add", "add", "return"]
+
+
+def test_while_true_whose_only_exits_are_breaks_in_elif_and_else():
+    """It used to unroll 10000 iterations reporting each break again (the "hang" of issue 19);
+    now the first tensor-conditioned break turns the rest of the loop into an IR while."""
+    def f(x):
+        while True:
+            x = x * 2.0
+            if x.sum() > 100.0:
+                x = x + 1.0
+            elif x.sum() > 50.0:
+                break
+            else:
+                break
+        return x
+
+    out = compile_function(f, None, [F32_3], FakeResolver())
+    for x in INPUTS + [np.array([0.1, 0.2, 0.3], np.float32), np.array([40, 1, 1], np.float32)]:
+        agrees(out, f, x)
+
+
+def test_both_branches_binding_the_same_new_value_update_the_variable():
+    """Both branches of the inner if set the break flag to the same object (``True``): the merge
+    used to keep the flag's old value, so a tensor while whose breaks are only in ``elif`` and
+    ``else`` never stopped (issue 19). Guarded by a timeout, so a regression fails."""
+    def f(x):
+        while x.sum() < 1000.0:
+            x = x * 2.0
+            if x.sum() > 100.0:
+                x = x + 1.0
+            elif x.sum() > 50.0:
+                break
+            else:
+                break
+        return x
+
+    def same_object(x, y):
+        z = x
+        if x.sum() > 0:
+            z = y
+        else:
+            z = y
+        return z
+
+    with within(seconds=60):
+        out = compile_function(f, None, [F32_3], FakeResolver())
+        for x in INPUTS:
+            agrees(out, f, x)
+        agrees(compile_function(same_object, None, [F32_3, F32_3], FakeResolver()), same_object,
+               INPUTS[0], INPUTS[1])

@@ -560,7 +560,29 @@ def _negate_all(*xs):
     return tuple(-x for x in xs)  # replacement values of the same types
 
 
+def _py_call(g, dt):
+    xs = tuple(g.array(g.shape(), dt) for _ in range(g.int(1, 3)))
+    types = tuple(TensorType(to_dtype(dt), x.shape) for x in xs)
+    return xs, {"fn": _negate_each, "name": "negate", "types": types}
+
+
+def _negate_each(*xs):
+    return tuple(-x for x in xs)
+
+
+def _negate_each_vjp(*tensors_and_cotangents):
+    n = len(tensors_and_cotangents) // 2
+    return tuple(-d for d in tensors_and_cotangents[n:])
+
+
+_negate_each.vjp = _negate_each_vjp   # py_call's gradient is its function's vjp
+
+
 _rows |= {
+    "py_call": Sample(_py_call, NUMERIC, bad=(Bad((NONE,), error=OpTypeError),),
+                      grad_attrs={"fn": None}),  # the gradient checks compare text round trips:
+                                                # without fn it is the identity; with fn,
+                                                # its vjp (test_host_calls.py)
     "host_callback": Sample(_host_callback, NUMERIC, bad=(Bad((NONE,), error=OpTypeError),),
                             grad_attrs={"fn": None}),  # no callback: the checks compare text
                                                       # round trips; replaced values get the

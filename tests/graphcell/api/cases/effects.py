@@ -112,6 +112,10 @@ CASES = [
     case("ops.SGD", P(v()), v(), T(np.array(0.1, np.float32)), P(v()),
          T(np.array(0.9, np.float32)), P(T(np.array([0.0, 1.0, 0.0], np.float32))),
          init=dict(weight_decay=0.01, nesterov=True), **NO_GRAD),
+    # momentum 0: plain descent; accum and stat are left as they are
+    case("ops.SGD", P(v()), v(), T(np.array(0.1, np.float32)), P(v()),
+         T(np.array(0.0, np.float32)), P(T(np.array([1.0, 0.0, 1.0], np.float32))),
+         init=dict(dampening=0.5, weight_decay=0.01), id="no_momentum", **NO_GRAD),
     case("ops.Adam", P(v()), P(v()), P(v(**POS)), 0.9, 0.999, 0.001, 0.9, 0.999, 1e-8, v(),
          init=(), **STATE_ONLY),
     case("ops.Adam", P(v()), P(v()), P(v(**POS)), 0.81, 0.998, 0.01, 0.9, 0.999, 1e-8, v(),

@@ -1,7 +1,8 @@
 """Golden cases of the attention layers (``graphcell/nn/layers/transformer.py`` and
 ``ops.function.nn_func.multi_head_attention_forward``): each layer built with MindSpore's
-arguments and given the same weights on both sides (``weights=``); outputs, and gradients of the
-inputs and of every Parameter, compared with MindSpore 2.10's."""
+arguments and given the same weights on both sides (``param_values=``); outputs, and gradients
+of the inputs and of every Parameter, compared with MindSpore 2.10's (``nn.LayerNorm``'s cases
+are in ``layers_norm.py``)."""
 from golden_cases import N, T, case
 
 REFUSED: list = []
@@ -69,68 +70,62 @@ PADDING = [[False, False, True, False], [False, True, False, False]]   # (B, S):
 x = seq()
 CASES = [
     # --- MultiheadAttention ---
-    case("nn.MultiheadAttention", x, x, x, init=MHA(), weights=mha_weights(), id="self"),
-    case("nn.MultiheadAttention", seq(), seq(S), seq(S), init=MHA(), weights=mha_weights(),
+    case("nn.MultiheadAttention", x, x, x, init=MHA(), param_values=mha_weights(), id="self"),
+    case("nn.MultiheadAttention", seq(), seq(S), seq(S), init=MHA(), param_values=mha_weights(),
          id="cross"),
     case("nn.MultiheadAttention", seq(), T((S, B, 3)), T((S, B, 5)), init=MHA(kdim=3, vdim=5),
-         weights=mha_weights(kdim=3, vdim=5), id="kdim_vdim"),
+         param_values=mha_weights(kdim=3, vdim=5), id="kdim_vdim"),
     case("nn.MultiheadAttention", seq(), seq(S), seq(S), init=MHA(add_bias_kv=True,
                                                                   add_zero_attn=True),
-         weights=mha_weights(bias_kv=True), id="bias_kv_zero_attn"),
+         param_values=mha_weights(bias_kv=True), id="bias_kv_zero_attn"),
     case("nn.MultiheadAttention", T((B, L, E)), T((B, S, E)), T((B, S, E)),
-         init=MHA(batch_first=True, has_bias=False), weights=mha_weights(bias=False),
+         init=MHA(batch_first=True, has_bias=False), param_values=mha_weights(bias=False),
          id="batch_first_no_bias"),
     case("nn.MultiheadAttention", seq(), seq(S), seq(S), T(PADDING, "bool"),
-         init=MHA(), weights=mha_weights(), id="key_padding_mask"),
+         init=MHA(), param_values=mha_weights(), id="key_padding_mask"),
     case("nn.MultiheadAttention", seq(), seq(S), seq(S), attn_mask=T((L, S), lo=-1, hi=1),
-         average_attn_weights=False, init=MHA(), weights=mha_weights(), id="float_attn_mask"),
+         average_attn_weights=False, init=MHA(), param_values=mha_weights(), id="float_attn_mask"),
     case("nn.MultiheadAttention", seq(), seq(S), seq(S),
          attn_mask=T([[[False, True, False, False]] * L] * (B * HEADS), "bool"),
-         key_padding_mask=T(PADDING, "bool"), init=MHA(), weights=mha_weights(),
+         key_padding_mask=T(PADDING, "bool"), init=MHA(), param_values=mha_weights(),
          id="bool_masks"),
     case("nn.MultiheadAttention", seq(), seq(S), seq(S), need_weights=False, init=MHA(),
-         weights=mha_weights(), id="no_weights"),
+         param_values=mha_weights(), id="no_weights"),
     case("nn.MultiheadAttention", T((L, E)), T((S, E)), T((S, E)), init=MHA(),
-         weights=mha_weights(), id="unbatched"),
+         param_values=mha_weights(), id="unbatched"),
     # --- encoder and decoder layers ---
-    case("nn.TransformerEncoderLayer", seq(), init=LAYER(), weights=layer_weights(),
+    case("nn.TransformerEncoderLayer", seq(), init=LAYER(), param_values=layer_weights(),
          id="post_norm"),
     case("nn.TransformerEncoderLayer", T((B, L, E)), init=LAYER(norm_first=True, activation="gelu",
                                                                 batch_first=True),
-         weights=layer_weights(), id="pre_norm_gelu_batch_first"),
+         param_values=layer_weights(), id="pre_norm_gelu_batch_first"),
     # a float mask with a float padding mask: a bool padding mask with a float mask is where
     # MindSpore adds True as 1.0 and graphcell masks (docs/decisions.md)
     case("nn.TransformerEncoderLayer", seq(S), src_mask=T((S, S), lo=-1, hi=1),
          src_key_padding_mask=T([[0.0, 0.0, -1e4, 0.0], [0.0, -1e4, 0.0, 0.0]]),
-         init=LAYER(layer_norm_eps=1e-3), weights=layer_weights(), id="masks"),
+         init=LAYER(layer_norm_eps=1e-3), param_values=layer_weights(), id="masks"),
     case("nn.TransformerDecoderLayer", seq(), seq(S), init=LAYER(),
-         weights=layer_weights(decoder=True), id="post_norm"),
+         param_values=layer_weights(decoder=True), id="post_norm"),
     case("nn.TransformerDecoderLayer", seq(), seq(S), tgt_mask=T((L, L), lo=-1, hi=1),
          memory_key_padding_mask=T(PADDING, "bool"), init=LAYER(norm_first=True),
-         weights=layer_weights(decoder=True), id="pre_norm_masks"),
+         param_values=layer_weights(decoder=True), id="pre_norm_masks"),
     # --- stacks ---
     case("nn.TransformerEncoder", seq(),
          init=dict(encoder_layer=N("nn.TransformerEncoderLayer", E, HEADS, FF, 0.0),
                    num_layers=2, norm=N("nn.LayerNorm", (E,))),
-         weights={**layer_weights("layers.0."), **layer_weights("layers.1."),
-                  **norm_weights("norm")}, fd=False),
+         param_values={**layer_weights("layers.0."), **layer_weights("layers.1."),
+                       **norm_weights("norm")}, fd=False),
     case("nn.TransformerDecoder", seq(), seq(S),
          init=dict(decoder_layer=N("nn.TransformerDecoderLayer", E, HEADS, FF, 0.0),
                    num_layers=2),
-         weights={**layer_weights("layers.0.", decoder=True),
-                  **layer_weights("layers.1.", decoder=True)}, fd=False),
+         param_values={**layer_weights("layers.0.", decoder=True),
+                       **layer_weights("layers.1.", decoder=True)}, fd=False),
     case("nn.Transformer", seq(S), seq(), init=dict(d_model=E, nhead=HEADS, num_encoder_layers=1,
                                                     num_decoder_layers=1, dim_feedforward=FF,
                                                     dropout=0.0),
-         weights={**layer_weights("encoder.layers.0."), **norm_weights("encoder.norm"),
-                  **layer_weights("decoder.layers.0.", decoder=True),
-                  **norm_weights("decoder.norm")}, fd=False),
-    # --- layer norm (the Transformer's) ---
-    case("nn.LayerNorm", T((B, L, E)), init=dict(normalized_shape=(E,)),
-         weights={"gamma": T((E,), lo=0.5, hi=1.5), "beta": W(E)}),
-    case("nn.LayerNorm", T((B, L, E)), init=dict(normalized_shape=(L, E), begin_norm_axis=1,
-                                                  begin_params_axis=1, epsilon=1e-5),
-         weights={"gamma": T((L, E), lo=0.5, hi=1.5), "beta": T((L, E))}, id="two_axes"),
+         param_values={**layer_weights("encoder.layers.0."), **norm_weights("encoder.norm"),
+                       **layer_weights("decoder.layers.0.", decoder=True),
+                       **norm_weights("decoder.norm")}, fd=False),
 ]
 
 MHA_FORWARD = "ops.function.nn_func.multi_head_attention_forward"
@@ -146,8 +141,8 @@ CASES += [
 ]
 
 bad("nn.MultiheadAttention", seq(), seq(S), seq(S), attn_mask=T((L, L)), init=MHA(),
-    weights=mha_weights(), id="attn_mask_of_another_shape")
+    param_values=mha_weights(), id="attn_mask_of_another_shape")
 bad("nn.MultiheadAttention", T((1, L, B, E)), T((1, S, B, E)), T((1, S, B, E)), init=MHA(),
-    weights=mha_weights(), id="four_dimensional_query")
+    param_values=mha_weights(), id="four_dimensional_query")
 
 CASES += REFUSED

@@ -1,5 +1,5 @@
 """Golden cases of the recurrent layers (``graphcell/nn/layers/rnns.py``, ``rnn_cells.py``): each
-layer built with MindSpore's arguments and given the same weights on both sides (``weights=``);
+layer built with MindSpore's arguments and given the same weights on both sides (``param_values=``);
 outputs, and gradients of the inputs and of every Parameter, compared with MindSpore 2.10's."""
 from golden_cases import T, case
 
@@ -53,17 +53,17 @@ def state(layers: int = 1, dirs: int = 1):
 CASES = [
     # --- cells ---
     case("nn.RNNCell", T((B, IN)), T((B, H)), init=dict(input_size=IN, hidden_size=H),
-         weights=cell_weights("RNN", IN, H)),
+         param_values=cell_weights("RNN", IN, H)),
     case("nn.RNNCell", T((B, IN)), T((B, H)), init=dict(input_size=IN, hidden_size=H,
                                                         nonlinearity="relu", has_bias=False),
-         weights=cell_weights("RNN", IN, H, bias=False), id="relu_no_bias"),
+         param_values=cell_weights("RNN", IN, H, bias=False), id="relu_no_bias"),
     case("nn.LSTMCell", T((B, IN)), (T((B, H)), T((B, H))),
-         init=dict(input_size=IN, hidden_size=H), weights=cell_weights("LSTM", IN, H)),
+         init=dict(input_size=IN, hidden_size=H), param_values=cell_weights("LSTM", IN, H)),
     case("nn.GRUCell", T((B, IN)), T((B, H)), init=dict(input_size=IN, hidden_size=H),
-         weights=cell_weights("GRU", IN, H)),
+         param_values=cell_weights("GRU", IN, H)),
     case("nn.GRUCell", T((B, IN)), T((B, H)), init=dict(input_size=IN, hidden_size=H,
                                                         has_bias=False),
-         weights=cell_weights("GRU", IN, H, bias=False), id="no_bias"),
+         param_values=cell_weights("GRU", IN, H, bias=False), id="no_bias"),
 ]
 
 for kind in ("RNN", "GRU", "LSTM"):
@@ -71,37 +71,37 @@ for kind in ("RNN", "GRU", "LSTM"):
     h0 = (state(), state()) if kind == "LSTM" else state()
     CASES += [
         case(target, T((S, B, IN)), init=dict(input_size=IN, hidden_size=H),
-             weights=layer_weights(kind, IN, H), id="default"),
+             param_values=layer_weights(kind, IN, H), id="default"),
         case(target, T((S, B, IN)), h0, init=dict(input_size=IN, hidden_size=H),
-             weights=layer_weights(kind, IN, H), id="initial_state"),
+             param_values=layer_weights(kind, IN, H), id="initial_state"),
         case(target, T((B, S, IN)), init=dict(input_size=IN, hidden_size=H, num_layers=2,
                                               batch_first=True),
-             weights=layer_weights(kind, IN, H, layers=2), id="two_layers_batch_first"),
+             param_values=layer_weights(kind, IN, H, layers=2), id="two_layers_batch_first"),
         case(target, T((S, B, IN)), init=dict(input_size=IN, hidden_size=H, num_layers=2,
                                               bidirectional=True),
-             weights=layer_weights(kind, IN, H, layers=2, bidirectional=True),
+             param_values=layer_weights(kind, IN, H, layers=2, bidirectional=True),
              id="bidirectional"),
         case(target, T((S, B, IN)), init=dict(input_size=IN, hidden_size=H, has_bias=False),
-             weights=layer_weights(kind, IN, H, bias=False), id="no_bias"),
+             param_values=layer_weights(kind, IN, H, bias=False), id="no_bias"),
         case(target, T((S, B, IN)), None, T([5, 3], "int32"),
-             init=dict(input_size=IN, hidden_size=H), weights=layer_weights(kind, IN, H),
+             init=dict(input_size=IN, hidden_size=H), param_values=layer_weights(kind, IN, H),
              id="seq_length"),
         case(target, T((B, S, IN)), None, T([2, 4], "int64"),
              init=dict(input_size=IN, hidden_size=H, bidirectional=True, batch_first=True),
-             weights=layer_weights(kind, IN, H, bidirectional=True),
+             param_values=layer_weights(kind, IN, H, bidirectional=True),
              id="seq_length_bidirectional"),
     ]
 
 CASES.append(case("nn.RNN", T((S, B, IN)), init=dict(input_size=IN, hidden_size=H,
                                                      nonlinearity="relu", num_layers=2),
-                  weights=layer_weights("RNN", IN, H, layers=2), id="relu"))
+                  param_values=layer_weights("RNN", IN, H, layers=2), id="relu"))
 
 bad("nn.GRU", T((S, B, IN)), T((1, 3, H)), init=dict(input_size=IN, hidden_size=H),
-    weights=layer_weights("GRU", IN, H), id="state_of_another_batch")
+    param_values=layer_weights("GRU", IN, H), id="state_of_another_batch")
 bad("nn.LSTM", T((S, B, IN)), None, T([5, 3, 1], "int32"),
-    init=dict(input_size=IN, hidden_size=H), weights=layer_weights("LSTM", IN, H),
+    init=dict(input_size=IN, hidden_size=H), param_values=layer_weights("LSTM", IN, H),
     id="seq_length_of_another_batch")
 bad("nn.LSTM", T((S, B, IN)), None, T([5.0, 3.0]), init=dict(input_size=IN, hidden_size=H),
-    weights=layer_weights("LSTM", IN, H), id="float_seq_length")
+    param_values=layer_weights("LSTM", IN, H), id="float_seq_length")
 
 CASES += REFUSED

@@ -20,12 +20,15 @@ Example::
 from __future__ import annotations
 
 from graphcell import ops
-from graphcell.autodiff import value_and_grad
+from graphcell.autodiff import GradOperation, value_and_grad
 from graphcell.nn.cell import Cell
 from graphcell.nn.layers._validate import check_bool
+from graphcell.nn.wrap.grad_reducer import no_reduction
+from graphcell.parameter import Parameter, ParameterTuple
 from graphcell_ir.ir.types import float16, float32
 
-__all__ = ["WithLossCell", "TrainOneStepCell", "WithEvalCell"]
+__all__ = ["WithLossCell", "TrainOneStepCell", "WithEvalCell", "WithGradCell",
+           "ForwardValueAndGrad", "ParameterUpdate"]
 
 
 def _check_cell(owner: str, value, what: str) -> Cell:
@@ -68,6 +71,7 @@ class TrainOneStepCell(Cell):
 
     ``construct(*inputs)`` runs ``network(*inputs)`` (which returns the loss) once, takes the
     gradients of the optimizer's parameters with ``sens`` (default 1.0) as the loss's gradient,
+    passes them through ``grad_reducer`` (the identity unless training is data parallel),
     applies ``optimizer(grads)`` and returns the loss computed before the update — or
     ``(loss, {parameter name: gradient})`` with ``return_grad=True``.
 
@@ -96,20 +100,32 @@ class TrainOneStepCell(Cell):
             raise ValueError(f"{self.cls_name}: 'sens' cannot be 0 (every gradient would be 0)")
         self.sens = 1.0 if sens is None else float(sens)
         self.return_grad = check_bool(return_grad, "return_grad", self.cls_name)
+        # MindSpore's attributes, which subclasses written for MindSpore use
+        self.grad = GradOperation(get_by_list=True, sens_param=True)
+        self.parallel_mode, self.reducer_flag = "stand_alone", False
+        self.grad_reducer = no_reduction
         self._loss_and_grads = value_and_grad(self.network, None, self.weights)
+        self._scaled_loss_and_grads = value_and_grad(self._scaled_loss, None, self.weights,
+                                                     has_aux=True)
+
+    def _scaled_loss(self, scale, *inputs):
+        """``(loss * scale, loss)``: differentiated, the gradients of ``loss`` with ``scale`` as
+        its sens — the scaled values flow through the backward pass, as with MindSpore's sens."""
+        loss = self.network(*inputs)
+        return loss * ops.cast(scale, loss.dtype), loss
 
     def construct(self, *inputs):
         # one forward pass gives both the loss and the tape its gradients are read from, so
         # BatchNorm's moving statistics move once per step
-        loss, grads = self._loss_and_grads(*inputs)
-        if self.sens != 1.0:
-            # the backward walk is linear in the loss's gradient: sens * (grads for sens 1)
-            grads = tuple(g * self.sens for g in grads)
+        if self.sens == 1.0:
+            loss, grads = self._loss_and_grads(*inputs)
+        else:
+            (_, loss), grads = self._scaled_loss_and_grads(self.sens, *inputs)
+        grads = self.grad_reducer(grads)
         self.optimizer(grads)
         if self.return_grad:
             return loss, {p.name: g for p, g in zip(self.weights, grads)}
         return loss
-
 
 
 class WithEvalCell(Cell):
@@ -142,6 +158,109 @@ class WithEvalCell(Cell):
             outputs = _float16_to_float32(outputs)
         loss = self._loss_fn(outputs, label)
         return loss, outputs, label
+
+
+class WithGradCell(Cell):
+    """``WithGradCell(network, loss_fn=None, sens=None)``: ``construct(*inputs)`` returns the
+    gradients of ``network``'s trainable parameters — of ``loss_fn(network(data), label)`` when
+    a ``loss_fn`` is given, else of ``network(*inputs)`` — with ``sens`` as the output's
+    gradient.
+
+    Example::
+
+        >>> import graphcell as ms
+        >>> from graphcell import nn
+        >>> net = nn.Dense(2, 1, weight_init='ones', bias_init='zeros')
+        >>> grads = nn.WithGradCell(net, nn.MSELoss())(ms.Tensor([[1.0, 2.0]]), ms.Tensor([[0.0]]))
+        >>> [g.asnumpy().tolist() for g in grads]          # d(out^2)/dw = 2 * 3 * x
+        [[[6.0, 12.0]], [6.0]]
+    """
+
+    def __init__(self, network, loss_fn=None, sens=None):
+        super().__init__(auto_prefix=False)
+        self.network = _check_cell(self.cls_name, network, "network")
+        self.loss_fn = loss_fn
+        self.weights = ParameterTuple(network.trainable_params())
+        self.grad = GradOperation(get_by_list=True, sens_param=sens is not None)
+        self.sens = sens
+        self.network_with_loss = network if loss_fn is None else WithLossCell(network, loss_fn)
+        self.network_with_loss.set_train()
+
+    def construct(self, *inputs):
+        if self.sens is None:
+            return self.grad(self.network_with_loss, self.weights)(*inputs)
+        return self.grad(self.network_with_loss, self.weights)(*inputs, self.sens)
+
+
+class ForwardValueAndGrad(Cell):
+    """``ForwardValueAndGrad(network, weights=None, get_all=False, get_by_list=False,
+    sens_param=False)``: ``construct(*inputs)`` returns ``(network(*inputs), gradients)``, the
+    gradients as ``ops.GradOperation(get_all, get_by_list, sens_param)`` gives them (with
+    ``sens_param`` the last input is the output's gradient).
+
+    Example::
+
+        >>> import graphcell as ms
+        >>> from graphcell import nn
+        >>> net = nn.Dense(2, 1, weight_init='ones', bias_init='zeros')
+        >>> loss, grads = nn.ForwardValueAndGrad(net, net.trainable_params(),
+        ...                                      get_by_list=True)(ms.Tensor([[1.0, 2.0]]))
+        >>> float(loss), [g.asnumpy().tolist() for g in grads]
+        (3.0, [[[1.0, 2.0]], [1.0]])
+    """
+
+    def __init__(self, network, weights=None, get_all=False, get_by_list=False,
+                 sens_param=False):
+        super().__init__(auto_prefix=False)
+        owner = self.cls_name
+        if not (isinstance(network, Cell) or callable(network)):
+            raise TypeError(f"{owner}: 'network' must be a Cell or a function, got "
+                            f"{type(network).__name__}")
+        self.get_all = check_bool(get_all, "get_all", owner)
+        self.get_by_list = check_bool(get_by_list, "get_by_list", owner)
+        if self.get_by_list and not isinstance(weights, (ParameterTuple, tuple, list)):
+            raise TypeError(f"{owner}: with get_by_list=True, 'weights' must be Parameters, got "
+                            f"{type(weights).__name__}")
+        self.network = network
+        if isinstance(network, Cell):
+            network.set_grad()
+        self.weights = ParameterTuple(weights) if self.get_by_list else weights
+        self.sens_param = sens_param
+        self.grad = GradOperation(get_all=self.get_all, get_by_list=self.get_by_list,
+                                  sens_param=self.sens_param)
+
+    def construct(self, *inputs):
+        grad_inputs = inputs
+        if self.sens_param:
+            inputs = inputs[:-1]
+        loss = self.network(*inputs)
+        if self.get_by_list:
+            return loss, self.grad(self.network, self.weights)(*grad_inputs)
+        return loss, self.grad(self.network)(*grad_inputs)
+
+
+class ParameterUpdate(Cell):
+    """``ParameterUpdate(param)``: ``construct(x)`` assigns ``x`` to ``param`` and returns ``x``.
+
+    Example::
+
+        >>> import graphcell as ms
+        >>> from graphcell import nn
+        >>> w = ms.Parameter(ms.Tensor([1.0]), name="w")
+        >>> _ = nn.ParameterUpdate(w)(ms.Tensor([5.0])); w.asnumpy()
+        array([5.], dtype=float32)
+    """
+
+    def __init__(self, param):
+        super().__init__(auto_prefix=False)
+        if not isinstance(param, Parameter):
+            raise TypeError(f"{self.cls_name}: 'param' must be a Parameter, got "
+                            f"{type(param).__name__}")
+        self._param = param
+
+    def construct(self, x):
+        ops.assign(self._param, x)
+        return x
 
 
 def _float16_to_float32(x):

@@ -1,0 +1,4 @@
+"""``mindspore.nn.layer.timedistributed``: ``TimeDistributed``."""
+from graphcell.nn.layers.combined import TimeDistributed
+
+__all__ = ["TimeDistributed"]

@@ -1,0 +1,32 @@
+"""Golden cases of the padding layers (``graphcell/nn/layers/padding.py``)."""
+from golden_cases import T, case
+
+CASES = [
+    case("nn.ConstantPad1d", T((2, 3, 4)), init=dict(padding=2, value=1.5)),
+    case("nn.ConstantPad1d", T((2, 4)), init=dict(padding=(1, 0), value=-1)),
+    case("nn.ConstantPad1d", T((2, 4)), init=dict(padding=(-1, 2), value=0.5)),
+    case("nn.ConstantPad1d", T((2, 4)), init=dict(padding=(1, 2, 3, 4), value=0.5),
+         id="length"),
+    case("nn.ConstantPad2d", T((1, 2, 3, 3)), init=dict(padding=1, value=0.25)),
+    case("nn.ConstantPad2d", T((2, 3, 3)), init=dict(padding=(1, 0, 2, 1), value=3.0)),
+    case("nn.ConstantPad2d", T((2, 3, 3)), init=dict(padding=(1, 2), value=3.0)),
+    case("nn.ConstantPad3d", T((1, 2, 2, 3, 2)), init=dict(padding=1, value=-2.0)),
+    case("nn.ConstantPad3d", T((2, 2, 3, 2)), init=dict(padding=(0, 1, 1, 0, 2, 1), value=0)),
+    case("nn.ConstantPad3d", T((2, 2, 3, 2)), init=dict(padding=1, value="1"), id="value_str"),
+    case("nn.ZeroPad2d", T((1, 2, 3, 3)), init=dict(padding=2)),
+    case("nn.ZeroPad2d", T((2, 3, 4)), init=dict(padding=(1, 0, 0, 2))),
+    case("nn.ReflectionPad1d", T((2, 3, 5)), init=dict(padding=2)),
+    case("nn.ReflectionPad1d", T((3, 5)), init=dict(padding=(3, 1))),
+    case("nn.ReflectionPad2d", T((1, 2, 4, 4)), init=dict(padding=(1, 2, 3, 0))),
+    case("nn.ReflectionPad2d", T((2, 3, 4)), init=dict(padding=1)),
+    case("nn.ReflectionPad3d", T((1, 2, 3, 3, 4)), init=dict(padding=(1, 1, 2, 0, 0, 2))),
+    case("nn.ReflectionPad3d", T((2, 3, 3, 3)), init=dict(padding=1)),
+    case("nn.ReflectionPad1d", T((3, 5)), init=dict(padding=(-1, 1)), id="negative"),
+    case("nn.ReflectionPad1d", T((3, 5)), init=dict(padding=[1, 1]), id="list"),
+    case("nn.ReplicationPad1d", T((2, 3, 4)), init=dict(padding=3)),
+    case("nn.ReplicationPad1d", T((3, 4)), init=dict(padding=(2, 0))),
+    case("nn.ReplicationPad2d", T((1, 2, 3, 3)), init=dict(padding=(1, 2, 0, 3))),
+    case("nn.ReplicationPad2d", T((2, 3, 3)), init=dict(padding=2)),
+    case("nn.ReplicationPad3d", T((1, 2, 2, 3, 2)), init=dict(padding=(1, 0, 2, 1, 1, 1))),
+    case("nn.ReplicationPad3d", T((2, 2, 3, 2)), init=dict(padding=1)),
+]
