@@ -107,3 +107,12 @@ class Tuner:
             probes.append(dt)
             if all(len(v) == PROBES for v in self.times.values()):
                 self.choice = min(self.candidates, key=lambda c: float(np.median(self.times[c])))
+
+
+def limit_threads(n: int) -> None:
+    """Use at most ``n`` threads from now on: numpy's OpenBLAS (the tuner's candidates are read
+    from it when an executable is built) and numba's parallel loops."""
+    if _API is not None:
+        _API[0](min(n, _API[1]()))
+    import numba
+    numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
