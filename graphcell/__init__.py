@@ -15,6 +15,8 @@ from graphcell import dtype
 from graphcell.dtype import (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16,
                              float32, float64)
 from graphcell.context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context, set_device
+from graphcell.context import (ParallelMode, get_auto_parallel_context,
+                               reset_auto_parallel_context, set_auto_parallel_context)
 from graphcell import context
 from graphcell.seed import get_seed, set_seed
 from graphcell.tensor import Tensor
@@ -37,6 +39,7 @@ from graphcell import train  # noqa: E402
 from graphcell import numpy  # noqa: E402  (mindspore.numpy)
 from graphcell.train import load_checkpoint, load_param_into_net, save_checkpoint  # noqa: E402
 from graphcell import dataset  # noqa: E402
+from graphcell import communication, parallel  # noqa: E402
 from graphcell.train import (Model, Callback, CheckpointConfig, EarlyStopping, History,  # noqa: E402
                              LambdaCallback, LearningRateScheduler, LossMonitor, ModelCheckpoint,
                              ReduceLROnPlateau, RunContext, TimeMonitor)

@@ -19,6 +19,7 @@ from graphcell.nn.layers import (AvgPool2d, BatchNorm1d, BatchNorm2d, Conv2d, De
 from graphcell.nn.loss import L1Loss, LossBase, MSELoss, SoftmaxCrossEntropyWithLogits  # noqa: E402
 from graphcell.nn.optim import SGD, Adam, Momentum, Optimizer  # noqa: E402
 from graphcell.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell  # noqa: E402
+from graphcell.parallel.grad_reducer import DistributedGradReducer  # noqa: E402
 from graphcell.nn.graph_cell import GraphCell  # noqa: E402
 # MindSpore's nn also names the metrics of mindspore.train (imported last: graphcell.train needs nn)
 from graphcell.train.metrics import (F1, MAE, MSE, Accuracy, Fbeta, Loss, Metric,  # noqa: E402

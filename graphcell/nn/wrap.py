@@ -69,7 +69,9 @@ class TrainOneStepCell(Cell):
     ``construct(*inputs)`` runs ``network(*inputs)`` (which returns the loss) once, takes the
     gradients of the optimizer's parameters with ``sens`` (default 1.0) as the loss's gradient,
     applies ``optimizer(grads)`` and returns the loss computed before the update — or
-    ``(loss, {parameter name: gradient})`` with ``return_grad=True``.
+    ``(loss, {parameter name: gradient})`` with ``return_grad=True``. In ``DATA_PARALLEL`` mode
+    (``set_auto_parallel_context``) the gradients are first summed over the processes of the job
+    (averaged with ``gradients_mean=True``) by a ``DistributedGradReducer``.
 
     Example::
 
@@ -97,6 +99,21 @@ class TrainOneStepCell(Cell):
         self.sens = 1.0 if sens is None else float(sens)
         self.return_grad = check_bool(return_grad, "return_grad", self.cls_name)
         self._loss_and_grads = value_and_grad(self.network, None, self.weights)
+        self._data_parallel()
+
+    def _data_parallel(self) -> None:
+        """In ``DATA_PARALLEL`` mode, a ``DistributedGradReducer`` sums (``gradients_mean``:
+        averages) the gradients over the processes before the update (MindSpore's attributes
+        ``reducer_flag``, ``grad_reducer``, ``mean``, ``degree``)."""
+        from graphcell.parallel import _utils, replicas
+        from graphcell.parallel.grad_reducer import DistributedGradReducer
+        self.parallel_mode = _utils._get_parallel_mode()
+        self.reducer_flag = _utils.is_data_parallel()
+        self.grad_reducer = None
+        if self.reducer_flag:
+            self.mean, self.degree = _utils._get_gradients_mean(), _utils._get_device_num()
+            self.grad_reducer = DistributedGradReducer(self.weights, self.mean, self.degree)
+            replicas.prepare_replicas(self.network)
 
     def construct(self, *inputs):
         # one forward pass gives both the loss and the tape its gradients are read from, so
@@ -105,6 +122,8 @@ class TrainOneStepCell(Cell):
         if self.sens != 1.0:
             # the backward walk is linear in the loss's gradient: sens * (grads for sens 1)
             grads = tuple(g * self.sens for g in grads)
+        if self.reducer_flag:
+            grads = self.grad_reducer(grads)
         self.optimizer(grads)
         if self.return_grad:
             return loss, {p.name: g for p, g in zip(self.weights, grads)}
