@@ -85,6 +85,7 @@ def _group_rank(world_rank, group: str, where: str, what: str) -> int:
 
 def _all_reduce_call(input_x, op=ReduceOp.SUM, group=_WORLD):
     _tensor(input_x, "AllReduce", "input_x")
+    comm.group(group)   # an unknown group fails here: in graph mode, at the user's line
     return F.all_reduce(input_x, op=op, group=group)
 
 
@@ -95,8 +96,9 @@ def _all_gather_call(input_x, group=_WORLD):
 
 def _broadcast_call(input_x, root_rank=0, group=_WORLD):
     if not isinstance(input_x, (tuple, list)):
+        got = "a Tensor" if isinstance(input_x, Tensor) else type(input_x).__name__
         raise TypeError("Broadcast: 'input_x' must be a tuple of Tensors (ops.Broadcast(root)((x,"
-                        f"))), got {type(input_x).__name__}")
+                        f"))), got {got}")
     root = _group_rank(root_rank, group, "Broadcast", "root_rank")
     return tuple(F.broadcast(_tensor(x, "Broadcast", "input_x"), root_rank=root, group=group)
                  for x in input_x)
@@ -109,6 +111,7 @@ def _reduce_scatter_call(input_x, op=ReduceOp.SUM, group=_WORLD):
 
 def _reduce_call(x, dest_rank=0, op=ReduceOp.SUM, group=_WORLD):
     _tensor(x, "Reduce", "x")
+    comm.group(group)
     return F.reduce(x, op=op, root_rank=dest_rank, group=group)
 
 

@@ -18,9 +18,6 @@ Needs the ``distributed`` extra (mpi4py + mpich, which provides ``mpiexec``); sk
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -29,35 +26,24 @@ import pytest
 pytest.importorskip("mpi4py", reason="the 'distributed' extra (mpi4py, mpich) is not installed")
 
 import dp_cases  # noqa: E402
+import mpi_job  # noqa: E402
 import graphcell as ms  # noqa: E402
 from graphcell import context, nn  # noqa: E402
 from graphcell.parallel.grad_reducer import plan_buckets  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 GOLDENS = HERE / "goldens"
-ROOT = HERE.parents[2]
 RANKS = range(dp_cases.RANKS)
 MODES = ("pynative", "graph")
 F32 = dict(rtol=2e-5, atol=2e-6)
 
 
-def mpiexec() -> str | None:
-    """The ``mpiexec`` next to this Python (the mpich wheel installs it there), else on PATH."""
-    here = os.path.dirname(sys.executable)
-    return shutil.which("mpiexec", path=here + os.pathsep + os.environ.get("PATH", ""))
-
-
 @pytest.fixture(scope="module")
 def job(tmp_path_factory):
-    launcher = mpiexec()
-    if launcher is None:
+    if mpi_job.mpiexec() is None:
         pytest.skip("no mpiexec found (the mpich package of the 'distributed' extra provides it)")
     out = tmp_path_factory.mktemp("dp")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])), "GRAPHCELL_PROGRESS": "0"}
-    run = subprocess.run([launcher, "-n", str(dp_cases.RANKS), sys.executable,
-                          str(HERE / "worker.py"), str(out)],
-                         capture_output=True, text=True, timeout=240, env=env, cwd=out)
+    run = mpi_job.run(dp_cases.RANKS, HERE / "worker.py", out, cwd=out)
     assert run.returncode == 0, f"the job failed ({run.returncode}):\n{run.stdout}\n{run.stderr}"
     ranks = [dict(np.load(out / f"rank{r}.npz")) for r in RANKS]
     return ranks, out
