@@ -296,3 +296,14 @@ def test_no_replica_warning_for_one_process():
         warnings.simplefilter("error", ReplicaWarning)
         nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()),
                             nn.Momentum(net.trainable_params(), 0.1, 0.9))
+
+
+def test_construct_may_ask_for_its_rank_while_compiling():
+    from graphcell.communication import get_group_size as size_of_group
+    ms.set_context(mode=ms.GRAPH_MODE)
+
+    class Scaled(nn.Cell):
+        def construct(self, x):
+            return ops.AllReduce()(x) / size_of_group() + get_rank()
+
+    np.testing.assert_array_equal(Scaled()(ms.Tensor(X)).asnumpy(), X)
