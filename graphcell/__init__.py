@@ -15,6 +15,8 @@ from graphcell import dtype
 from graphcell.dtype import (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16,
                              float32, float64)
 from graphcell.context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context, set_device
+from graphcell.context import (ParallelMode, get_auto_parallel_context,
+                               reset_auto_parallel_context, set_auto_parallel_context)
 from graphcell import context
 from graphcell.seed import get_seed, set_seed
 from graphcell.tensor import Tensor
@@ -43,6 +45,7 @@ from graphcell import device_context, hal, log, utils  # noqa: E402
 from graphcell.log import get_level, get_log_config  # noqa: E402
 from graphcell.train.loss_scale_manager import (DynamicLossScaleManager,  # noqa: E402
                                                 FixedLossScaleManager, LossScaleManager)
+from graphcell import communication, parallel  # noqa: E402
 from graphcell.train import (Model, Callback, CheckpointConfig, EarlyStopping, History,  # noqa: E402
                              LambdaCallback, LearningRateScheduler, LossMonitor, ModelCheckpoint,
                              ReduceLROnPlateau, RunContext, TimeMonitor)

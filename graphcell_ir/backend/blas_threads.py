@@ -62,6 +62,13 @@ def _candidates() -> tuple[int, ...]:
     return (1, n) if n > 1 else ()
 
 
+def limit(n: int) -> None:
+    """Cap numpy's OpenBLAS at ``n`` threads for this process (one process of a job that shares
+    the machine's cores with the others); with one thread left there is nothing to tune."""
+    if _API is not None and n >= 1 and _API[1]() > n:
+        _API[0](n)
+
+
 class Tuner:
     """Runs calls with the BLAS thread count that has been fastest lately (see the module)."""
 
