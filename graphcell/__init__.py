@@ -46,6 +46,8 @@ from graphcell.log import get_level, get_log_config  # noqa: E402
 from graphcell.train.loss_scale_manager import (DynamicLossScaleManager,  # noqa: E402
                                                 FixedLossScaleManager, LossScaleManager)
 from graphcell import communication, parallel  # noqa: E402
+from graphcell.parallel import (Layout, get_algo_parameters, reset_algo_parameters,  # noqa: E402
+                                set_algo_parameters, shard)
 from graphcell.train import (Model, Callback, CheckpointConfig, EarlyStopping, History,  # noqa: E402
                              LambdaCallback, LearningRateScheduler, LossMonitor, ModelCheckpoint,
                              ReduceLROnPlateau, RunContext, TimeMonitor)

@@ -3,15 +3,20 @@
 ``ParallelMode`` and the auto-parallel context (``_auto_parallel_context.py``, also reachable as
 ``graphcell.set_auto_parallel_context``...), the gradient reducer ``TrainOneStepCell`` adds in
 data-parallel mode (``grad_reducer.py``, ``graphcell.nn.DistributedGradReducer``), and copying
-rank 0's weights to every process (``replicas.py``). The processes themselves are
+rank 0's weights to every process (``replicas.py``); operator-level sharding's API
+(``shard.py``: one process runs the function whole, as MindSpore does). The processes themselves are
 ``graphcell.communication``'s; how to launch them is in ``docs/distributed.md``.
 """
 from graphcell.parallel._auto_parallel_context import (ParallelMode, get_auto_parallel_context,
                                                        reset_auto_parallel_context,
                                                        set_auto_parallel_context)
+from graphcell.parallel.shard import (Layout, get_algo_parameters, reset_algo_parameters,
+                                      set_algo_parameters, shard)
 
 __all__ = ["ParallelMode", "set_auto_parallel_context", "get_auto_parallel_context",
-           "reset_auto_parallel_context", "DistributedGradReducer", "broadcast_parameters"]
+           "reset_auto_parallel_context", "DistributedGradReducer", "broadcast_parameters",
+           "shard", "Layout", "set_algo_parameters", "get_algo_parameters",
+           "reset_algo_parameters"]
 
 # graphcell.context imports this package while graphcell.nn is not loaded yet: the names that
 # need nn are loaded when first asked for
