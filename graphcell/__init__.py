@@ -18,7 +18,9 @@ from graphcell.context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_contex
 from graphcell.context import (ParallelMode, get_auto_parallel_context,
                                reset_auto_parallel_context, set_auto_parallel_context)
 from graphcell import context
-from graphcell.seed import get_seed, set_seed
+from graphcell.common.seed import get_seed, set_seed
+from graphcell.common.generator import (Generator, default_generator, get_rng_state,  # noqa: E402
+                                        initial_seed, manual_seed, seed, set_rng_state)
 from graphcell.tensor import Tensor
 from graphcell import ops
 

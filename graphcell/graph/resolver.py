@@ -85,7 +85,7 @@ _CONTAINERS = (tuple, list, dict)
 _TRACED_MODULES = ("graphcell.ops", "graphcell.nn", "graphcell.numpy", "graphcell.amp",
                    "graphcell._indexing", "graphcell.tensor", "graphcell_ir.ops", "graphcell.parallel")
 # Library modules whose functions compute Python values or Tensors from statics (StaticCall).
-_STATIC_MODULES = ("graphcell.common", "graphcell.dtype", "graphcell.context", "graphcell.seed",
+_STATIC_MODULES = ("graphcell.common", "graphcell.dtype", "graphcell.context",
                    "graphcell.communication", "numpy", "math", "operator", "functools",
                    "itertools")
 _UNSUPPORTED_BUILTINS = {

@@ -16,7 +16,7 @@ import warnings
 
 from graphcell.communication.management import GlobalComm
 from graphcell.parallel._utils import _get_parameter_broadcast
-from graphcell.seed import get_seed
+from graphcell.common.seed import get_seed
 from graphcell.tensor import Tensor
 from graphcell_ir import comm
 
