@@ -266,6 +266,9 @@ GAPS.update({
                          "documented update (tests/graphcell/nn/test_nn_optim.py)",
     "mindspore.ops.LARSUpdate": _NO_CPU_KERNEL.format("LARSUpdate") + "; graphcell provides "
                                 "the formula of its Ascend kernel",
+    "mindspore.nn.TrainOneStepWithLossScaleCell": _NO_CPU_KERNEL.format("NPUGetFloatStatusV2")
+                                                  + " (its overflow check); graphcell provides "
+                                                  "it (tests/graphcell/nn/test_nn_loss_scale.py)",
 })
 
 # --- nn layers (issue 17 item 1: graphcell/nn/layers/) ---------------------------------------------

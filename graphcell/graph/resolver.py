@@ -84,11 +84,12 @@ _STATIC_TYPES = (bool, int, float, complex, str, bytes, type(None), type(Ellipsi
 _CONTAINERS = (tuple, list, dict)
 
 # Library modules whose functions are written against F: the frontend calls them (Traced).
-_TRACED_MODULES = ("graphcell.ops", "graphcell.nn", "graphcell.numpy", "graphcell.amp", "graphcell._indexing",
-                   "graphcell.tensor", "graphcell_ir.ops")
+_TRACED_MODULES = ("graphcell.ops", "graphcell.nn", "graphcell.numpy", "graphcell.amp",
+                   "graphcell._indexing", "graphcell.tensor", "graphcell_ir.ops", "graphcell.parallel")
 # Library modules whose functions compute Python values or Tensors from statics (StaticCall).
-_STATIC_MODULES = ("graphcell.common", "graphcell.dtype", "graphcell.context", "graphcell.seed",
-                   "numpy", "math", "operator", "functools", "itertools")
+_STATIC_MODULES = ("graphcell.common", "graphcell.dtype", "graphcell.context",
+                   "graphcell.communication", "numpy", "math", "operator", "functools",
+                   "itertools")
 _UNSUPPORTED_BUILTINS = {
     "print": "print() in graph mode: the values of tensors are not known while compiling; print "
              "in PyNative mode, or return the value and print it after the call",

@@ -25,7 +25,8 @@ runner is straight-line Python generated from the IR (``exe.source`` shows it)::
 Anything unusual at run time (an argument of another type or shape than compiled for, any
 exception) reruns the call with the reference interpreter, which gives the same results or raises
 the same error as it always does. A rerun restores the random generator's state first (random
-ops draw the same numbers, once); a call that fails after a host callback ran is not rerun.
+ops draw the same numbers, once); a call that fails after a host callback or a collective ran
+(``Trait.EXTERNAL``) is not rerun.
 Compiling never raises either: a function the generator cannot handle runs on the interpreter.
 Functions that run GEMMs time their calls to choose BLAS's thread count (:mod:`.blas_threads`).
 """
@@ -51,7 +52,7 @@ from graphcell_ir.ir.types import TensorType
 from graphcell_ir.ops import conv as C
 from graphcell_ir.ops import elementwise as E
 from graphcell_ir.ops import random as op_random
-from graphcell_ir.ops.effects import assign, host_callback
+from graphcell_ir.ops.effects import assign
 from graphcell_ir.ops.layout import broadcast_to, take
 from graphcell_ir.ops.registry import Kind, Trait
 
@@ -368,7 +369,8 @@ class _Gen:
                 and isinstance(value.type, TensorType) and value.type == variable.type)
 
     def ref(self, op: Op, ind: str) -> None:
-        if op.opdef is host_callback:  # from here on a failure must not rerun the call
+        if op.opdef.has(Trait.EXTERNAL):  # a callback, a collective: from here on a failure
+            # must not rerun the call (the other processes would wait for a second collective)
             self.lines.append(f"{ind}effects = True")
         attrs = dict(op.attrs)
         # -- which callable runs a non-fused primitive (nnkernels: conv/pool kernels, else ref) --
@@ -487,12 +489,12 @@ def _failed(name: str, slow, args, state=None, effects: bool = False):
     """The runner raised: log why, and let the interpreter run the call (and raise its error).
 
     ``state``: the random generator's state when the call began, restored first so the rerun
-    draws the same numbers and the generator advances once. ``effects``: a host callback already
-    ran, so the call is not rerun (the callback would run twice): the runner's error is raised.
+    draws the same numbers and the generator advances once. ``effects``: a host callback or a
+    collective already ran, so the call is not rerun (it would run twice): the error is raised.
     """
     error = sys.exc_info()[1]
     if effects:
-        log.info("@%s: the compiled runner raised %r after a host callback ran; not rerun",
+        log.info("@%s: the compiled runner raised %r after an external op ran; not rerun",
                  name, error)
         raise error
     log.info("@%s: the compiled runner raised %r; the interpreter reruns the call", name, error)
@@ -531,7 +533,8 @@ def _draws_random(fn: Function) -> bool:
 
 
 def _calls_back(fn: Function) -> bool:
-    return any(op.opdef is host_callback for op in _ops(fn))
+    """Whether ``fn`` acts outside itself (host callbacks, collectives: ``Trait.EXTERNAL``)."""
+    return any(op.opdef.has(Trait.EXTERNAL) for op in _ops(fn))
 
 
 def _unpacking(fn, n: int, name: str):

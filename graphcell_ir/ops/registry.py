@@ -46,6 +46,8 @@ class Trait(Enum):
     ASSOCIATIVE = "associative"
     IDEMPOTENT = "idempotent"
     RANDOM = "random"  # draws from the seeded generator: never folded or merged by CSE
+    EXTERNAL = "external"  # acts outside the program (host callbacks, collectives): runs exactly
+                           # once per call, so a failed compiled call is not rerun
 
 
 class AttrKind(Enum):

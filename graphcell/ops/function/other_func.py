@@ -315,12 +315,13 @@ def mixed_precision_cast(dst_type, x):
 
 
 class ReduceOp:
-    """MindSpore's ``ops.ReduceOp``: the names of the collective reductions."""
+    """MindSpore's ``ops.ReduceOp``: the names of the collective reductions (``comm_func.py``)."""
 
     SUM = "sum"
     MAX = "max"
     MIN = "min"
     PROD = "prod"
+    AVG = "avg"
 
 
 def eps(x):
