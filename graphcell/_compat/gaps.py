@@ -310,3 +310,18 @@ GAPS.update({
     "mindspore.nn.Unfold": _NO_CPU_KERNEL.format("ExtractImagePatches") + "; graphcell does not "
                            "provide it (ops.unfold extracts patches, in PyTorch's layout)",
 })
+
+# --- the mindspore namespace: what graphcell does not provide yet, and why ------------------------
+GAPS.update({
+    "mindspore.bfloat16": "graphcell's kernels compute in numpy's dtypes and numpy has no "
+                          "bfloat16; emulating it (float32 storage rounded after every op) is "
+                          "planned, not done. Use float16 or float32",
+    "mindspore.complex64": "graphcell's op registry and kernels have no complex dtypes yet",
+    "mindspore.complex128": "graphcell's op registry and kernels have no complex dtypes yet",
+    "mindspore.rewrite": "MindSpore's SymbolTree API edits a network's Python source; graphcell "
+                         "does not provide it (its IR is printed, parsed and rewritten by passes: "
+                         "graphcell_ir.passes)",
+    "mindspore.boost": "MindSpore's training accelerations (LessBN, GradientFreeze, ...) are "
+                       "Ascend-oriented; graphcell does not provide them (Model's boost_level is "
+                       "accepted and warned about)",
+})
