@@ -53,7 +53,7 @@ from graphcell_ir.ops import conv as C
 from graphcell_ir.ops import elementwise as E
 from graphcell_ir.ops import random as op_random
 from graphcell_ir.ops.effects import assign
-from graphcell_ir.ops.layout import broadcast_to
+from graphcell_ir.ops.layout import broadcast_to, take
 from graphcell_ir.ops.registry import Kind, Trait
 
 log = logging.getLogger("graphcell.backend")
@@ -208,6 +208,7 @@ class _Gen:
         self.fresh: set[Value] = set()   # results of kernel calls: new arrays nobody else holds
         self.deferred: dict[Value, tuple] = {}   # broadcast_to results left to the kernels
         self.fallbacks: list[str] = []
+        self.into: set[Op] = set()   # updates written into the loop-carried array they update
         self.n = 0
 
     # -- names --
@@ -298,6 +299,10 @@ class _Gen:
             self.deferred[op.results[0]] = (op, ind)
         elif d is assign and self.fresh_only_for(op):
             self.assign(op, ind, self.use(op.operands[1]), "assign (the kernel's new buffer)")
+        elif op in self.into:
+            fn = functools.partial(d.ref_into, **op.attrs) if op.attrs else d.ref_into
+            args = ", ".join(self.use(v) for v in op.operands)
+            self.assign(op, ind, f"{self.glob('R', fn)}({args})", f"{d.name} (in place)")
         elif d is CALL:
             callee = self.fn.module[op.attrs["callee"]]
             if _calls_back(callee):
@@ -433,6 +438,10 @@ class _Gen:
         tup = lambda xs: ", ".join(xs) + ("," if len(xs) == 1 else "")  # noqa: E731
         if carried:
             self.lines.append(f"{ind}{tup(carried)} = {tup([self.use(v) for v in op.operands])}")
+        updates = in_place_updates(op)
+        self.into.update(updates)
+        for i in sorted(set(updates.values())):   # the loop's own array, written step by step
+            self.lines.append(f"{ind}{carried[i]} = {carried[i]}.copy()")
         self.lines.append(f"{ind}while True:")
         cond, body = op.regions[0].block, op.regions[1].block
         inner = ind + "    "
@@ -448,6 +457,32 @@ class _Gen:
             self.lines.append(f"{inner}{tup(carried)} = {tup(outs)}")
             res = [self.var(r) for r in op.results]
             self.lines.append(f"{ind}{tup(res)} = {tup(carried)}")
+
+
+def in_place_updates(op: Op) -> dict[Op, int]:
+    """The ops of a ``while`` body that may write into the array the loop carries at index
+    ``i`` (op -> i): an update with a ``ref_into`` (``scatter_update``, ``scatter_add``) whose
+    operand 0 is that carried value, otherwise only read by ``take`` ops before it (whose
+    results are copies), and whose result is yielded back to that place only. The runner copies
+    such a carried array once, when the loop starts, and then updates it in place, so writing
+    one row per step costs the row, not the array (a recurrent layer's outputs, the gradient's
+    saved states, output cotangents and accumulated input cotangents)."""
+    body = op.regions[1].block
+    yields = body.terminator.operands
+    position = {o: n for n, o in enumerate(body.ops)}
+    out: dict[Op, int] = {}
+    for i, a in enumerate(body.args):
+        updates = [u for u in a.uses if u.opdef.ref_into is not None and u.parent is body
+                   and u.operands[0] is a and a.uses[u] == 1 and len(u.results) == 1]
+        if len(updates) != 1:
+            continue
+        (update,) = updates
+        readers = [u for u in a.uses if u is not update]
+        if all(u.opdef is take and u.parent is body and position[u] < position[update]
+               for u in readers) and \
+                [j for j, y in enumerate(yields) if y is update.results[0]] == [i]:
+            out[update] = i
+    return out
 
 
 def _failed(name: str, slow, args, state=None, effects: bool = False):
