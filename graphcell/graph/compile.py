@@ -64,7 +64,7 @@ def compile_call(fn: Callable, self_obj: Any, args: tuple, *, name: str,
 
     The compile is one compile-report session (``graphcell_ir.backend.report``): it ends after
     the executable's first run, which compiles the kernels."""
-    session = report.begin(name)
+    session = report.begin(name, on=bool(context.get_context("compile_report")))
     try:
         compiled = _compile(fn, self_obj, args, name, arg_names, jit_level)
     except BaseException:
