@@ -26,7 +26,7 @@ from typing import Any, Callable
 
 from graphcell.context import GRAPH_MODE
 from graphcell.context import _values as _context_values
-from graphcell.runtime import dispatch, tape
+from graphcell.runtime import dispatch, graph_mode, tape, tensor_hooks
 from graphcell.runtime.tape import Node
 from graphcell.tensor import Tensor
 from graphcell_ir.ops import REGISTRY
@@ -154,8 +154,7 @@ def _differentiate(fn, args: tuple, positions, weights, sens, has_aux: bool) -> 
 
 
 def _tensor_hooks(original: Tensor, leaf: Tensor) -> None:
-    from graphcell.ops.function.other_func import apply_registered_hooks
-    apply_registered_hooks(original, leaf)
+    tensor_hooks.apply_registered_hooks(original, leaf)
 
 
 def _or_zeros(g, like: Tensor) -> Tensor:
@@ -285,8 +284,8 @@ class GradFunction:
 
 
 def _graph_grad():
-    from graphcell.graph import grad as graph_grad  # imports graphcell.graph: on first use
-    return graph_grad
+    """graphcell.graph.grad (``runtime/graph_mode.py``: graph mode builds on this module)."""
+    return graph_mode.graph().grad
 
 
 def _with_ids(spec: "_GradSpec", return_ids: bool):

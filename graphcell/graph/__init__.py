@@ -38,6 +38,7 @@ Example::
 """
 from __future__ import annotations
 
+from graphcell.graph import bridge, grad   # what runtime/graph_mode.py gives the low layer
 from graphcell.graph.jit import JitFunction, jit, ms_function
 from graphcell.graph.log import CacheInfo, CacheLog, all_logs
 from graphcell.graph.lowered import Lowered
