@@ -350,7 +350,7 @@ class ExprMixin:
             self.fail(node, f"attribute {name!r} of {describe(base)} is not supported in graph "
                             "mode", Kind.UNSUPPORTED)
         try:
-            return owned(getattr(base, name))
+            return owned(R.read_attribute(self.resolver, base, name))
         except AttributeError as e:
             self.fail(node, str(e) or f"{describe(base)} has no attribute {name!r}", Kind.ERROR, e)
         except Exception as e:

@@ -71,6 +71,12 @@ Objects that are still Python objects (a Parameter read from ``self``) get Pytho
 graph runs, with the static arguments and the run-time values (numpy arrays, Python scalars) in
 order, and print's keyword arguments; without it, Python's ``print`` gets the numpy values.
 
+``read_attribute(obj, name)`` (optional) is how the frontend reads an attribute of a Python object
+it meets (``self.scale``, ``getattr(self, "fc")``, ``hasattr``): it returns ``obj.<name>`` or
+raises AttributeError, and lets the resolver note the read — graphcell guards the attributes a
+compile read, so that changing one recompiles. Without it the frontend uses ``getattr``.
+:func:`read_attribute` below is the call the frontend makes.
+
 Later additions keep old resolvers working: new fields have defaults, new methods are optional.
 """
 from __future__ import annotations
@@ -167,6 +173,13 @@ Resolved = (Static | Param | Constant | Inline | CellCall | PrimitiveCall | Trac
             | GradTransform | GradCall | Unsupported)
 
 
+def read_attribute(resolver, obj: Any, name: str):
+    """``obj.<name>`` as the frontend reads it: through ``resolver.read_attribute`` when the
+    resolver has it (see the module docstring), else ``getattr``."""
+    read = getattr(resolver, "read_attribute", None)
+    return read(obj, name) if read is not None else getattr(obj, name)
+
+
 class Resolver(Protocol):
     def classify(self, obj: Any) -> Resolved:
         """What the Python object ``obj`` means to the compiler."""
@@ -176,3 +189,4 @@ class Resolver(Protocol):
 
     # optional (see the module docstring): def is_tensor_class(self, cls) -> bool
     # optional: def print_callback(self) -> Callable[..., None]
+    # optional: def read_attribute(self, obj, name) -> Any
