@@ -23,11 +23,13 @@ Example::
     >>> import tempfile
     >>> from pathlib import Path
     >>> from graphcell_ir.backend.native.target import Target
-    >>> store = ObjectStore(lambda: Path(tempfile.mkdtemp()), producer="example")
+    >>> d = Path(tempfile.mkdtemp())
+    >>> store = ObjectStore(lambda: d, producer="example")
     >>> t = Target("x86_64-unknown-linux-gnu", "generic", "")
     >>> store.get("0123", t).why
     'no native object on disk'
-    >>> store.refuse("0123", t, "not in the subset"); store.get("0123", t).refused
+    >>> store.refuse("0123", t, "not in the subset")
+    >>> store.get("0123", t).refused
     True
 """
 from __future__ import annotations
