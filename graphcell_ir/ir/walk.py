@@ -3,6 +3,7 @@
 - ``walk(x)``: every op in a Module, Function, Block, Region or Op, in text order (an op before the
   ops of its regions), without recursion.
 - ``replace_op(op, values)``: point the op's users at ``values`` and erase it.
+- ``free_values(op)``: the values an op's regions use but do not define (its captures).
 - ``Cloner``: the op cloner (value map, fresh literals, locations mapped, regions whole);
   ``clone_function`` / ``clone_module``: deep copies (new values, same types, attrs and locs).
 - ``structurally_equal`` / ``assert_structurally_equal``: the same IR up to value identity (and
@@ -61,6 +62,24 @@ def replace_op(op: Op, values: Sequence[Value]) -> None:
     for r, v in zip(op.results, values):
         r.replace_all_uses_with(v)
     op.erase()
+
+
+def free_values(op: Op) -> list[Value]:
+    """The values ``op``'s regions use but do not define, in first-use order (literals aside)."""
+    defined: set[Value] = set()
+    for region in op.regions:
+        defined.update(region.block.args)
+    inner = [o for region in op.regions for o in walk(region)]
+    for o in inner:
+        defined.update(o.results)
+        for region in o.regions:
+            defined.update(region.block.args)
+    seen: dict[Value, None] = {}
+    for o in inner:
+        for v in o.operands:
+            if not isinstance(v, Literal) and v not in defined:
+                seen.setdefault(v)
+    return list(seen)
 
 
 # --- cloning -----------------------------------------------------------------------------------

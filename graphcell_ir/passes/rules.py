@@ -42,7 +42,8 @@ from graphcell_ir.ir.builder import Builder
 from graphcell_ir.ir.core import Function, Literal, Op, OpResult, Value
 from graphcell_ir.ir.walk import walk
 from graphcell_ir.ops.registry import OpDef
-from graphcell_ir.passes.support import NOT_CONSTANT, erase_if_dead, replace_value, splat_value
+from graphcell_ir.passes.dce import erase_if_dead
+from graphcell_ir.passes.support import NOT_CONSTANT, replace_value, splat_value
 
 PRINT_RULES_ENV = "GRAPHCELL_PRINT_RULES"
 

@@ -110,20 +110,6 @@ def has_host_callback(op: Op) -> bool:
                for a in op.opdef.attrs)
 
 
-def erase_if_dead(op: Op) -> int:
-    """Erase ``op`` if it is unused and removable, then the producers that became dead with it.
-    Returns how many ops were erased."""
-    erased, todo = 0, [op]
-    while todo:  # a worklist, not recursion: dead chains can be thousands of ops long
-        op = todo.pop()
-        if op.parent is None or any(r.uses for r in op.results) or not is_removable(op):
-            continue
-        todo.extend(v.op for v in op.operands if isinstance(v, OpResult))
-        op.erase()
-        erased += 1
-    return erased
-
-
 # --- constants ---------------------------------------------------------------------------------
 
 NOT_CONSTANT = object()
