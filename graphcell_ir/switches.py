@@ -3,8 +3,7 @@
 Every ``GRAPHCELL_*`` variable the library reads is a :class:`Switch` of :data:`SWITCHES`, with
 its default and what it does, and is read through this module (``value``, ``on``, ``number``,
 ``words``): a test keeps the rest of the library from reading one directly, and
-``docs/architecture.md`` lists them all. (The test suite's own, ``GRAPHCELL_HYPOTHESIS_PROFILE``,
-``GRAPHCELL_ACCEPT``, ``GRAPHCELL_ACCEPT_GOLDEN``, live with the tests.)
+``docs/architecture.md`` lists them all, with the test suite's own (which live with the tests).
 
 Example::
 
@@ -66,9 +65,10 @@ _OFF = ("", "0", "false", "no", "off")
 
 
 def value(name: str) -> str:
-    """The switch's value: the environment's, else its default. KeyError for an undeclared
-    name (declare it in :data:`SWITCHES`)."""
-    return os.environ.get(name, SWITCHES[name].default)
+    """The switch's value: the environment's (when set and not empty), else its default.
+    KeyError for an undeclared name (declare it in :data:`SWITCHES`)."""
+    default = SWITCHES[name].default
+    return os.environ.get(name) or default
 
 
 def on(name: str) -> bool:

@@ -68,7 +68,7 @@ def clear_cache(obj=None) -> None:
     """Forget compiled versions: of ``obj`` (a cell or a ``@jit`` function), or all of them."""
     from graphcell.graph.cache import ALL, Staged
     if obj is None:
-        for staged in list(ALL):
+        for staged in ALL.snapshot():
             staged.clear()
         return
     staged = getattr(obj, "_staged", None)

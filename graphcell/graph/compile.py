@@ -160,10 +160,7 @@ def _pipeline(jit_level: str | None):
     level = context.get_context("jit_level") if jit_level is None else jit_level
     if level == "O0":
         return None
-    try:
-        from graphcell_ir.passes.pipelines import DEFAULT, resolve
-    except ImportError:  # the passes have not landed: the frontend's IR runs as it is
-        return None
+    from graphcell_ir.passes.pipelines import DEFAULT, resolve
     return resolve(DEFAULT)
 
 

@@ -50,6 +50,7 @@ Example::
 from __future__ import annotations
 
 import builtins
+import functools
 import inspect
 import types
 from typing import Any, Callable
@@ -384,15 +385,9 @@ def _builtin(fn) -> Resolved:
     return StaticCall(fn)
 
 
-_METHODS: dict[str, Resolved | None] = {}
-
-
+@functools.lru_cache(maxsize=None)   # per attribute name; lru_cache is thread-safe
 def _tensor_method(name: str) -> Resolved | None:
-    if name in _METHODS:
-        return _METHODS[name]
-    record = _method_record(name)
-    _METHODS[name] = record
-    return record
+    return _method_record(name)
 
 
 def _method_record(name: str) -> Resolved | None:
