@@ -9,7 +9,7 @@ Example::
     >>> ms.Tensor([1.0, 2.0]) * 2
     Tensor(shape=[2], dtype=Float32, value= [ 2.00000000e+00,  4.00000000e+00])
 """
-__version__ = "0.1.0"
+from graphcell._version import __version__
 
 from graphcell import dtype
 from graphcell.dtype import (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16,
@@ -36,6 +36,8 @@ from graphcell.context import STRICT, COMPATIBLE, LAX  # noqa: E402
 from graphcell.dtype import dtype_to_nptype  # noqa: E402
 from graphcell._toplevel import tensor, run_check  # noqa: E402
 from graphcell import graph  # noqa: E402
+from graphcell.runtime import graph_mode as _graph_mode  # noqa: E402
+_graph_mode.provide(graph)   # the seam: nn.Cell and gradient functions reach graph mode here
 from graphcell.aot import export, load  # noqa: E402
 from graphcell import train  # noqa: E402
 from graphcell import numpy  # noqa: E402  (mindspore.numpy)

@@ -24,7 +24,8 @@ def run_check() -> None:
     """``ms.run_check()``: print the version and check that a small computation is right."""
     import numpy as np
 
-    from graphcell import __version__, ops
+    from graphcell import ops
+    from graphcell._version import __version__
     print(f"graphcell version: {__version__} (MindSpore API 2.10)")
     x = Tensor(np.array([1.0, 2.0, 3.0], np.float32))
     ok = np.allclose(ops.mul(x, x).asnumpy(), [1.0, 4.0, 9.0])

@@ -26,7 +26,7 @@ from typing import Any, Callable
 
 from graphcell.context import GRAPH_MODE
 from graphcell.context import _values as _context_values
-from graphcell.runtime import dispatch, hooks, tape
+from graphcell.runtime import dispatch, graph_mode, hooks, tape
 from graphcell.runtime.tape import Node
 from graphcell.tensor import Tensor
 from graphcell_ir.ops import REGISTRY
@@ -295,8 +295,8 @@ class GradFunction:
 
 
 def _graph_grad():
-    from graphcell.graph import grad as graph_grad  # imports graphcell.graph: on first use
-    return graph_grad
+    """graphcell.graph.grad (``runtime/graph_mode.py``: graph mode builds on this module)."""
+    return graph_mode.graph().grad
 
 
 def _with_ids(spec: "_GradSpec", return_ids: bool):

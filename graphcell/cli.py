@@ -50,10 +50,11 @@ def info_lines() -> list[str]:
 
 
 def _kernel_compiler() -> str:
-    from graphcell_ir.backend import codegen
-    if codegen.enabled():
+    from graphcell_ir.backend import objects
+    why = objects.usable()
+    if why is None:
         return "graphcell codegen (llvmlite; numba for what it refuses)"
-    return "numba (GRAPHCELL_CODEGEN=0, or an llvmlite the code generator cannot use)"
+    return f"numba ({why})"
 
 
 def cache_lines() -> list[str]:
@@ -62,10 +63,11 @@ def cache_lines() -> list[str]:
     from graphcell_ir.backend.kernels import disk_summary
     d = disk_summary()
     return [f"kernel cache: {d['directory']}",
+            f"  native objects (the code generator's, linked without compiling): "
+            f"{d['native objects']} (and {d['refusals']} refusals)",
             f"  kernel sources: {d['kernels']}",
-            f"  compiled (numba) entries: {d['compiled entries']}",
-            f"  native objects (codegen's or numba's, linked without numba): "
-            f"{d['native objects']}",
+            f"  numba's compiled entries (what the code generator refused): "
+            f"{d['compiled entries']}",
             f"  size: {d['bytes'] / 1024:.1f} KiB"]
 
 

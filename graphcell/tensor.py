@@ -125,16 +125,8 @@ def _element_strides(shape) -> tuple[int, ...]:
 
 
 def _in_place(x, compute):
-    """``x`` takes the value ``compute(x)`` (an op on a snapshot, so a taped gradient sees the old
-    value feed the new one) and is returned; a tensor being compiled cannot be rebound, so graph
-    mode returns the new value instead."""
-    from graphcell import _indexing
-    from graphcell.graph.traced import GraphTensor
-    if isinstance(x, GraphTensor):
-        return compute(x)
-    out = compute(_indexing._snapshot(x))
-    _indexing._become(x, out)
-    return x
+    """``x`` takes the value ``compute(x)`` and is returned (``Tensor._update_in_place``)."""
+    return x._update_in_place(compute)
 
 
 def _divide(x, y, rounding_mode):
@@ -549,6 +541,15 @@ class Tensor:
         """In-place assignment (``net.b[0] = 1.``): the tensor takes the updated values."""
         from graphcell import _indexing
         _indexing.setitem(self, key, value)
+
+    def _update_in_place(self, compute):
+        """``self`` takes the value ``compute(snapshot)`` (an op on a snapshot of it, so a taped
+        gradient sees the old value feed the new one) and is returned: in-place methods
+        (``x.add_(y)``, ``x.zero_()``). Graph mode's ``GraphTensor`` returns the new value."""
+        from graphcell import _indexing
+        out = compute(_indexing._snapshot(self))
+        _indexing._become(self, out)
+        return self
 
     def __getattr__(self, name: str):
         # only reached when normal lookup fails: say whether MindSpore's Tensor has the name

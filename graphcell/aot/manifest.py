@@ -120,8 +120,8 @@ def decode_output(obj, n_outputs: int, depth: int = 0):
 
 def environment() -> tuple[dict, dict]:
     """``(created_by, cpu)``: the versions of what compiled the artifact, and the CPU."""
-    import graphcell
-    created_by = {"graphcell": graphcell.__version__, "python": platform.python_version()}
+    from graphcell._version import __version__
+    created_by = {"graphcell": __version__, "python": platform.python_version()}
     for dist in ("numpy", "numba", "llvmlite"):
         try:
             created_by[dist] = metadata.version(dist)

@@ -1,10 +1,9 @@
 """The native code of an artifact: emitting it at export, checking and linking it at load.
 
-At export every kernel the executable of the IR runs (fused groups, lone elementwise ops: an
-executable built with a recorder in place of linked kernels lists them) is compiled for its
-operand types and emitted as an object file for this CPU (``graphcell_ir.backend.native``), and
-so is every convolution/pooling loop (``nnkernels``) the IR's ops call, for the argument types they
-call it with (found by running each such op once on zeros). Each object is the member
+At export every kernel the executable of the IR runs (fused groups, lone elementwise ops) is
+compiled by graphcell's code generator for its operand types and emitted as an object file for
+this CPU, and so is every convolution/pooling loop the IR's ops call, for the argument types they
+call it with (``graphcell_ir.backend.aot`` finds them; the object store keeps them). Each object is the member
 ``native/<id>.o`` of the artifact, hashed like the others; the manifest's ``native`` section
 says what they are::
 
@@ -22,7 +21,8 @@ paired with another object or signature without the load noticing. Loops are val
 ``nn_loops`` text they were compiled from only.
 
 ``load(native=True)`` links the objects with llvmlite and the loaded GraphCell calls them
-instead of compiling: numba is not even imported. The artifact must be trusted first (signed
+instead of compiling. What the code generator refused has no object (``skipped``) and is
+compiled at load. The artifact must be trusted first (signed
 with the configured key, or ``trust_native_code=True``: ``trust.py``), else ArtifactTrustError.
 Every object is checked before LLVM sees it (``objfile.check_linkable``: one entry, only libm's
 imports, graphcell's relocations and sections); an object graphcell could not have emitted, or
@@ -50,12 +50,8 @@ from __future__ import annotations
 
 import logging
 import warnings
-from pathlib import Path
-
-import numpy as np
 
 from graphcell_ir.errors import ArtifactError
-from graphcell_ir.ir.walk import walk
 from graphcell.aot import container as C
 from graphcell.aot.trust import require_trust
 
@@ -77,23 +73,19 @@ def member_name(id_: str) -> str:
 
 def emit_native(module) -> tuple[dict, dict[str, bytes]]:
     """The manifest's ``native`` section and the object-file members for every kernel and loop
-    of ``module`` (the IR exactly as ``load`` will read it)."""
+    of ``module`` (the IR exactly as ``load`` will read it): ``graphcell_ir.backend.aot``."""
+    from graphcell_ir.backend import aot
     from graphcell_ir.backend import native as N
-    section = {"abi": N.ABI, "kernels": [], "skipped": []}
+    found = aot.native_objects(module)
+    section = {"abi": N.ABI, "kernels": [], "skipped": found.skipped}
     members: dict[str, bytes] = {}
-    for kind, key, ops, emit in _kernels(module) + _loops(module):
-        try:
-            obj = emit()
-        except N.NativeError as e:
-            if all(s["key"] != key or s["reason"] != str(e) for s in section["skipped"]):
-                section["skipped"].append({"key": key, "ops": ops, "reason": str(e)})
-            continue
+    for kind, obj in found.objects:
         if member_name(obj.id) in members:
             continue   # the same kernel twice in the IR
         members[member_name(obj.id)] = obj.data
         if kind == "loop":
-            loops = section.setdefault("loops", {"source": key.split(".")[0], "functions": []})
-            loops["functions"].append({"id": obj.id, "name": ops[0],
+            loops = section.setdefault("loops", {"source": found.loops_source, "functions": []})
+            loops["functions"].append({"id": obj.id, "name": obj.key.split(".", 1)[1],
                                        "args": [list(k) for k in obj.args]})
         else:
             section["kernels"].append({"id": obj.id, "key": obj.key,
@@ -101,81 +93,6 @@ def emit_native(module) -> tuple[dict, dict[str, bytes]]:
         t = obj.target
         section["target"] = {"triple": t.triple, "cpu": t.cpu, "features": t.features}
     return section, dict(sorted(members.items()))
-
-
-def _kernels(module) -> list:
-    """("kernel", key, op names, emit) for each kernel the executable of ``module`` runs (fused
-    groups, lone elementwise ops): building it with a recorder in place of linked kernels asks
-    for exactly those, and compiles nothing."""
-    from graphcell_ir.backend import native as N
-    from graphcell_ir.backend.executable import compile_executable
-    recorder = _KernelRecorder()
-    for fn in module:
-        compile_executable(module, fn, jit=True, native=recorder)
-    return [("kernel", ks.key, list(ks.ops), lambda ks=ks: N.emit(ks, ks.in_dtypes))
-            for ks in recorder.seen.values()]
-
-
-class _KernelRecorder:
-    """Stands for linked kernels while an executable is built: records each kernel asked for
-    and gives it a placeholder (the executable is thrown away, never run)."""
-
-    def __init__(self):
-        self.seen: dict = {}
-
-    def lookup(self, ks):
-        self.seen.setdefault((ks.key, ks.in_dtypes, ks.in_shapes), ks)
-        return _never_run
-
-
-def _never_run(*args):
-    raise AssertionError("the export's recording executable ran")
-
-
-def _loops(module) -> list:
-    """("loop", key, [loop name], emit) for each loop the IR's convolution/pooling ops call,
-    for the argument types they call it with: each such op runs once on zeros through numba's
-    loops, recording the calls (``LoopRecorder``)."""
-    from graphcell_ir.backend import native as N
-    try:
-        from graphcell_ir.backend import nn_loops, nnkernels
-        ops = [op for op in walk(module) if op.opdef in nnkernels.KERNELS]
-    except (ImportError, AttributeError):
-        return []
-    if not ops:
-        return []
-    try:
-        inner = nnkernels.loops(True)
-    except ImportError as e:   # no numba: the loops compile at load
-        return [("loop", "loops", [op.opdef.name for op in ops], _refuse(f"numba is not "
-                                                                          f"installed ({e})"))]
-    recorder = N.LoopRecorder(inner)
-    for op in ops:
-        args = [np.zeros(v.type.shape, v.type.dtype.np_dtype) for v in op.operands]
-        try:
-            with np.errstate(all="ignore"):
-                nnkernels.KERNELS[op.opdef](recorder, *args, **dict(op.attrs))
-        except Exception as e:   # it will fail at run time too; nothing to emit for it
-            log.info("native loops: %s did not run on zeros (%s)", op.opdef.name, e)
-    source = Path(nn_loops.__file__).read_text()
-    key = N.loop_key(N.source_hash(source), "")
-    return [("loop", key + name, [name],
-             lambda name=name, kinds=kinds: _emit_loop(source, name, kinds))
-            for name, kinds in sorted(recorder.seen, key=repr)]
-
-
-def _refuse(reason: str):
-    def emit():
-        from graphcell_ir.backend.native import NativeError
-        raise NativeError(reason)
-    return emit
-
-
-def _emit_loop(source: str, name: str, kinds):
-    from graphcell_ir.backend import native as N
-    if kinds is None:
-        raise N.NativeError("an argument is neither a C-ordered array nor an int/float scalar")
-    return N.emit_loop(source, name, kinds)
 
 
 # --- checking (every load) -----------------------------------------------------------------------
@@ -266,20 +183,20 @@ def _private_loops(path, source_sha: str, kernels):
     (argument kinds it has no code for run the process's loops), or None when they were
     compiled from another ``nn_loops.py``. Never installed process-wide: one artifact's code
     must not serve every later network."""
+    from graphcell_ir.backend import loops
     from graphcell_ir.backend import native as N
-    from graphcell_ir.backend import nn_loops, nnkernels
-    source = Path(nn_loops.__file__).read_text()
+    source = loops.source()
     if N.source_hash(source) != source_sha:
         _warn(f"{path}: its convolution/pooling loops were compiled from another version of "
               "graphcell_ir/backend/nn_loops.py; this one's are compiled instead")
         return None
-    return kernels.loops(source, lambda: nnkernels.loops(True))
+    return kernels.loops(source, lambda: loops.namespace(True))
 
 
 def _warn_skipped(path, skipped: list) -> None:
     if skipped:
         _warn(f"{path}: {len(skipped)} kernel(s) or loop(s) have no native code and are "
-              "compiled by numba when first used: " +
+              "compiled when first used: " +
               "; ".join(f"{', '.join(s.get('ops') or [s['key']])}: {s['reason']}"
                         for s in skipped))
 
@@ -308,7 +225,7 @@ def warn_missed(graph) -> None:
     kernels = getattr(graph, "native", None)
     if kernels is not None and kernels.missed:
         _warn(f"{graph.path}: {len(kernels.missed)} kernel(s) have no native code in the artifact "
-              f"and are compiled by numba: {', '.join(sorted(set(kernels.missed)))}")
+              f"and are compiled here: {', '.join(sorted(set(kernels.missed)))}")
 
 
 def _warn(message: str) -> None:

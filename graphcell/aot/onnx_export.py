@@ -48,7 +48,7 @@ def require_onnx() -> None:
 
 def onnx_model(compiled):
     """The checked ``onnx.ModelProto`` of a bridge ``Compiled`` (an inference function)."""
-    import graphcell
+    from graphcell._version import __version__
     from graphcell_ir.backend.onnx import lower_function, to_model
     require_onnx()
     program = compiled.program
@@ -62,7 +62,7 @@ def onnx_model(compiled):
     n_inputs = len(program.function.args) - len(program.params)
     weights = {p.name: p._data for p in program.params}
     graph = lower_function(program.module, program.function, n_inputs, weights)
-    return to_model(graph, producer_version=graphcell.__version__)
+    return to_model(graph, producer_version=__version__)
 
 
 def write_onnx(compiled, path: str) -> None:

@@ -33,8 +33,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import os
 
+from graphcell_ir import switches
 from graphcell_ir.errors import ArtifactTrustError
 
 __all__ = ["KEY_ENV", "configured_key", "sign", "check_signature", "require_trust",
@@ -51,7 +51,7 @@ def configured_key() -> bytes | None:
     from graphcell import context
     key = context.get_context("artifact_key")
     if key is None:
-        env = os.environ.get(KEY_ENV)
+        env = switches.value(KEY_ENV)
         if env:
             key = env.encode("utf-8")
             if len(key) < 16:

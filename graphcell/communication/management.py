@@ -24,6 +24,7 @@ import os
 import sys
 import warnings
 
+from graphcell_ir import switches
 from graphcell_ir import comm
 from graphcell_ir.comm import WORLD_GROUP_NAMES
 
@@ -174,7 +175,7 @@ def _rank_arg(value, name: str, fn: str) -> None:
 def _share_cores(world) -> None:
     """numpy's BLAS with the machine's cores divided among the job's processes on it: N processes
     each starting all cores' threads would fight over them."""
-    if world.local_size <= 1 or os.environ.get("GRAPHCELL_BLAS_THREADS"):
+    if world.local_size <= 1 or switches.value("GRAPHCELL_BLAS_THREADS"):
         return
     from graphcell_ir.backend import blas_threads
     blas_threads.limit(max(1, (os.cpu_count() or 1) // world.local_size))

@@ -44,6 +44,7 @@ Example::
 """
 from __future__ import annotations
 
+from graphcell.graph import bridge, grad   # what runtime/graph_mode.py gives the low layer
 from graphcell.graph.jit import JitFunction, jit, ms_function
 from graphcell.graph.log import CacheInfo, CacheLog, all_logs
 from graphcell.graph.lowered import Lowered
@@ -73,7 +74,7 @@ def clear_cache(obj=None) -> None:
     """Forget compiled versions: of ``obj`` (a cell or a ``@jit`` function), or all of them."""
     from graphcell.graph.cache import ALL, Staged
     if obj is None:
-        for staged in list(ALL):
+        for staged in ALL.snapshot():
             staged.clear()
         return
     staged = getattr(obj, "_staged", None)

@@ -36,13 +36,12 @@ from __future__ import annotations
 
 import inspect
 import threading
-import weakref
 from operator import attrgetter
 from typing import Any, Callable
 
 from graphcell.graph.compile import Compiled, compile_call
 from graphcell.graph.entry import Entry, hooked_call
-from graphcell.graph.log import CacheLog
+from graphcell.graph.log import CacheLog, LiveSet
 from graphcell.graph.signature import InputError, arg_specs, describe_spec, flatten
 from graphcell.nn.cell import Cell
 from graphcell.runtime.hooks import compiled_run, has_grad_callbacks
@@ -55,7 +54,7 @@ MAX_ENTRIES = 64
 """Compiled versions kept per staged function; the oldest is dropped first."""
 
 _SHAPE_DTYPE = attrgetter("shape", "dtype")
-ALL: "weakref.WeakSet[Staged]" = weakref.WeakSet()
+ALL = LiveSet()
 """Every live Staged (``graphcell.graph.clear_cache()`` clears them all)."""
 
 
@@ -303,3 +302,20 @@ def _signature_of(fn: Callable, bound: bool):
     n_fixed = len(positional) if not has_var and all(
         p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params) else -1
     return sig, names, n_fixed
+
+
+class GraphCache(dict):
+    """The compiled functions an object keeps (``obj.__dict__['_graph_cache']``).
+
+    Copies of the object start with an empty cache: a compiled version refers to the original's
+    Parameters and cells.
+    """
+
+    def __deepcopy__(self, memo):
+        return GraphCache()
+
+    def __copy__(self):
+        return GraphCache()
+
+    def __reduce__(self):
+        return (GraphCache, ())

@@ -71,7 +71,7 @@ def compile_call(fn: Callable | Entry, self_obj: Any, args: tuple, kwargs: dict 
 
     The compile is one compile-report session (``graphcell_ir.backend.report``): it ends after
     the executable's first run, which compiles the kernels."""
-    session = report.begin(name)
+    session = report.begin(name, on=bool(context.get_context("compile_report")))
     try:
         compiled = _compile(fn, self_obj, args, dict(kwargs or {}), name, arg_names, jit_level)
     except BaseException:
@@ -174,10 +174,7 @@ def _pipeline(jit_level: str | None):
     level = context.get_context("jit_level") if jit_level is None else jit_level
     if level == "O0":
         return None
-    try:
-        from graphcell_ir.passes.pipelines import DEFAULT, resolve
-    except ImportError:  # the passes have not landed: the frontend's IR runs as it is
-        return None
+    from graphcell_ir.passes.pipelines import DEFAULT, resolve
     return resolve(DEFAULT)
 
 

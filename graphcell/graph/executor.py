@@ -37,6 +37,7 @@ from graphcell.graph.errors import without_frames
 from graphcell.tensor import Tensor
 from graphcell_ir.errors import InterpError, OpError
 from graphcell import context
+from graphcell_ir import switches
 from graphcell_ir.backend import report
 from graphcell_ir.backend.interp import Interpreter
 from graphcell_ir.frontend.output import OutDict, OutResult, OutStatic
@@ -44,9 +45,6 @@ from graphcell_ir.ir.core import Function, Module
 from graphcell_ir.ir.types import ObjectType
 
 __all__ = ["Program", "Executable"]
-
-report.set_switch(lambda: context.get_context("compile_report"))
-
 
 # --- the output structure ------------------------------------------------------------------------
 
@@ -120,13 +118,12 @@ class Program:
 def _backend(program: Program, native=None) -> Callable[[list], list]:
     """The runner of the compiled function: a list of arguments in, the list of results out.
 
-    The compiled backend (numba kernels, BLAS, references; it reruns a call on the interpreter
+    The compiled backend (native kernels, BLAS, references; it reruns a call on the interpreter
     when anything is off, so results and errors are the interpreter's); ``GRAPHCELL_BACKEND=interp``
     keeps the interpreter alone. ``native``: kernels linked from an artifact (``graphcell.load``)."""
     interp = Interpreter(program.module)
-    if os.environ.get("GRAPHCELL_BACKEND") == "interp":
+    if switches.value("GRAPHCELL_BACKEND") == "interp":
         return interp.compiled(program.function)
-    from graphcell import context
     from graphcell_ir.backend.executable import compile_executable
     dump = None
     if context.get_context("save_graphs"):

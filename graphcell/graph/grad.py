@@ -38,7 +38,7 @@ from graphcell.autodiff import GradFunction
 from graphcell.graph.cache import Staged
 from graphcell.graph.entry import Entry
 from graphcell.graph.errors import user_facing
-from graphcell.graph.jit import _GraphCache
+from graphcell.graph.cache import GraphCache
 from graphcell.graph.lowered import Lowered
 from graphcell.graph.resolver import construct_of
 from graphcell.nn.cell import Cell
@@ -80,7 +80,7 @@ def _table(fn, grad_fn) -> dict:
     if isinstance(owner, Cell):
         cache = owner.__dict__.get("_graph_cache")
         if cache is None:
-            cache = owner.__dict__["_graph_cache"] = _GraphCache()
+            cache = owner.__dict__["_graph_cache"] = GraphCache()
         return cache
     d = getattr(fn, "__dict__", None) if not isinstance(fn, types.MethodType) else None
     if not isinstance(d, dict):

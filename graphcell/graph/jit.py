@@ -36,7 +36,7 @@ from typing import Any, Callable
 
 from graphcell import context
 from graphcell.autodiff import GradFunction
-from graphcell.graph.cache import Staged
+from graphcell.graph.cache import GraphCache, Staged
 from graphcell.graph.entry import entry_of
 from graphcell.graph.errors import user_facing
 from graphcell.graph.log import CacheLog
@@ -165,30 +165,13 @@ class BoundJit:
         return f"<bound jit {self._jit.__graphcell_jit__.__qualname__} of {self.__self__!r}>"
 
 
-class _GraphCache(dict):
-    """The compiled functions an object keeps (``obj.__dict__['_graph_cache']``).
-
-    Copies of the object start with an empty cache: a compiled version refers to the original's
-    Parameters and cells.
-    """
-
-    def __deepcopy__(self, memo):
-        return _GraphCache()
-
-    def __copy__(self):
-        return _GraphCache()
-
-    def __reduce__(self):
-        return (_GraphCache, ())
-
-
 def staged_for(obj: Any, fn: Callable, call_cell: bool = False,
                jit_level: str | None = None) -> Staged:
     """The :class:`Staged` of ``fn`` bound to ``obj``, kept in ``obj.__dict__``."""
     d = obj.__dict__
     cache = d.get("_graph_cache")
     if cache is None:
-        cache = _GraphCache()
+        cache = GraphCache()
         d["_graph_cache"] = cache
     key = (fn, call_cell)
     staged = cache.get(key)

@@ -19,6 +19,7 @@ Example::
 """
 from __future__ import annotations
 
+import threading
 import weakref
 from dataclasses import dataclass
 
@@ -79,7 +80,24 @@ class CacheLog:
         return f"<CacheLog {self.name}: {self.hits} hits, {self.misses} compiles>"
 
 
-_LOGS: "weakref.WeakSet[CacheLog]" = weakref.WeakSet()
+class LiveSet:
+    """The live objects of a kind (weakly held), safe to add to and list from several threads
+    (a WeakSet alone can change size while another thread lists it)."""
+
+    def __init__(self):
+        self._items: weakref.WeakSet = weakref.WeakSet()
+        self._lock = threading.Lock()
+
+    def add(self, item) -> None:
+        with self._lock:
+            self._items.add(item)
+
+    def snapshot(self) -> list:
+        with self._lock:
+            return list(self._items)
+
+
+_LOGS = LiveSet()
 
 
 class CacheInfo:
@@ -109,4 +127,4 @@ class CacheInfo:
 
 def all_logs() -> list[CacheLog]:
     """Every live log, by name."""
-    return sorted(_LOGS, key=lambda log: log.name)
+    return sorted(_LOGS.snapshot(), key=lambda log: log.name)

@@ -54,6 +54,7 @@ Example::
 from __future__ import annotations
 
 import builtins
+import functools
 import inspect
 import types
 from typing import Any, Callable
@@ -61,6 +62,7 @@ from typing import Any, Callable
 import numpy as np
 
 from graphcell.autodiff import NO_WEIGHTS, GradFunction, GradOperation
+from graphcell.graph.reads import attribute_reads
 from graphcell.graph.traced import GraphTensor, traced
 from graphcell.nn.cell import Cell
 from graphcell.nn.container import CellList, SequentialCell
@@ -137,18 +139,21 @@ def _as_tensors(x):
 class GraphResolver:
     """Classifies objects for one compile and remembers the Parameters and cells it met.
 
-    ``watch(cell)`` is called for every cell the compile meets (the bridge records which of its
-    attributes the compile reads, for the cache guards); ``root`` names the compiled cell in
+    ``watch(cell)`` is called for every cell the compile meets and returns the set in which the
+    resolver notes the names of the cell's attributes the compile reads (``reads.ReadRecorder``:
+    the cache guards them); ``root`` is the compiled cell (it is met first) and names it in
     warnings.
     """
 
-    def __init__(self, watch: Callable[[Any], None] | None = None, root: Any = None):
+    def __init__(self, watch: Callable[[Any], set] | None = None, root: Any = None):
         self.params: list[Parameter] = []
         self.cells: list[Cell] = []
         self._param_records: dict[int, Param] = {}
-        self._cell_ids: set[int] = set()
+        self._reads: dict[int, set] = {}   # id(cell) -> the names read on it (watch's sets)
         self._watch = watch
         self.root = root
+        if isinstance(root, Cell):
+            self._meet(root)
 
     # --- the protocol ----------------------------------------------------------------------------
 
@@ -189,6 +194,14 @@ class GraphResolver:
             return _builtin(obj)
         return self._other(obj)
 
+    def read_attribute(self, obj: Any, name: str):
+        """``obj.<name>`` for the frontend; a read on a cell is noted (with what a property or
+        method it names reads: ``reads.attribute_reads``) for the cache guards."""
+        if isinstance(obj, Cell):
+            self._meet(obj)
+            self._reads[id(obj)].update(attribute_reads(type(obj), name))
+        return getattr(obj, name)
+
     def tensor_method(self, name: str) -> Resolved | None:
         """``x.<name>`` on an IR tensor: a ``Traced`` Tensor method (None when there is none);
         a property (``x.T``, ``x.size``) is ``Traced(..., is_property=True)``."""
@@ -226,11 +239,9 @@ class GraphResolver:
         return Constant(t._data)
 
     def _meet(self, cell: Cell) -> None:
-        if id(cell) not in self._cell_ids:
-            self._cell_ids.add(id(cell))
+        if id(cell) not in self._reads:
+            self._reads[id(cell)] = self._watch(cell) if self._watch is not None else set()
             self.cells.append(cell)
-            if self._watch is not None:
-                self._watch(cell)
 
     def _cell(self, cell: Cell) -> Resolved:
         self._meet(cell)
@@ -439,9 +450,6 @@ def _builtin(fn) -> Resolved:
     return StaticCall(fn)
 
 
-_METHODS: dict[str, Resolved | None] = {}
-
-
 def _parameter_hook(param: Parameter):
     """The ``Param.hook`` of a Parameter with tensor hooks: its value through one
     ``hook_backward`` op calling the hooks it has when the gradient runs."""
@@ -463,12 +471,9 @@ def _register_hook(x, hook_fn):
     return mark((x,), callback, "register_hook")[0]
 
 
+@functools.lru_cache(maxsize=None)   # per attribute name; lru_cache is thread-safe
 def _tensor_method(name: str) -> Resolved | None:
-    if name in _METHODS:
-        return _METHODS[name]
-    record = _method_record(name)
-    _METHODS[name] = record
-    return record
+    return _method_record(name)
 
 
 def _method_record(name: str) -> Resolved | None:

@@ -130,6 +130,11 @@ class GraphTensor(Tensor):
         raise UnknownValueError("in-place assignment to a tensor inside library code is not "
                               "supported in graph mode")
 
+    def _update_in_place(self, compute):
+        """In-place methods (``x.add_(y)``, ``x.zero_()``): there is no buffer to rebind while
+        compiling, so the new value is returned, as MindSpore's graph mode gives it."""
+        return compute(self)
+
 
 # --- crossing the boundary -----------------------------------------------------------------------
 

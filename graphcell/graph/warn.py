@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import warnings
 
 __all__ = ["GraphModeWarning", "once_per_message"]
@@ -39,13 +40,16 @@ def _user_stacklevel() -> int:
 
 
 _messages: set[str] = set()
+_lock = threading.Lock()   # compiles in several threads give their warnings once between them
 
 
 def once_per_message(message: str, category: type = UserWarning) -> None:
     """Warn with ``message`` unless it was given before (the warnings of a compile: the frontend
     gives them each time it compiles the code). Frontend warnings become GraphModeWarnings."""
-    if message not in _messages:
+    with _lock:
+        first = message not in _messages
         _messages.add(message)
+    if first:
         if category is UserWarning:
             category = GraphModeWarning
         warnings.warn(message, category, stacklevel=_user_stacklevel())

@@ -42,7 +42,7 @@ from graphcell.context import GRAPH_MODE
 from graphcell.nn._cell_options import CellOptions
 from graphcell.context import _values as _context_values
 from graphcell.parameter import Parameter, ParameterTuple, is_generated_name
-from graphcell.runtime import dispatch
+from graphcell.runtime import dispatch, graph_mode
 from graphcell.runtime.hooks import CellHooks
 from graphcell.tensor import Tensor
 from graphcell_ir.ir.types import float16, float32
@@ -108,7 +108,8 @@ class Cell(CellHooks, CellOptions):
         return self._run_construct(args, kwargs)
 
     def _run_construct(self, args: tuple, kwargs: dict):
-        # THE SEAM. In GRAPH_MODE the call is compiled and run (graphcell/graph/bridge.py), except
+        # THE SEAM. In GRAPH_MODE the call is compiled and run (graphcell/graph/bridge.py, reached
+        # through runtime/graph_mode.py), except
         # while a PyNative gradient call is recording: its tape must see this cell's ops (in
         # GRAPH_MODE, ms.grad itself compiles the gradient, so that only happens for PyNative
         # grads of a cell run in GRAPH_MODE). PyNative hooks and a custom bprop wrap construct
@@ -561,20 +562,13 @@ class Cell(CellHooks, CellOptions):
         return self.__repr__()
 
 
-_bridge = None
-
-
 def _graph_bridge():
-    """graphcell.graph.bridge, imported on first use (it imports this module)."""
-    global _bridge
-    if _bridge is None:
-        from graphcell.graph import bridge
-        _bridge = bridge
-    return _bridge
+    """graphcell.graph.bridge (``runtime/graph_mode.py``: graph mode builds on this module)."""
+    return graph_mode.graph().bridge
 
 
 def _graph_call(cell: Cell, args: tuple, kwargs: dict):
-    return (_bridge or _graph_bridge()).call_cell(cell, args, kwargs)
+    return graph_mode.graph().bridge.call_cell(cell, args, kwargs)
 
 
 def _name_taken(cell: Cell, name: str) -> bool:

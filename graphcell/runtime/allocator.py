@@ -18,8 +18,9 @@ Example::
 from __future__ import annotations
 
 import ctypes
-import os
 import sys
+
+from graphcell_ir import switches
 
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3   # glibc's mallopt parameter numbers
 MMAP_THRESHOLD = 32 << 20                      # glibc's largest allowed value on 64-bit
@@ -37,7 +38,7 @@ def tune() -> bool:
 
 
 def _apply() -> bool:
-    if os.environ.get("GRAPHCELL_MALLOC_TUNING", "1") in ("0", "false", "no"):
+    if not switches.on("GRAPHCELL_MALLOC_TUNING"):
         return False
     if not sys.platform.startswith("linux"):
         return False

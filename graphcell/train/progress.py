@@ -22,16 +22,17 @@ Example::
 from __future__ import annotations
 
 import contextlib
-import os
 import sys
 import time
+
+from graphcell_ir import switches
 
 __all__ = ["EpochProgress", "progress_enabled"]
 
 
 def progress_enabled() -> bool:
     """False when ``GRAPHCELL_PROGRESS=0``."""
-    return os.environ.get("GRAPHCELL_PROGRESS", "1") != "0"
+    return switches.on("GRAPHCELL_PROGRESS")
 
 
 def _is_terminal(stream) -> bool:

@@ -5,8 +5,9 @@
   dead gradient code is emitted for it. As in PyNative, activity stops at ``NONDIFF`` ops
   (comparisons, ``argmax``, ``fill``) and at Python scalars, and flows through integer tensors
   (gradients of integer arithmetic are integers).
-- :func:`free_values`: the values a region uses but does not define (its captures). The backward
-  of an ``if`` or ``while`` hands cotangents of exactly these back to the enclosing block.
+- ``ir.walk.free_values``: the values a region uses but does not define (its captures). The
+  backward of an ``if`` or ``while`` hands cotangents of exactly these back to the enclosing
+  block.
 - :func:`must_save`: ops whose results cannot be recomputed in the backward (random draws, side
   effects), so the forward has to keep them (see ``replay.py``).
 - :func:`needed_values` / :func:`loop_needs`: which values of a block, and which carried values
@@ -37,7 +38,7 @@ import numpy as np
 from graphcell_ir.ir.core import Block, Function, Literal, Op, Region, Value
 from graphcell_ir.ir.structural import CALL, CONST, IF, WHILE
 from graphcell_ir.ir.types import TensorType, TupleType, Type
-from graphcell_ir.ir.walk import walk
+from graphcell_ir.ir.walk import free_values, walk
 from graphcell_ir.ops.registry import Kind, Trait, lookup
 
 _LESS, _GREATER, _ADD = lookup("less"), lookup("greater"), lookup("add")
@@ -107,24 +108,6 @@ class _Activity:
 def yielded(region: Region) -> tuple[Value, ...]:
     """The operands of the ``yield`` ending ``region``."""
     return region.block.terminator.operands
-
-
-def free_values(op: Op) -> list[Value]:
-    """The values ``op``'s regions use but do not define, in first-use order (literals aside)."""
-    defined: set[Value] = set()
-    for region in op.regions:
-        defined.update(region.block.args)
-    inner = [o for region in op.regions for o in walk(region)]
-    for o in inner:
-        defined.update(o.results)
-        for region in o.regions:
-            defined.update(region.block.args)
-    seen: dict[Value, None] = {}
-    for o in inner:
-        for v in o.operands:
-            if not isinstance(v, Literal) and v not in defined:
-                seen.setdefault(v)
-    return list(seen)
 
 
 def must_save(op: Op) -> bool:

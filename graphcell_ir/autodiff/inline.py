@@ -1,4 +1,5 @@
-"""Inlining ``call`` ops (and expanding ``fused`` kernels) before differentiation.
+"""Inlining ``call`` ops (and expanding ``fused`` kernels) before differentiation, with the pass
+pipeline's inliner (``passes/inline.py``).
 
 The transform differentiates a callee by inlining it at each call site: the callee's ops then
 take part in the caller's activity analysis, replay and backward like any others, and each call
@@ -35,10 +36,10 @@ from __future__ import annotations
 
 from graphcell_ir.errors import AutodiffError
 from graphcell_ir.ir.builder import Builder
-from graphcell_ir.ir.core import Block, Function, Literal, Module, Op, Region, Value
-from graphcell_ir.ir.loc import Loc
+from graphcell_ir.ir.core import Function, Module, Op
 from graphcell_ir.ir.structural import CALL, FUSED
 from graphcell_ir.ir.walk import clone_function, walk
+from graphcell_ir.passes.inline import inline_block, inline_call
 
 MAX_ROUNDS = 64
 """Call nesting deeper than this is taken for recursion, which the IR cannot inline."""
@@ -61,20 +62,20 @@ def callee_of(op: Op, module: Module) -> Function:
 def inline_calls(fn: Function, module: Module) -> Function:
     """A copy of ``fn`` (not added to ``module``) whose calls are inlined, recursively, except
     those to callees with a custom bprop. When ``fn`` itself has one, the copy is a single call
-    of ``fn``, so its gradient is its custom bprop too."""
+    of ``fn``, so its gradient is its custom bprop too. The pass pipeline's inliner does the
+    work (``passes/inline.py``)."""
     if custom_bprop_name(fn) is not None:
         return _calling(fn)
     out = clone_function(fn)
     for op in [op for op in walk(out) if op.opdef is FUSED]:
-        _expand(op, op.regions[0].block, lambda loc: loc)
+        inline_block(op, op.regions[0].block)
     for _ in range(MAX_ROUNDS):
         calls = [op for op in walk(out) if op.opdef is CALL
                  and custom_bprop_name(callee_of(op, module)) is None]
         if not calls:
             return out
         for op in calls:
-            call_loc = op.loc
-            _expand(op, callee_of(op, module).body, lambda loc: loc.inlined_at(call_loc))
+            inline_call(op, callee_of(op, module))
     raise AutodiffError(f"@{fn.name}: calls nest deeper than {MAX_ROUNDS} levels; a recursive "
                         "function cannot be inlined for differentiation")
 
@@ -89,47 +90,3 @@ def _calling(fn: Function) -> Function:
     b.insert(op)
     b.return_(*op.results)
     return out
-
-
-def _expand(op: Op, body: Block, loc_of) -> None:
-    """Replace ``op`` by a copy of ``body`` (a callee's or a fused kernel's) on its operands."""
-    vmap: dict[Value, Value] = dict(zip(body.args, op.operands))
-    clone_ops(body, Builder.before_op(op), vmap, loc_of)
-    results = [map_operand(v, vmap) for v in body.terminator.operands]
-    for r, v in zip(op.results, results):
-        r.replace_all_uses_with(v)
-    op.erase()
-
-
-def map_operand(v: Value, vmap: dict) -> Value:
-    """``v`` in the copy: a fresh literal (each use site has its own), else its mapped value."""
-    if isinstance(v, Literal):
-        return Literal(v.value, v.type)
-    return vmap.get(v, v)
-
-
-def clone_ops(src: Block, builder: Builder, vmap: dict, loc_of) -> None:
-    """Copy ``src``'s ops but its terminator at ``builder``'s insertion point, mapping values
-    through ``vmap`` (and recording the copies there) and locations through ``loc_of``."""
-    for op in src:
-        if op.is_terminator:
-            break
-        regions = []
-        for r in op.regions:
-            block = Block()
-            for a in r.block.args:
-                vmap[a] = block.add_arg(a.type, a.name_hint, param=a.param)
-            regions.append(Region(block))
-        operands = [map_operand(v, vmap) for v in op.operands]
-        new = Op(op.opdef, operands, [r.type for r in op.results], dict(op.attrs), regions,
-                 loc_of(op.loc))
-        for r, nr in zip(op.results, new.results):
-            nr.name_hint = r.name_hint
-            vmap[r] = nr
-        builder.insert(new)
-        for r, nr in zip(op.regions, regions):
-            inner = Builder.at_end(nr.block)
-            clone_ops(r.block, inner, vmap, loc_of)
-            term = r.block.terminator
-            inner.loc = loc_of(term.loc) if isinstance(term.loc, Loc) else term.loc
-            inner.yield_(*[map_operand(v, vmap) for v in term.operands])

@@ -48,10 +48,9 @@ from graphcell_ir.ir.core import Block, Literal, Op, Region, Value
 from graphcell_ir.ir.loc import GRAD, Loc
 from graphcell_ir.ir.structural import IF, WHILE
 from graphcell_ir.ir.types import ScalarType, TensorType, TupleType
-from graphcell_ir.ir.walk import walk
+from graphcell_ir.ir.walk import Cloner, walk
 from graphcell_ir.ops import functional as F
 from graphcell_ir.autodiff.analysis import loop_needs, must_save, trip_count
-from graphcell_ir.autodiff.inline import map_operand
 
 
 def grad_loc(loc: Loc) -> Loc:
@@ -90,7 +89,7 @@ class Tape:
 
     def new(self, v: Value) -> Value:
         """The copy of original value ``v`` (a fresh literal for a literal)."""
-        return map_operand(v, self.vmap)
+        return Cloner(self.vmap).value(v)
 
 
 class Copier:
@@ -138,10 +137,8 @@ class Copier:
 
     # -- one op --
     def op(self, op: Op, t: Tape) -> None:
-        new = Op(op.opdef, [t.new(v) for v in op.operands], [r.type for r in op.results],
-                 dict(op.attrs), (), self.loc(op.loc))
+        new = Cloner(t.vmap, self.loc).op(op)
         self.b.insert(new)
-        self._bind_results(op, new.results, t)
         if must_save(op):
             t.exports.update(zip(op.results, new.results))
 

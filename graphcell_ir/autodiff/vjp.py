@@ -12,8 +12,8 @@ API's emitter. The pieces: ``inline.py`` inlines calls (except those with a cust
 ``custom.py``), ``analysis.py`` finds the values that depend on ``wrt``, ``replay.py`` copies the
 forward and says what is saved for the backward and what is recomputed (with the memory
 trade-off of ``if`` and ``while``), ``backward.py`` and ``control.py`` emit the reverse sweep,
-``cotangent.py`` keeps absent gradients symbolic until a boundary, ``sweep.py`` drops what the
-rules computed but nothing uses.
+``cotangent.py`` keeps absent gradients symbolic until a boundary, and the pipeline's ``dce``
+(``passes/dce.py``) drops what the rules computed but nothing uses.
 
 Example: the gradient of ``f(x, y) = sum(tanh(x) * y)``::
 
@@ -56,12 +56,12 @@ from graphcell_ir.ir.loc import UNKNOWN, Loc
 from graphcell_ir.ir.types import TensorType, TupleType, Type
 from graphcell_ir.ir.verify import verify
 from graphcell_ir.ops import functional as F
+from graphcell_ir.passes.dce import dce
 from graphcell_ir.autodiff.analysis import active_values
 from graphcell_ir.autodiff.backward import Backward
 from graphcell_ir.autodiff.cotangent import accumulate, materialize
 from graphcell_ir.autodiff.inline import inline_calls
 from graphcell_ir.autodiff.replay import Copier, grad_loc
-from graphcell_ir.autodiff.sweep import sweep
 
 DEFAULT_LOOP_CAPACITY = 128
 """Iterations of a ``while`` whose entry values are stored for the backward (``replay.py``);
@@ -112,7 +112,7 @@ def grad_function(module: Module, fn: str | Function, wrt: Sequence[int], *, sen
     module.add(new)
     try:
         _build(new, work, module, active, wrt, diff, sens_args, n_primal, loop_capacity)
-        sweep(new)
+        dce(new)   # the rules' gradients of inactive operands, replays the backward did not use
         verify(new)
     except BaseException:
         module.remove(new.name)

@@ -26,6 +26,8 @@ import time
 
 import numpy as np
 
+from graphcell_ir import switches
+
 PROBES = 3
 """Calls timed per candidate thread count in one measuring round (the median decides)."""
 RETUNE = 200
@@ -53,11 +55,11 @@ _API = _openblas()
 
 
 def _candidates() -> tuple[int, ...]:
-    fixed = os.environ.get("GRAPHCELL_BLAS_THREADS", "auto")
-    if _API is None or fixed == "0":
+    fixed = switches.number("GRAPHCELL_BLAS_THREADS")
+    if _API is None or fixed == 0:
         return ()
-    if fixed.isdigit():
-        return (int(fixed),)
+    if fixed is not None:
+        return (fixed,)
     n = _API[1]()
     return (1, n) if n > 1 else ()
 
@@ -115,11 +117,3 @@ class Tuner:
             if all(len(v) == PROBES for v in self.times.values()):
                 self.choice = min(self.candidates, key=lambda c: float(np.median(self.times[c])))
 
-
-def limit_threads(n: int) -> None:
-    """Use at most ``n`` threads from now on: numpy's OpenBLAS (the tuner's candidates are read
-    from it when an executable is built) and numba's parallel loops."""
-    if _API is not None:
-        _API[0](min(n, _API[1]()))
-    import numba
-    numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))

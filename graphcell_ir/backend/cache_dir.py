@@ -2,7 +2,7 @@
 
 Example::
 
-    >>> cache_dir().name in ("graphcell", os.environ.get("GRAPHCELL_CACHE_DIR", "").rstrip("/").split("/")[-1])
+    >>> cache_dir().name in ("graphcell", switches.value("GRAPHCELL_CACHE_DIR").rstrip("/").split("/")[-1])
     True
 """
 from __future__ import annotations
@@ -11,10 +11,12 @@ import os
 import sys
 from pathlib import Path
 
+from graphcell_ir import switches
+
 
 def cache_dir() -> Path:
     """The kernel cache directory (not created here)."""
-    explicit = os.environ.get("GRAPHCELL_CACHE_DIR")
+    explicit = switches.value("GRAPHCELL_CACHE_DIR")
     if explicit:
         return Path(explicit).expanduser()
     if sys.platform == "win32":

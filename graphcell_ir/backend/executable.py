@@ -13,9 +13,10 @@ runner is straight-line Python generated from the IR (``exe.source`` shows it)::
         return [v0, v2]
 
 - a lone relu, sigmoid, sqrt or erf (no group took it) is a one-op kernel (:data:`LONE_KERNELS`);
-- a ``fused`` op calls its numba kernel (:mod:`.lower`, :mod:`.kernels`); when the group cannot be
-  lowered, or its domain has fewer than ``kernel_min_size`` elements, its body runs inline with the
-  registry's references instead (the reason is logged and kept in ``exe.fallbacks``);
+- a ``fused`` op calls its kernel (:mod:`.lower`, :mod:`.kernels`: native code from graphcell's
+  code generator); when the group cannot be lowered, or its domain has fewer than
+  ``kernel_min_size`` elements, its body runs inline with the registry's references instead (the
+  reason is logged and kept in ``exe.fallbacks``);
 - every other primitive calls its registry ``ref`` (numpy: BLAS for ``matmul``, vectorized
   softmax...) or, for convolution and pooling gradients, the kernel :mod:`.nnkernels` gives
   (the one PyNative uses too), attributes bound once with ``functools.partial``;
@@ -34,7 +35,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import sys
 from pathlib import Path
 
@@ -43,7 +43,7 @@ import numpy as np
 from graphcell_ir.backend import report
 from graphcell_ir.backend.blas_threads import Tuner
 from graphcell_ir.backend.interp import Interpreter
-from graphcell_ir.backend.kernels import compile_kernel, file_text, jit_enabled
+from graphcell_ir.backend.kernels import compile_kernel, jit_enabled
 from graphcell_ir.backend.lower import Unsupported, lower_fused, lower_single
 from graphcell_ir.backend.nnkernels import implementation
 from graphcell_ir.ir.core import Block, Function, Literal, Module, Op, Value
@@ -61,14 +61,6 @@ log = logging.getLogger("graphcell.backend")
 __all__ = ["compile_executable", "Executable"]
 
 
-def default_kernel_min_size() -> int:
-    """Fused groups smaller than this run with references (``GRAPHCELL_KERNEL_MIN_SIZE``)."""
-    try:
-        return int(os.environ.get("GRAPHCELL_KERNEL_MIN_SIZE", "0"))
-    except ValueError:
-        return 0
-
-
 LONE_KERNELS = frozenset({E.relu, E.sigmoid, E.sqrt, E.erf})
 """Elementwise ops that run as a one-op kernel when no fused group took them: the ones whose
 kernel measured faster than their numpy reference (f32, 64k and 512k elements, 2 cores: relu
@@ -81,16 +73,17 @@ LONE_MIN_SIZE = 4096
 
 
 def compile_executable(module: Module, fn: Function | str, *, jit: bool | None = None,
-                       kernel_min_size: int | None = None, dump_dir: str | Path | None = None,
+                       kernel_min_size: int = 0, dump_dir: str | Path | None = None,
                        interpreter: Interpreter | None = None, native=None) -> Executable:
     """The executable of ``fn`` (a Function of ``module`` or its name). Never raises: what
-    cannot be compiled runs on the reference interpreter. ``native``: linked kernels
+    cannot be compiled runs on the reference interpreter. ``kernel_min_size``: fused groups
+    with fewer elements run their references. ``native``: linked kernels
     (``native.NativeKernels``) used instead of compiling the ones they have."""
     if isinstance(fn, str):
         fn = module[fn]
     interp = interpreter or Interpreter(module)
-    opts = _Options(jit_enabled(jit), default_kernel_min_size() if kernel_min_size is None
-                    else kernel_min_size, Path(dump_dir) if dump_dir is not None else None, interp)
+    opts = _Options(jit_enabled(jit), kernel_min_size,
+                    Path(dump_dir) if dump_dir is not None else None, interp)
     opts.native = native
     return _build(fn, opts, {})
 
@@ -162,7 +155,7 @@ def _dump(exe: Executable, d: Path) -> None:
         d.mkdir(parents=True, exist_ok=True)
         (d / f"runner_{exe.function.name}.py").write_text(exe.source)
         for k in exe.kernels:
-            (d / f"kernel_{k.ks.key}.py").write_text(file_text(k.ks))
+            (d / f"kernel_{k.ks.key}.py").write_text(k.ks.module_text)
             text = _kernel_ir(k.ks)
             if text is not None:
                 (d / f"kernel_{k.ks.key}.ll").write_text(text)
@@ -172,13 +165,12 @@ def _dump(exe: Executable, d: Path) -> None:
 
 def _kernel_ir(ks) -> str | None:
     from graphcell_ir.backend import codegen
-    from graphcell_ir.backend.kernels import native_kinds
-    from graphcell_ir.backend.lower import Unsupported
-    kinds = native_kinds(ks)
-    if kinds is None or not codegen.enabled():
+    from graphcell_ir.backend.native.abi import kernel_kinds
+    kinds = kernel_kinds(ks)
+    if kinds is None or not codegen.available():
         return None
     try:
-        return codegen.optimized_ir(file_text(ks), "kernel", kinds)
+        return codegen.optimized_ir(ks.module_text, "kernel", kinds)
     except Unsupported:
         return None
 

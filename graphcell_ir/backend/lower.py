@@ -66,7 +66,20 @@ _MEANS = frozenset({R.reduce_mean})
 
 
 class Unsupported(Exception):
-    """The group cannot be lowered; ``str()`` says why."""
+    """The group cannot be lowered (or the code generator cannot compile a source); ``str()``
+    says why."""
+
+
+HEADER = '''"""A graphcell kernel (generated from a fused group; see graphcell_ir.backend.lower)."""
+import math
+
+import numpy as np
+from numpy import bool_, float16, float32, float64, int8, int16, int32, int64, uint8
+
+prange = range  # numba's prange when numba compiles it
+
+'''
+"""What a kernel's module has before its function: the names its source uses."""
 
 
 @dataclass(frozen=True)
@@ -97,12 +110,18 @@ class KernelSource:
     parallel: bool
     ops: tuple[str, ...] = field(default=())   # names of the body's ops (for reports)
     in_dtypes: tuple = field(default=())       # per operand: its IR dtype name, None for a scalar
-    #                                            (what graphcell_ir.backend.native compiles for)
+    #                                            (the kinds its native code is compiled for)
 
     @property
     def key(self) -> str:
         """The content hash naming the kernel (its source determines it completely)."""
         return hashlib.sha256(self.source.encode()).hexdigest()[:24]
+
+    @property
+    def module_text(self) -> str:
+        """The kernel's whole module: :data:`HEADER`, then the source (what is compiled, and
+        what runs as Python when the JIT is off)."""
+        return HEADER + self.source
 
 
 # --- the entry point -----------------------------------------------------------------------------

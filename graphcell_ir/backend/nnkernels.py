@@ -7,18 +7,18 @@ what both runtimes ask: the PyNative dispatcher (``graphcell.runtime.dispatch``)
 executable (for every primitive outside a fused group). Choices, measured on the LeNet5 shapes
 (docs/decisions.md has the numbers):
 
-- ``conv2d``: numba im2col into ``(N, C*KH*KW, OH*OW)``, then one batched BLAS GEMM
-  ``(G, Og, Cg*KH*KW) @ cols`` whose result is already NCHW (no transpose); a direct numba
+- ``conv2d``: an im2col loop into ``(N, C*KH*KW, OH*OW)``, then one batched BLAS GEMM
+  ``(G, Og, Cg*KH*KW) @ cols`` whose result is already NCHW (no transpose); a direct
   loop nest was 1.6-4x slower;
 - ``conv2d_backprop_filter``: the same im2col, GEMM ``dy @ cols^T`` per sample, summed;
-- ``conv2d_backprop_input``: GEMM ``w^T @ dy``, then numba col2im into a padded buffer;
-- ``max_pool2d_grad`` (and ``max_pool2d_grad_grad``): a direct numba loop that finds each
+- ``conv2d_backprop_input``: GEMM ``w^T @ dy``, then a col2im loop into a padded buffer;
+- ``max_pool2d_grad`` (and ``max_pool2d_grad_grad``): a direct loop that finds each
   window's first maximum again in one pass and scatters ``dy`` there (the reference needs a
   pass per kernel offset, masks and a ``where``); ``avg_pool2d_grad``: a direct scatter loop;
 - ``max_pool2d`` and ``avg_pool2d`` forward keep their references: numpy's strided
-  ``maximum``/``add`` per offset beat the numba loops (0.09 vs 0.13 ms, 0.12 vs 0.14 ms);
+  ``maximum``/``add`` per offset beat the loops (0.09 vs 0.13 ms, 0.12 vs 0.14 ms);
 - ``select`` (ReLU's gradient) on same-shape float arrays of at least ``SELECT_MIN`` elements:
-  a flat numba loop, 7x faster than ``np.where`` on a random mask (0.07 vs 0.54 ms for
+  a flat loop, 7x faster than ``np.where`` on a random mask (0.07 vs 0.54 ms for
   150k float32), which branches per element; anything else (broadcasting, scalars,
   promotion) takes the reference;
 - ``matmul`` of 2-D floats with 2^19..2^23 multiply-adds: row blocks of at most 2^19, each a
@@ -42,15 +42,11 @@ Shapes are never checked inside a loop: both callers validate first (PyNative ru
 shape rule, the executable runs verified IR behind its argument guard), and each wrapper derives
 the geometry from the shapes with the op's own rule, which raises on a mismatch.
 
-numba is imported at the first kernel call, not before: the loops (``nn_loops``) are plain
-Python, copied into ``<cache dir>/kernels/nn_<hash>.py`` and compiled there with
-``njit(cache=True)``, one specialisation per dtype actually used, so a second process loads
-machine code. With the native cache on (``kernels``: the default when llvmlite is usable)
-:func:`loops` gives :class:`_CachedLoops` instead: each (loop, argument kinds) is linked from
-its native object in the cache without importing numba, or compiled by numba (then without
-numba's own cache) and its object written there. First calls are timed in the compile report and counted in
-``kernels.cache_stats()``. With ``GRAPHCELL_DISABLE_JIT=1`` :func:`implementation` gives the
-references; :func:`loops` ``(jit=False)`` still runs the kernels' own Python (the third oracle).
+The loops (``nn_loops``, plain Python) are compiled per argument kinds by graphcell's code
+generator and kept in the object store (``backend/loops.py``: the namespace ``L`` every kernel
+here takes first), when first called. With ``GRAPHCELL_DISABLE_JIT=1`` :func:`implementation`
+gives the references; :func:`kernel` ``(jit=False)`` still runs the kernels' own loops as Python
+(the third oracle).
 
 Example::
 
@@ -69,18 +65,13 @@ Example::
 from __future__ import annotations
 
 import functools
-import hashlib
-import os
-import sys
 import threading
-import time
-import types
-from pathlib import Path
 from types import MappingProxyType
 
 import numpy as np
 
-from graphcell_ir.backend import nn_loops
+from graphcell_ir.backend import kernels, nn_loops
+from graphcell_ir.backend.loops import namespace
 from graphcell_ir.ops import contraction as C_
 from graphcell_ir.ops import conv as C
 from graphcell_ir.ops import elementwise as E
@@ -88,282 +79,7 @@ from graphcell_ir.ops import nn as N
 
 
 
-def _log(msg: str, *args) -> None:
-    import logging   # not at import time: graphcell's import does not need it
-    logging.getLogger("graphcell.backend").info(msg, *args)
-
-
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-PARALLEL: frozenset[str] = frozenset()
-"""Loops compiled with ``parallel=True`` (their ``prange`` splits the batch over threads)."""
-
-
-# --- loading the loops ------------------------------------------------------------------------
-
-def _jit_on(jit: bool | None) -> bool:
-    if jit is not None:
-        return jit
-    from graphcell_ir.backend.kernels import jit_enabled
-    return jit_enabled()
-
-
-_LOADED: dict[bool, types.ModuleType] = {}
-_LOADED_LOCK = threading.Lock()   # one loops namespace per process, even when threads race
-
-
-def loops(jit: bool | None = None) -> types.ModuleType:
-    """The loop functions of ``nn_loops``: numba-compiled, or (``jit=False``) plain Python."""
-    jit = _jit_on(jit)
-    mod = _LOADED.get(jit)
-    if mod is None:
-        with _LOADED_LOCK:
-            mod = _LOADED.get(jit)
-            if mod is None:
-                mod = _LOADED[jit] = _loaded() if jit else nn_loops
-    return mod
-
-
-def _loaded():
-    from graphcell_ir.backend import native
-    return _CachedLoops() if native.jit_cache_enabled() else _compile_module()
-
-
-class _CachedLoops:
-    """The loops as native objects, per argument kinds: linked from the kernel disk cache, or
-    compiled by graphcell's code generator (``backend/codegen``) and written there, without
-    numba; kinds the generator refuses run numba's loops (compiled when first needed, without
-    numba's own cache) and their object is written there too.
-
-    A drop-in for the compiled module: ``L.im2col(*args)``."""
-
-    def __init__(self):
-        from graphcell_ir.backend import native
-        self._native = native
-        self._text = _source()   # read once: what is compiled is what the key names
-        self._prefix = native.loop_key(_module_key(self._text), "")
-        self._module = None
-        self._linked: dict = {}      # (name, kinds) -> its JitFunction, None: not on disk
-        self._runners: dict = {}     # name -> numba's loop, as _numba gives it
-
-    def __getattr__(self, name: str):
-        if name.startswith("_"):
-            raise AttributeError(name)
-        # argument classes -> what to try, in order: native entries (each checks its arrays'
-        # rank, dtype and order itself, False when they are not its kinds), numba's loop last.
-        # Keyed by classes, not kinds: computing the kinds of 12 arguments costs 7 us a call.
-        fast: dict = {}
-
-        def call(*args):
-            for fn in fast.get(tuple(map(type, args)), ()):
-                if fn(*args):
-                    return
-            self._slow(name, fast, args)
-        call.__name__ = name
-        setattr(self, name, call)   # bound once per name
-        return call
-
-    def _slow(self, name: str, fast: dict, args) -> None:
-        """First call with these argument classes or kinds: link their native object from the
-        disk cache if it is there, else compile it with the code generator, else run numba's
-        loop (which compiles them)."""
-        from graphcell_ir.backend import kernels, report
-        fns = fast.setdefault(tuple(map(type, args)), [])
-        kinds = self._native.kinds_of(args)
-        why = "an argument without a native kind"
-        if kinds is not None:
-            native_fn = self._linked.get((name, kinds), False)
-            if native_fn is False:   # not looked up yet
-                t0 = time.perf_counter()
-                found = self._native.load_jit(self._prefix + name, kinds)
-                native_fn = self._linked[(name, kinds)] = found.fn
-                why = found.why
-                if native_fn is not None:
-                    stats = kernels.cache_stats()
-                    stats.disk_hits += 1
-                    stats.native_hits += 1
-                    report.phase("native (disk cache hit)", time.perf_counter() - t0,
-                                 f"nn_loops.{name}")
-                else:
-                    _log("nn loop %s: %s", name, why)
-                    if not found.refused:
-                        native_fn = self._linked[(name, kinds)] = self._generate(name, kinds,
-                                                                                 why)
-            if native_fn is not None:
-                if native_fn.__call__ not in fns:
-                    fns.insert(0, native_fn.__call__)
-                if native_fn(*args):
-                    return
-        numba_fn = self._numba(name)
-        if numba_fn not in fns:
-            fns.append(numba_fn)
-        getattr(self._compiled(), name).why = why   # the reason a compile now reports
-        numba_fn(*args)
-
-    def _generate(self, name: str, kinds, why: str):
-        """Loop ``name`` for ``kinds`` compiled by graphcell's code generator (no numba; its
-        integer arithmetic is index arithmetic, so ``no_overflow``), linked and written to the
-        disk cache; None when the generator refuses it (numba compiles it then)."""
-        from graphcell_ir.backend import codegen, kernels, report
-        if not codegen.enabled():
-            return None
-        t0 = time.perf_counter()
-        fn, _ = codegen.compile_cached(self._text, name, kinds, self._prefix + name,
-                                       no_overflow=True)
-        if fn is None:
-            return None
-        # the source beside its objects, as numba's path keeps it
-        _ensure_file(kernels.kernel_dir() / f"nn_{_module_key(self._text)}.py", self._text)
-        dt = time.perf_counter() - t0
-        stats = kernels.cache_stats()
-        stats.misses.append(f"nn_loops.{name}{list(kinds)}: {why}")
-        stats.compile_seconds += dt
-        report.phase("codegen", dt, f"nn_loops.{name}")
-        return fn
-
-    def _numba(self, name: str):
-        """numba's loop ``name``, writing the native object of each specialisation it compiles
-        to the disk cache; returns True (it runs any arguments)."""
-        fn = self._runners.get(name)
-        if fn is None:
-            from graphcell_ir.backend import kernels
-            loop = getattr(self._compiled(), name)
-            key, kinds_of = self._prefix + name, self._native.kinds_of
-
-            def fn(*args):
-                dispatcher = getattr(loop.mod, name)
-                n = len(dispatcher.overloads)
-                loop(*args)
-                dispatcher = getattr(loop.mod, name)   # a rebuild replaces it
-                if len(dispatcher.overloads) != n:
-                    kinds = kinds_of(args)
-                    if kinds is not None:
-                        kernels.store_native(dispatcher, key, kinds)
-                return True
-            fn = self._runners[name] = fn
-        return fn
-
-    def _compiled(self):
-        if self._module is None:
-            self._module = _compile_module(numba_cache=False)
-        return self._module
-
-
-def _source() -> str:
-    return Path(nn_loops.__file__).read_text()
-
-
-def _module_key(text: str) -> str:
-    # numba's cache index does not key on the njit options: they are part of the file's name
-    return hashlib.sha256(f"{text}\n# {_JIT_OPTIONS} {sorted(PARALLEL)}".encode()).hexdigest()[:16]
-
-
-def _compile_module(numba_cache: bool = True) -> types.SimpleNamespace:
-    """The loops' module loaded from the kernel cache dir, each function a lazy njit dispatcher
-    (numba's own cache beside the file holds the machine code per dtype); returns them wrapped
-    in :class:`_Loop` (the module's globals stay plain dispatchers, which loops call)."""
-    from graphcell_ir.backend import kernels, report
-    t0 = time.perf_counter()
-    text = _source()
-    key = _module_key(text)
-    path = _ensure_file(kernels.kernel_dir() / f"nn_{key}.py", text)
-    name = f"graphcell_kernel_nn_{key}"
-    mod = types.ModuleType(name)
-    mod.__file__ = str(path) if path is not None else f"<graphcell nn kernels {key}>"
-    exec(compile(text, mod.__file__, "exec"), mod.__dict__)
-    sys.modules[name] = mod  # numba's cache finds a function's module by name
-    import numba
-    mod.prange = numba.prange
-    names = [f for f, fn in vars(mod).items()
-             if isinstance(fn, types.FunctionType) and fn.__module__ == name]
-    _jit_all(mod, names, cache=numba_cache and path is not None)
-    report.phase("kernel load", time.perf_counter() - t0, f"nn kernels {key}")
-    loops = types.SimpleNamespace(**{f: _Loop(mod, f, path) for f in names})
-    if not numba_cache and path is not None:
-        for loop in vars(loops).values():
-            loop.why = "no native object on disk"
-    return loops
-
-
-_JIT_OPTIONS = "error_model=numpy nogil=True"
-
-
-def _jit_all(mod: types.ModuleType, names: list[str], cache: bool) -> None:
-    import numba
-    for f in names:
-        fn = getattr(mod, f)
-        fn = getattr(fn, "py_func", fn)
-        setattr(mod, f, numba.njit(cache=cache, error_model="numpy", nogil=True,
-                                   parallel=f in PARALLEL)(fn))
-
-
-def _ensure_file(path: Path, text: str) -> Path | None:
-    """``path`` holding ``text`` (written atomically when missing or different); None when the
-    cache dir is unusable (the kernels then compile in memory only)."""
-    try:
-        try:
-            if path.read_text() == text:
-                return path
-        except (OSError, UnicodeDecodeError):
-            pass
-        path.parent.mkdir(parents=True, exist_ok=True)
-        import tempfile
-        fd, tmp = tempfile.mkstemp(prefix=path.stem, suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-        return path
-    except OSError as e:
-        _log("nn kernels compile in memory only: %s", e)
-        return None
-
-
-class _Loop:
-    """One compiled loop: times and counts the first call of each new specialisation, and
-    recompiles the module without numba's cache if a cached entry cannot be loaded."""
-
-    def __init__(self, mod: types.ModuleType, name: str, path: Path | None):
-        self.mod, self.name, self.path = mod, name, path
-        self.hits = 0   # numba's disk-cache hits so far
-        self.why = "no numba cache entry for these types" if path else "cache dir unusable"
-
-    def __call__(self, *args):
-        fn = getattr(self.mod, self.name)
-        n = len(fn.overloads)
-        t0 = time.perf_counter()
-        try:
-            out = fn(*args)
-        except Exception as e:
-            if len(fn.overloads) != n or self.path is None:
-                raise   # a specialisation that exists failed: not a cache problem
-            out = self._rebuild(e, args)
-            fn = getattr(self.mod, self.name)
-        if len(fn.overloads) != n:
-            self._first_call(fn, time.perf_counter() - t0)
-        return out
-
-    def _rebuild(self, err, args):
-        from graphcell_ir.backend import kernels
-        _log("nn kernel %s failed to load (%s): recompiling without cache", self.name, err)
-        kernels._drop_numba_cache(self.path)
-        names = [f for f, v in vars(self.mod).items() if hasattr(v, "py_func")]
-        _jit_all(self.mod, names, cache=False)
-        self.path = None
-        self.why = f"numba cache entry unusable ({type(err).__name__}): rebuilt in memory"
-        return getattr(self.mod, self.name)(*args)
-
-    def _first_call(self, fn, seconds: float) -> None:
-        from graphcell_ir.backend import kernels, report
-        stats, name = kernels.cache_stats(), f"nn_loops.{self.name}"
-        sig = str(fn.signatures[-1]) if fn.signatures else ""
-        hits = sum(fn.stats.cache_hits.values())
-        if hits > self.hits:
-            stats.disk_hits += 1
-            report.phase("numba (disk cache hit)", seconds, name)
-        else:
-            stats.misses.append(f"{name}{sig}: {self.why}")
-            stats.compile_seconds += seconds
-            report.phase("numba compile", seconds, f"{name}{sig}")
-        self.hits = hits
 
 
 # --- geometry (cached: the same few shapes come back every step) -------------------------------
@@ -743,7 +459,7 @@ KERNELS = MappingProxyType({
 def kernel(op, jit: bool | None = None):
     """``op``'s kernel as a drop-in for its ``ref``, its loops compiled or (``jit=False``) run
     as Python: the third oracle. KeyError when ``op`` has none."""
-    return functools.partial(KERNELS[op], loops(jit))
+    return functools.partial(KERNELS[op], namespace(jit))
 
 
 def implementation(op, jit: bool | None = None, loops=None):
@@ -751,7 +467,7 @@ def implementation(op, jit: bool | None = None, loops=None):
     else its numpy reference (faster than the kernel's loops run as Python). ``loops``: a loops
     namespace of the caller's own (an artifact's linked loops, for its executable alone) in
     place of the process's."""
-    if op not in KERNELS or not _jit_on(jit):
+    if op not in KERNELS or not kernels.jit_enabled(jit):
         return op.ref
     if loops is not None:
         return functools.partial(KERNELS[op], loops)

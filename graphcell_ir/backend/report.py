@@ -1,8 +1,9 @@
 """The compile report: how long each phase of a compile took, and the kernel cache hits.
 
-On when ``GRAPHCELL_LOG`` lists ``compile`` (``GRAPHCELL_LOG=compile``) or when a caller turns it
-on (graphcell's ``set_context(compile_report=True)`` does, through :func:`set_switch`). Lines go
-to stderr as each phase ends, then a summary when the compile's first run is over::
+On when ``GRAPHCELL_LOG`` lists ``compile`` (``GRAPHCELL_LOG=compile``), inside :func:`enable`, or
+for a session begun with ``on=True`` (graphcell does that when ``set_context(compile_report=True)``
+is set). Lines go to stderr as each phase ends, then a summary when the compile's first run is
+over::
 
     [graphcell compile] frontend: 85.1 ms (TrainOneStepCell.construct)
     [graphcell compile] autodiff: 12.0 ms (construct.grad)
@@ -16,10 +17,10 @@ to stderr as each phase ends, then a summary when the compile's first run is ove
 Phases: ``frontend`` (parse and emit IR, without autodiff), ``autodiff``, ``pass <name>`` (each
 pass), ``lower @fn`` and ``kernel load`` (kernel generation: the runner and the kernel sources),
 ``codegen`` (a kernel or loop compiled by graphcell's code generator, ``backend/codegen``),
-``numba compile`` / ``numba (disk cache hit)`` (the first call of a kernel numba compiles: one
-the code generator refuses, a parallel one, or all with ``GRAPHCELL_CODEGEN=0``), ``native emit``
-(writing the native object of what numba compiled to the disk cache) and ``native (disk cache
-hit)`` (linking one from there, without numba).
+``native (disk cache hit)`` (an object linked from the object store, nothing compiled) and
+``numba`` (the first call of a kernel the code generator refused: numba compiles it, or loads
+it from its own cache). The kernel counts of the summary are the session's own
+(:func:`count`), not the process's.
 
 A compile is a :class:`Session` (:func:`begin`, ``suspend`` when the IR is compiled, ``resume``
 for the first run, ``end``). The active sessions are per thread (a stack: a compile started
@@ -40,50 +41,47 @@ Example::
 """
 from __future__ import annotations
 
-import os
+import contextvars
 import sys
 import threading
 import time
+from collections import Counter
 from contextlib import contextmanager
+
+from graphcell_ir import switches
 
 PROGRESS_AFTER = 1.0
 """Seconds a compile runs before the progress line appears."""
 
-_forced: bool | None = None
-_switch = None
+_forced: contextvars.ContextVar = contextvars.ContextVar("graphcell_report_forced", default=None)
 _local = threading.local()   # .stack: this thread's active sessions, innermost last
 
 # How phase names group into the summary's columns (the first prefix that matches).
 _GROUPS = (("frontend", "frontend"), ("autodiff", "autodiff"), ("pass ", "passes"),
            ("lower ", "kernel generation"), ("kernel load", "kernel generation"),
-           ("codegen", "codegen"), ("numba", "numba"), ("python kernel", "numba"),
-           ("native emit", "native emit"),
+           ("codegen", "codegen"), ("numba", "numba"), ("python kernel", "python kernels"),
            ("native (", "native load"), ("first run", "first run"))
 
 
-def set_switch(fn) -> None:
-    """Also report when ``fn()`` is true (graphcell's ``compile_report`` context key)."""
-    global _switch
-    _switch = fn
-
-
-def enabled() -> bool:
-    if _forced is not None:
-        return _forced
-    if _switch is not None and _switch():
+def enabled(session: "Session | None" = None) -> bool:
+    """Whether phases are printed: :func:`enable`'s setting, else ``session`` begun with
+    ``on=True``, else ``GRAPHCELL_LOG``."""
+    forced = _forced.get()
+    if forced is not None:
+        return forced
+    if session is not None and session.on:
         return True
-    return "compile" in os.environ.get("GRAPHCELL_LOG", "").replace(",", " ").split()
+    return "compile" in switches.words("GRAPHCELL_LOG")
 
 
 @contextmanager
 def enable(on: bool = True):
-    """Turn the report on (or off) for the duration of a ``with`` block."""
-    global _forced
-    saved, _forced = _forced, on
+    """Turn the report on (or off) for the duration of a ``with`` block (in this context)."""
+    token = _forced.set(on)
     try:
         yield
     finally:
-        _forced = saved
+        _forced.reset(token)
 
 
 def phase(name: str, seconds: float, detail: str = "") -> None:
@@ -91,7 +89,7 @@ def phase(name: str, seconds: float, detail: str = "") -> None:
     s = active()
     if s is not None:
         s.add(name, seconds)
-    if enabled():
+    if enabled(s):
         if s is not None:
             s.clear_progress()
         more = f" ({detail})" if detail else ""
@@ -113,10 +111,18 @@ def timed(name: str, detail: str = ""):
         phase(name, time.perf_counter() - t0 - inner, detail)
 
 
-def begin(name: str) -> "Session":
+def count(kind: str) -> None:
+    """Count one kernel of the active session: ``"compiled"``, ``"disk"`` (from the object
+    store) or ``"memory"`` (from this process's cache)."""
+    s = active()
+    if s is not None:
+        s.kernels[kind] += 1
+
+
+def begin(name: str, on: bool = False) -> "Session":
     """Start the session of one compile: this thread's active one until it is suspended or
-    ends."""
-    session = Session(name)
+    ends. ``on``: print its phases and summary whatever ``GRAPHCELL_LOG`` says."""
+    session = Session(name, on)
     _stack().append(session)
     return session
 
@@ -146,11 +152,11 @@ def _leave(session: "Session") -> None:
 class Session:
     """The phases of one compile, for the summary and the progress line."""
 
-    def __init__(self, name: str):
-        self.name = name
+    def __init__(self, name: str, on: bool = False):
+        self.name, self.on = name, on
         self.start = time.perf_counter()
         self.phases: list[tuple[str, float]] = []
-        self.stats0 = _kernel_counts()
+        self.kernels: Counter = Counter()   # "compiled", "disk", "memory": see count()
         self.shown = False           # a progress line is on the terminal
         self.last_draw = 0.0
         self.ended = False
@@ -170,7 +176,7 @@ class Session:
     def progress(self, phase_name: str) -> None:
         now = time.perf_counter()
         if (now - self.start < PROGRESS_AFTER or now - self.last_draw < 0.1
-                or os.environ.get("GRAPHCELL_PROGRESS", "1") == "0" or not _is_tty()):
+                or not switches.on("GRAPHCELL_PROGRESS") or not _is_tty()):
             return
         self.last_draw = now
         line = f"[graphcell] compiling {self.name}: {phase_name} ({now - self.start:.1f} s)"
@@ -200,9 +206,10 @@ class Session:
     def summary(self) -> str:
         total = time.perf_counter() - self.start
         parts = [f"{g} {_ms(sec)}" for g, sec in self.totals().items()]
-        mem, disk, compiles = (max(0, a - b) for a, b in zip(_kernel_counts(), self.stats0))
+        k = self.kernels
         return (f"[graphcell compile] {self.name} compiled in {_ms(total)}: {', '.join(parts)}; "
-                f"kernels: {compiles} compiled, {disk} from the disk cache, {mem} from memory")
+                f"kernels: {k['compiled']} compiled, {k['disk']} from the disk cache, "
+                f"{k['memory']} from memory")
 
     def end(self) -> None:
         """Erase the progress line, print the summary (when the report is on), deactivate."""
@@ -211,7 +218,7 @@ class Session:
             return
         self.ended = True
         self.clear_progress()
-        if enabled():
+        if enabled(self):
             print(self.summary(), file=sys.stderr)
 
 
@@ -224,9 +231,3 @@ def _is_tty() -> bool:
         return sys.stderr.isatty()
     except (AttributeError, ValueError):
         return False
-
-
-def _kernel_counts() -> tuple[int, int, int]:
-    from graphcell_ir.backend.kernels import cache_stats  # kernels reports through this module
-    s = cache_stats()
-    return s.memory_hits, s.disk_hits, len(s.misses)

@@ -14,10 +14,24 @@ Example::
     array([[1, 2]])
 """
 from graphcell_ir.comm.world import (REDUCE_OPS, WORLD_GROUP_NAMES, CommStats, Group,
-                                     LocalGroup, LocalWorld, World, group, is_world_name,
-                                     release, start, world)
+                                     LocalGroup, LocalWorld, World, group, install,
+                                     is_world_name, release, world)
 from graphcell_ir.errors import CommError, CommNotInstalledError
 
 __all__ = ["REDUCE_OPS", "WORLD_GROUP_NAMES", "CommStats", "Group", "LocalGroup", "LocalWorld",
            "World", "group", "is_world_name", "release", "start", "world", "CommError",
            "CommNotInstalledError"]
+
+
+def start(backend: str = "mpi") -> World:
+    """Join the job this process was launched in (``mpiexec -n N python ...``) and make it the
+    current world; a second call returns the same world. Without an MPI launcher, the job is this
+    process alone (MPI's singleton start). ``backend``: ``"mpi"`` (the only one)."""
+    if backend != "mpi":
+        raise CommError(f"unknown communication backend {backend!r}; graphcell communicates over "
+                        "MPI ('mpi')")
+    current = world()
+    if current.backend == "mpi" and not current.released:
+        return current
+    from graphcell_ir.comm.mpi import MPIWorld   # imports mpi4py: only when a job starts
+    return install(MPIWorld.join())

@@ -286,19 +286,10 @@ def group(name: str) -> Group:
     return _current[0].group(name)
 
 
-def start(backend: str = "mpi") -> World:
-    """Join the job this process was launched in (``mpiexec -n N python ...``) and make it the
-    current world; a second call returns the same world. Without an MPI launcher, the job is this
-    process alone (MPI's singleton start). ``backend``: ``"mpi"`` (the only one)."""
-    if backend != "mpi":
-        raise CommError(f"unknown communication backend {backend!r}; graphcell communicates over "
-                        "MPI ('mpi')")
-    current = _current[0]
-    if current.backend == "mpi" and not current.released:
-        return current
-    from graphcell_ir.comm.mpi import MPIWorld
-    _current[0] = MPIWorld.join()
-    return _current[0]
+def install(new: World) -> World:
+    """Make ``new`` the current world (``graphcell_ir.comm.start`` installs an MPI job's)."""
+    _current[0] = new
+    return new
 
 
 def release() -> None:

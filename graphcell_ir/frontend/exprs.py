@@ -386,7 +386,7 @@ class ExprMixin:
             if value is not MISSING:
                 return value
         try:
-            value = getattr(base, name)
+            value = R.read_attribute(self.resolver, base, name)
         except AttributeError as e:
             self.fail(node, str(e) or f"{describe(base)} has no attribute {name!r}", Kind.ERROR, e)
         except Exception as e:

@@ -27,6 +27,7 @@ import builtins
 import numpy as np
 
 from graphcell_ir.frontend.errors import Kind
+from graphcell_ir.frontend.resolve import read_attribute
 from graphcell_ir.frontend.scope import POISON, BoundMethod, Closure, Poison
 from graphcell_ir.ir.core import Value
 from graphcell_ir.ir.types import ScalarType, TensorType, TupleType
@@ -240,7 +241,11 @@ def _has(c, obj, name: str) -> bool:
         return c.resolver.tensor_method(name) is not None
     if isinstance(obj, (Closure, BoundMethod, Poison)):
         return False
-    return hasattr(obj, name)
+    try:
+        read_attribute(c.resolver, obj, name)
+    except AttributeError:
+        return False
+    return True
 
 
 def _hasattr(c, args, kwargs, node):

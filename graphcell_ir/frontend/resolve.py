@@ -93,6 +93,12 @@ run-time values): it gets the run-time values (arrays, Python numbers, objects) 
 ``call.differentiable`` it records a tape, appends the ``i64[]`` token of that record, and has a
 ``vjp`` (see the ``py_call`` op). Without it, such code is refused.
 
+``read_attribute(obj, name)`` (optional) is how the frontend reads an attribute of a Python object
+it meets (``self.scale``, ``getattr(self, "fc")``, ``hasattr``): it returns ``obj.<name>`` or
+raises AttributeError, and lets the resolver note the read — graphcell guards the attributes a
+compile read, so that changing one recompiles. Without it the frontend uses ``getattr``.
+:func:`read_attribute` below is the call the frontend makes.
+
 Later additions keep old resolvers working: new fields have defaults, new methods are optional.
 """
 from __future__ import annotations
@@ -252,6 +258,13 @@ Resolved = (Static | Param | Constant | Inline | CellCall | PrimitiveCall | Trac
             | GradTransform | GradCall | TensorHook | Host | PyPrimitive | Loop | Unsupported)
 
 
+def read_attribute(resolver, obj: Any, name: str):
+    """``obj.<name>`` as the frontend reads it: through ``resolver.read_attribute`` when the
+    resolver has it (see the module docstring), else ``getattr``."""
+    read = getattr(resolver, "read_attribute", None)
+    return read(obj, name) if read is not None else getattr(obj, name)
+
+
 class Resolver(Protocol):
     def classify(self, obj: Any) -> Resolved:
         """What the Python object ``obj`` means to the compiler."""
@@ -262,3 +275,4 @@ class Resolver(Protocol):
     # optional (see the module docstring): def is_tensor_class(self, cls) -> bool
     # optional: def print_callback(self) -> Callable[..., None]
     # optional: def host_function(self, call: frontend.host.HostCall) -> Callable
+    # optional: def read_attribute(self, obj, name) -> Any

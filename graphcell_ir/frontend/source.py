@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import inspect
 import textwrap
+import threading
 from dataclasses import dataclass, field
 
 from graphcell_ir.ir.loc import Loc
@@ -62,6 +63,7 @@ class ParsedFunction:
 
 _cache: dict = {}
 _CACHE_LIMIT = 4096  # code objects kept parsed; beyond it the cache starts over
+_CACHE_LOCK = threading.Lock()   # compiles in several threads share the cache
 
 
 def parse_function(fn) -> ParsedFunction:
@@ -70,15 +72,17 @@ def parse_function(fn) -> ParsedFunction:
     if code is None:
         raise SourceUnavailable(f"{_describe(fn)} has no Python source (is it a builtin or a C "
                                 "function?)")
-    hit = _cache.get(code)
+    with _CACHE_LOCK:
+        hit = _cache.get(code)
     if hit is None:
         try:
-            hit = _parse(fn, code)
+            hit = _parse(fn, code)   # outside the lock: two threads may both parse, harmlessly
         except SourceUnavailable as e:
             hit = e
-        if len(_cache) >= _CACHE_LIMIT:
-            _cache.clear()
-        _cache[code] = hit
+        with _CACHE_LOCK:
+            if len(_cache) >= _CACHE_LIMIT:
+                _cache.clear()
+            _cache[code] = hit
     if isinstance(hit, SourceUnavailable):
         raise hit
     return hit

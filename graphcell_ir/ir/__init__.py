@@ -28,8 +28,8 @@ _EXPORTS = {
     "structural": ("StructuralOpDef", "CONST", "IF", "WHILE", "YIELD", "RETURN", "CALL",
                    "MAKE_TUPLE", "TUPLE_GET", "STRUCTURAL", "resolve_opdef", "const_array"),
     "builder": ("Builder", "INLINE_CONST_LIMIT"),
-    "walk": ("walk", "replace_op", "clone_function", "clone_module", "structurally_equal",
-             "assert_structurally_equal"),
+    "walk": ("walk", "replace_op", "Cloner", "clone_function", "clone_module",
+             "structurally_equal", "assert_structurally_equal"),
     "verify": ("verify",),
     "export": ("to_networkx", "to_dot", "to_svg"),
 }

@@ -45,6 +45,7 @@ class Value:
     """An SSA value: a type, an optional name hint for the printer, and its uses."""
 
     __slots__ = ("type", "name_hint", "uses")
+    is_literal = False   # a Literal: a per-use constant with no defining op (the printer asks)
 
     def __init__(self, type: Type, name_hint: str | None = None):
         self.type = type
@@ -149,6 +150,7 @@ class Literal(Value):
     """
 
     __slots__ = ("value",)
+    is_literal = True
 
     def __init__(self, value, type: Type | None = None):
         type = literal_type(value) if type is None else type

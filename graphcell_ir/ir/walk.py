@@ -3,7 +3,9 @@
 - ``walk(x)``: every op in a Module, Function, Block, Region or Op, in text order (an op before the
   ops of its regions), without recursion.
 - ``replace_op(op, values)``: point the op's users at ``values`` and erase it.
-- ``clone_function`` / ``clone_module``: deep copies (new values, same types, attrs and locs).
+- ``free_values(op)``: the values an op's regions use but do not define (its captures).
+- ``Cloner``: the op cloner (value map, fresh literals, locations mapped, regions whole);
+  ``clone_function`` / ``clone_module``: deep copies (new values, same types, attrs and locs).
 - ``structurally_equal`` / ``assert_structurally_equal``: the same IR up to value identity (and
   name hints): what ``parse(print(m))`` must give back.
 
@@ -19,11 +21,13 @@ Example::
 from __future__ import annotations
 
 import math
-from typing import Iterator, Sequence
+from collections.abc import MutableMapping
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
 from graphcell_ir.ir.core import (Block, BlockArg, Function, Literal, Module, Op, Region, Value)
+from graphcell_ir.ir.loc import Loc
 
 
 def walk(x: Module | Function | Block | Region | Op) -> Iterator[Op]:
@@ -60,15 +64,95 @@ def replace_op(op: Op, values: Sequence[Value]) -> None:
     op.erase()
 
 
+def free_values(op: Op) -> list[Value]:
+    """The values ``op``'s regions use but do not define, in first-use order (literals aside)."""
+    defined: set[Value] = set()
+    for region in op.regions:
+        defined.update(region.block.args)
+    inner = [o for region in op.regions for o in walk(region)]
+    for o in inner:
+        defined.update(o.results)
+        for region in o.regions:
+            defined.update(region.block.args)
+    seen: dict[Value, None] = {}
+    for o in inner:
+        for v in o.operands:
+            if not isinstance(v, Literal) and v not in defined:
+                seen.setdefault(v)
+    return list(seen)
+
+
 # --- cloning -----------------------------------------------------------------------------------
+
+class Cloner:
+    """Copies ops: the one op cloner (functions, inlining, fusion and autodiff's replays use it).
+
+    Operands are mapped through ``vmap`` (value -> its copy, any mutable mapping; the copies of
+    the values the cloned ops define are added as they are made; a value not in it stays shared);
+    each literal use gets a fresh ``Literal``; locations go through ``loc_of``; name hints and
+    attributes are kept; regions are copied whole (block arguments, ops, terminators).
+
+    >>> from graphcell_ir.text import parse_module
+    >>> m = parse_module("func @f(%x: f32[2]) -> f32[2] {\\n  %0 = neg(%x) : f32[2]\\n  return %0\\n}\\n")
+    >>> copies, out = Cloner().body(m["f"].body)
+    >>> [op.opdef.name for op in copies], out[0] is copies[0].results[0]
+    (['neg'], True)
+    """
+
+    def __init__(self, vmap: MutableMapping | None = None,
+                 loc_of: Callable[[Loc], Loc] | None = None):
+        self.vmap = {} if vmap is None else vmap
+        self.loc_of = loc_of
+
+    def value(self, v: Value) -> Value:
+        """``v`` in the copy."""
+        if isinstance(v, Literal):
+            return Literal(v.value, v.type)
+        return self.vmap.get(v, v)
+
+    def op(self, op: Op) -> Op:
+        """A copy of ``op`` (not attached to any block)."""
+        new_regions = [self._region_shell(r) for r in op.regions]
+        loc = op.loc if self.loc_of is None else self.loc_of(op.loc)
+        new = Op(op.opdef, [self.value(v) for v in op.operands], [r.type for r in op.results],
+                 dict(op.attrs), new_regions, loc)
+        for r, nr in zip(op.results, new.results):
+            nr.name_hint = r.name_hint
+            self.vmap[r] = nr
+        for r, nr in zip(op.regions, new_regions):
+            self.into(r.block, nr.block)
+        return new
+
+    def _region_shell(self, r: Region) -> Region:
+        block = Block()
+        for a in r.block.args:
+            self.vmap[a] = block.add_arg(a.type, a.name_hint, param=a.param)
+        return Region(block)
+
+    def into(self, src: Block, dst: Block) -> None:
+        """Append copies of every op of ``src`` (its terminator included) to ``dst``."""
+        for op in src:
+            dst.append(self.op(op))
+
+    def body(self, src: Block) -> tuple[list[Op], list[Value]]:
+        """Copies of ``src``'s ops but its terminator (not attached), and the values the
+        terminator hands back, mapped: what inlining ``src`` in place of an op gives."""
+        copies, out = [], []
+        for op in src:
+            if op.is_terminator:
+                out = [self.value(v) for v in op.operands]
+                break
+            copies.append(self.op(op))
+        return copies, out
+
 
 def clone_function(fn: Function, name: str | None = None) -> Function:
     """A deep copy of ``fn`` (not added to any module)."""
     out = Function(fn.name if name is None else name, fn.result_types, fn.attrs)
-    vmap: dict[Value, Value] = {}
+    cloner = Cloner()
     for a in fn.args:
-        vmap[a] = out.add_arg(a.type, a.name_hint, param=a.param)
-    _clone_block_ops(fn.body, out.body, vmap)
+        cloner.vmap[a] = out.add_arg(a.type, a.name_hint, param=a.param)
+    cloner.into(fn.body, out.body)
     return out
 
 
@@ -77,30 +161,6 @@ def clone_module(m: Module) -> Module:
     out = Module([clone_function(fn) for fn in m])
     out.consts = dict(m.consts)
     return out
-
-
-def _clone_block_ops(src: Block, dst: Block, vmap: dict) -> None:
-    for op in src:
-        regions = []
-        for r in op.regions:
-            block = Block()
-            for a in r.block.args:
-                vmap[a] = block.add_arg(a.type, a.name_hint, param=a.param)
-            regions.append(Region(block))
-        operands = [_map_operand(v, vmap) for v in op.operands]
-        new = Op(op.opdef, operands, [r.type for r in op.results], dict(op.attrs), regions, op.loc)
-        for r, nr in zip(op.results, new.results):
-            nr.name_hint = r.name_hint
-            vmap[r] = nr
-        dst.append(new)
-        for r, nr in zip(op.regions, regions):
-            _clone_block_ops(r.block, nr.block, vmap)
-
-
-def _map_operand(v: Value, vmap: dict) -> Value:
-    if isinstance(v, Literal):
-        return Literal(v.value, v.type)
-    return vmap.get(v, v)  # values from outside the function (invalid IR) stay shared
 
 
 # --- structural equality -----------------------------------------------------------------------

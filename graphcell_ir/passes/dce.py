@@ -8,20 +8,25 @@ trimmed:
 - ``if`` and ``fused``: a result nobody uses is dropped, with the value each region yields for it
   (the ops computing it then die too), unless a region yields a side effect's result there; an
   input of a ``fused`` op its body no longer reads is dropped;
-- ``while``: a carried value is dropped when its result is unused and nothing but its own next
-  value depends on it (the condition does not read it, and no other carried value, effect or
-  region reads it through the body) — a loop counter that only feeds itself, a value computed and
-  never read;
+- ``while``: the carried values kept are those whose results are used, those the condition or
+  an effect in the body needs, and, closing over the body, those computing the next values of
+  kept ones; every other carried value goes with the ops computing it — a loop counter that only
+  feeds itself, values that only feed each other (a gradient of a gradient's unneeded stacks);
 - an ``if``/``while``/``fused``/``call`` without effects whose results are all unused goes
   entirely.
+
+:func:`erase_if_dead` is the same elimination started from one op (the rewrite driver erases
+what a rewrite left dead with it). This is the one DCE: the pass pipeline, the rule driver and
+the gradient transform (which sweeps its own output) use it.
 
 Side effects are never removed or reordered: DCE only ever erases ops. Preconditions: valid IR.
 Postconditions: valid IR with the same results and effects; no removable op is unused.
 """
 from __future__ import annotations
 
-from graphcell_ir.ir.core import Block, Function, Op, OpResult
+from graphcell_ir.ir.core import Block, Function, Literal, Op, OpResult
 from graphcell_ir.ir.structural import FUSED, IF, WHILE
+from graphcell_ir.ir.walk import free_values
 from graphcell_ir.ops.registry import Kind
 from graphcell_ir.passes.support import (drop_yielded, is_removable, per_function,
                                          rebuild_with_results, within)
@@ -85,21 +90,53 @@ def _trim_inputs(op: Op) -> bool:
 
 def _trim_carried(op: Op) -> bool:
     cond, body = op.regions[0].block, op.regions[1].block
-    drop = [i for i in range(len(op.results))
-            if not op.results[i].uses and not cond.args[i].uses and not _yields_effect(body, i)
-            and not _init_is_effect(op, i) and _only_feeds_itself(body, i)]
-    if not drop:
+    live = _live_carried(op, cond, body)
+    if len(live) == len(op.results):
         return False
-    keep = [i for i in range(len(op.results)) if i not in drop]
+    keep = sorted(live)
     drop_yielded(body, keep)
     _erase_dead(body)  # what computed the dropped values, so the block args lose their uses
-    assert not any(body.args[i].uses for i in drop), "a dropped carried value is still read"
-    for i in sorted(drop, reverse=True):
+    _erase_dead(cond)
+    drop = [i for i in range(len(op.results)) if i not in live]
+    assert not any(body.args[i].uses or cond.args[i].uses for i in drop), \
+        "a dropped carried value is still read"
+    for i in reversed(drop):
         cond.erase_arg(i)
         body.erase_arg(i)
     op.set_operands([op.operands[i] for i in keep])
     rebuild_with_results(op, keep)
     return True
+
+
+def _live_carried(op: Op, cond: Block, body: Block) -> set[int]:
+    """The carried values of ``while`` op ``op`` that must stay (see the module docstring)."""
+    n = len(op.results)
+    live = {i for i in range(n) if op.results[i].uses or _yields_effect(body, i)
+            or _init_is_effect(op, i)}
+    while True:
+        needed = _needed(cond, [0]) | _needed(body, sorted(live))
+        more = {i for i in range(n) if body.args[i] in needed or cond.args[i] in needed} - live
+        if not more:
+            return live
+        live |= more
+
+
+def _needed(block: Block, positions) -> set:
+    """The values ``block`` needs to yield the values at ``positions`` and to run its effects:
+    closed over operands and the captures of ops with regions, within ``block``."""
+    todo = [block.terminator.operands[i] for i in positions]
+    for op in block:
+        if not op.is_terminator and not is_removable(op):
+            todo += [*op.operands, *free_values(op)]
+    needed: set = set()
+    while todo:
+        v = todo.pop()
+        if v in needed or isinstance(v, Literal):
+            continue
+        needed.add(v)
+        if isinstance(v, OpResult) and v.op.parent is block:
+            todo += [*v.op.operands, *free_values(v.op)]
+    return needed
 
 
 def _yields_effect(block: Block, i: int) -> bool:
@@ -117,28 +154,21 @@ def _init_is_effect(op: Op, i: int) -> bool:
         and all(within(u, op) for u in v.uses)
 
 
-def _only_feeds_itself(body: Block, i: int) -> bool:
-    """Whether body argument ``i`` reaches nothing but slot ``i`` of the body's yield: the ops
-    that depend on it (forwards, through regions too) have no effect and reach no other slot."""
-    term = body.terminator
-    tainted = {body.args[i]}
-    for op in body:
-        if op is term:
-            break
-        if _reads_any(op, tainted):
-            if not is_removable(op):
-                return False
-            tainted.update(op.results)
-    return not any(v in tainted for j, v in enumerate(term.operands) if j != i)
-
-
-def _reads_any(op: Op, values: set) -> bool:
-    if any(v in values for v in op.operands):
-        return True
-    return any(_reads_any(inner, values) for r in op.regions for inner in r.block)
-
-
 def _erase_dead(block: Block) -> None:
     for op in reversed(block.ops):
         if op.parent is not None and not any(r.uses for r in op.results) and is_removable(op):
             op.erase()
+
+
+def erase_if_dead(op: Op) -> int:
+    """Erase ``op`` if it is unused and removable, then the producers that became dead with it.
+    Returns how many ops were erased."""
+    erased, todo = 0, [op]
+    while todo:  # a worklist, not recursion: dead chains can be thousands of ops long
+        op = todo.pop()
+        if op.parent is None or any(r.uses for r in op.results) or not is_removable(op):
+            continue
+        todo.extend(v.op for v in op.operands if isinstance(v, OpResult))
+        op.erase()
+        erased += 1
+    return erased

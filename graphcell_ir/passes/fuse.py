@@ -40,6 +40,7 @@ from graphcell_ir.ir.builder import INLINE_CONST_LIMIT
 from graphcell_ir.ir.core import Block, Function, Literal, Op, OpResult, Region, Value
 from graphcell_ir.ir.structural import CONST, FUSED, YIELD, StructuralOpDef
 from graphcell_ir.ir.types import ScalarType, TensorType
+from graphcell_ir.ir.walk import Cloner
 from graphcell_ir.ops.registry import Kind, Trait
 from graphcell_ir.ops.shape_rules import broadcast_shapes
 from graphcell_ir.passes.support import ancestor_in, has_effect, per_function
@@ -243,28 +244,17 @@ def build_fused(members: list[Op]) -> tuple[Op, list[Op]]:
     outputs = [r for op in members for r in op.results
                if any(user not in inside for user in r.uses)]
     body = Block([v.type for v in inputs], [v.name_hint for v in inputs])
-    vmap: dict[Value, Value] = dict(zip(inputs, body.args))
+    cloner = Cloner(dict(zip(inputs, body.args)))
     for op in consts + members:
-        _copy_into(body, op, vmap)
+        body.append(cloner.op(op))
     loc = members[-1].loc
-    body.append(Op(YIELD, [vmap[r] for r in outputs], (), None, (), loc))
+    body.append(Op(YIELD, [cloner.vmap[r] for r in outputs], (), None, (), loc))
     fused = Op(FUSED, inputs, [r.type for r in outputs], None, (Region(body),), loc)
     members[0].parent.insert_before(members[0], fused)
     for r, new in zip(outputs, fused.results):
         new.name_hint = r.name_hint
         r.replace_all_uses_with(new, where=lambda user: user not in inside)
     return fused, consts
-
-
-def _copy_into(body: Block, op: Op, vmap: dict) -> None:
-    """Append a copy of region-less ``op`` to ``body``, its operands mapped through ``vmap``."""
-    operands = [Literal(v.value, v.type) if isinstance(v, Literal) else vmap[v]
-                for v in op.operands]
-    new = body.append(Op(op.opdef, operands, [r.type for r in op.results], dict(op.attrs), (),
-                         op.loc))
-    for r, nr in zip(op.results, new.results):
-        nr.name_hint = r.name_hint
-        vmap[r] = nr
 
 
 # --- putting the block back in order -----------------------------------------------------------

@@ -18,11 +18,14 @@ order; no ``call`` left except recursive ones.
 """
 from __future__ import annotations
 
-from graphcell_ir.ir.core import Function, Module, Op, OpResult
+from typing import Callable
+
+from graphcell_ir.ir.core import Block, Function, Module, Op, OpResult
+from graphcell_ir.ir.loc import Loc
 from graphcell_ir.ir.structural import CALL
-from graphcell_ir.ir.walk import walk
+from graphcell_ir.ir.walk import Cloner, walk
 from graphcell_ir.ops.registry import Kind
-from graphcell_ir.passes.support import clone_ops, replace_value
+from graphcell_ir.passes.support import replace_value
 
 
 def inline(target: Module | Function) -> bool:
@@ -51,23 +54,29 @@ def _inline_in(fn: Function) -> bool:
 
 
 def inline_call(call: Op, callee: Function) -> list[Op]:
-    """Put a copy of ``callee``'s body in place of ``call``; returns the copied ops."""
-    block = call.parent
-    vmap = dict(zip(callee.args, call.operands))
-    first_new = call.prev_op
+    """Put a copy of ``callee``'s body in place of ``call``, its locations inlined at the call
+    site's; returns the copied ops."""
     site = call.loc
-    at_site = (lambda loc: loc.inlined_at(site)) if site.known else (lambda loc: loc)
-    results = clone_ops(callee.body, block, call, vmap, at_site)
-    copied = []
-    op = first_new.next_op if first_new is not None else block.first
-    while op is not call:
-        copied.extend(walk(op))
-        op = op.next_op
-    for r, v in zip(call.results, results):
-        if isinstance(v, OpResult) and v.op in copied and v.name_hint is None:
+    return inline_block(call, callee.body, (lambda loc: loc.inlined_at(site)) if site.known
+                        else None)
+
+
+def inline_block(op: Op, body: Block, loc_of: Callable[[Loc], Loc] | None = None) -> list[Op]:
+    """Replace ``op`` by a copy of ``body`` (a callee's, a ``fused`` op's own region) whose
+    arguments are ``op``'s operands and whose terminator's values replace ``op``'s results;
+    ``loc_of`` maps the copies' locations. Returns the copied ops (nested ones too).
+    The one inliner: this pass, autodiff (``autodiff/inline.py``) and unfusing use it."""
+    cloner = Cloner(dict(zip(body.args, op.operands)), loc_of)
+    copies, results = cloner.body(body)
+    for new in copies:
+        op.parent.insert_before(op, new)
+    copied = [inner for new in copies for inner in walk(new)]
+    defined = {id(inner) for inner in copied}
+    for r, v in zip(op.results, results):
+        if isinstance(v, OpResult) and id(v.op) in defined and v.name_hint is None:
             v.name_hint = r.name_hint  # the caller's name for what the callee returns
         replace_value(r, v)
-    call.erase()
+    op.erase()
     return copied
 
 

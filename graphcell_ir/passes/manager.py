@@ -39,7 +39,6 @@ Example::
 """
 from __future__ import annotations
 
-import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -48,12 +47,14 @@ from typing import Callable, Collection, Sequence, TextIO
 
 import numpy as np
 
+from graphcell_ir import switches
 from graphcell_ir.errors import IRVerifyError, PassError, PassVerifyError
 from graphcell_ir.ir.core import Function, Module
 from graphcell_ir.passes.support import count_ops
 
 VERIFY_ENV = "GRAPHCELL_VERIFY"
 PRINT_AFTER_ENV = "GRAPHCELL_PRINT_AFTER"
+# (graphcell_ir/switches.py declares both)
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,7 @@ class PassManager:
             observe: Callable[[PassReport, Module], None] | None = None) -> list[PassReport]:
         """Run the pipeline on ``module`` in place. ``observe(report, module)`` is called after
         each pass (tests interpret the IR there to find the first pass that changed a result)."""
-        verify_each = _env_flag(VERIFY_ENV) if self.verify_each is None else self.verify_each
+        verify_each = switches.on(VERIFY_ENV) if self.verify_each is None else self.verify_each
         print_after = _print_after_names(self.print_after)
         dump_dir = Path(self.dump_dir) if self.dump_dir is not None else None
         if verify_each:
@@ -195,11 +196,7 @@ def _roundtrip_problem(module: Module) -> str | None:
     return None
 
 
-def _env_flag(name: str) -> bool:
-    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
-
-
 def _print_after_names(names: Collection[str] | None) -> frozenset[str]:
     if names is None:
-        names = os.environ.get(PRINT_AFTER_ENV, "").split(",")
+        names = switches.words(PRINT_AFTER_ENV)
     return frozenset(n.strip() for n in names if n.strip())

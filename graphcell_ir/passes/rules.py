@@ -29,7 +29,6 @@ ops the rewrite built. The root, and producers that die with it, are erased.
 from __future__ import annotations
 
 import inspect
-import os
 import sys
 import warnings
 from collections import Counter, deque
@@ -38,11 +37,13 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from graphcell_ir import switches
 from graphcell_ir.ir.builder import Builder
 from graphcell_ir.ir.core import Function, Literal, Op, OpResult, Value
 from graphcell_ir.ir.walk import walk
 from graphcell_ir.ops.registry import OpDef
-from graphcell_ir.passes.support import NOT_CONSTANT, erase_if_dead, replace_value, splat_value
+from graphcell_ir.passes.dce import erase_if_dead
+from graphcell_ir.passes.support import NOT_CONSTANT, replace_value, splat_value
 
 PRINT_RULES_ENV = "GRAPHCELL_PRINT_RULES"
 
@@ -173,7 +174,7 @@ class _RecordingBuilder(Builder):
 def apply_rules(fn: Function, rules: RuleSet, max_rewrites: int | None = None) -> Counter:
     """Rewrite ``fn`` with ``rules`` to a fixed point; returns how often each rule fired."""
     fired: Counter = Counter()
-    report = os.environ.get(PRINT_RULES_ENV, "").strip() not in ("", "0")
+    report = switches.on(PRINT_RULES_ENV)
     worklist = deque(op for op in walk(fn) if op.opdef in rules.by_root)
     queued = set(worklist)
     cap = max_rewrites if max_rewrites is not None else 10 * len(queued) + 100

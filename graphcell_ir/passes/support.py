@@ -1,4 +1,4 @@
-"""Small IR helpers the passes share: effects, constants, replacing values, cloning, counting.
+"""Small IR helpers the passes share: effects, constants, replacing values, counting.
 
 Nothing here changes the IR on its own initiative; each helper does one mechanical job that
 several passes need, so that every pass reads as its own algorithm. (Some would sit well in
@@ -9,7 +9,6 @@ several passes need, so that every pass reads as its own algorithm. (Some would 
   draws), or a region or callee that holds one. Passes never remove, merge or reorder such ops.
 - Constants: ``constant_value(v)`` — the Python scalar of a literal or the array of a ``const``.
 - ``replace_value(old, new)``: every use of ``old`` becomes ``new`` (a fresh literal per use).
-- ``clone_ops(src, dst, before, vmap, loc_of)``: copy a block's ops elsewhere (inlining, fusion).
 - ``count_ops(target)``: the op count a ``PassReport`` shows.
 - ``per_function(pass_fn)``: lift ``fn(Function) -> bool`` to ``fn(Module | Function) -> bool``.
 """
@@ -20,8 +19,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from graphcell_ir.ir.core import Block, Function, Literal, Module, Op, OpResult, Region, Value
-from graphcell_ir.ir.loc import Loc
+from graphcell_ir.ir.core import Block, Function, Literal, Module, Op, OpResult, Value
 from graphcell_ir.ir.structural import CALL, CONST, FUSED, YIELD, const_array
 from graphcell_ir.ops.registry import AttrKind, Kind, Trait
 
@@ -112,20 +110,6 @@ def has_host_callback(op: Op) -> bool:
                for a in op.opdef.attrs)
 
 
-def erase_if_dead(op: Op) -> int:
-    """Erase ``op`` if it is unused and removable, then the producers that became dead with it.
-    Returns how many ops were erased."""
-    erased, todo = 0, [op]
-    while todo:  # a worklist, not recursion: dead chains can be thousands of ops long
-        op = todo.pop()
-        if op.parent is None or any(r.uses for r in op.results) or not is_removable(op):
-            continue
-        todo.extend(v.op for v in op.operands if isinstance(v, OpResult))
-        op.erase()
-        erased += 1
-    return erased
-
-
 # --- constants ---------------------------------------------------------------------------------
 
 NOT_CONSTANT = object()
@@ -200,52 +184,6 @@ def drop_yielded(block: Block, keep: list[int]) -> None:
     term = block.terminator
     assert term is not None and term.opdef is YIELD
     term.set_operands([term.operands[i] for i in keep])
-
-
-# --- cloning -----------------------------------------------------------------------------------
-
-def clone_ops(src: Block, dst: Block, before: Op | None, vmap: dict[Value, Value],
-              loc_of: Callable[[Loc], Loc] = lambda loc: loc) -> list[Value]:
-    """Copy the ops of ``src`` (but its terminator) into ``dst`` before ``before`` (at the end when
-    None), mapping operands through ``vmap`` (filled in as ops are copied). Returns the values the
-    terminator hands back, mapped. ``loc_of`` gives each copy's location from the original's."""
-    out: list[Value] = []
-    for op in src:
-        if op.is_terminator:
-            out = [_mapped(v, vmap) for v in op.operands]
-            break
-        new = _clone_op(op, vmap, loc_of)
-        if before is None:
-            dst.append(new)
-        else:
-            dst.insert_before(before, new)
-    return out
-
-
-def _clone_op(op: Op, vmap: dict, loc_of) -> Op:
-    regions = []
-    for r in op.regions:
-        block = Block()
-        for a in r.block.args:
-            vmap[a] = block.add_arg(a.type, a.name_hint, param=a.param)
-        regions.append(Region(block))
-    new = Op(op.opdef, [_mapped(v, vmap) for v in op.operands], [r.type for r in op.results],
-             dict(op.attrs), regions, loc_of(op.loc))
-    for r, nr in zip(op.results, new.results):
-        nr.name_hint = r.name_hint
-        vmap[r] = nr
-    for r, nr in zip(op.regions, regions):
-        inner = clone_ops(r.block, nr.block, None, vmap, loc_of)
-        term = r.block.terminator
-        if term is not None:
-            nr.block.append(Op(term.opdef, inner, (), dict(term.attrs), (), loc_of(term.loc)))
-    return new
-
-
-def _mapped(v: Value, vmap: dict) -> Value:
-    if isinstance(v, Literal):
-        return Literal(v.value, v.type)
-    return vmap.get(v, v)
 
 
 # --- counting ----------------------------------------------------------------------------------

@@ -26,12 +26,14 @@ Example::
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
-from graphcell_ir.ir.core import Block, Function, Literal, Module, Op, Value
 from graphcell_ir.ir.loc import format_loc
 from graphcell_ir.text.values import (ObjectNames, format_attr, format_float, format_symbol,
                                       sanitize_name)
+
+if TYPE_CHECKING:   # the printer reads IR objects; ir/core imports it for str(function)
+    from graphcell_ir.ir.core import Block, Function, Literal, Module, Op, Value
 
 LOC_MODES = ("user", "full", "none")
 _UNKNOWN_TEXT = '"":0:0'
@@ -151,7 +153,7 @@ class Printer:
         name = names.get(v)
         if name is not None:
             return "%" + name
-        if isinstance(v, Literal):
+        if v.is_literal:
             return format_literal(v)
         return "%<undefined>"  # only malformed IR (shown in verifier messages) gets here
 

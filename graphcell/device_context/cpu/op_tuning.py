@@ -39,5 +39,8 @@ def threads_num(num: int) -> None:
         if _Setting.threads is not None:
             raise RuntimeError("The 'threads_num' can not be set repeatedly.")
         _Setting.threads = num
+    import numba
+
     from graphcell_ir.backend import blas_threads
-    blas_threads.limit_threads(num)
+    blas_threads.limit(num)
+    numba.set_num_threads(min(num, numba.config.NUMBA_NUM_THREADS))

@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from graphcell.ops.function import _nn_utils as U
-from graphcell.ops.function.nn_func import dense as linear
+from graphcell.ops.function._dense import dense as linear
 from graphcell.ops.function.normalization_func import dropout
 from graphcell_ir.ir.types import bool_, float32, uint8
 from graphcell_ir.ops import functional as F

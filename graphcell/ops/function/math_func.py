@@ -856,13 +856,7 @@ def _in_place(fn):
     In graph mode there is no buffer to rebind: the result is returned, as MindSpore's graph
     mode gives it."""
     def method(self, *args, **kwargs):
-        from graphcell.graph.traced import GraphTensor
-        if isinstance(self, GraphTensor):
-            return fn(self, *args, **kwargs)
-        from graphcell._indexing import _become, _snapshot
-        out = fn(_snapshot(self), *args, **kwargs)
-        _become(self, out)
-        return self
+        return self._update_in_place(lambda x: fn(x, *args, **kwargs))
     method.__name__ = method.__qualname__ = fn.__name__.strip("_").removesuffix("_method") + "_"
     method.__doc__ = f"In-place form: the tensor becomes the result of ``{fn.__name__}``."
     return method

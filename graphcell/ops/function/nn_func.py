@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from graphcell.ops.function import _nn_utils as U
+from graphcell.ops.function._dense import dense
 from graphcell.ops.function.array_func import cast
 from graphcell.ops.primitive import primitive
 from graphcell.tensor import Tensor
@@ -400,26 +401,6 @@ def _one_hot_prim(indices, depth, on_value, off_value, axis=-1):
     U.int_tensor(name, indices)
     return _one_hot_tensors(name, indices, _depth(name, depth), on_value, off_value,
                             U.int_arg(name, axis, "axis"))
-
-
-def dense(input, weight, bias=None):  # noqa: A002
-    """``ops.dense(input, weight, bias=None)``: ``input @ weight.T + bias`` over the last axis of
-    ``input`` (``weight`` is (out, in), or (in,) for one output without that axis)."""
-    name = "ops.dense"
-    U.tensor(name, input)
-    U.tensor(name, weight, "weight")
-    if weight.ndim not in (1, 2):
-        raise ValueError(f"{name}: 'weight' must be 1-D or 2-D, got shape {list(weight.shape)}")
-    if input.ndim == 0 or input.shape[-1] != weight.shape[-1]:
-        raise ValueError(f"{name}: the last axis of 'input' (shape {list(input.shape)}) must match "
-                         f"the in-features of 'weight' (shape {list(weight.shape)})")
-    lead = tuple(input.shape[:-1])
-    x2 = F.reshape(input, (-1, input.shape[-1]))
-    if weight.ndim == 1:
-        y = F.reshape(F.matmul(x2, F.reshape(weight, (-1, 1))), lead)
-    else:
-        y = F.reshape(F.matmul(x2, weight, transpose_b=True), lead + (weight.shape[0],))
-    return y if bias is None else F.add(y, bias)
 
 
 def bidense(input1, input2, weight, bias=None):

@@ -1,5 +1,16 @@
-"""Linking object files with llvmlite's ORC JIT (no numba) and calling their entries through
-ctypes: NativeKernels, NativeLoops. See the package docstring.
+"""Linking object files into this process with llvmlite's ORC JIT (no numba), for the JIT and for
+an artifact's code alike.
+
+:class:`Linker` owns the process's one LLJIT and what it linked; it links each object once per
+process (by id and the hash of its bytes) under one lock — llvmlite serialises calls into LLVM,
+this lock keeps two threads from linking the same object twice. The symbols objects may import
+resolve in the process (libm); nothing else is offered to them.
+
+- :func:`link_entry`: a JIT object (the object entry of :mod:`.abi`), as an ``ObjectEntry``;
+- :func:`link`: an artifact's objects (checked first by ``objfile.check_linkable``: only what
+  graphcell emits is linked), as :class:`NativeKernels`, which ``kernels.compile_kernel`` asks
+  for a kernel by its source before compiling anything, and whose :meth:`NativeKernels.loops`
+  is a drop-in loops namespace for the executable that was given them.
 """
 from __future__ import annotations
 
@@ -9,73 +20,116 @@ import itertools
 import threading
 from dataclasses import dataclass, field
 
-import numpy as np
-
-from graphcell_ir.backend.lower import KernelSource
-from graphcell_ir.backend.native.emitting import (NativeObject, _SCALARS, STUBS, kinds_of, loop_key,
-                                              signature, source_hash, symbol_of)
+from graphcell_ir.backend.native.abi import (ObjectEntry, PointerKernel, PointerLoop, kinds_of,
+                                             loop_key, signature, source_hash)
 from graphcell_ir.backend.native.objfile import check_linkable
-from graphcell_ir.backend.native.target import NativeError, Target, _llvm, host_target
+from graphcell_ir.backend.native.store import NativeObject
+from graphcell_ir.backend.native.target import NativeError, Target, host_target, llvm_binding
 
 
-# --- linking -------------------------------------------------------------------------------------
+class Linker:
+    """The process's ORC JIT and the objects linked into it (see the module docstring)."""
 
-_JIT = None
-_LINKED: dict[tuple[str, str], tuple] = {}    # (id, sha256 of the object) -> (tracker, address)
-_LINK_LOCK = threading.Lock()
-_LIBRARIES = itertools.count()
+    def __init__(self):
+        self._jit = None
+        self._linked: dict[tuple, tuple] = {}   # (id, sha256) -> (tracker, address)
+        self._names = itertools.count()
+        self._lock = threading.Lock()
+        self._process = None
+
+    def _lljit(self):
+        if self._jit is None:
+            self._jit = llvm_binding().create_lljit_compiler(suppress_errors=True)
+        return self._jit
+
+    def link_one(self, obj: NativeObject) -> tuple:
+        """(tracker, entry address) of ``obj``, linked once per process. RuntimeError when it
+        does not link (a symbol this process lacks, a malformed object)."""
+        key = identity(obj)
+        with self._lock:
+            got = self._linked.get(key)
+            if got is None:
+                tracker = self._library([obj])
+                got = self._linked[key] = (tracker, tracker[obj.symbol])
+            return got
+
+    def link_many(self, objects: list, failed: dict) -> dict:
+        """identity -> (tracker, address) for ``objects``, linked as one JIT library (when that
+        fails, one library per object, to keep the good; ``failed`` gets id -> why)."""
+        with self._lock:
+            fresh = list({o.symbol: o for o in objects if identity(o) not in self._linked}
+                         .values())
+            if fresh:
+                self._link_all(fresh, failed)
+            return {identity(o): self._linked[identity(o)] for o in objects
+                    if identity(o) in self._linked}
+
+    def _link_all(self, objects: list, failed: dict) -> None:
+        try:
+            tracker = self._library(objects)
+        except RuntimeError as e:
+            if len(objects) == 1:
+                failed[objects[0].id] = f"llvmlite could not link it: {e}"
+                return
+            for obj in objects:
+                self._link_all([obj], failed)
+            return
+        for obj in objects:
+            self._linked[identity(obj)] = (tracker, tracker[obj.symbol])
+
+    def _library(self, objects: list):
+        builder = llvm_binding().JITLibraryBuilder()
+        for obj in objects:
+            builder.add_object_img(obj.data)
+            builder.export_symbol(obj.symbol)
+        builder.add_current_process()   # libm (tanhf, expf...) is in the process already
+        return builder.link(self._lljit(), f"graphcell-native-{next(self._names)}")
+
+    def in_process(self, name: str) -> bool:
+        """Whether this process defines symbol ``name`` (libm...)."""
+        if self._process is None:
+            self._process = ctypes.CDLL(None)
+        try:
+            getattr(self._process, name)
+            return True
+        except AttributeError:
+            return False
 
 
-def _jit():
-    global _JIT
-    if _JIT is None:
-        _JIT = _llvm().create_lljit_compiler(suppress_errors=True)
-    return _JIT
+_LINKER: Linker | None = None
+_LINKER_LOCK = threading.Lock()
 
 
-class NativeFunction:
-    """A linked kernel entry, called like the numba kernel: ``fn(*operands, *consts, *outputs)``.
+def linker() -> Linker:
+    """The process's linker (made at the first link: llvmlite is not imported before)."""
+    global _LINKER
+    with _LINKER_LOCK:
+        if _LINKER is None:
+            _LINKER = Linker()
+        return _LINKER
 
-    Every argument must be an ndarray of the recorded dtype and shape (operands that are not
-    C-contiguous are copied; outputs must be); anything else raises TypeError, which the runner
-    answers by rerunning the call on the interpreter.
-    """
 
-    def __init__(self, obj: NativeObject, address: int, tracker, n_outputs: int):
-        self.id, self.key, self.tracker = obj.id, obj.key, tracker   # the tracker keeps the code
-        self.args = tuple((np.dtype(d), tuple(s)) for d, s in obj.args)
-        self.n_inputs = len(self.args) - n_outputs
-        proto = ctypes.CFUNCTYPE(ctypes.c_int32, *[ctypes.c_void_p] * (len(self.args) + 2))
-        self.cfunc = proto(address)
-        self._ret = ctypes.create_string_buffer(64)    # numba's return slot (None: unused)
-        self._exc = ctypes.create_string_buffer(64)    # its exception slot (never raised)
+def identity(obj: NativeObject) -> tuple[str, str]:
+    """What identifies a linked object in this process: its id and the hash of its bytes."""
+    return obj.id, hashlib.sha256(obj.data).hexdigest()
 
-    def __call__(self, *arrays) -> None:
-        if len(arrays) != len(self.args):
-            raise TypeError(f"native kernel {self.id}: {len(arrays)} arguments for "
-                            f"{len(self.args)}")
-        ptrs = []
-        for i, (a, (dtype, shape)) in enumerate(zip(arrays, self.args)):
-            if a.__class__ is not np.ndarray or a.dtype != dtype or a.shape != shape:
-                got = f"{getattr(a, 'dtype', type(a).__name__)}{list(getattr(a, 'shape', ()))}"
-                raise TypeError(f"native kernel {self.id}: argument {i} is {got}, compiled for "
-                                f"{dtype}{list(shape)}")
-            if not a.flags.c_contiguous:
-                if i >= self.n_inputs:
-                    raise TypeError(f"native kernel {self.id}: output {i} is not C-contiguous")
-                a = np.ascontiguousarray(a)
-            ptrs.append(a)
-        status = self.cfunc(self._ret, self._exc, *[a.ctypes.data for a in ptrs])
-        if status not in (0, -2):   # numba: 0 ok, -2 "returned None"
-            raise RuntimeError(f"native kernel {self.id} failed (status {status})")
 
-    def __repr__(self) -> str:
-        return f"<NativeFunction {symbol_of(self.id)}>"
+def in_process(name: str) -> bool:
+    """Whether this process defines symbol ``name`` (libm, Python's C API...)."""
+    return linker().in_process(name)
 
+
+def link_entry(obj: NativeObject) -> ObjectEntry:
+    """Link a JIT object (its object entry); RuntimeError when it does not link."""
+    tracker, address = linker().link_one(obj)
+    return ObjectEntry(obj, address, tracker)
+
+
+# --- an artifact's objects ---------------------------------------------------------------------------
 
 class LoopRecorder:
     """A loops namespace running ``inner``'s loops that records ``(name, kinds)`` of each call:
-    what an export runs an op through to learn which loops, for which types, to emit."""
+    what an export runs an op through to learn which loops, for which kinds, to emit."""
 
     def __init__(self, inner):
         self.inner, self.seen = inner, set()
@@ -90,38 +144,13 @@ class LoopRecorder:
         return call
 
 
-class NativeLoop:
-    """A linked loop for one tuple of argument kinds; ``fn(*args)`` like numba's dispatcher."""
-
-    def __init__(self, obj: NativeObject, address: int, tracker):
-        self.id, self.tracker = obj.id, tracker
-        ctypes_args = [ctypes.c_void_p, ctypes.c_void_p]
-        for kind in obj.args:
-            ctypes_args += ([ctypes.c_void_p] + [ctypes.c_int64] * kind[2]
-                            if kind[0] == "array" else [_SCALARS[kind[1]]])
-        self.cfunc = ctypes.CFUNCTYPE(ctypes.c_int32, *ctypes_args)(address)
-        self._ret = ctypes.create_string_buffer(64)
-        self._exc = ctypes.create_string_buffer(64)
-
-    def __call__(self, *args) -> None:
-        flat = []
-        for a in args:
-            if a.__class__ is np.ndarray:
-                flat.append(a.ctypes.data)
-                flat.extend(a.shape)
-            else:
-                flat.append(a)
-        status = self.cfunc(self._ret, self._exc, *flat)
-        if status not in (0, -2):
-            raise RuntimeError(f"native loop {self.id} failed (status {status})")
-
-
 class NativeLoops:
     """Loops by name, ``ns.im2col(*args)``: the linked code for those argument kinds, else the
-    loop of ``fallback()`` (numba's, built on first need): a drop-in for a loops namespace."""
+    loop of ``fallback()`` (the process's loops, built on first need): a drop-in for a loops
+    namespace."""
 
     def __init__(self, variants: dict, fallback):
-        self._variants = variants     # name -> {kinds: NativeLoop}
+        self._variants = variants     # name -> {kinds: PointerLoop}
         self._fallback = fallback
         self._compiled = None
 
@@ -140,7 +169,7 @@ class NativeLoops:
         return call
 
     def compiled(self):
-        """The fallback loops (numba's): what runs the argument kinds without native code."""
+        """The fallback loops: what runs the argument kinds without native code."""
         if self._compiled is None:
             self._compiled = self._fallback()
         return self._compiled
@@ -163,15 +192,15 @@ class NativeKernels:
     missed: list[str] = field(default_factory=list)
     nn_loops: "NativeLoops | None" = None
 
-    def lookup(self, ks: KernelSource) -> NativeFunction | None:
-        """The linked entry for ``ks`` (same source, shapes, constants and outputs), or None."""
+    def lookup(self, ks) -> PointerKernel | None:
+        """The linked entry for kernel ``ks`` (same source, shapes, constants and outputs)."""
         for obj, address, tracker in self.by_key.get(ks.key, ()):
             try:
                 same = signature(ks, [d for d, _ in obj.args[:len(ks.in_shapes)]]) == obj.args
             except NativeError:
                 same = False
             if same:
-                return NativeFunction(obj, address, tracker, len(ks.outputs))
+                return PointerKernel(obj, address, tracker, len(ks.outputs))
         self.missed.append(ks.key)
         return None
 
@@ -183,7 +212,7 @@ class NativeKernels:
             if key.startswith(prefix):
                 for obj, address, tracker in entries:
                     variants.setdefault(key[len(prefix):], {})[obj.args] = \
-                        NativeLoop(obj, address, tracker)
+                        PointerLoop(obj, address, tracker)
         return NativeLoops(variants, fallback)
 
     def __len__(self) -> int:
@@ -191,8 +220,8 @@ class NativeKernels:
 
 
 def link(objects, host: Target | None = None) -> NativeKernels:
-    """Link ``objects`` (NativeObjects) into this process. An object that does not check
-    (:func:`~.objfile.check_linkable`: only what graphcell emits is linked) or link (a symbol
+    """Link ``objects`` (an artifact's NativeObjects) into this process. An object that does not
+    check (``objfile.check_linkable``: only what graphcell emits is linked) or link (a symbol
     this process lacks...) is left out and listed in ``failed``; nothing raises but a missing
     llvmlite (ImportError)."""
     kernels = NativeKernels()
@@ -205,65 +234,11 @@ def link(objects, host: Target | None = None) -> NativeKernels:
             kernels.failed[obj.id] = str(e)
             continue
         todo.append(obj)
-    with _LINK_LOCK:
-        fresh = list({o.symbol: o for o in todo if cache_key(o) not in _LINKED}.values())
-        if fresh:
-            _link_objects(fresh, kernels.failed)
-        for obj in todo:
-            got = _LINKED.get(cache_key(obj))
-            if got is not None:
-                kernels.by_key.setdefault(obj.key, []).append((obj, got[1], got[0]))
+    if not todo:
+        return kernels
+    linked = linker().link_many(todo, kernels.failed)
+    for obj in todo:
+        got = linked.get(identity(obj))
+        if got is not None:
+            kernels.by_key.setdefault(obj.key, []).append((obj, got[1], got[0]))
     return kernels
-
-
-def cache_key(obj: NativeObject) -> tuple[str, str]:
-    """What identifies a linked object in this process: its id and the hash of its bytes."""
-    return obj.id, hashlib.sha256(obj.data).hexdigest()
-
-
-def link_once(key, symbol: str, images: list, imports: dict) -> tuple:
-    """(tracker, address of ``symbol``) of one JIT library made of the object ``images`` —
-    linked once per ``key`` in this process. ``imports``: symbol -> address for names the
-    process lacks (stubs). RuntimeError when it does not link."""
-    with _LINK_LOCK:
-        got = _LINKED.get(key)
-        if got is None:
-            builder = _llvm().JITLibraryBuilder()
-            for image in images:
-                builder.add_object_img(image)
-            builder.export_symbol(symbol)
-            builder.add_current_process()
-            for name, address in imports.items():
-                builder.import_symbol(name, address)
-            tracker = builder.link(_jit(), f"graphcell-jit-{next(_LIBRARIES)}")
-            got = _LINKED[key] = (tracker, tracker[symbol])
-        return got
-
-
-def _link_objects(objects: list, failed: dict) -> None:
-    """One JIT library for all ``objects``; when that fails, one per object, to keep the good."""
-    try:
-        tracker = _link_library(objects)
-    except RuntimeError as e:
-        if len(objects) == 1:
-            failed[objects[0].id] = f"llvmlite could not link it: {e}"
-            return
-        for obj in objects:
-            _link_objects([obj], failed)
-        return
-    for obj in objects:
-        _LINKED[cache_key(obj)] = (tracker, tracker[obj.symbol])
-
-
-def _link_library(objects: list):
-    llvm = _llvm()
-    builder = llvm.JITLibraryBuilder()
-    for obj in objects:
-        builder.add_object_img(obj.data)
-        builder.export_symbol(obj.symbol)
-    builder.add_current_process()   # libm (tanhf, expf...) is in the process already
-    for name, stub in STUBS.items():
-        builder.import_symbol(name, ctypes.cast(stub, ctypes.c_void_p).value)
-    return builder.link(_jit(), f"graphcell-native-{next(_LIBRARIES)}")
-
-

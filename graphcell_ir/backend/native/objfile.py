@@ -8,8 +8,7 @@ linked: besides the basic check, the object must look like what graphcell emits 
 
 - it defines one global symbol, its entry, and imports only the math library's functions, the
   C library's ``memset``/``memcpy``/``memmove`` (LLVM turns loops into them), the compiler
-  runtime's float16 and 128-bit helpers and the never-called ``NRT_MemInfo_call_dtor`` stub —
-  not ``system``, ``dlopen``, ``mmap``...;
+  runtime's float16 and 128-bit helpers — not ``system``, ``dlopen``, ``mmap``...;
 - its relocations are of the kinds graphcell's target machine produces (static relocation model,
   the JIT's large code model: 64-bit absolute addresses on x86-64, ``MOVW_UABS`` sequences and
   branches on AArch64). An object built for the small code model uses 32-bit PC-relative
@@ -198,10 +197,9 @@ _LIBM = ("exp exp2 exp10 expm1 log log2 log10 log1p pow sqrt cbrt sin cos tan si
          "atan atan2 sinh cosh tanh asinh acosh atanh erf erfc lgamma tgamma fmod remainder "
          "hypot floor ceil trunc round rint nearbyint fabs copysign fmin fmax ldexp frexp "
          "modf").split()
-IMPORTS = frozenset(_LIBM + [f + "f" for f in _LIBM] + ["memset", "memcpy", "memmove",
-                                                         "NRT_MemInfo_call_dtor"])
-"""The outside functions graphcell's kernels may call: libm's (double and float), the C
-library's memory functions LLVM turns loops into, numba's never-called decref stub."""
+IMPORTS = frozenset(_LIBM + [f + "f" for f in _LIBM] + ["memset", "memcpy", "memmove"])
+"""The outside functions graphcell's kernels may call: libm's (double and float) and the C
+library's memory functions LLVM turns loops into."""
 _RUNTIME_HELPERS = re.compile(r"^__(extend|trunc)[sdh]f[sdh]f2$|^__gnu_[hf]2[hf]_ieee$"
                               r"|^__(u?div|u?mod)ti3$|^__powi[sd]f2$")
 """The compiler runtime's helpers LLVM may call: float16 conversions, 128-bit division, powi."""
@@ -214,9 +212,8 @@ RELOCATIONS = {
           282: "R_AARCH64_JUMP26", 283: "R_AARCH64_CALL26"},
 }
 """Per ELF machine, the relocation types graphcell's target machine (static relocation model,
-the JIT's large code model) emits — as observed on its kernels and loops, by the code generator
-and by numba. x86-64: absolute 64-bit addresses in code, PC-relative 64-bit ones in unwind
-tables."""
+the JIT's large code model) emits, as observed on the code generator's kernels and loops.
+x86-64: absolute 64-bit addresses in code, PC-relative 64-bit ones in unwind tables."""
 _X86_NAMES = {2: "R_X86_64_PC32", 4: "R_X86_64_PLT32", 9: "R_X86_64_GOTPCREL",
               10: "R_X86_64_32", 11: "R_X86_64_32S", 41: "R_X86_64_GOTPCRELX",
               42: "R_X86_64_REX_GOTPCRELX"}

@@ -1,14 +1,10 @@
-"""What native code is for: the target (triple, CPU, features) and the error a kernel without
-usable native code raises.
+"""What native code is for: the target (triple, CPU, features), LLVM's target machine for it,
+and the error a kernel without usable native code raises.
 """
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-
-
-ABI = "graphcell-native-1"
-"""The entry's calling convention and naming; an artifact recording another one is not linked."""
 
 
 class NativeError(Exception):
@@ -46,7 +42,7 @@ class Target:
 @functools.lru_cache(maxsize=1)
 def host_target() -> Target:
     """This process's CPU as llvmlite sees it (no numba)."""
-    llvm = _llvm()
+    llvm = llvm_binding()
     try:
         features = llvm.get_host_cpu_features().flatten()
     except RuntimeError:   # llvmlite cannot read them here: only feature-free code may run
@@ -54,9 +50,10 @@ def host_target() -> Target:
     return Target(llvm.get_process_triple(), llvm.get_host_cpu_name(), features)
 
 
-def _emit_target() -> Target:
-    """The target code is emitted for: the host, or what NUMBA_CPU_NAME / NUMBA_CPU_FEATURES
-    ask for (numba's variables, read as numba reads them, without importing it)."""
+def emit_target() -> Target:
+    """The target an export emits code for: the host, or what ``NUMBA_CPU_NAME`` /
+    ``NUMBA_CPU_FEATURES`` ask for (numba's variables, read as numba reads them: the way numba's
+    users already ask for portable code, e.g. ``NUMBA_CPU_NAME=generic``)."""
     import os
     host = host_target()
     name = os.environ.get("NUMBA_CPU_NAME")
@@ -70,9 +67,21 @@ def _emit_target() -> Target:
 
 
 @functools.lru_cache(maxsize=1)
-def _llvm():
+def llvm_binding():
     """llvmlite's binding, with the host target initialised (once)."""
     import llvmlite.binding as llvm
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     return llvm
+
+
+def target_machine(target: Target):
+    """LLVM's target machine for ``target``, as a JIT makes one: static relocations on x86 and
+    the JIT's code model, so objects link into the process like JIT-compiled code (the
+    relocations ``objfile.check_linkable`` accepts are exactly these)."""
+    llvm = llvm_binding()
+    t = llvm.Target.from_triple(target.triple)
+    reloc = ("static" if t.name.startswith("x86") else "pic" if t.name.startswith("ppc")
+             else "default")
+    return t.create_target_machine(cpu=target.cpu, features=target.features, opt=3, reloc=reloc,
+                                   codemodel="jitdefault", jit=True)

@@ -5,7 +5,6 @@ import zipfile
 
 from graphcell.aot import container as C
 from graphcell_ir.backend import native as N
-from graphcell_ir.backend.native import emitting
 
 
 def members_of(path) -> dict:
@@ -34,11 +33,11 @@ def with_object(members: dict, id_: str, data: bytes) -> dict:
 def _object(ir: str, codemodel: str = "jitdefault") -> bytes:
     """LLVM IR compiled for this CPU: as graphcell emits (static, the JIT's code model), or
     for another code model."""
-    from graphcell_ir.backend.native.target import _llvm
-    llvm = _llvm()
+    from graphcell_ir.backend.native.target import llvm_binding
+    llvm = llvm_binding()
     host = N.host_target()
     if codemodel == "jitdefault":
-        tm = emitting.target_machine(host)
+        tm = N.target_machine(host)
     else:
         tm = llvm.Target.from_triple(host.triple).create_target_machine(
             cpu=host.cpu, features=host.features, opt=2, reloc="static", codemodel=codemodel,

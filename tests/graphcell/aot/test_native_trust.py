@@ -21,8 +21,8 @@ from graphcell.aot import ArtifactError, ArtifactTrustError, NativeCodeWarning
 from graphcell.aot import container as C
 from graphcell.aot.trust import KEY_ENV
 from graphcell_ir.backend import native as N
-from graphcell_ir.backend import nnkernels
-from graphcell_ir.backend.native.linking import NativeLoop
+from graphcell_ir.backend import loops, nnkernels
+from graphcell_ir.backend.native.abi import PointerLoop
 
 import aot_nets as nets
 import forged
@@ -57,7 +57,7 @@ def _write(tmp_path, members, name="a.gcpkg") -> str:
 
 
 def _natively_linked(cell) -> bool:
-    return any(isinstance(k.fn, N.NativeFunction) for k in cell._executable._run.kernels)
+    return any(isinstance(k.fn, N.PointerKernel) for k in cell._executable._run.kernels)
 
 
 # --- trust ---------------------------------------------------------------------------------------
@@ -206,14 +206,14 @@ def test_an_artifacts_loops_never_replace_the_processs(tmp_path, monkeypatch):
         path, x = _conv_artifact(tmp_path)
     finally:
         sys.path.remove(os.path.join(ROOT, "examples"))
-    before = nnkernels.loops(True)
+    before = loops.namespace(True)
     calls = []
-    real = NativeLoop.__call__
-    monkeypatch.setattr(NativeLoop, "__call__",
+    real = PointerLoop.__call__
+    monkeypatch.setattr(PointerLoop, "__call__",
                         lambda self, *a: (calls.append(self.id), real(self, *a))[1])
     cell = ms.load(path, native=True, trust_native_code=True)
     assert cell.graph.native.nn_loops is not None
-    assert nnkernels.loops(True) is before              # the process's loops are its own
+    assert loops.namespace(True) is before              # the process's loops are its own
     want = ms.load(path)(x).asnumpy()
     assert not calls                                    # another cell: not the artifact's code
     np.testing.assert_array_equal(cell(x).asnumpy(), want)

@@ -61,8 +61,9 @@ def test_report_lists_every_phase_and_the_cache_hits(graph_mode, capsys):
     assert counts and int(counts.group(1)) >= 1  # an empty cache directory: compiled
 
 
-def test_report_times_numba_when_the_code_generator_is_off(graph_mode, capsys, monkeypatch):
-    monkeypatch.setenv("GRAPHCELL_CODEGEN", "0")
+def test_report_times_numba_when_there_is_no_native_code(graph_mode, capsys, monkeypatch):
+    from graphcell_ir.backend import objects
+    monkeypatch.setattr(objects, "usable", lambda: "no native code in this test")
     context.set_context(compile_report=True)
     _grad_call()
     summary = capsys.readouterr().err.strip().splitlines()[-1]

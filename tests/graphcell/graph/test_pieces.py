@@ -8,7 +8,8 @@ from graphcell import nn, ops
 from graphcell.graph.executor import Executable, Program
 from graphcell.graph.guards import Guards
 from graphcell.graph.log import CacheLog
-from graphcell.graph.reads import ReadRecorder
+from graphcell.graph.reads import ReadRecorder, attribute_reads
+from graphcell.graph.resolver import GraphResolver
 from graphcell.graph.signature import InputError, arg_specs, describe_spec, flatten
 from graphcell.graph.traced import GraphTensor, UnknownValueError, traced
 from graphcell.tensor import Tensor
@@ -60,24 +61,66 @@ class Scaled(nn.Cell):
         self.w = ms.Parameter(Tensor([1.0, 2.0]), name="w")
 
 
-def test_read_recorder_restores_the_class_and_records_names():
+def test_reads_go_through_the_resolver_and_leave_the_class_alone():
     net = Scaled()
     rec = ReadRecorder()
+    resolver = GraphResolver(watch=rec.watch, root=net)
     with rec:
-        rec.watch(net)
-        assert type(net).__name__ == "Scaled" and isinstance(net, Scaled)
-        _ = net.scale, net.fc, net.w
-    assert type(net) is Scaled
+        assert resolver.read_attribute(net, "scale") == 2.0
+        assert resolver.read_attribute(net, "fc") is net.fc
+        resolver.read_attribute(net, "w")
+        assert type(net) is Scaled
     assert {"scale", "fc", "w"} <= rec.names(net) and "unused" not in rec.names(net)
+    assert rec.objects() == [net]
+    resolver.read_attribute(net.fc, "in_channels")   # a cell whose attribute is read is met
+    assert rec.objects() == [net, net.fc] and rec.names(net.fc) == {"in_channels"}
 
 
-def test_read_recorder_restores_after_an_error():
-    net = Scaled()
-    with pytest.raises(RuntimeError):
-        with ReadRecorder() as rec:
-            rec.watch(net)
-            raise RuntimeError
-    assert type(net) is Scaled
+class Computed(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self._factor = 3.0
+        self.plain = 1
+
+    @property
+    def factor(self):
+        return self._factor * self._helper()
+
+    def _helper(self):
+        return self.plain
+
+
+def test_a_property_read_counts_as_what_its_code_reads():
+    assert attribute_reads(Computed, "factor") >= {"factor", "_factor", "_helper", "plain"}
+    assert attribute_reads(Computed, "__class__") == frozenset()
+    net = Computed()
+    rec = ReadRecorder()
+    GraphResolver(watch=rec.watch, root=net).read_attribute(net, "factor")
+    g = _guards(net, rec.names(net))
+    assert g.hold()
+    net.plain = 2                          # read by the property: the graph is stale
+    assert not g.hold() and "Computed.plain" in g.explain()
+
+
+def test_a_compile_reads_through_the_resolver():
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        net = Computed()
+
+        class Outer(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.inner = net
+
+            def construct(self, x):
+                return x * self.inner.factor
+        outer = Outer()
+        x = Tensor(np.ones(2, np.float32))
+        assert outer(x).asnumpy().tolist() == [3.0, 3.0]
+        net.plain = 2
+        assert outer(x).asnumpy().tolist() == [6.0, 6.0]   # recompiled: factor's code reads it
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
 
 
 def _guards(net, names):

@@ -6,8 +6,7 @@ llvmlite, without numba.
 - every elementwise/reduction registry template against numba on the same generated source,
   bit for bit (a sample of ops by default, all of them under ``-m slow``);
 - what it refuses: a clear reason naming the function and line, and the caller compiles with
-  numba instead (``GRAPHCELL_CODEGEN=0`` asks for numba everywhere); integer ``**`` as numba's
-  loop, edge cases included.
+  numba instead; integer ``**`` as numba's loop, edge cases included.
 """
 from __future__ import annotations
 
@@ -21,7 +20,7 @@ from hypothesis import given, settings, strategies as st
 from backend_support import one_op_module
 from samples import SAMPLES, Gen
 
-from graphcell_ir.backend import codegen, kernels
+from graphcell_ir.backend import codegen, kernels, objects
 from graphcell_ir.backend import native as N
 from graphcell_ir.backend.executable import compile_executable
 from graphcell_ir.backend.lower import Unsupported, lower_fused
@@ -45,9 +44,10 @@ def compiled(source: str, name: str, args, no_overflow=False):
     kinds = N.kinds_of(args)
     key = (source, name, kinds, no_overflow)
     if key not in _COMPILED:
-        obj = codegen.compile_jit(source, name, kinds, key=f"test-{len(_COMPILED)}",
-                                  no_overflow=no_overflow)
-        _COMPILED[key] = N.link_jit(obj)
+        fn, why = objects.jit_function(source, name, kinds, key=f"test-{len(_COMPILED)}",
+                                       no_overflow=no_overflow)
+        assert fn is not None, why
+        _COMPILED[key] = fn
     return _COMPILED[key]
 
 
@@ -308,8 +308,9 @@ def test_template_compiles_to_numbas_bits(op, dtype, data):
         pytest.skip("no native kinds (a 0-d operand): numba alone runs it")
     ins = [np.ascontiguousarray(a).reshape(s) for a, s in zip(args, ks.in_shapes)]
     outs = [np.full(o.shape, o.fill if o.fill is not None else 0, o.dtype) for o in ks.outputs]
-    mine = N.link_jit(codegen.compile_jit(kernels.file_text(ks), "kernel", kinds, ks.key))
-    theirs = kernels._numba_kernel(ks, [], numba_cache=False)
+    mine, why = objects.jit_function(ks.module_text, "kernel", kinds, ks.key)
+    assert mine is not None, why
+    theirs = kernels._numba_kernel(ks)
     got, want = [o.copy() for o in outs], [o.copy() for o in outs]
     with np.errstate(all="ignore"):
         assert mine(*ins, *ks.consts, *got)
@@ -331,7 +332,8 @@ def test_template_compiles_to_numbas_bits(op, dtype, data):
 def test_refusals_name_the_construct_and_line(body, why):
     src = f"def f(x, out):\n    y = 0\n    {body}\n"
     with pytest.raises(Unsupported, match=why.replace("(", r"\(").replace("*", r"\*")):
-        codegen.compile_jit(src, "f", (("array", "int64", 1), ("array", "int64", 1)), key="r")
+        codegen.lower_module(src, "f", (("array", "int64", 1), ("array", "int64", 1)), "r",
+                             layout=N.array_layout())
 
 
 def test_a_refused_kernel_is_compiled_by_numba(tmp_path, monkeypatch):
@@ -342,26 +344,16 @@ def test_a_refused_kernel_is_compiled_by_numba(tmp_path, monkeypatch):
 
     def refuse(source, *args, **kwargs):
         raise Unsupported("kernel, line 9: a construct (simulated)")
-    monkeypatch.setattr(codegen, "compile_jit", refuse)
+    monkeypatch.setattr(codegen, "lower_module", refuse)
     x = np.arange(-3, 5, dtype=np.int32)
     m, args = one_op_module(REGISTRY["pow"], (x, np.full(8, 2, np.int32)), {})
     exe = compile_executable(m, "main", jit=True, kernel_min_size=0)
     (got,) = exe(args)
     np.testing.assert_array_equal(got, x ** 2)
     (miss,) = kernels.cache_stats().misses
-    assert "not in the code generator's subset (kernel, line 9: a construct" in miss
-
-
-def test_the_switch_turns_the_code_generator_off(tmp_path, monkeypatch):
-    monkeypatch.setenv("GRAPHCELL_CACHE_DIR", str(tmp_path))
-    monkeypatch.setenv("GRAPHCELL_CODEGEN", "0")
-    kernels.reset_cache()
-    m, args = one_op_module(REGISTRY["mul"], (np.arange(6.0), np.arange(6.0)), {})
-    (got,) = compile_executable(m, "main", jit=True, kernel_min_size=0)(args)
-    np.testing.assert_array_equal(got, np.arange(6.0) ** 2)
-    assert all("code generator" not in m for m in kernels.cache_stats().misses)
-    assert kernels.cache_stats().native_hits == 0
-    assert not kernels._NATIVE   # numba's dispatcher, not a generated native function
+    assert "numba (not in the code generator's subset (kernel, line 9: a construct" in miss
+    (runner,) = kernels._MEMORY.runners.values()
+    assert isinstance(runner, kernels._Numba)
 
 
 # --- parallel kernels: the serial code on blocks of rows -----------------------------------------
@@ -382,7 +374,7 @@ def test_parallel_kernel_runs_blocks_of_rows(tmp_path, monkeypatch):
     exe = compile_executable(m, "main", jit=True, kernel_min_size=0)
     (got,) = exe(args)
     np.testing.assert_array_equal(got, x * row)
-    (fn,) = kernels._NATIVE.values()
+    (fn,) = kernels._MEMORY.runners.values()
     assert isinstance(fn, kernels._Blocks) and fn.ks.parallel and fn.split == [True, False, True]
     assert "prange" in fn.ks.source
 
@@ -428,7 +420,8 @@ def test_helpers_return_values(rows):
 ])
 def test_returns_the_generator_refuses(src, why):
     with pytest.raises(Unsupported, match=why):
-        codegen.compile_jit(src, "f", (("array", "int64", 1), ("array", "int64", 1)), key="ret")
+        codegen.lower_module(src, "f", (("array", "int64", 1), ("array", "int64", 1)), "ret",
+                             layout=N.array_layout())
 
 
 def test_a_failing_code_generator_leaves_the_run_to_numba(tmp_path, monkeypatch, caplog):
@@ -439,7 +432,7 @@ def test_a_failing_code_generator_leaves_the_run_to_numba(tmp_path, monkeypatch,
 
     def broken(*args, **kwargs):
         raise KeyError("a bug in the generator")
-    monkeypatch.setattr(codegen, "compile_jit", broken)
+    monkeypatch.setattr(codegen, "lower_module", broken)
     m, args = one_op_module(REGISTRY["mul"], (np.arange(6.0), np.arange(6.0)), {})
     with caplog.at_level("WARNING", logger="graphcell.backend"):
         (got,) = compile_executable(m, "main", jit=True, kernel_min_size=0)(args)
@@ -471,14 +464,14 @@ def test_scalar_operands_get_native_code_at_the_first_call(tmp_path, monkeypatch
     for k in (3, -2, 7):
         (got,) = exe([xs, k])
         np.testing.assert_array_equal(got, xs * np.float32(k))
-    (runner,) = kernels._MEMORY.values()
-    assert isinstance(runner, kernels._ScalarOperands) and runner.numba is None
+    (runner,) = kernels._MEMORY.runners.values()
+    assert isinstance(runner, kernels._PerKinds) and runner.numba is None
     (kinds,) = runner.by_kinds
-    assert kinds[1] == ("scalar", "int64") and runner.by_kinds[kinds] is not None
+    assert kinds[1] == ("scalar", "int64") and runner.by_kinds[kinds][0] is not None
     stats = kernels.cache_stats()
     assert len(stats.misses) == 1 and stats.native_hits == 0   # compiled once, for int64
     # a float at the same operand: float64 arithmetic, numba's bits
     got, want = np.empty(5, np.float32), np.empty(5, np.float32)
     runner(xs, 0.1, got)
-    kernels._numba_kernel(runner.ks, [], numba_cache=False)(xs, 0.1, want)
+    kernels._numba_kernel(runner.ks)(xs, 0.1, want)
     assert runner.numba is None and len(runner.by_kinds) == 2 and same_bits(got, want)

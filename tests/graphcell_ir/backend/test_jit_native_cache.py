@@ -1,9 +1,9 @@
-"""The JIT's native objects (graphcell_ir.backend.native, "the JIT's disk cache"): a process
-that compiled kernels and loops — with graphcell's code generator (the default, no numba) or
-with numba (GRAPHCELL_CODEGEN=0) — leaves their machine code in GRAPHCELL_CACHE_DIR; a second
-process links it with llvmlite and never imports numba, with the same results; both compilers
-give the same bits; a corrupt object or one for another CPU is not used but rebuilt; arguments
-of other kinds are refused by the code itself and run by numba."""
+"""The JIT's native objects (graphcell_ir.backend.objects, native/store.py): a process that
+compiled kernels and loops with graphcell's code generator leaves their machine code in the object
+store; a second process links it and never compiles or imports numba, with the same results; the
+code generator gives numba's bits (numba, the oracle, runs the same program); a corrupt object or
+one for another target is not used but rebuilt; arguments of other kinds are refused by the code
+itself; a refusal of the code generator is remembered and numba runs that kernel."""
 from __future__ import annotations
 
 import json
@@ -15,9 +15,9 @@ import sys
 import numpy as np
 import pytest
 
-from graphcell_ir.backend import kernels
+from graphcell_ir.backend import kernels, objects
 from graphcell_ir.backend import native as N
-from graphcell_ir.backend.native import jit_cache
+from graphcell_ir.backend.native import store as store_module
 
 # a fused group (tanh, mul), a lone relu kernel, and three nn loops (im2col, max_pool_grad, col2im)
 SRC = """func @f(%x: f32[2,1,12,12], %w: f32[3,1,5,5], %g: f32[2,3,4,4]) -> (f32[2,3,4,4], f32[2,3,8,8], f32[2,1,12,12]) {
@@ -35,10 +35,12 @@ SRC = """func @f(%x: f32[2,1,12,12], %w: f32[3,1,5,5], %g: f32[2,3,4,4]) -> (f32
 SCRIPT = f"""
 import hashlib, json, sys
 import numpy as np
-from graphcell_ir.backend import executable, kernels
+from graphcell_ir.backend import executable, kernels, objects
 from graphcell_ir.passes.manager import PassManager
 from graphcell_ir.passes.pipelines import DEFAULT, resolve
 from graphcell_ir.text import parse_module
+if "--numba" in sys.argv:   # the oracle: as in a process that cannot link native code
+    objects.usable = lambda: "the test asks for numba"
 executable.LONE_MIN_SIZE = 0   # the small relu is a kernel too
 m = parse_module('''{SRC}''')
 PassManager(resolve(DEFAULT)).run(m)
@@ -55,9 +57,9 @@ print(json.dumps({{"sha": [hashlib.sha256(np.ascontiguousarray(o).tobytes()).hex
 """
 
 
-def _run(cache, **env) -> dict:
-    env = dict(os.environ, GRAPHCELL_CACHE_DIR=str(cache), GRAPHCELL_NATIVE_CACHE="1", **env)
-    out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True,
+def _run(cache, *flags, **env) -> dict:
+    env = dict(os.environ, GRAPHCELL_CACHE_DIR=str(cache), **env)
+    out = subprocess.run([sys.executable, "-c", SCRIPT, *flags], env=env, capture_output=True,
                          text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -66,20 +68,15 @@ def _run(cache, **env) -> dict:
 N_CODE = 5   # native objects: the fused group, relu, im2col, max_pool_grad, col2im
 
 
-COMPILERS = {"codegen": {"GRAPHCELL_CODEGEN": "1"}, "numba": {"GRAPHCELL_CODEGEN": "0"}}
-
-
-@pytest.fixture(scope="module", params=sorted(COMPILERS))
-def filled(request, tmp_path_factory):
-    """A cache directory a first (cold) process filled with one compiler, what that process
-    computed, and the compiler's environment."""
-    env = COMPILERS[request.param]
-    d = tmp_path_factory.mktemp(f"jit-native-cold-{request.param}")
-    cold = _run(d, **env)
-    assert cold["numba"] == (request.param == "numba"), "numba imported (or not) unexpectedly"
+@pytest.fixture(scope="module")
+def filled(tmp_path_factory):
+    """A cache directory a first (cold) process filled, and what that process computed."""
+    d = tmp_path_factory.mktemp("jit-native-cold")
+    cold = _run(d)
+    assert not cold["numba"], "the code generator's process imported numba"
     assert cold["native"] == 0 and len(cold["misses"]) == N_CODE
     assert not cold["fallbacks"] and cold["kernels"] == 2
-    return d, cold, env
+    return d, cold
 
 
 @pytest.fixture
@@ -90,26 +87,28 @@ def cache(filled, tmp_path):
 
 
 def _objects(d):
-    return sorted((d / "native-jit").glob("*.o"))
+    return sorted((d / "objects").glob("*.o"))
 
 
-def test_second_process_links_native_code_without_numba(filled, cache, monkeypatch):
+def test_second_process_links_native_code_without_compiling(filled, cache, monkeypatch):
     assert len(_objects(cache)) == N_CODE
     monkeypatch.setenv("GRAPHCELL_CACHE_DIR", str(cache))
     assert kernels.disk_summary()["native objects"] == N_CODE   # graphcell info --cache
-    warm = _run(cache, **filled[2])
+    warm = _run(cache)
     assert warm["sha"] == filled[1]["sha"]   # the cold process's code, linked: the same bits
     assert not warm["numba"], "a warm process imported numba"
     assert warm["native"] == warm["disk"] == N_CODE and warm["misses"] == []
 
 
-def test_both_compilers_give_the_same_bits(tmp_path):
-    runs = {name: _run(tmp_path / name, **env) for name, env in COMPILERS.items()}
-    assert runs["codegen"]["sha"] == runs["numba"]["sha"]
+def test_the_code_generator_gives_numbas_bits(filled, tmp_path):
+    oracle = _run(tmp_path, "--numba")
+    assert oracle["numba"] and oracle["native"] == 0
+    assert all("numba (the test asks for numba)" in m for m in oracle["misses"])
+    assert oracle["sha"] == filled[1]["sha"]
 
 
 def test_disabled_jit_still_runs_python(filled, cache):
-    plain = _run(cache, GRAPHCELL_DISABLE_JIT="1", **filled[2])
+    plain = _run(cache, GRAPHCELL_DISABLE_JIT="1")
     assert plain["native"] == 0 and not plain["numba"]
     assert all("plain Python" in m for m in plain["misses"])
     assert plain["kernels"] == 2
@@ -119,81 +118,88 @@ def test_corrupt_native_object_is_rebuilt(filled, cache):
     first, *rest = _objects(cache)
     first.write_bytes(first.read_bytes()[:-100] + b"x" * 100)   # the hash no longer matches
     rest[0].write_bytes(rest[0].read_bytes()[:40])             # truncated inside its header
-    again = _run(cache, **filled[2])
-    assert again["sha"] == filled[1]["sha"] and again["numba"] == filled[1]["numba"]
+    again = _run(cache)
+    assert again["sha"] == filled[1]["sha"] and not again["numba"]
     assert again["native"] == N_CODE - 2 and len(again["misses"]) == 2
     assert all("corrupt" in m for m in again["misses"]), again["misses"]
-    fixed = _run(cache, **filled[2])   # rewritten by the rebuild
-    assert fixed["native"] == N_CODE and not fixed["numba"] and fixed["sha"] == filled[1]["sha"]
+    fixed = _run(cache)   # rewritten by the rebuild
+    assert fixed["native"] == N_CODE and fixed["sha"] == filled[1]["sha"]
+
+
+def _edit_header(path, edit) -> None:
+    raw = path.read_bytes()
+    magic = store_module._MAGIC
+    end = raw.index(b"\n", len(magic))
+    header = json.loads(raw[len(magic):end])
+    edit(header)
+    path.write_bytes(magic + json.dumps(header).encode() + raw[end:])
 
 
 def test_native_object_for_another_cpu_is_not_used(filled, cache):
-    path = _objects(cache)[0]
-    raw = path.read_bytes()
-    end = raw.index(b"\n", len(jit_cache._MAGIC))
-    header = json.loads(raw[len(jit_cache._MAGIC):end])
-    header["target"][2] += ",+graphcell-madeup-feature"
-    path.write_bytes(jit_cache._MAGIC + json.dumps(header).encode() + raw[end:])
-    again = _run(cache, **filled[2])
+    _edit_header(_objects(cache)[0],
+                 lambda h: h["target"].__setitem__(2, h["target"][2] + ",+graphcell-madeup"))
+    again = _run(cache)
     assert again["sha"] == filled[1]["sha"] and again["native"] == N_CODE - 1
     (miss,) = again["misses"]
-    assert "not for this CPU" in miss and "graphcell-madeup-feature" in miss
+    assert "not for this target" in miss and "graphcell-madeup" in miss
 
 
-def test_arguments_of_other_kinds_are_refused_by_the_code(tmp_path, monkeypatch):
-    """In process: the entry checks rank, dtype and C order itself; the kernel then runs the
-    numba dispatcher, with the same result as the native code gives for the right arrays."""
-    monkeypatch.setenv("GRAPHCELL_CACHE_DIR", str(tmp_path))
-    import numba
+def _twice_kernel():
     from graphcell_ir.backend.lower import KernelSource, Output
     src = "def kernel(x0, out0):\n    for i in range(x0.shape[0]):\n        out0[i] = x0[i] * 2\n"
     f4 = np.dtype(np.float32)
-    ks = KernelSource(src, ((6,),), (), (Output((6,), f4, (6,), f4),), False,
-                      ("mul",), ("float32",))
+    return KernelSource(src, ((6,),), (), (Output((6,), f4, (6,), f4),), False, ("mul",),
+                        ("float32",))
+
+
+def test_arguments_of_other_kinds_are_refused_by_the_code(tmp_path, monkeypatch):
+    """In process: the entry checks rank, dtype and C order itself; the kernel then finds code
+    for the arguments' own kinds, with the result the right arrays give."""
+    monkeypatch.setenv("GRAPHCELL_CACHE_DIR", str(tmp_path))
+    ks = _twice_kernel()
     kinds = N.kernel_kinds(ks)
     assert kinds == (("array", "float32", 1), ("array", "float32", 1))
-    fn = numba.njit(kernels._numba_kernel(ks, []).py_func)
-    x, out = np.arange(6, dtype=np.float32), np.empty(6, np.float32)
-    fn(x, out)
-    N.store_jit(ks.key, kinds, N.emit_jit(fn, ks.key, kinds))
-    found = N.load_jit(ks.key, kinds)
-    assert found.fn is not None
-    got = np.zeros(6, np.float32)
-    assert found.fn(x, got) and np.array_equal(got, out)
+    fn, why = objects.jit_function(ks.module_text, "kernel", kinds, ks.key)
+    assert why == ""
+    x, got = np.arange(6, dtype=np.float32), np.zeros(6, np.float32)
+    assert fn(x, got) and np.array_equal(got, 2 * x)
     for bad in (x.astype(np.float64), x.reshape(2, 3), np.arange(12, dtype=np.float32)[::2]):
-        assert found.fn(bad, got) is False
-    wrapped = kernels._Native(found.fn, ks)   # what compile_kernel returns runs them anyway
+        assert fn(bad, got) is False
+    wrapped = kernels._Native(fn, ks)   # what compile_kernel returns runs them anyway
     wrapped(np.arange(12, dtype=np.float32)[::2], got)
     np.testing.assert_array_equal(got, np.arange(0, 24, 4, dtype=np.float32))
-    assert N.load_jit(ks.key, (("array", "float64", 1),) * 2).why == "no native object on disk"
-    # an object whose kernel calls a symbol this process lacks would call the stub: not used
-    (path,) = (tmp_path / "native-jit").glob("*.o")
-    raw = path.read_bytes()
-    end = raw.index(b"\n", len(jit_cache._MAGIC))
-    header = json.loads(raw[len(jit_cache._MAGIC):end])
-    header["needs"].append("graphcell_no_such_symbol")
-    path.write_bytes(jit_cache._MAGIC + json.dumps(header).encode() + raw[end:])
-    assert "lacks (graphcell_no_such_symbol)" in N.load_jit(ks.key, kinds).why
+    wrapped(np.arange(6, dtype=np.float64), got)   # float64 operand: its own native code
+    np.testing.assert_array_equal(got, np.arange(0, 12, 2, dtype=np.float32))
+    assert set(wrapped.others.by_kinds) == {kinds, (("array", "float64", 1),
+                                                    ("array", "float32", 1))}
+    # an object whose code calls a symbol this process lacks is not linked, but rebuilt
+    (path,) = [p for p in (tmp_path / "objects").glob("*.o")
+               if N.jit_id(ks.key, kinds) in p.name]
+    _edit_header(path, lambda h: h["needs"].append("graphcell_no_such_symbol"))
+    objects.store().forget()
+    again, _ = objects.jit_function(ks.module_text, "kernel", kinds, ks.key)
+    assert again is not None
+    assert "lacks (graphcell_no_such_symbol)" in kernels.cache_stats().misses[-1]
 
 
-def test_code_that_needs_numbas_runtime_is_refused_and_remembered(tmp_path, monkeypatch):
-    """A function that allocates calls numba's allocator: no native object (its stubs would be
-    called); the refusal is on disk, so later processes use numba's own cache for it."""
+def test_a_refusal_is_remembered_and_numba_runs_the_kernel(tmp_path, monkeypatch):
+    """A kernel outside the code generator's subset: the refusal is stored (a later process
+    does not try again) and numba runs the kernel, with Python's result."""
     monkeypatch.setenv("GRAPHCELL_CACHE_DIR", str(tmp_path))
-    import numba
-
-    @numba.njit(error_model="numpy")
-    def allocating(x0, out0):
-        t = np.empty(x0.shape[0], np.float32)
-        for i in range(x0.shape[0]):
-            t[i] = x0[i] + 1
-        for i in range(x0.shape[0]):
-            out0[i] = t[i]
-    x, out = np.arange(4, dtype=np.float32), np.empty(4, np.float32)
-    allocating(x, out)
-    kinds = (("array", "float32", 1), ("array", "float32", 1))
-    with pytest.raises(N.NativeError, match="numba's runtime"):
-        N.emit_jit(allocating, "allocating", kinds)
-    kernels.store_native(allocating, "allocating", kinds)   # what a compile does
-    found = N.load_jit("allocating", kinds)
-    assert found.fn is None and found.refused and "numba's runtime" in found.why
+    kernels.reset_cache()
+    from graphcell_ir.backend.lower import KernelSource, Output
+    src = ("def kernel(x0, out0):\n    for i in range(x0.shape[0]):\n"
+           "        out0[i] = x0[i] ** 3\n")   # a float to an integer power: numba's own loop
+    f8 = np.dtype(np.float64)
+    ks = KernelSource(src, ((4,),), (), (Output((4,), f8, (4,), f8),), False, ("pow",),
+                      ("float64",))
+    k = kernels.compile_kernel(ks, jit=True)
+    (got,) = k(np.array([-2, 0, 3, 0.5]))
+    np.testing.assert_array_equal(got, [-8, 0, 27, 0.125])
+    (miss,) = kernels.cache_stats().misses
+    assert "numba (not in the code generator's subset" in miss
+    assert list((tmp_path / "objects").glob("*.err"))
+    objects.store().forget()   # as a later process: the refusal is read, nothing compiled
+    fn, why = objects.jit_function(ks.module_text, "kernel", N.kernel_kinds(ks), ks.key)
+    assert fn is None and why.startswith("not in the code generator's subset")
+    assert len(kernels.cache_stats().misses) == 1

@@ -1,6 +1,7 @@
-"""Native kernels (graphcell_ir.backend.native): emitted object code linked by llvmlite gives
-exactly numba's results (same source, same LLVM), close to the interpreter's; bad objects and
-unresolvable symbols are reported, never crash; calls with the wrong arrays are refused."""
+"""An artifact's native kernels (graphcell_ir.backend.objects.emit_kernel/emit_loop, pointer
+entries linked by llvmlite) give exactly the JIT's results (same source, same code generator) and
+numba's (the oracle), close to the interpreter's; bad objects and unresolvable symbols are
+reported, never crash; calls with the wrong arrays are refused."""
 from __future__ import annotations
 
 import ctypes
@@ -16,8 +17,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from backend_support import assert_same, lenet_calls
 
+from graphcell_ir.backend import kernels as K
+from graphcell_ir.backend import loops, objects
 from graphcell_ir.backend import native as N
-from graphcell_ir.backend.native import emitting
 from graphcell_ir.backend.executable import compile_executable
 from graphcell_ir.backend.interp import Interpreter
 from graphcell_ir.backend.lower import lower_fused
@@ -103,40 +105,54 @@ def native_kernels_of(module) -> N.NativeKernels:
     asked = _Asked()
     compile_executable(module, module["main"], jit=True, kernel_min_size=0, native=asked)
     assert asked.seen, "the program has no kernel"
-    kernels = N.link([N.emit(ks, ks.in_dtypes) for ks in asked.seen.values()])
+    kernels = N.link([objects.emit_kernel(ks, ks.in_dtypes) for ks in asked.seen.values()])
     assert not kernels.failed
     return kernels
 
 
+def numba_executable(module, fn, monkeypatch):
+    """The executable of ``fn`` with every kernel compiled by numba (the oracle)."""
+    monkeypatch.setattr(objects, "usable", lambda: "the test asks for numba")
+    K.reset_cache()
+    try:
+        return compile_executable(module, fn, jit=True, kernel_min_size=0)
+    finally:
+        monkeypatch.undo()
+        K.reset_cache()
+
+
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
-def test_native_equals_numba_and_interpreter(name):
+def test_native_equals_jit_numba_and_interpreter(name, monkeypatch):
     module = _module(name)
     fn = module["main"]
     args = _inputs(fn, np.random.default_rng(len(name)))
     want = Interpreter(module).compiled(fn)([a.copy() for a in args])
-    numba_exe = compile_executable(module, fn, jit=True, kernel_min_size=0)
+    jit_exe = compile_executable(module, fn, jit=True, kernel_min_size=0)
+    numba_exe = numba_executable(module, fn, monkeypatch)
     kernels = native_kernels_of(module)
     native_exe = compile_executable(module, fn, jit=True, kernel_min_size=0, native=kernels)
-    assert native_exe.kernels and all(isinstance(k.fn, N.NativeFunction)
+    assert native_exe.kernels and all(isinstance(k.fn, N.PointerKernel)
                                       for k in native_exe.kernels)
+    assert all(isinstance(k.fn, K._Numba) for k in numba_exe.kernels)
     assert not kernels.missed
-    got, ref = native_exe(list(args)), numba_exe(list(args))
-    for g, r in zip(got, ref):   # the same LLVM from the same source: the same bits
-        assert g.dtype == r.dtype and g.shape == r.shape
-        np.testing.assert_array_equal(g, r)
+    got = native_exe(list(args))
+    for exe in (jit_exe, numba_exe):   # the same arithmetic from the same source: the same bits
+        for g, r in zip(got, exe(list(args))):
+            assert g.dtype == r.dtype and g.shape == r.shape
+            np.testing.assert_array_equal(g, r)
     assert_same(got, list(want), native_exe.source)
 
 
 def test_emit_is_deterministic_across_processes(tmp_path):
     """A fresh process with an empty cache emits the very same bytes (names are derived from
-    the kernel, not from numba's counters), so exporting twice gives the same artifact."""
+    the kernel, not from counters), so exporting twice gives the same artifact."""
     module = _module("softmax")
     op = next(o for o in walk(module) if o.opdef is FUSED)
     ks = lower_fused(op)
-    here = N.emit(ks, [v.type.dtype.np_dtype for v in op.operands])
+    here = objects.emit_kernel(ks, [v.type.dtype.np_dtype for v in op.operands])
     script = f"""
 import hashlib, sys
-from graphcell_ir.backend import native as N
+from graphcell_ir.backend import objects
 from graphcell_ir.backend.lower import lower_fused
 from graphcell_ir.ir.structural import FUSED
 from graphcell_ir.ir.walk import walk
@@ -146,20 +162,20 @@ from graphcell_ir.text import parse_module
 m = parse_module('''{PROGRAMS["softmax"]}''')
 PassManager(resolve(DEFAULT)).run(m)
 op = next(o for o in walk(m) if o.opdef is FUSED)
-print(hashlib.sha256(N.emit(lower_fused(op), [v.type.dtype.np_dtype for v in op.operands]).data).hexdigest())
+print(hashlib.sha256(objects.emit_kernel(lower_fused(op), [v.type.dtype.np_dtype for v in op.operands]).data).hexdigest())
 """
     env = {**os.environ, "GRAPHCELL_CACHE_DIR": str(tmp_path)}
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env,
                          check=True, timeout=300).stdout.split()[-1]
     assert out == hashlib.sha256(here.data).hexdigest()
-    assert list((tmp_path / "native").glob("*.o"))   # and it was compiled there, not read
+    assert list((tmp_path / "objects").glob("*.o"))   # and it was compiled there, not read
 
 
 def _tanh_kernel():
     module = _module("tanh_reduce")
     op = next(o for o in walk(module) if o.opdef is FUSED)
     ks = lower_fused(op)
-    return ks, N.emit(ks, [v.type.dtype.np_dtype for v in op.operands])
+    return ks, objects.emit_kernel(ks, [v.type.dtype.np_dtype for v in op.operands])
 
 
 def test_native_function_checks_its_arguments():
@@ -187,7 +203,8 @@ def test_native_function_checks_its_arguments():
 def test_lookup_needs_the_same_source_and_types():
     ks, obj = _tanh_kernel()
     kernels = N.link([obj])
-    other = N.emit(ks, [np.dtype(np.float64), np.dtype(np.float64)])   # another signature
+    other = objects.emit_kernel(ks, [np.dtype(np.float64), np.dtype(np.float64)])   # another
+    # signature
     assert other.id != obj.id
     assert kernels.lookup(ks) is not None
     softmax = lower_fused(next(o for o in walk(_module("softmax")) if o.opdef is FUSED))
@@ -220,7 +237,7 @@ define i32 @{N.symbol_of(id_)}(ptr %r, ptr %e, ptr %x) {{
   ret i32 0
 }}
 """)
-    return emitting.target_machine(N.host_target()).emit_object(mod)
+    return N.target_machine(N.host_target()).emit_object(mod)
 
 
 def _a_runtime_helper_this_process_lacks() -> str:
@@ -263,20 +280,23 @@ def test_targets():
 # --- the convolution/pooling loops (nnkernels) -----------------------------------------------------
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_native_loops_equal_numba_loops(dtype):
+def test_native_loops_equal_jit_and_numba_loops(dtype):
     import functools
-    from graphcell_ir.backend import nn_loops, nnkernels
+    from graphcell_ir.backend import nnkernels
     from graphcell_ir.ops import REGISTRY
-    numba_loops = nnkernels.loops(True)
     calls = [(REGISTRY[name], ops, REGISTRY[name].check_attrs(attrs))
              for name, ops, attrs in lenet_calls(np.random.default_rng(3), dtype, batch=2)]
-    recorder = N.LoopRecorder(numba_loops)
+    recorder = N.LoopRecorder(loops.namespace(True))
     want = [functools.partial(nnkernels.KERNELS[op], recorder)(*ops, **attrs)
             for op, ops, attrs in calls]
-    source = Path(nn_loops.__file__).read_text()
+    oracle = loops.numba_loops()
+    for (op, ops, attrs), w in zip(calls, want):   # numba's code: the same bits
+        np.testing.assert_array_equal(
+            functools.partial(nnkernels.KERNELS[op], oracle)(*ops, **attrs), w, err_msg=op.name)
+    source = loops.source()
     assert all(kinds is not None for _, kinds in recorder.seen)
-    objects = [N.emit_loop(source, name, kinds) for name, kinds in sorted(recorder.seen)]
-    kernels = N.link(objects)
+    emitted = [objects.emit_loop(source, name, kinds) for name, kinds in sorted(recorder.seen)]
+    kernels = N.link(emitted)
     assert not kernels.failed
 
     def no_fallback():
@@ -285,13 +305,12 @@ def test_native_loops_equal_numba_loops(dtype):
     assert set(native.native_names()) == {name for name, _ in recorder.seen}
     for (op, ops, attrs), w in zip(calls, want):
         got = functools.partial(nnkernels.KERNELS[op], native)(*ops, **attrs)
-        np.testing.assert_array_equal(got, w, err_msg=op.name)   # numba's code: the same bits
+        np.testing.assert_array_equal(got, w, err_msg=op.name)   # the JIT's: the same bits
         np.testing.assert_allclose(got, op.ref(*ops, **attrs), rtol=2e-4, atol=2e-4)
 
 
 def test_native_loops_fall_back_for_kinds_without_code():
-    from graphcell_ir.backend import nn_loops
-    source = Path(nn_loops.__file__).read_text()
+    source = loops.source()
     calls = []
 
     class Fallback:
@@ -309,7 +328,7 @@ def test_native_loops_fall_back_for_kinds_without_code():
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())
 def test_native_on_random_graphs(data):
-    """Random fused graphs (passes/graph_strategies): native kernels give numba's bits."""
+    """Random fused graphs (passes/graph_strategies): native kernels give the JIT's bits."""
     sys.path.insert(0, str(Path(__file__).parent.parent / "passes"))
     import graph_strategies
     import pass_oracle as oracle
@@ -321,23 +340,22 @@ def test_native_on_random_graphs(data):
     compile_executable(module, fn, jit=True, kernel_min_size=0, native=asked)
     if args is None or not asked.seen:   # about half the graphs have no kernel
         return
-    objects = []
+    emitted = []
     for ks in asked.seen.values():
         try:
-            objects.append(N.emit(ks, ks.in_dtypes))
+            emitted.append(objects.emit_kernel(ks, ks.in_dtypes))
         except N.NativeError:
-            pass   # a scalar operand: that kernel stays numba's
-    kernels = N.link(objects)
+            pass   # a scalar operand: that kernel stays the JIT's
+    kernels = N.link(emitted)
     assert not kernels.failed
-    numba_exe = compile_executable(module, fn, jit=True, kernel_min_size=0)
+    jit_exe = compile_executable(module, fn, jit=True, kernel_min_size=0)
     native_exe = compile_executable(module, fn, jit=True, kernel_min_size=0, native=kernels)
     from graphcell_ir.ops import random as op_random
     op_random.seed(oracle.SEED)
-    ref = numba_exe([a.copy() if hasattr(a, "copy") else a for a in args])
+    ref = jit_exe([a.copy() if hasattr(a, "copy") else a for a in args])
     op_random.seed(oracle.SEED)
     got = native_exe([a.copy() if hasattr(a, "copy") else a for a in args])
     for g, r in zip(got, ref):
         np.testing.assert_array_equal(np.asarray(g), np.asarray(r))
-    emitted = {o.key for o in objects}
-    assert all(isinstance(k.fn, N.NativeFunction) for k in native_exe.kernels
-               if k.ks.key in emitted)
+    keys = {o.key for o in emitted}
+    assert all(isinstance(k.fn, N.PointerKernel) for k in native_exe.kernels if k.ks.key in keys)

@@ -19,7 +19,7 @@ from hypothesis import assume, given, settings, strategies as st
 from backend_support import lenet_calls
 from samples import SAMPLES, Gen
 
-from graphcell_ir.backend import nnkernels
+from graphcell_ir.backend import loops, nnkernels
 from graphcell_ir.backend.nnkernels import KERNELS, implementation, kernel
 from graphcell_ir.errors import ShapeError
 from graphcell_ir.ops import REGISTRY
@@ -272,19 +272,21 @@ def test_second_process_loads_from_disk(tmp_path):
             for _ in range(2)]
     assert runs[0]["hits"] == 0 and any("max_pool_grad" in m for m in runs[0]["misses"])
     assert runs[1] == {"hits": 1, "misses": []}
-    assert list((tmp_path / "kernels").glob("nn_*.py"))
+    assert list((tmp_path / "objects").glob("*.o"))
 
 
 @pytest.mark.slow   # three processes, two numba compiles
 def test_corrupt_numba_cache_is_rebuilt(tmp_path):
-    """numba's own cache (the loops' path without native objects, hence without the code
-    generator): a corrupt entry is dropped and compiled again."""
+    """numba's own cache (the loops' fallback, in a process that cannot link native code): a
+    corrupt entry is dropped and compiled again."""
     import json
-    env = dict(os.environ, GRAPHCELL_CACHE_DIR=str(tmp_path), GRAPHCELL_NATIVE_CACHE="0")
+    env = dict(os.environ, GRAPHCELL_CACHE_DIR=str(tmp_path))
     env.pop("GRAPHCELL_DISABLE_JIT", None)
+    child = ("from graphcell_ir.backend import objects\n"
+             "objects.usable = lambda: 'the test asks for numba'\n" + _CHILD)
 
     def run():
-        return json.loads(subprocess.run([sys.executable, "-c", _CHILD], env=env, check=True,
+        return json.loads(subprocess.run([sys.executable, "-c", child], env=env, check=True,
                                          capture_output=True, text=True).stdout)
     run()
     entries = list((tmp_path / "kernels" / "__pycache__").glob("nn_*max_pool_grad*.nbc"))
@@ -294,17 +296,17 @@ def test_corrupt_numba_cache_is_rebuilt(tmp_path):
     again = run()                      # no crash: compiled again, and it says why
     assert again["hits"] == 0 and len(again["misses"]) == 1
     assert "max_pool_grad" in again["misses"][0] and "unusable" in again["misses"][0]
-    third = run()                      # the bad entry was dropped: a clean compile or a hit
+    third = run()                      # the bad entry was dropped: loaded or compiled cleanly
     assert not any("unusable" in m for m in third["misses"])
 
 
 def test_stale_kernel_file_is_rewritten(tmp_path, monkeypatch):
     monkeypatch.setenv("GRAPHCELL_CACHE_DIR", str(tmp_path))
-    text = nnkernels._source()
+    text = loops.source()
     path = tmp_path / "kernels" / "nn_test.py"
     path.parent.mkdir(parents=True)
     path.write_text(text[:100])                     # truncated: must be replaced
-    assert nnkernels._ensure_file(path, text) == path
+    assert loops._ensure_file(path, text) == path
     assert path.read_text() == text
 
 

@@ -343,11 +343,11 @@ import json, sys
 import numpy as np
 import graphcell as ms
 from graphcell import nn, Tensor
-from graphcell_ir.backend import nnkernels
+from graphcell_ir.backend import loops, nnkernels
 
 called = {"pynative": set(), "graph": set()}
 mode = "pynative"
-L = nnkernels.loops()
+L = loops.namespace()
 if L is not nnkernels.nn_loops:   # count the loops that ran (JIT on)
     for name in ("softmax_cross_entropy_rows", "sparse_softmax_cross_entropy_rows",
                  "softmax_rows", "log_softmax_rows", "bn_channel_stats", "bn_row_stats",

@@ -1,0 +1,122 @@
+"""Ahead of time: the native objects of a module, for an artifact.
+
+:func:`native_objects` finds every kernel the executable of a module runs and every
+convolution/pooling loop its ops call, and emits each by the one route of :mod:`.objects`
+(object store, else the code generator) as a pointer entry (``native/abi.py``) for the export
+target:
+
+- kernels (fused groups, lone elementwise ops, broadcast operands read by index): the executable
+  of every function is built with a recorder in place of linked kernels, which asks for exactly
+  the kernels the executable runs and compiles nothing; each is emitted for its operands' IR
+  dtypes, its shapes constants of the code;
+- loops: each convolution/pooling op of the module runs once on zeros through a recording loops
+  namespace (``native.LoopRecorder``), and each (loop, argument kinds) called is emitted.
+
+What has no native code (a scalar operand, a function the generator refuses) is listed with the
+reason: the artifact's loader compiles it.
+
+Example::
+
+    >>> from graphcell_ir.text import parse_module
+    >>> m = parse_module("func @f(%x: f32[4]) -> f32[4] {\\n  %0 = relu(%x) : f32[4]\\n"
+    ...                  "  %1 = mul(%0, %x) : f32[4]\\n  return %1\\n}\\n")
+    >>> from graphcell_ir.passes.manager import PassManager
+    >>> from graphcell_ir.passes.pipelines import DEFAULT, resolve
+    >>> _ = PassManager(resolve(DEFAULT)).run(m)
+    >>> found = native_objects(m)
+    >>> [(kind, len(obj.args)) for kind, obj in found.objects], found.skipped
+    ([('kernel', 2)], [])
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from graphcell_ir.backend import loops, nnkernels, objects
+from graphcell_ir.backend.executable import compile_executable
+from graphcell_ir.backend.native import LoopRecorder, NativeError, abi
+from graphcell_ir.ir.walk import walk
+
+log = logging.getLogger("graphcell.backend")
+
+
+@dataclass
+class Emitted:
+    """What :func:`native_objects` found: ``objects`` as ``(kind, NativeObject)`` (kind
+    ``"kernel"`` or ``"loop"``), ``skipped`` as ``{"key", "ops", "reason"}`` records, and the
+    hash of the loops' source the loops were emitted from."""
+
+    objects: list = field(default_factory=list)
+    skipped: list = field(default_factory=list)
+    loops_source: str = ""
+
+    def skip(self, key: str, ops: list, reason: str) -> None:
+        if all(s["key"] != key or s["reason"] != reason for s in self.skipped):
+            self.skipped.append({"key": key, "ops": ops, "reason": reason})
+
+
+def native_objects(module) -> Emitted:
+    """Every kernel and loop of ``module`` (the IR exactly as a loader will read it), emitted
+    (see the module docstring)."""
+    out = Emitted()
+    for ks in _kernels(module):
+        try:
+            out.objects.append(("kernel", objects.emit_kernel(ks, ks.in_dtypes)))
+        except NativeError as e:
+            out.skip(ks.key, list(ks.ops), str(e))
+    text = loops.source()
+    out.loops_source = abi.source_hash(text)
+    for name, kinds in _loop_calls(module):
+        key = abi.loop_key(out.loops_source, name)
+        if kinds is None:
+            out.skip(key, [name], "an argument is neither a C-ordered array nor an int/float "
+                                  "scalar")
+            continue
+        try:
+            out.objects.append(("loop", objects.emit_loop(text, name, kinds)))
+        except NativeError as e:
+            out.skip(key, [name], str(e))
+    return out
+
+
+def _kernels(module) -> list:
+    """The kernel sources the executable of ``module`` runs (see the module docstring)."""
+    recorder = _KernelRecorder()
+    for fn in module:
+        compile_executable(module, fn, jit=True, native=recorder)
+    return list(recorder.seen.values())
+
+
+class _KernelRecorder:
+    """Stands for linked kernels while an executable is built: records each kernel asked for
+    and gives it a placeholder (the executable is thrown away, never run)."""
+
+    def __init__(self):
+        self.seen: dict = {}
+
+    def lookup(self, ks):
+        self.seen.setdefault((ks.key, ks.in_dtypes, ks.in_shapes), ks)
+        return _never_run
+
+
+def _never_run(*args):
+    raise AssertionError("the export's recording executable ran")
+
+
+def _loop_calls(module) -> list:
+    """(loop name, kinds) of every loop the convolution/pooling ops of ``module`` call, found
+    by running each op once on zeros (see the module docstring)."""
+    ops = [op for op in walk(module) if op.opdef in nnkernels.KERNELS]
+    if not ops:
+        return []
+    recorder = LoopRecorder(loops.namespace(jit=True))
+    for op in ops:
+        args = [np.zeros(v.type.shape, v.type.dtype.np_dtype) for v in op.operands]
+        try:
+            with np.errstate(all="ignore"):
+                nnkernels.KERNELS[op.opdef](recorder, *args, **dict(op.attrs))
+        except Exception as e:   # it will fail at run time too; nothing to emit for it
+            log.info("native loops: %s did not run on zeros (%s)", op.opdef.name, e)
+    return sorted(recorder.seen, key=repr)
