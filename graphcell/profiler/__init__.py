@@ -15,7 +15,11 @@ import contextlib
 
 from graphcell_ir.backend import profile as _profile
 
-__all__ = ["kernel_profile", "KernelProfile"]
+from graphcell.profiler._api import (Profiler, ProfilerAction, ProfilerActivity, ProfilerLevel,
+                                     profile, schedule, tensorboard_trace_handler)
+
+__all__ = ["kernel_profile", "KernelProfile", "Profiler", "profile", "schedule",
+           "tensorboard_trace_handler", "ProfilerActivity", "ProfilerLevel", "ProfilerAction"]
 
 
 class KernelProfile:

@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from graphcell_ir.backend.naming import Site
+from graphcell_ir.backend.naming import Site  # re-exported: the profile events name it
 
-__all__ = ["Event", "Recorder", "recording", "active", "timed", "Profile", "Row"]
+__all__ = ["Event", "Recorder", "Site", "recording", "active", "start", "stop", "timed", "Profile",
+           "Row"]
 
 _ACTIVE: ContextVar["Recorder | None"] = ContextVar("graphcell_profile", default=None)
 
@@ -146,3 +147,17 @@ class Profile:
                          f"{100 * r.seconds / total:>5.1f} {r.nbytes / 1e6:>8.2f} "
                          f"{r.gbps:>7.2f} {rate}  {where or '-'}")
         return "\n".join(lines)
+
+
+def start(recorder: Recorder):
+    """Make ``recorder`` the active one until :func:`stop` with the returned token (for
+    profilers whose start and stop are two calls, not one block)."""
+    return _ACTIVE.set(recorder)
+
+
+def stop(token) -> None:
+    """End what :func:`start` began (from another context: no recorder is active after)."""
+    try:
+        _ACTIVE.reset(token)
+    except ValueError:
+        _ACTIVE.set(None)
