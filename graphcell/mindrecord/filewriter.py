@@ -14,8 +14,11 @@ Example::
     >>> path = os.path.join(tempfile.mkdtemp(), "demo.mindrecord")
     >>> writer = FileWriter(path, shard_num=1, overwrite=True)
     >>> writer.add_schema({"label": {"type": "int32"}, "data": {"type": "int32", "shape": [-1]}})
+    0
     >>> writer.write_raw_data([{"label": 1, "data": np.array([1, 2], np.int32)}])
+    0
     >>> writer.commit()
+    0
     >>> [r["data"].tolist() for r in FileReader(path).get_next()]
     [[1, 2]]
 """

@@ -185,22 +185,20 @@ def _check_value(value, kind, shape, where):
             raise MRMValidateDataError(f"{where}: the schema says string, got "
                                        f"{type(value).__name__}")
         return value
+    # MindSpore's rule: a Python int or a numpy scalar of exactly the field's dtype for an int
+    # field; a Python float or a numpy scalar of exactly the dtype for a float field
+    exact = np.dtype(kind).type
+    plain = int if kind in INT_TYPES else float
+    if type(value) is not plain and type(value) is not exact:
+        raise MRMValidateDataError(f"{where}: the schema says {kind}, got "
+                                   f"{type(value).__name__} {value!r} (give a Python "
+                                   f"{plain.__name__} or numpy.{kind})")
     if kind in INT_TYPES:
-        if isinstance(value, bool) or not isinstance(value, (int, np.int32, np.int64)):
-            raise MRMValidateDataError(f"{where}: the schema says {kind}, got "
-                                       f"{type(value).__name__} {value!r}")
-        if isinstance(value, np.int64) and kind == "int32":
-            raise MRMValidateDataError(f"{where}: the schema says int32, got numpy int64")
         lo, hi = _INT_RANGE[kind]
         if not lo <= int(value) <= hi:
             raise MRMValidateDataError(f"{where}: {int(value)} is out of {kind}'s range")
         return int(value)
-    if isinstance(value, bool) or not isinstance(value, (float, int, np.float32, np.float64)):
-        raise MRMValidateDataError(f"{where}: the schema says {kind}, got "
-                                   f"{type(value).__name__} {value!r}")
-    if isinstance(value, np.float64) and kind == "float32":
-        raise MRMValidateDataError(f"{where}: the schema says float32, got numpy float64")
-    return value if isinstance(value, int) else float(value)
+    return float(value)
 
 
 # --- MessagePack (the subset MindSpore's raw part uses) -----------------------------------------

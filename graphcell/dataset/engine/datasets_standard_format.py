@@ -26,9 +26,11 @@ Example::
     >>> w.write_raw_data([{"id": i} for i in range(10)]); w.commit()
     0
     0
-    >>> data = ds.MindDataset(path, shuffle=False, num_shards=2, shard_id=1)
+    >>> data = ds.MindDataset(path + "0", shuffle=False, num_shards=2, shard_id=1)
     >>> [int(r["id"]) for r in data.create_dict_iterator(output_numpy=True)]
     [1, 3, 5, 7, 9]
+    >>> sorted(os.listdir(os.path.dirname(path)))
+    ['ten.mindrecord0', 'ten.mindrecord0.db', 'ten.mindrecord1', 'ten.mindrecord1.db']
 """
 from __future__ import annotations
 
