@@ -11,7 +11,7 @@ Two steps, each in its own venv (MindSpore is never a dependency of graphcell or
 ``mindspore`` writes them with ``mindspore.mindrecord`` into ``.../mindrecord/mindspore/`` and
 records, for both sets: every row ``FileReader`` returns; on MindSpore's files, ``MindDataset``'s
 rows (dtypes, shapes, values) and its row orders for the reads of ``READS`` and the shuffle
-levels; which bad schemas MindSpore refuses (its exception class) and how many rows it keeps of a
+levels; ``MindPage``'s categories and pages; which bad schemas MindSpore refuses (its exception class) and how many rows it keeps of a
 write with a bad row (it drops such rows with a warning).
 """
 from __future__ import annotations
@@ -88,6 +88,26 @@ def record_dataset(ds, folder: Path) -> dict:
     return out
 
 
+def record_pages(mindrecord, folder: Path) -> dict:
+    """MindPage on MindSpore's files: the category information, then every page of each
+    category (``C.PAGE_ROWS`` rows a page), by id and, for the first category, by name."""
+    import json
+
+    out = {}
+    for name, field in C.PAGES:
+        pages = mindrecord.MindPage(C.CASES[name].paths(folder)[0])
+        out[f"page/{name}/candidates"] = np.array(pages.candidate_fields)
+        pages.category_field = field
+        info = pages.read_category_info()
+        out[f"page/{name}/{field}/info"] = np.array(info)
+        for category in json.loads(info)["categories"]:
+            rows = []
+            for page in range(-(-category["count"] // C.PAGE_ROWS)):
+                rows += pages.read_at_page_by_id(category["id"], page, C.PAGE_ROWS)
+            out.update(entries(f"page/{name}/{field}/{category['id']}", rows))
+    return out
+
+
 def record_errors(mindrecord) -> dict:
     out = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -130,6 +150,7 @@ def main(step: str) -> None:
     goldens.update(record_reader(mindrecord, ms_dir, "mindspore"))
     goldens.update(record_reader(mindrecord, DATA / "graphcell", "graphcell"))
     goldens.update(record_dataset(ds, ms_dir))
+    goldens.update(record_pages(mindrecord, ms_dir))
     goldens.update(record_errors(mindrecord))
     GOLDENS.parent.mkdir(exist_ok=True)
     np.savez_compressed(GOLDENS, **goldens)

@@ -310,3 +310,16 @@ GAPS.update({
     "mindspore.nn.Unfold": _NO_CPU_KERNEL.format("ExtractImagePatches") + "; graphcell does not "
                            "provide it (ops.unfold extracts patches, in PyTorch's layout)",
 })
+# mindspore.mindrecord's converters (graphcell/mindrecord/)
+_CONVERTER = ("it stores each image JPEG-encoded (through OpenCV), and graphcell has no image "
+              "codec (DESIGN: numpy arrays; no Pillow/OpenCV); write the arrays with FileWriter "
+              "instead")
+GAPS.update({
+    "mindspore.mindrecord.MnistToMR": _CONVERTER,
+    "mindspore.mindrecord.Cifar10ToMR": _CONVERTER,
+    "mindspore.mindrecord.Cifar100ToMR": _CONVERTER,
+    "mindspore.mindrecord.ImageNetToMR": "it stores image files as they are, to be decoded by "
+                                         "vision.Decode, which graphcell lacks (no image codec)",
+    "mindspore.mindrecord.TFRecordToMR": "it needs TensorFlow to parse TFRecord files",
+    "mindspore.mindrecord.CsvToMR": "it needs pandas to read the CSV file",
+})

@@ -25,8 +25,9 @@ from graphcell.mindrecord.exceptions import *  # noqa: F401,F403 - MindSpore exp
 from graphcell.mindrecord.exceptions import __all__ as _exception_names
 from graphcell.mindrecord.filereader import FileReader
 from graphcell.mindrecord.filewriter import FAILED, SUCCESS, FileWriter
+from graphcell.mindrecord.mindpage import MindPage
 
-__all__ = ["FileWriter", "FileReader", "SUCCESS", "FAILED"] + list(_exception_names)
+__all__ = ["FileWriter", "FileReader", "MindPage", "SUCCESS", "FAILED"] + list(_exception_names)
 
 
 def __getattr__(name: str):

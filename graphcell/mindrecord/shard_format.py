@@ -539,6 +539,27 @@ class ShardFile:
             raise MRMOpenError(f"{self.path}: truncated: its index points at byte "
                                f"{int(ends.max())} but the file has {size} bytes")
 
+    def category_counts(self, field_name: str) -> dict[str, int]:
+        """How many rows hold each value of the index field ``field_name`` (values as SQLite
+        writes them as text, which is how MindSpore names categories)."""
+        return dict(self._query(f"SELECT CAST({field_name}_0 AS TEXT), COUNT({field_name}_0) "
+                                f"FROM INDEXES GROUP BY {field_name}_0", ()))
+
+    def rows_where(self, field_name: str, value: str) -> list[int]:
+        """The positions (in row-id order) of the rows whose ``field_name`` is ``value``."""
+        ids = [r[0] for r in self._query(f"SELECT ROW_ID FROM INDEXES WHERE "
+                                         f"CAST({field_name}_0 AS TEXT) = ? ORDER BY ROW_ID",
+                                         (value,))]
+        position = {int(r): i for i, r in enumerate(self.locations[:, 0].tolist())}
+        return [position[i] for i in ids]
+
+    def _query(self, sql: str, args: tuple) -> list:
+        con = sqlite3.connect(f"file:{self.path}.db?mode=ro", uri=True)
+        try:
+            return con.execute(sql, args).fetchall()
+        finally:
+            con.close()
+
     def _part(self, page: int, begin: int, end: int) -> memoryview:
         base = self._header_size + page * self._page_size
         return memoryview(self._map)[base + begin + LEN:base + end]

@@ -189,6 +189,11 @@ def sampler_of(ds, text: str):
     return eval(f"ds.{name}({args}", {"ds": ds})  # a fixed table above, not user input
 
 
+# --- MindPage: (case, category field), each category read two rows a page ----------------------
+
+PAGES = (("sharded", "label"), ("all_types", "name"), ("scalars_only", "x"))
+PAGE_ROWS = 2
+
 # --- bad schemas and rows -------------------------------------------------------------------------
 
 BAD_SCHEMAS = {

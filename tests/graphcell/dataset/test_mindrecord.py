@@ -239,6 +239,46 @@ def test_mind_dataset_feeds_map_and_batch():
     assert data.get_dataset_size() == 3
 
 
+# --- MindPage ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name, field", C.PAGES)
+def test_mind_page_groups_and_pages_rows_as_mindspore_does(name, field):
+    import json
+
+    case = C.CASES[name]
+    pages = mr.MindPage(case.paths(DATA / "mindspore")[0])
+    assert pages.candidate_fields == GOLDENS[f"page/{name}/candidates"].tolist()
+    pages.category_field = field
+    info = pages.read_category_info()
+    assert info == str(GOLDENS[f"page/{name}/{field}/info"])
+    for category in json.loads(info)["categories"]:
+        ours = []
+        for page in range(-(-category["count"] // C.PAGE_ROWS)):
+            ours += pages.read_at_page_by_id(category["id"], page, C.PAGE_ROWS)
+        theirs = golden_rows(f"page/{name}/{field}/{category['id']}")
+        assert len(ours) == len(theirs) == category["count"]
+        assert all(same_row(a, b, case.schema) for a, b in zip(ours, theirs))
+        by_name = pages.read_at_page_by_name(category["name"], 0, 1)
+        assert len(by_name) == 1 and same_row(by_name[0], theirs[0], case.schema)
+
+
+def test_mind_page_errors():
+    pages = mr.MindPage(C.CASES["sharded"].paths(DATA / "mindspore")[0])
+    with pytest.raises(mr.MRMReadCategoryInfoError, match="category_field first"):
+        pages.read_category_info()
+    with pytest.raises(mr.MRMDefineCategoryError, match=r"'img' is not a candidate"):
+        pages.category_field = "img"
+    pages.category_field = "label"
+    with pytest.raises(mr.MRMFetchDataError, match="past the 3 rows"):
+        pages.read_at_page_by_id(3, 2, 2)
+    with pytest.raises(mr.MRMFetchDataError, match="4 categories"):
+        pages.read_at_page_by_id(4, 0, 2)
+    with pytest.raises(mr.MRMFetchDataError, match="no row has label = '9'"):
+        pages.read_at_page_by_name("9", 0, 2)
+    with pytest.raises(mr.ParamValueError, match="num_row"):
+        pages.read_at_page_by_id(0, 0, 0)
+
+
 # --- errors ---------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", sorted(C.BAD_SCHEMAS))
