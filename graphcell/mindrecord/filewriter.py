@@ -73,7 +73,6 @@ class _Shard:
         self.raw: fmt.Page | None = None
         self.index_rows: list[tuple] = []
         self.compression_size = 0
-        self.flushed: set[int] = set()
 
     @property
     def rows(self) -> int:
@@ -90,14 +89,13 @@ class _Shard:
         return page
 
     def _place(self, kind: str, record: bytes, row_id: int) -> fmt.Page:
+        """The page of ``kind`` that takes ``record``: the current one, or a new one when it is
+        full (the full page goes to disk and leaves memory)."""
         current = self.blob if kind == "BLOB_DATA" else self.raw
-        if fmt.LEN + len(record) > self.page_size:
-            raise MRMWriteDatasetError(
-                f"a row needs {fmt.LEN + len(record)} bytes of {kind.lower()} but a page holds "
-                f"{self.page_size}; call set_page_size with a larger size before writing")
         if current is None or len(current.data) + fmt.LEN + len(record) > self.page_size:
             if current is not None:
                 self.flush(current)
+                current.release()
             current = self._new_page(kind, row_id)
             if kind == "BLOB_DATA":
                 self.blob = current
@@ -132,7 +130,6 @@ class _Shard:
         with open(self.path, mode) as f:
             f.seek(self.header_size + page.page_id * self.page_size)
             f.write(page.data)
-        self.flushed.add(page.page_id)
 
     def commit(self, schema, index_fields, addresses, compression_size: int) -> None:
         for page in (self.blob, self.raw):
@@ -147,7 +144,7 @@ class _Shard:
         with open(self.path, mode) as f:
             f.write(header)
             last = self.pages[-1] if self.pages else None
-            f.truncate(self.header_size + (last.page_id * self.page_size + len(last.data)
+            f.truncate(self.header_size + (last.page_id * self.page_size + last.size
                                            if last else 0))
         fmt.write_index(self.path + ".db", os.path.basename(self.path), schema, index_fields,
                         self.index_rows)
@@ -173,7 +170,7 @@ class FileWriter:
         if not os.path.isdir(folder):
             raise MRMOpenError(f"the folder {folder} of {file_name!r} does not exist")
         paths = [file_name] if shard_num == 1 else [f"{file_name}{i}" for i in range(shard_num)]
-        self._paths = [os.path.abspath(p) for p in paths]
+        self._start(paths)
         for p in self._paths:
             for q in (p, p + ".db"):
                 if os.path.exists(q):
@@ -181,12 +178,16 @@ class FileWriter:
                         raise MRMOpenError(f"{q} already exists; remove it or pass "
                                            f"overwrite=True")
                     os.remove(q)
+
+    def _start(self, paths) -> None:
+        """The state of a writer of the shard files ``paths`` that has written nothing."""
+        self._paths = [os.path.abspath(p) for p in paths]
         self._schema: fmt.Schema | None = None
         self._index_fields: list[str] | None = None
         self._header_size, self._page_size = 1 << 24, 1 << 25
         self._shards: list[_Shard] | None = None
         self._committed = False
-        self._compression_base = 0
+        self._compression_base = 0  # bytes saved by compression in rows written before
 
     # --- setup ------------------------------------------------------------------------------
 
@@ -255,6 +256,12 @@ class FileWriter:
                                  f"{type(raw_data).__name__}")
         rows = [fmt.check_row(self._schema, r, i) for i, r in enumerate(raw_data)]
         encoded = [self._encode(r, i) for i, r in enumerate(rows)]
+        for i, (raw, blob, _, _) in enumerate(encoded):
+            need = fmt.LEN + max(len(raw), len(blob))
+            if need > self._page_size:
+                raise MRMWriteDatasetError(f"row {i} needs {need} bytes in one page but a page "
+                                           f"holds {self._page_size}; call set_page_size with a "
+                                           f"larger size before writing")
         shards = self._open_shards()
         start = 0
         for shard, count in zip(shards, shard_counts(len(encoded), len(shards))):
@@ -309,12 +316,9 @@ class FileWriter:
         check_filename(file_name)
         if not os.path.isfile(file_name):
             raise MRMOpenForAppendError(f"{file_name}: no such MindRecord file")
-        paths = fmt.shard_paths(file_name)
         writer = cls.__new__(cls)
-        writer._paths = [os.path.abspath(p) for p in paths]
-        writer._committed = False
+        writer._start(fmt.shard_paths(file_name))
         writer._shards = []
-        writer._compression_base = 0
         for shard_id, path in enumerate(writer._paths):
             if not os.path.isfile(path) or not os.path.isfile(path + ".db"):
                 raise MRMOpenForAppendError(f"{path}: a shard of the set or its .db is missing")
@@ -330,19 +334,21 @@ class FileWriter:
 def _reopen(path: str, shard_id: int, header: dict, index_fields) -> _Shard:
     """A committed shard as a ``_Shard`` that can take more rows."""
     shard = _Shard(path, shard_id, header["page_size"], header["header_size"])
-    with open(path, "rb") as f:
-        for entry in sorted(header["page"], key=lambda p: p["page_id"]):
-            page = fmt.Page(entry["page_id"], entry["page_type"], entry["page_type_id"],
-                            shard_id, entry["start_row_id"], entry["end_row_id"],
-                            [(g["id"], g["offset"]) for g in entry["row_group_ids"]])
-            f.seek(shard.header_size + page.page_id * shard.page_size)
-            page.data = bytearray(f.read(entry["page_size"]))
-            shard.pages.append(page)
-            if page.page_type == "BLOB_DATA":
-                shard.blob = page
-            else:
-                shard.raw = page
+    for entry in sorted(header["page"], key=lambda p: p["page_id"]):
+        page = fmt.Page(entry["page_id"], entry["page_type"], entry["page_type_id"], shard_id,
+                        entry["start_row_id"], entry["end_row_id"],
+                        [(g["id"], g["offset"]) for g in entry["row_group_ids"]],
+                        released_size=entry["page_size"])
+        shard.pages.append(page)
+        if page.page_type == "BLOB_DATA":
+            shard.blob = page
+        else:
+            shard.raw = page
+    with open(path, "rb") as f:  # the last page of each kind takes more rows
+        for page in (shard.blob, shard.raw):
+            if page is not None:
+                f.seek(shard.header_size + page.page_id * shard.page_size)
+                page.data = bytearray(f.read(page.released_size))
+                page.released_size = None
     shard.index_rows = fmt.read_index_rows(path + ".db", index_fields)
-    for page in shard.pages:
-        shard.flushed.add(page.page_id)
     return shard

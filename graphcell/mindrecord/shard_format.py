@@ -306,36 +306,38 @@ def _length(b, i, size):
 
 # --- the blob part -----------------------------------------------------------------------------
 
-def _width_code(v: int) -> int:
-    for code, bits in enumerate((8, 16, 32)):
-        if -(1 << (bits - 1)) <= v < (1 << (bits - 1)):
-            return code
-    return 3
+_WIDTH_LIMITS = np.array([2 ** 7, 2 ** 15, 2 ** 31], np.int64)  # codes 0, 1, 2; else 3
 
 
 def compress_ints(values: np.ndarray) -> bytes:
-    """MindSpore's integer compression of a flat int32/int64 array."""
-    vals = values.reshape(-1).tolist()
-    codes = [_width_code(v) for v in vals]
-    bitmap = bytearray((len(vals) + 3) // 4)
-    for i, c in enumerate(codes):
-        bitmap[i // 4] |= c << (2 * (3 - i % 4))
-    body = b"".join(v.to_bytes(1 << c, "little", signed=True) for v, c in zip(vals, codes))
-    return struct.pack(">I", len(vals)) + bytes(bitmap) + body
+    """MindSpore's integer compression of an int32/int64 array (flattened in C order)."""
+    vals = np.ascontiguousarray(values, np.int64).reshape(-1)
+    n = len(vals)
+    # the narrowest signed width holding each value: 1, 2, 4 or 8 bytes (codes 0..3)
+    codes = np.searchsorted(_WIDTH_LIMITS, np.maximum(vals, -vals - 1), side="right")
+    padded = np.zeros(-(-n // 4) * 4, np.uint8)
+    padded[:n] = codes
+    bitmap = (padded.reshape(-1, 4) << np.array([6, 4, 2, 0], np.uint8)).sum(1).astype(np.uint8)
+    little = vals.astype("<i8").view(np.uint8).reshape(n, 8)
+    body = little[np.arange(8) < (1 << codes)[:, None]]  # each value's low bytes, in order
+    return struct.pack(">I", n) + bitmap.tobytes() + body.tobytes()
 
 
 def uncompress_ints(data, dtype) -> np.ndarray:
-    (n,) = struct.unpack(">I", bytes(data[:4]))
-    bitmap = np.frombuffer(bytes(data[4:4 + (n + 3) // 4]), np.uint8)
-    codes = (bitmap[:, None] >> np.array([6, 4, 2, 0], np.uint8)) & 3
-    codes = codes.reshape(-1)[:n]
-    out = np.empty(n, dtype)
-    pos = 4 + (n + 3) // 4
-    for i, c in enumerate(codes.tolist()):
-        size = 1 << c
-        out[i] = int.from_bytes(data[pos:pos + size], "little", signed=True)
-        pos += size
-    return out
+    """The array ``compress_ints`` compressed, as ``dtype``."""
+    raw = np.frombuffer(bytes(data), np.uint8)
+    (n,) = struct.unpack(">I", raw[:4].tobytes())
+    nbitmap = -(-n // 4)
+    codes = ((raw[4:4 + nbitmap, None] >> np.array([6, 4, 2, 0], np.uint8)) & 3).reshape(-1)[:n]
+    widths = (1 << codes.astype(np.int64))
+    starts = 4 + nbitmap + np.concatenate([[0], np.cumsum(widths)[:-1]]).astype(np.int64)
+    if n and starts[-1] + widths[-1] > len(raw):
+        raise ValueError(f"a compressed integer field is cut short ({len(raw)} bytes)")
+    valid = np.arange(8) < widths[:, None]
+    picked = raw[np.where(valid, starts[:, None] + np.arange(8), 0)]
+    negative = raw[starts + widths - 1] >= 0x80 if n else np.zeros(0, bool)
+    full = np.where(valid, picked, np.where(negative[:, None], 0xFF, 0)).astype(np.uint8)
+    return full.reshape(-1).view("<i8").astype(dtype)
 
 
 def encode_blob(schema: Schema, row: dict) -> tuple[bytes, int]:
@@ -413,10 +415,18 @@ class Page:
     end_row_id: int = 0
     row_group_ids: list = field(default_factory=list)  # [(blob page type id, offset)]
     data: bytearray = field(default_factory=bytearray)
+    released_size: int | None = None  # the size of a page written out and dropped from memory
 
-    def to_json(self, size=None) -> dict:
-        return {"end_row_id": self.end_row_id, "page_id": self.page_id,
-                "page_size": len(self.data) if size is None else size,
+    @property
+    def size(self) -> int:
+        return len(self.data) if self.released_size is None else self.released_size
+
+    def release(self) -> None:
+        """Forget the content of a page that is on disk and full (keep its size)."""
+        self.released_size, self.data = len(self.data), bytearray()
+
+    def to_json(self) -> dict:
+        return {"end_row_id": self.end_row_id, "page_id": self.page_id, "page_size": self.size,
                 "page_type": self.page_type, "page_type_id": self.page_type_id,
                 "row_group_ids": [{"id": g, "offset": o} for g, o in self.row_group_ids],
                 "shard_id": self.shard_id, "start_row_id": self.start_row_id}

@@ -385,3 +385,30 @@ def test_mind_dataset_argument_errors():
         ds.MindDataset(path, shuffle="files")
     with pytest.raises(TypeError, match="dataset_files"):
         ds.MindDataset([])
+
+
+# --- the byte-level pieces ------------------------------------------------------------------------
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+_INT64 = st.integers(-2 ** 63, 2 ** 63 - 1)
+_EDGES = st.sampled_from([0, 127, 128, -128, -129, 2 ** 15 - 1, 2 ** 15, -2 ** 15, -2 ** 15 - 1,
+                          2 ** 31 - 1, 2 ** 31, -2 ** 31, -2 ** 31 - 1, 2 ** 63 - 1, -2 ** 63])
+
+
+@given(st.lists(st.one_of(_INT64, _EDGES), max_size=40))
+def test_integer_compression_round_trips_at_every_width(values):
+    arr = np.array(values, np.int64)
+    packed = fmt.compress_ints(arr)
+    widths = [1 if -128 <= v < 128 else 2 if -2 ** 15 <= v < 2 ** 15 else
+              4 if -2 ** 31 <= v < 2 ** 31 else 8 for v in values]
+    assert len(packed) == 4 + -(-len(values) // 4) + sum(widths)
+    np.testing.assert_array_equal(fmt.uncompress_ints(packed, np.int64), arr)
+
+
+_SCALARS = st.one_of(_INT64, st.floats(allow_nan=False), st.text(max_size=40))
+
+
+@given(st.dictionaries(st.text(min_size=1, max_size=20), _SCALARS, max_size=20))
+def test_messagepack_round_trips_the_raw_part(row):
+    assert fmt.unpack_msgpack(fmt.pack_msgpack(row)) == row
