@@ -322,4 +322,8 @@ GAPS.update({
                                          "vision.Decode, which graphcell lacks (no image codec)",
     "mindspore.mindrecord.TFRecordToMR": "it needs TensorFlow to parse TFRecord files",
     "mindspore.mindrecord.CsvToMR": "it needs pandas to read the CSV file",
+    **{f"mindspore.mindrecord.{name}": "graphcell does not encrypt MindRecord files (AES-GCM and "
+                                       "SM4-CBC are not among its dependencies); files are "
+                                       "written and read unencrypted"
+       for name in ("set_enc_key", "set_enc_mode", "set_dec_mode")},
 })
