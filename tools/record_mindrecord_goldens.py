@@ -81,6 +81,15 @@ def record_dataset(ds, folder: Path) -> dict:
         out[f"shuffle/{name}/files"] = np.array([int(r["id"]) for p in C.CASES[name].paths(folder)
                                                  for r in ds.MindDataset([p], shuffle=False)
                                                  .create_dict_iterator(output_numpy=True)])
+    for read, kwargs in C.BAD_READS.items():
+        kwargs = {k: C.sampler_of(ds, v) if k == "sampler" else v for k, v in kwargs.items()}
+        try:
+            ids(ds.MindDataset(C.CASES["sharded"].paths(folder)[0], **kwargs))
+            got = "accepted"
+        except Exception as e:  # noqa: BLE001 - the builtin class is what is recorded
+            got = next(c.__name__ for c in type(e).__mro__
+                       if c in (TypeError, ValueError, RuntimeError, Exception))
+        out[f"bad_read/{read}"] = np.array(got)
     case = C.CASES["all_types"]
     data = ds.MindDataset(case.paths(folder)[0], shuffle=False)
     out["values/all_types/columns"] = np.array(data.get_col_names())

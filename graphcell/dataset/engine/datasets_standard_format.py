@@ -38,7 +38,7 @@ from enum import Enum
 
 import numpy as np
 
-from graphcell.dataset.core.errors import ColumnError, DatasetFileError
+from graphcell.dataset.core.errors import ColumnError, DatasetFileError, SamplerError
 from graphcell.dataset.core.validate import check_optional_int
 from graphcell.dataset.engine.rows import Table, stack_column
 from graphcell.dataset.engine.samplers import BuiltinSampler, DistributedSampler, select_sampler
@@ -154,8 +154,8 @@ class MindDataset(MappableDataset):
 
         level = _shuffle_level(shuffle)
         if sampler is not None and shuffle is not None:
-            raise ValueError("MindDataset: sampler= cannot be combined with shuffle; give the "
-                             "sampler the order you want")
+            raise SamplerError("MindDataset: sampler= cannot be combined with shuffle; give the "
+                               "sampler the order you want")
         base_shuffle = None if shuffle is None else level is not Shuffle.FALSE
         super().__init__(num_samples, num_parallel_workers,
                          base_shuffle if level not in (Shuffle.FILES, Shuffle.INFILE) else False,
@@ -201,9 +201,13 @@ class MindDataset(MappableDataset):
 
     def _check_padding(self, padded_sample, num_padded, num_shards):
         if padded_sample is None:
-            if num_padded:
-                raise ValueError("MindDataset: num_padded needs padded_sample (the row to add)")
+            if num_padded is not None:
+                raise SamplerError("MindDataset: num_padded is given but padded_sample (the row "
+                                   "to add) is not")
             return 0, None
+        if num_padded is None:
+            raise SamplerError("MindDataset: padded_sample is given but num_padded (how many "
+                               "copies to add) is not")
         if not isinstance(padded_sample, dict):
             raise TypeError(f"MindDataset: padded_sample must be a dict of column -> value, got "
                             f"{type(padded_sample).__name__}")
@@ -214,7 +218,11 @@ class MindDataset(MappableDataset):
         if missing:
             raise ColumnError(f"MindDataset: padded_sample lacks the columns {missing} of "
                               f"columns_list {self.columns_list}")
-        count = check_optional_int("num_padded", num_padded, 0, 2 ** 31 - 1) or 0
+        count = check_optional_int("num_padded", num_padded, 0, 2 ** 31 - 1)
+        total = sum(len(s) for s in self._shards) + count
+        if num_shards is not None and total % num_shards:
+            raise SamplerError(f"MindDataset: {total} rows with the padding do not divide into "
+                               f"{num_shards} shards; choose num_padded so that they do")
         row = tuple(_column_value(*self._schema.fields[c], padded_sample[c])
                     for c in self.columns_list)
         return count, row

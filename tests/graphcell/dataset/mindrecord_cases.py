@@ -189,6 +189,17 @@ def sampler_of(ds, text: str):
     return eval(f"ds.{name}({args}", {"ds": ds})  # a fixed table above, not user input
 
 
+# MindDataset arguments MindSpore refuses (on the "sharded" files), recorded with its error class
+_PAD = dict(columns_list=["id", "label"], padded_sample={"id": -1, "label": -1})
+BAD_READS = {
+    "padded_without_num": dict(_PAD),
+    "num_without_padded": dict(num_padded=1),
+    "padding_not_dividing": dict(_PAD, num_padded=2, num_shards=4, shard_id=0),
+    "unknown_column": dict(columns_list=["id", "nope"]),
+    "sampler_and_shuffle": dict(shuffle=False, sampler="SequentialSampler()"),
+    "shard_without_num": dict(shard_id=0),
+}
+
 # --- MindPage: (case, category field), each category read two rows a page ----------------------
 
 PAGES = (("sharded", "label"), ("all_types", "name"), ("scalars_only", "x"))

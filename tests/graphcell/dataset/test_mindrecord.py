@@ -5,6 +5,7 @@ MindSpore's on the same files, and MindSpore's rules for bad schemas and rows.
 The files and goldens come from ``tools/record_mindrecord_goldens.py`` (cases in
 ``mindrecord_cases.py``); MindSpore is not imported here.
 """
+import builtins
 import os
 import sqlite3
 from pathlib import Path
@@ -371,6 +372,15 @@ def test_reading_broken_files_names_the_file(tmp_path):
         mr.FileReader(str(tmp_path / "junk.mindrecord"))
     with pytest.raises(mr.MRMOpenError, match="no such MindRecord file"):
         mr.FileReader(str(tmp_path / "none.mindrecord"))
+
+
+@pytest.mark.parametrize("read", sorted(C.BAD_READS))
+def test_mind_dataset_refuses_what_mindspore_refuses(read):
+    kwargs = {k: C.sampler_of(ds, v) if k == "sampler" else v
+              for k, v in C.BAD_READS[read].items()}
+    with pytest.raises(getattr(builtins, str(GOLDENS[f"bad_read/{read}"]))):
+        data = ds.MindDataset(C.CASES["sharded"].paths(DATA / "mindspore")[0], **kwargs)
+        list(data.create_dict_iterator(output_numpy=True))
 
 
 def test_mind_dataset_argument_errors():
