@@ -42,6 +42,7 @@ import re
 import sqlite3
 import struct
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -93,15 +94,15 @@ class Schema:
                   for k, v in entry["schema"].items()}
         return cls(dict(sorted(fields.items())), entry.get("desc", ""))
 
-    @property
+    @cached_property
     def blob_fields(self) -> tuple[str, ...]:
         return tuple(k for k, (t, shape) in self.fields.items() if t == "bytes" or shape)
 
-    @property
+    @cached_property
     def raw_fields(self) -> tuple[str, ...]:
         return tuple(k for k in self.fields if k not in self.blob_fields)
 
-    @property
+    @cached_property
     def compresses(self) -> bool:
         """MindSpore compresses integer blobs when the schema has an integer array."""
         return any(t in INT_TYPES and shape for t, shape in self.fields.values())
@@ -323,21 +324,34 @@ def compress_ints(values: np.ndarray) -> bytes:
     return struct.pack(">I", n) + bitmap.tobytes() + body.tobytes()
 
 
+_INT_OF_WIDTH = (np.dtype("<i1"), np.dtype("<i2"), np.dtype("<i4"), np.dtype("<i8"))
+
+
 def uncompress_ints(data, dtype) -> np.ndarray:
     """The array ``compress_ints`` compressed, as ``dtype``."""
-    raw = np.frombuffer(bytes(data), np.uint8)
+    raw = np.frombuffer(data, np.uint8)
     (n,) = struct.unpack(">I", raw[:4].tobytes())
     nbitmap = -(-n // 4)
     codes = ((raw[4:4 + nbitmap, None] >> np.array([6, 4, 2, 0], np.uint8)) & 3).reshape(-1)[:n]
-    widths = (1 << codes.astype(np.int64))
-    starts = 4 + nbitmap + np.concatenate([[0], np.cumsum(widths)[:-1]]).astype(np.int64)
-    if n and starts[-1] + widths[-1] > len(raw):
+    body = raw[4 + nbitmap:]
+    first = int(codes[0]) if n else 0
+    if n and (codes == first).all():  # one width for all: read them in one go
+        width = 1 << first
+        if len(body) < n * width:
+            raise ValueError(f"a compressed integer field is cut short ({len(raw)} bytes)")
+        return body[:n * width].view(_INT_OF_WIDTH[first]).astype(dtype)
+    widths = np.left_shift(1, codes.astype(np.int64))
+    starts = np.concatenate([[0], np.cumsum(widths)[:-1]]).astype(np.int64)
+    if n and starts[-1] + widths[-1] > len(body):
         raise ValueError(f"a compressed integer field is cut short ({len(raw)} bytes)")
-    valid = np.arange(8) < widths[:, None]
-    picked = raw[np.where(valid, starts[:, None] + np.arange(8), 0)]
-    negative = raw[starts + widths - 1] >= 0x80 if n else np.zeros(0, bool)
-    full = np.where(valid, picked, np.where(negative[:, None], 0xFF, 0)).astype(np.uint8)
-    return full.reshape(-1).view("<i8").astype(dtype)
+    out = np.empty(n, dtype)
+    for code in range(4):  # the elements of each width, gathered together
+        chosen = codes == code
+        if chosen.any():
+            width = 1 << code
+            picked = body[starts[chosen][:, None] + np.arange(width)]
+            out[chosen] = picked.reshape(-1).view(_INT_OF_WIDTH[code])
+    return out
 
 
 def encode_blob(schema: Schema, row: dict) -> tuple[bytes, int]:
@@ -388,7 +402,7 @@ def _blob_value(schema: Schema, name: str, piece):
     if schema.compresses and kind in INT_TYPES:
         arr = uncompress_ints(piece, _DTYPES[kind])
     else:
-        arr = np.frombuffer(bytes(piece), _DTYPES[kind])
+        arr = np.frombuffer(piece, _DTYPES[kind])
     return arr.astype(kind).reshape(shape)
 
 
