@@ -13,11 +13,8 @@ Example::
     >>> path = os.path.join(tempfile.mkdtemp(), "toy.mindrecord")
     >>> writer = FileWriter(path, shard_num=1, overwrite=True)
     >>> writer.add_schema({"label": {"type": "int32"}, "x": {"type": "float32", "shape": [2]}})
-    0
     >>> writer.write_raw_data([{"label": i, "x": np.full(2, i, np.float32)} for i in range(3)])
-    0
     >>> writer.commit()
-    0
     >>> [int(r["label"]) for r in ds.MindDataset(path, shuffle=False).create_dict_iterator()]
     [0, 1, 2]
 """

@@ -11,10 +11,7 @@ Example::
     >>> path = os.path.join(tempfile.mkdtemp(), "names.mindrecord")
     >>> w = FileWriter(path)
     >>> w.add_schema({"name": {"type": "string"}, "raw": {"type": "bytes"}})
-    0
     >>> w.write_raw_data([{"name": "a", "raw": b"xy"}]); w.commit()
-    0
-    0
     >>> reader = FileReader(path)
     >>> list(reader.get_next()), reader.len()
     ([{'name': 'a', 'raw': b'xy'}], 1)

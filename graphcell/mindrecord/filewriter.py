@@ -14,11 +14,8 @@ Example::
     >>> path = os.path.join(tempfile.mkdtemp(), "demo.mindrecord")
     >>> writer = FileWriter(path, shard_num=1, overwrite=True)
     >>> writer.add_schema({"label": {"type": "int32"}, "data": {"type": "int32", "shape": [-1]}})
-    0
     >>> writer.write_raw_data([{"label": 1, "data": np.array([1, 2], np.int32)}])
-    0
     >>> writer.commit()
-    0
     >>> [r["data"].tolist() for r in FileReader(path).get_next()]
     [[1, 2]]
 """
@@ -193,12 +190,10 @@ class FileWriter:
 
     def add_schema(self, content, desc=None):
         """Set the schema: field name -> ``{"type": t}`` or ``{"type": t, "shape": [...]}``
-        (types int32, int64, float32, float64, string, bytes; arrays of the first four).
-        Returns the schema id, 0."""
+        (types int32, int64, float32, float64, string, bytes; arrays of the first four)."""
         if self._schema is not None:
             raise MRMAddSchemaError("the schema is already set; a MindRecord file has one schema")
         self._schema = fmt.Schema.build(content, desc)
-        return 0
 
     def add_index(self, index_fields):
         """Index the scalar fields ``index_fields`` (by default every int, float and string
@@ -218,21 +213,18 @@ class FileWriter:
                 raise MRMDefineIndexError(f"index field {f!r} is not a scalar int, float or "
                                           f"string field; only those can be indexed")
         self._index_fields = list(dict.fromkeys(index_fields))
-        return SUCCESS
 
     def set_header_size(self, header_size):
         """The size of each file's header block, between 16 KB and 128 MB."""
         self._check_size("header_size", header_size, MIN_HEADER_SIZE, MAX_HEADER_SIZE,
                          MRMInvalidHeaderSizeError)
         self._header_size = header_size
-        return SUCCESS
 
     def set_page_size(self, page_size):
         """The size of a page, between 32 KB and 256 MB; a row must fit in one page."""
         self._check_size("page_size", page_size, MIN_PAGE_SIZE, MAX_PAGE_SIZE,
                          MRMInvalidPageSizeError)
         self._page_size = page_size
-        return SUCCESS
 
     def _check_size(self, what, value, low, high, error):
         if self._shards is not None:
@@ -267,7 +259,6 @@ class FileWriter:
         for shard, count in zip(shards, shard_counts(len(encoded), len(shards))):
             shard.add_batch(encoded[start:start + count])
             start += count
-        return SUCCESS
 
     def _encode(self, row: dict, i: int):
         schema = self._schema
@@ -296,7 +287,7 @@ class FileWriter:
     def commit(self):
         """Write the last pages, the headers and the indexes; the files are then complete."""
         if self._committed:
-            return SUCCESS
+            return
         if self._schema is None:
             raise MRMInvalidSchemaError("commit: no schema was added (call add_schema)")
         addresses = [os.path.basename(p) for p in self._paths]
@@ -306,7 +297,6 @@ class FileWriter:
         for shard in shards:
             shard.commit(self._schema, self.index_fields, addresses, saved)
         self._committed = True
-        return SUCCESS
 
     # --- appending --------------------------------------------------------------------------
 

@@ -12,11 +12,8 @@ Example::
     >>> path = os.path.join(tempfile.mkdtemp(), "pets.mindrecord")
     >>> w = FileWriter(path)
     >>> w.add_schema({"kind": {"type": "string"}, "age": {"type": "int32"}})
-    0
     >>> w.write_raw_data([{"kind": k, "age": a} for k, a in [("cat", 3), ("dog", 5), ("cat", 1)]])
-    0
     >>> w.commit()
-    0
     >>> pages = MindPage(path)
     >>> pages.category_field = "kind"
     >>> pages.read_category_info()

@@ -22,10 +22,7 @@ Example::
     >>> path = os.path.join(tempfile.mkdtemp(), "ten.mindrecord")
     >>> w = FileWriter(path, shard_num=2)
     >>> w.add_schema({"id": {"type": "int64"}})
-    0
     >>> w.write_raw_data([{"id": i} for i in range(10)]); w.commit()
-    0
-    0
     >>> data = ds.MindDataset(path + "0", shuffle=False, num_shards=2, shard_id=1)
     >>> [int(r["id"]) for r in data.create_dict_iterator(output_numpy=True)]
     [1, 3, 5, 7, 9]

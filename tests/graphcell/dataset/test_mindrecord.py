@@ -135,6 +135,14 @@ def test_the_default_sizes_make_mindspores_file(tmp_path):
     assert os.path.getsize(tmp_path / "big.mindrecord") == (1 << 24) + (1 << 25) + 8 + 8
 
 
+def test_writer_methods_return_none_as_mindspores_do(tmp_path):
+    writer = mr.FileWriter(str(tmp_path / "n.mindrecord"))
+    calls = [writer.set_header_size(1 << 14), writer.set_page_size(1 << 15),
+             writer.add_schema({"a": {"type": "int32"}}), writer.add_index(["a"]),
+             writer.write_raw_data([{"a": 1}]), writer.commit()]
+    assert calls == [None] * 6
+
+
 def test_a_failed_write_loses_nothing(tmp_path):
     path = str(tmp_path / "safe.mindrecord")
     writer = mr.FileWriter(path)
