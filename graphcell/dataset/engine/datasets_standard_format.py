@@ -40,6 +40,7 @@ from graphcell.dataset.core.validate import check_optional_int
 from graphcell.dataset.engine.rows import Table, stack_column
 from graphcell.dataset.engine.samplers import BuiltinSampler, DistributedSampler, select_sampler
 from graphcell.dataset.engine.sources import MappableDataset
+from graphcell.mindrecord import MindRecordException, shard_format
 
 
 class Shuffle(str, Enum):
@@ -147,8 +148,6 @@ class MindDataset(MappableDataset):
     def __init__(self, dataset_files, columns_list=None, num_parallel_workers=None, shuffle=None,
                  num_shards=None, shard_id=None, sampler=None, padded_sample=None,
                  num_padded=None, num_samples=None, cache=None):
-        from graphcell.mindrecord import MindRecordException, shard_format
-
         level = _shuffle_level(shuffle)
         if sampler is not None and shuffle is not None:
             raise SamplerError("MindDataset: sampler= cannot be combined with shuffle; give the "
@@ -157,10 +156,9 @@ class MindDataset(MappableDataset):
         super().__init__(num_samples, num_parallel_workers,
                          base_shuffle if level not in (Shuffle.FILES, Shuffle.INFILE) else False,
                          sampler, num_shards, shard_id, cache)
-        if isinstance(dataset_files, str):
-            pass
-        elif not isinstance(dataset_files, (list, tuple)) or not dataset_files or \
-                not all(isinstance(p, str) for p in dataset_files):
+        is_list = isinstance(dataset_files, (list, tuple)) and bool(dataset_files) and \
+            all(isinstance(p, str) for p in dataset_files)
+        if not isinstance(dataset_files, str) and not is_list:
             raise TypeError(f"MindDataset: dataset_files must be a file path or a non-empty "
                             f"list of paths, got {dataset_files!r}")
         self.dataset_files = dataset_files
