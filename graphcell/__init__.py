@@ -43,6 +43,7 @@ from graphcell import train  # noqa: E402
 from graphcell import numpy  # noqa: E402  (mindspore.numpy)
 from graphcell.train import load_checkpoint, load_param_into_net, save_checkpoint  # noqa: E402
 from graphcell import dataset  # noqa: E402
+from graphcell import mindrecord  # noqa: E402
 from graphcell import experimental  # noqa: E402
 from graphcell import amp  # noqa: E402
 from graphcell import device_context, hal, log, utils  # noqa: E402

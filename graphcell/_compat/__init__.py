@@ -51,8 +51,8 @@ def mindspore_names(namespace: str) -> frozenset[str]:
 
 def missing_attribute(namespace: str, name: str, owner: str) -> AttributeError:
     """The AttributeError for ``owner.name`` (``owner`` as Python words it: ``module 'x'``)."""
-    if name in mindspore_names(namespace):
-        reason = GAPS.get(f"{namespace}.{name}")
+    reason = GAPS.get(f"{namespace}.{name}")  # also names the ranked list does not rank
+    if name in mindspore_names(namespace) or reason:
         why = f": {reason}" if reason else " yet"
         return AttributeError(f"{namespace}.{name} is a MindSpore API that graphcell does not "
                               f"implement{why} (see {COVERAGE_PAGE} for what graphcell provides)")

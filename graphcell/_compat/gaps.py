@@ -325,3 +325,21 @@ GAPS.update({
                        "Ascend-oriented; graphcell does not provide them (Model's boost_level is "
                        "accepted and warned about)",
 })
+
+# mindspore.mindrecord's converters (graphcell/mindrecord/)
+_CONVERTER = ("it stores each image JPEG-encoded (through OpenCV), and graphcell has no image "
+              "codec (DESIGN: numpy arrays; no Pillow/OpenCV); write the arrays with FileWriter "
+              "instead")
+GAPS.update({
+    "mindspore.mindrecord.MnistToMR": _CONVERTER,
+    "mindspore.mindrecord.Cifar10ToMR": _CONVERTER,
+    "mindspore.mindrecord.Cifar100ToMR": _CONVERTER,
+    "mindspore.mindrecord.ImageNetToMR": "it stores image files as they are, to be decoded by "
+                                         "vision.Decode, which graphcell lacks (no image codec)",
+    "mindspore.mindrecord.TFRecordToMR": "it needs TensorFlow to parse TFRecord files",
+    "mindspore.mindrecord.CsvToMR": "it needs pandas to read the CSV file",
+    **{f"mindspore.mindrecord.{name}": "graphcell does not encrypt MindRecord files (AES-GCM and "
+                                       "SM4-CBC are not among its dependencies); files are "
+                                       "written and read unencrypted"
+       for name in ("set_enc_key", "set_enc_mode", "set_dec_mode")},
+})
