@@ -185,6 +185,8 @@ class OpDef:
     MindSpore Primitive takes in its constructor (the others follow the operands in its call).
     ``mutates`` lists the operands whose variable (a Parameter) takes the op's result, as
     ``assign`` does: PyNative writes it at once, graph mode threads it back as an extra result.
+    ``cost`` estimates the op's FLOPs from its types (``graphcell_ir.ops.cost``); None means
+    what the ``kind`` implies.
     """
 
     name: str
@@ -201,6 +203,7 @@ class OpDef:
     aliases: tuple[str, ...] = ()
     mutates: tuple[int, ...] = ()
     doc: str = ""
+    cost: Callable[..., int] | None = None
     attr_index: MappingProxyType = field(init=False, repr=False)
     bprop_takes_needs: bool = field(init=False, repr=False)
 
@@ -279,14 +282,15 @@ REGISTRY: MappingProxyType = MappingProxyType(_entries)
 def defop(name: str, operands: tuple[str, ...] | list[str], *, kind: Kind, infer: InferFn,
           ref: RefFn, bprop: BpropFn | _NonDiff, attrs=(), kernel: str | None = None,
           traits=(), ms_name: str = "", prim_init=(), aliases=(), mutates=(),
-          doc: str = "") -> OpDef:
+          doc: str = "", cost: Callable[..., int] | None = None) -> OpDef:
     """Declare a primitive. Only the family modules call this, at import time."""
     if _frozen:
         raise RegistryError(f"cannot declare op {name!r}: the registry is frozen; "
                             "use register_custom_op for user ops")
     op = OpDef(name=name, operands=tuple(operands), kind=kind, infer=infer, ref=ref, bprop=bprop,
                attrs=tuple(attrs), kernel=kernel, traits=frozenset(traits), ms_name=ms_name,
-               prim_init=tuple(prim_init), aliases=tuple(aliases), mutates=tuple(mutates), doc=doc)
+               prim_init=tuple(prim_init), aliases=tuple(aliases), mutates=tuple(mutates), doc=doc,
+               cost=cost)
     _add(op)
     return op
 

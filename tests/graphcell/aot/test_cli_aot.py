@@ -22,7 +22,8 @@ def run(capsys, *argv):
 
 def test_ir_prints_the_final_ir(capsys):
     code, out, _ = run(capsys, "ir", MLP, *X)
-    assert code == 0 and out.startswith("func @MLP.construct(%x: f32[5,4], %fc1.weight")
+    assert code == 0 and out.startswith("func @MLP.construct(\n    %x: f32[5,4],\n    %fc1.weight")
+    assert max(map(len, out.splitlines())) <= 100   # one argument per line, locs on their own
 
 
 def test_ir_after_a_pass_and_all_passes(capsys):
