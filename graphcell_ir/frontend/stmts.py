@@ -130,8 +130,8 @@ class StmtMixin:
             except Exception:
                 pass
         if isinstance(exc, BaseException):
-            self.fail(node, f"{type(exc).__name__}: {exc}", kind_of(exc), exc)
-        self.fail(node, "'raise' reached while compiling")
+            self.fail(node, f"{type(exc).__name__}: {exc}", kind_of(exc), exc, raised=True)
+        self.fail(node, "'raise' reached while compiling", raised=True)
 
     def visit_Assert(self, node):
         t = self.truth(self.eval(node.test), node.test)
@@ -143,7 +143,7 @@ class StmtMixin:
         if not t:
             self.check_not_under_tensor_condition(node, "a failing 'assert'")
             msg = self.eval(node.msg) if node.msg is not None else None
-            self.fail(node, "AssertionError" + (f": {msg}" if msg is not None else ""))
+            self.fail(node, "AssertionError" + (f": {msg}" if msg is not None else ""), raised=True)
 
     def check_not_under_tensor_condition(self, node, what: str) -> None:
         for kind, loc in reversed(self.ctl):
