@@ -23,7 +23,7 @@ from graphcell_ir.errors import GraphcellError
 
 __all__ = ["COMMANDS"]
 
-FORMATS = ("text", "dot", "svg")
+FORMATS = ("text", "dot", "svg", "html")
 _INPUT_HELP = ("an example input, DTYPE[DIMS] (f32[32,1,32,32], i32[32], f32[]); repeat for "
                "each input, in order")
 
@@ -72,8 +72,9 @@ def add_ir_arguments(p: argparse.ArgumentParser) -> None:
     stage.add_argument("--all-passes", action="store_true",
                        help="the IR from the frontend and after every pass, each under a header")
     p.add_argument("--format", choices=FORMATS, default="text",
-                   help="text (.gcir), Graphviz dot, or svg (drawn by Graphviz's dot when it is "
-                        "on PATH, else by matplotlib: pip install 'graphcell[pictures]')")
+                   help="text (.gcir), Graphviz dot, svg (drawn by Graphviz's dot when it is "
+                        "on PATH, else by matplotlib: pip install 'graphcell[pictures]'), or html "
+                        "(every stage side by side on one page, with the summary)")
     p.add_argument("--svg", dest="format", action="store_const", const="svg",
                    help="the same as --format svg")
     p.add_argument("--svg-engine", choices=("graphviz", "matplotlib"), default=None,
@@ -98,6 +99,8 @@ def run_ir(args: argparse.Namespace) -> int:
         return _fail(f"--width must be 0 (one line per op) or at least 20, got {args.width}")
     stages = ir_stages(net, example_inputs(args.input), grad=args.grad, locs=args.locs,
                        width=args.width or None)
+    if args.format == "html" and not args.summary:
+        return _html_page(args, stages)
     if args.after:
         stages = [next(s for s in stages if s[0] == args.after)]
     elif not args.all_passes:
@@ -106,6 +109,20 @@ def run_ir(args: argparse.Namespace) -> int:
         return _fail("--format svg draws one stage: use --after PASS, not --all-passes")
     parts = [_render(name, text, consts, args, len(stages) > 1) for name, text, consts in stages]
     _write("\n".join(parts), args.output)
+    return 0
+
+
+def _html_page(args: argparse.Namespace, stages: list) -> int:
+    """Every stage side by side (or the one --after names), with the final IR's summary."""
+    from graphcell_ir.text.page import stages_html
+    from graphcell_ir.text.parser import parse_module
+    from graphcell_ir.text.summary import summarize
+    if args.after:
+        stages = [s for s in stages if s[0] == args.after]
+    final_text, final_consts = stages[-1][1], stages[-1][2]
+    summary = str(summarize(parse_module(final_text, consts=final_consts)))
+    _write(stages_html([(name, text) for name, text, _ in stages], args.target, summary),
+           args.output)
     return 0
 
 
@@ -230,7 +247,8 @@ COMMANDS = {
            "  graphcell ir lenet.py:LeNet5 --input f32[32,1,32,32] --after cse --format dot -o g.dot\n"
            "  graphcell ir lenet.py:LeNet5 --input f32[32,1,32,32] --grad\n"
            "  graphcell ir lenet.py:LeNet5 --input f32[32,1,32,32] --summary\n"
-           "  graphcell ir lenet.py:LeNet5 --input f32[32,1,32,32] --svg -o lenet.svg",
+           "  graphcell ir lenet.py:LeNet5 --input f32[32,1,32,32] --svg -o lenet.svg\n"
+           "  graphcell ir lenet.py:LeNet5 --input f32[32,1,32,32] --format html -o lenet.html",
            add_ir_arguments, run_ir),
     "export": ("compile a network and write it as one artifact (.gcpkg) or an ONNX model",
                "examples:\n  graphcell export lenet.py:LeNet5 --input f32[32,1,32,32] -o lenet.gcpkg\n"

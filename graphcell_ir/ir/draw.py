@@ -1,9 +1,9 @@
 """The IR as an SVG picture without Graphviz: a layered layout drawn with matplotlib.
 
 Graphviz's ``dot`` draws the best pictures (:func:`graphcell_ir.ir.export.to_svg` uses it when it
-is on PATH), but it is a system program. This is the fallback that needs only Python packages:
-networkx (a dependency) and matplotlib (the optional extra ``pictures``:
-``pip install graphcell[pictures]``).
+is on PATH), but it is a system program. This is the fallback that needs only a Python package,
+matplotlib (the optional extra ``pictures``: ``pip install graphcell[pictures]``); the layout is
+computed here.
 
 One box per top-level op, in layers from the inputs down (an op sits one layer below its
 deepest operand); a fused group is one box listing the ops inside it; arguments sit just above

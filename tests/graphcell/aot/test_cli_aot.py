@@ -1,5 +1,6 @@
 """graphcell ir / export / run / precompile, run in-process through cli.main."""
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -51,6 +52,17 @@ def test_ir_dot_and_svg(capsys, tmp_path):
         assert code == 0 and "<svg" in out and "matmul" in out
     else:
         assert code == 1 and "pip install 'graphcell[pictures]'" in err
+
+
+def test_ir_html_puts_the_stages_side_by_side(capsys, tmp_path):
+    page = tmp_path / "ir.html"
+    code, _, _ = run(capsys, "ir", MLP, *X, "--format", "html", "-o", str(page))
+    text = page.read_text()
+    assert code == 0 and text.startswith("<!DOCTYPE html>") and "@MLP.construct: 1 input" in text
+    stages = re.findall(r"<h2>(\w+)</h2>", text)
+    assert stages == ["frontend", "inline", "fold", "simplify", "dead_branch", "cse", "dce", "fuse",
+                      "final"]
+    assert "unchanged from" in text and "= matmul(%x, %fc1.weight)" in text
 
 
 def test_ir_summary_width_and_locs(capsys):
