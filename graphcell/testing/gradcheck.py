@@ -7,11 +7,12 @@ The check follows JAX's ``check_grads`` (``jax/_src/public_test_util.py``): draw
     analytic = <grad_x <u, f(x)>, v>                             (graphcell's reverse mode)
 
 One such inner product per argument costs two evaluations whatever the tensor's size. For small
-arguments it also compares each element: when the outputs are small too (at most
-``JACOBIAN_LIMIT`` values), the whole *Jacobian*, entry by entry — ``d out[i] / d x[j]`` by one
-backward pass per output value and central differences per input element — so a failure names
-the true derivative at the worst entry, not a random mixture of the outputs; with big outputs,
-the gradient of ``<u, f>`` element by element. An argument whose inner product fails but that is
+arguments it also compares the gradient of ``<u, f>`` element by element (central differences
+per input element). When that fails and the outputs are small too (at most ``JACOBIAN_LIMIT``
+values), the failure is reported on the whole *Jacobian*, entry by entry — ``d out[i] / d x[j]``,
+the analytic entries by one backward pass per output value (paid only on failure) — so the
+message names the true derivative at the worst entry, not a random mixture of the outputs. An
+argument whose inner product fails but that is
 too big for the elementwise run by default is still searched elementwise (up to
 ``LOCATE_LIMIT`` elements), so the failure message can point at an element. A failure message
 gives the input's value at the worst element and the failing input itself, so it says what
@@ -53,8 +54,8 @@ ELEMENTWISE_LIMIT = 100
 """Arguments with at most this many elements are also checked element by element by default."""
 
 JACOBIAN_LIMIT = 100
-"""With at most this many float output values, an element-by-element check compares the whole
-Jacobian (one backward pass per output value)."""
+"""With at most this many float output values, a failed element-by-element check is reported on
+the whole Jacobian (one backward pass per output value, only when it fails)."""
 
 MODES = ("pynative", "graph")
 """Where the analytic gradient comes from: PyNative's tape, or graph mode's compiled IR."""
@@ -69,11 +70,11 @@ LOCATE_LIMIT = 4096
 class ArgumentCheck:
     """How one differentiated value fared.
 
-    ``mode`` says what was compared: ``"jacobian"`` (every ``d out / d x`` entry;
-    ``analytic``/``numeric`` are the derivative at the worst entry, ``worst_output`` names the
-    output value: ``(output number, index)``), ``"elementwise"`` (the gradient of ``<u, f(x)>``
-    for the seeded cotangent ``u``, element by element: comparable numbers, not Jacobian
-    entries) or ``"inner product"`` (``worst_index`` is None, the values are the inner
+    ``mode`` says what was compared: ``"elementwise"`` (the gradient of ``<u, f(x)>`` for the
+    seeded cotangent ``u``, element by element: comparable numbers, not Jacobian entries),
+    ``"jacobian"`` (a failure reported on every ``d out / d x`` entry; ``analytic``/``numeric``
+    are the derivative at the worst entry, ``worst_output`` names the output value: ``(output
+    number, index)``) or ``"inner product"`` (``worst_index`` is None, the values are the inner
     products). ``input_value`` is the input at ``worst_index``.
     """
 
@@ -369,13 +370,13 @@ class _Jacobian:
     """The analytic Jacobian rows, one backward pass per output value, computed on first use
     for every target at once: ``rows(t)`` is target ``t``'s (output values, input elements)."""
 
-    def __init__(self, analytic, u: list[np.ndarray], n_targets: int):
-        self.analytic, self.u, self.n = analytic, u, n_targets
+    def __init__(self, analytic, u: list[np.ndarray], sizes: list[int]):
+        self.analytic, self.u, self.sizes = analytic, u, sizes
         self._rows: list[np.ndarray] | None = None
 
     def rows(self, t: int) -> np.ndarray:
         if self._rows is None:
-            per_target: list[list[np.ndarray]] = [[] for _ in range(self.n)]
+            per_target: list[list[np.ndarray]] = [[] for _ in self.sizes]
             for k, u in enumerate(self.u):
                 for i in range(u.size):
                     sens = [np.zeros_like(x) for x in self.u]
@@ -383,7 +384,8 @@ class _Jacobian:
                     grads = self.analytic(tuple(Tensor(x) for x in sens))
                     for row, g in zip(per_target, grads):
                         row.append(np.asarray(g._data, np.float64).ravel())
-            self._rows = [np.stack(r) for r in per_target]
+            self._rows = [np.stack(r) if r else np.zeros((0, n))   # no output values
+                          for r, n in zip(per_target, self.sizes)]
         return self._rows[t]
 
     def output_of(self, flat: int) -> tuple[int, tuple[int, ...]]:
@@ -408,10 +410,14 @@ def _check_target(s: _Setup, target: _Target, grad: Tensor, v: np.ndarray, eleme
     ip_a, ip_n, ip_err, ip_ok = _inner_product(s, target, g, v)
     small = data.size <= ELEMENTWISE_LIMIT if elementwise is None else elementwise
     if small or (not ip_ok and data.size <= LOCATE_LIMIT):
-        numeric = _columns(s, target, g.shape)
-        if s.jacobian is not None:
-            return _jacobian_check(s, target, dtype, s.jacobian, index, numeric, (ip_a, ip_n), ip_ok)
-        return _elementwise_check(s, target, dtype, g, numeric, (ip_a, ip_n), ip_ok)
+        columns = _columns(s, target, g.shape)
+        check = _elementwise_check(s, target, dtype, g, columns, (ip_a, ip_n), ip_ok)
+        if not check.passed and s.jacobian is not None:   # say which true derivative is wrong
+            entries = _jacobian_check(s, target, dtype, s.jacobian, index, columns, (ip_a, ip_n),
+                                      ip_ok)
+            if not entries.passed:
+                return entries
+        return check
     rel = float(_rel(np.float64(ip_err), ip_n))
     return ArgumentCheck(target.name, data.shape, dtype, "inner product", ip_ok, ip_err, rel, None,
                          ip_a, ip_n, (ip_a, ip_n))
@@ -596,11 +602,11 @@ def check_grads(fn, args, *, grad_position=None, weights=None, eps=None, rtol=No
 
     Each value is compared along a random direction ``v`` (JAX's inner-product form) and, when
     it holds at most ``ELEMENTWISE_LIMIT`` elements or ``elementwise=True``, element by
-    element: with at most ``JACOBIAN_LIMIT`` float output values, every Jacobian entry
-    ``d out[i] / d x[j]`` (the analytic ones by a backward pass per output value), else the
-    gradient of ``<u, f>`` element by element (``elementwise=False``: inner products only; a
-    failed one is still searched element by element, up to ``LOCATE_LIMIT`` elements, to name
-    the worst). An error passes when ``|analytic - numeric| <= atol + rtol * scale``, where
+    element (the gradient of ``<u, f>``); a failure there, with at most ``JACOBIAN_LIMIT``
+    float output values, is reported on every Jacobian entry ``d out[i] / d x[j]`` (the
+    analytic ones by a backward pass per output value), so it names a true derivative
+    (``elementwise=False``: inner products only; a failed one is still searched element by
+    element, up to ``LOCATE_LIMIT`` elements, to name the worst). An error passes when ``|analytic - numeric| <= atol + rtol * scale``, where
     ``scale`` is the larger of ``|numeric|`` and the summed magnitude of the terms it adds up.
 
     ``mode="pynative"`` (default) takes the analytic gradients from PyNative's tape;
@@ -659,7 +665,8 @@ def check_grads(fn, args, *, grad_position=None, weights=None, eps=None, rtol=No
         numeric, notes = _numeric_side(fn, args, keep, base, fn_name)
         setup = _make_setup(numeric, u, targets, outs, keep, eps, rtol, atol, notes)
         if sum(x.size for x in u) <= JACOBIAN_LIMIT:
-            setup.jacobian = _Jacobian(_numeric_restoring(analytic, base), u, len(targets))
+            setup.jacobian = _Jacobian(_numeric_restoring(analytic, base), u,
+                                       [t.data.size for t in targets])
         checks = tuple(_check_target(setup, t, g, v, elementwise, i)
                        for i, (t, g, v) in enumerate(zip(targets, grads, vs)))
     if len(outs) > len(keep):

@@ -29,7 +29,7 @@ def _doubling():
 def test_correct_functions_pass(fn, args):
     report = check_grads(fn, args)
     assert report.passed and len(report.checks) == len(args)
-    assert all(c.mode == "jacobian" and c.max_abs_error < 1e-8 for c in report.checks)
+    assert all(c.mode == "elementwise" and c.max_abs_error < 1e-8 for c in report.checks)
 
 
 def test_float32_arguments_get_float32_tolerances_and_float64_differences():
@@ -305,4 +305,4 @@ def test_report_lookup_and_text():
         report["argument 2"]
     text = str(report)
     assert text.startswith("check_grads(mul):\n  eps=1e-05 (differences in Float64), rtol=1e-05")
-    assert "argument 0 f64[2]: ok (jacobian: max abs error" in text
+    assert "argument 0 f64[2]: ok (elementwise: max abs error" in text
