@@ -22,7 +22,6 @@ Example::
 from __future__ import annotations
 
 import threading
-from contextlib import contextmanager
 
 _MARK = "_graphcell_cell_path"
 _state = threading.local()
@@ -35,19 +34,30 @@ def _stack() -> list:
     return stack
 
 
-@contextmanager
-def running(cell):
-    """Run the body as ``cell``'s PyNative call; an error leaving it names the cell once."""
-    stack = _stack()
-    stack.append(cell)
-    try:
-        yield
-    except Exception as e:  # noqa: BLE001 - annotated and re-raised unchanged in type
-        if len(stack) > 1 and getattr(e, _MARK, None) is None:   # the called cell: no news
-            _annotate(e, describe(stack))
-        raise
-    finally:
-        stack.pop()
+class running:
+    """``with running(cell):`` runs the body as ``cell``'s PyNative call; an error leaving it
+    names the cell once. (A class, not a generator: it wraps every PyNative cell call.)"""
+
+    __slots__ = ("cell", "stack")
+
+    def __init__(self, cell):
+        self.cell = cell
+
+    def __enter__(self):
+        self.stack = _stack()
+        self.stack.append(self.cell)
+
+    def __exit__(self, kind, e, tb) -> bool:
+        stack = self.stack
+        try:
+            if e is not None and isinstance(e, Exception) and len(stack) > 1 \
+                    and getattr(e, _MARK, None) is None:   # the called cell itself: no news
+                _annotate(e, describe(stack))
+        except Exception:  # noqa: BLE001 - naming the cell must never hide the user's error
+            pass
+        finally:
+            stack.pop()
+        return False   # the error goes on, its type unchanged
 
 
 def describe(stack: list) -> str:
