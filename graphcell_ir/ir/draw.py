@@ -23,6 +23,7 @@ import io
 
 from graphcell_ir.errors import GraphvizError
 from graphcell_ir.ir.core import Function, Op
+from graphcell_ir.ir.structural import FUSED, RETURN
 
 _COLORS = {"input": "#fff2b3", "param": "#e6e6e6", "fused": "#d5f5d5", "contraction": "#ffd9b3",
            "reduction": "#e0d5f5", "side_effect": "#f5d5d5"}
@@ -50,7 +51,7 @@ def layered_nodes(fn: Function) -> list[dict]:
         nodes.append({"id": len(nodes), "label": f"%{names[a]}\n{a.type}",
                       "kind": "param" if a.param else "input", "layer": 0, "inputs": []})
     for op in fn.body:
-        if op.is_terminator and op.opdef.name != "return":
+        if op.is_terminator and op.opdef is not RETURN:
             continue
         srcs = list(dict.fromkeys(where[v] for v in op.operands if v in where))
         layer = 1 + max((nodes[s]["layer"] for s in srcs), default=0)
@@ -64,8 +65,7 @@ def layered_nodes(fn: Function) -> list[dict]:
 
 
 def _kind(op: Op) -> str:
-    name = op.opdef.name
-    if name == "fused":
+    if op.opdef is FUSED:
         return "fused"
     return getattr(op.opdef.kind, "value", "opaque")
 
@@ -73,7 +73,7 @@ def _kind(op: Op) -> str:
 def _op_label(op: Op, names: dict) -> str:
     results = ", ".join("%" + names[r] for r in op.results)
     head = (f"{results} = " if results else "") + op.opdef.name
-    if op.opdef.name == "fused":
+    if op.opdef is FUSED:
         inner = [o.opdef.name for o in op.regions[0].block if not o.is_terminator]
         more = f" +{len(inner) - _MAX_INNER}" if len(inner) > _MAX_INNER else ""
         head += "\n" + ", ".join(inner[:_MAX_INNER]) + more
