@@ -98,7 +98,7 @@ class Summary:
         out += self._listing("by kind", [f"{k} {v}" for k, v in _by_count(self.kind_counts)])
         if self.fused:
             inside = sum(len(g.ops) for g in self.fused)
-            out.append(f"  fused groups: {len(self.fused)} kernels holding {inside} ops")
+            out.append(f"  fused groups: {_n(len(self.fused), 'kernel')} holding {_n(inside, 'op')}")
             for ops, groups in _group_by_ops(self.fused):
                 lines = sorted({ln for g in groups for ln in g.lines}, key=_line_key)
                 head = f"    {len(groups)} x " if len(groups) > 1 else "    "
