@@ -5,13 +5,11 @@ as the zoo's network feeds it) -> the outputs of the first and the last time ste
 -> ``nn.Dense`` -> class logits. The file uses only MindSpore names, so it runs unchanged under
 MindSpore when the module ``graphcell`` is mapped to ``mindspore``::
 
-    from examples.models.lstm_classifier import lstm_classifier, SMALL
-    net = lstm_classifier(SMALL)          # 2 bidirectional layers, hidden 16, 8 tokens
+    from examples.models.lstm_classifier import lstm_classifier
+    net = lstm_classifier("small")       # 2 bidirectional layers of 16, vocabulary of 50
     logits = net(token_ids)               # (batch, num_classes)
 """
 from dataclasses import dataclass
-
-import numpy as np
 
 import graphcell as ms
 from graphcell import nn, ops
@@ -19,23 +17,23 @@ from graphcell import nn, ops
 
 @dataclass(frozen=True)
 class LSTMClassifierConfig:
-    """The sizes of the classifier; ``batch_size`` and ``seq_length`` are the tests' input sizes."""
+    """The sizes of the classifier."""
     vocab_size: int
     embed_size: int
     hidden_size: int
     num_layers: int
     bidirectional: bool
     num_classes: int
-    seq_length: int
-    batch_size: int = 2
 
 
-# The default tests' size.
+# The default tests' size (the tests feed 2 sequences of 8 tokens).
 SMALL = LSTMClassifierConfig(vocab_size=50, embed_size=16, hidden_size=16, num_layers=2,
-                             bidirectional=True, num_classes=2, seq_length=8)
-# The zoo's IMDB sentiment network: 300-d embeddings, 2 bidirectional layers of 100, 500 tokens.
+                             bidirectional=True, num_classes=2)
+# The zoo's IMDB sentiment network: 300-d embeddings, 2 bidirectional layers of 100 (it reads
+# reviews of 500 tokens).
 FULL = LSTMClassifierConfig(vocab_size=20000, embed_size=300, hidden_size=100, num_layers=2,
-                            bidirectional=True, num_classes=2, seq_length=500, batch_size=1)
+                            bidirectional=True, num_classes=2)
+CONFIGS = {"small": SMALL, "full": FULL}
 
 
 class SentimentNet(nn.Cell):
@@ -60,13 +58,7 @@ class SentimentNet(nn.Cell):
         return self.decoder(encoding)
 
 
-def lstm_classifier(config=SMALL):
-    """An LSTM classifier of the given size (``SMALL`` by default)."""
-    return SentimentNet(config)
+def lstm_classifier(size="small"):
+    """An LSTM classifier of one of the sizes of ``CONFIGS`` (``"small"``, ``"full"``)."""
+    return SentimentNet(CONFIGS[size])
 
-
-def example_inputs(config, rng):
-    """Token ids (batch, seq) and labels, drawn from ``rng``."""
-    ids = rng.integers(0, config.vocab_size, size=(config.batch_size, config.seq_length))
-    labels = rng.integers(0, config.num_classes, size=(config.batch_size,))
-    return (ms.Tensor(ids.astype(np.int32)),), ms.Tensor(labels.astype(np.int32))
