@@ -365,11 +365,26 @@ class _Native:
         from graphcell_ir.backend.native import JIT_MISMATCH
         if status != JIT_MISMATCH:
             raise RuntimeError(f"native kernel {self.ks.key} failed (status {status})")
+        if self._on_c_copies(args):
+            return
         if self.numba is None:
             log.info("kernel %s: arguments its native code was not compiled for; numba "
                      "compiles it", self.ks.key)
             self.numba = _numba_kernel(self.ks, [])
         self.numba(*args)
+
+    def _on_c_copies(self, args) -> bool:
+        """Run the native code on C-ordered copies of the operands that are views in another
+        order (a transpose, or a concatenation of them, which numpy lays out like its inputs):
+        a copy costs what the kernel's own pass over the operand costs, a numba compile for
+        strided arrays seconds. False when no operand needed a copy or the code still refuses
+        them (another dtype or rank: numba runs those). Outputs are the runner's new C arrays."""
+        n_in = len(self.ks.in_shapes) + len(self.ks.consts)
+        copies = [np.ascontiguousarray(a) if i < n_in and a.__class__ is np.ndarray
+                  and not a.flags.c_contiguous else a for i, a in enumerate(args)]
+        if all(c is a for c, a in zip(copies, args)):
+            return False
+        return self.cfunc(*copies) in (0, -2)
 
 
 class _ScalarOperands:

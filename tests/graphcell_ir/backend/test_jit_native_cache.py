@@ -176,6 +176,34 @@ def test_arguments_of_other_kinds_are_refused_by_the_code(tmp_path, monkeypatch)
     assert "lacks (graphcell_no_such_symbol)" in N.load_jit(ks.key, kinds).why
 
 
+def test_operands_in_another_order_run_the_native_code_on_copies(tmp_path, monkeypatch):
+    """A view in another order (ViT's concatenation of transposed patches, numpy lays it out
+    like its inputs) runs the native code on a C-ordered copy: no numba compile for it (seconds
+    of a cold train step); another dtype or rank still goes to numba."""
+    monkeypatch.setenv("GRAPHCELL_CACHE_DIR", str(tmp_path))
+    import numba
+    from graphcell_ir.backend.lower import KernelSource, Output
+    src = ("def kernel(x0, out0):\n    for i in range(x0.shape[0]):\n"
+           "        for j in range(x0.shape[1]):\n            out0[i, j] = x0[i, j] + 1\n")
+    f4 = np.dtype(np.float32)
+    ks = KernelSource(src, ((3, 4),), (), (Output((3, 4), f4, (3, 4), f4),), False,
+                      ("add",), ("float32",))
+    kinds = N.kernel_kinds(ks)
+    fn = numba.njit(kernels._numba_kernel(ks, []).py_func)
+    x = np.arange(12, dtype=np.float32).reshape(4, 3).T   # (3, 4), Fortran order
+    out = np.empty((3, 4), np.float32)
+    fn(np.ascontiguousarray(x), out)
+    N.store_jit(ks.key, kinds, N.emit_jit(fn, ks.key, kinds))
+    wrapped = kernels._Native(N.load_jit(ks.key, kinds).fn, ks)
+    got = np.zeros((3, 4), np.float32)
+    wrapped(x, got)
+    np.testing.assert_array_equal(got, x + 1)
+    assert wrapped.numba is None, "numba compiled a kernel for a transposed operand"
+    wrapped(x.astype(np.float64), got)   # another dtype: the code refuses it, numba runs it
+    np.testing.assert_array_equal(got, x + 1)
+    assert wrapped.numba is not None
+
+
 def test_code_that_needs_numbas_runtime_is_refused_and_remembered(tmp_path, monkeypatch):
     """A function that allocates calls numba's allocator: no native object (its stubs would be
     called); the refusal is on disk, so later processes use numba's own cache for it."""
