@@ -86,12 +86,17 @@ MODELS = {
                                integers(1000, 1), kwargs={"num_classes": 1000}, slow=True),
     "vit": ModelCase("vit", "vit", (normal(2, 3, 16, 16),), integers(10, 2), optimizer="adam"),
     "vit_base": ModelCase("vit", "vit", (normal(1, 3, 224, 224),), integers(1000, 1),
-                          optimizer="adam", kwargs={"size": "base"}, slow=True),
+                          optimizer="adam", kwargs={"size": "base"}, slow=True),   # benchmark only
+    "vit_base_4_blocks": ModelCase("vit", "vit", (normal(1, 3, 224, 224),), integers(1000, 1),
+                                   optimizer="adam", kwargs={"size": "base_4_blocks"}, slow=True),
     # a vocabulary of 16: the random ids hold [PAD] (0) and [SEP] (2), see examples/models/bert.py
     "bert": ModelCase("bert", "bert_classifier", (integers(16, 2, 8),), integers(3, 2),
                       optimizer="adam"),
     "bert_base": ModelCase("bert", "bert_classifier", (integers(30522, 1, 128),), integers(2, 1),
-                           optimizer="adam", kwargs={"size": "base"}, slow=True),
+                           optimizer="adam", kwargs={"size": "base"}, slow=True),  # benchmark only
+    "bert_base_4_layers": ModelCase("bert", "bert_classifier", (integers(30522, 1, 128),),
+                                    integers(2, 1), optimizer="adam",
+                                    kwargs={"size": "base_4_layers"}, slow=True),
     "lstm_classifier": ModelCase("lstm_classifier", "lstm_classifier", (integers(50, 2, 8),),
                                  integers(2, 2)),
     "lstm_classifier_full": ModelCase("lstm_classifier", "lstm_classifier",

@@ -12,7 +12,7 @@ module ``graphcell`` is mapped to ``mindspore``::
     net = vit("small")                    # one ViT block on 16x16 images, 10 classes
     logits = net(images)                  # (batch, 3, 16, 16) -> (batch, 10)
 """
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import graphcell as ms
 from graphcell import Parameter, nn, ops
@@ -43,7 +43,10 @@ SMALL = ViTConfig(image_size=16, patch_size=4, in_channels=3, dim=32, depth=1, h
 # ViT-B/16 on 224x224 images (the benchmark's size).
 BASE = ViTConfig(image_size=224, patch_size=16, in_channels=3, dim=768, depth=12, heads=12,
                  mlp_dim=3072, num_classes=1000)
-CONFIGS = {"small": SMALL, "base": BASE}
+# ViT-B/16's width and 197 tokens with 4 of its 12 blocks: the slow tests' size (the goldens of
+# all 12 blocks would pass the 2 MB a golden file may take).
+BASE_4_BLOCKS = replace(BASE, depth=4)
+CONFIGS = {"small": SMALL, "base": BASE, "base_4_blocks": BASE_4_BLOCKS}
 
 
 class PatchEmbedding(nn.Cell):

@@ -15,5 +15,5 @@ def test_bert_small(mode, phase):
 @pytest.mark.slow
 @pytest.mark.parametrize("phase", PHASES)
 @pytest.mark.parametrize("mode", MODES)
-def test_bert_base_full_size(mode, phase):
-    check_model("bert_base", mode, phase)
+def test_bert_base_width_4_layers(mode, phase):
+    check_model("bert_base_4_layers", mode, phase)

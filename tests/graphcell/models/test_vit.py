@@ -15,5 +15,5 @@ def test_vit_block(mode, phase):
 @pytest.mark.slow
 @pytest.mark.parametrize("phase", PHASES)
 @pytest.mark.parametrize("mode", MODES)
-def test_vit_base_full_size(mode, phase):
-    check_model("vit_base", mode, phase)
+def test_vit_base_width_4_blocks(mode, phase):
+    check_model("vit_base_4_blocks", mode, phase)
