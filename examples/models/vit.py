@@ -2,8 +2,8 @@
 
 Patch embedding (a strided ``nn.Conv2d``), a class token and learned position embeddings, then
 ``depth`` pre-norm transformer blocks — multi-head self-attention built from ``nn.Dense`` and
-``ops`` calls (not ``nn.MultiheadAttention``) and an MLP with ``nn.GELU`` — a final ``nn.LayerNorm``
-and a classification head on the class token.
+``ops`` calls (not ``nn.MultiheadAttention``) and an MLP with ``nn.GELU`` — a final
+``nn.LayerNorm`` and a classification head on the class token.
 
 The file uses only ``graphcell``'s MindSpore names, so it runs unchanged under MindSpore when the
 module ``graphcell`` is mapped to ``mindspore``::
@@ -50,7 +50,8 @@ CONFIGS = {"small": SMALL, "base": BASE, "base_4_blocks": BASE_4_BLOCKS}
 
 
 class PatchEmbedding(nn.Cell):
-    """Cuts an image into patches and projects each to ``dim`` features: (B, C, H, W) -> (B, N, dim)."""
+    """Cuts an image into patches and projects each to ``dim`` features:
+    (B, C, H, W) -> (B, N, dim)."""
 
     def __init__(self, config):
         super().__init__()
@@ -165,7 +166,8 @@ class ViT(nn.Cell):
             initializer(Normal(sigma=0.02), (1, config.num_patches + 1, config.dim), ms.float32),
             name="pos_embedding")
         self.dropout = nn.Dropout(p=config.dropout)
-        self.transformer = nn.SequentialCell([transformer_block(config) for _ in range(config.depth)])
+        self.transformer = nn.SequentialCell(
+            [transformer_block(config) for _ in range(config.depth)])
         self.norm = nn.LayerNorm((config.dim,), epsilon=1e-6)
         self.head = nn.Dense(config.dim, config.num_classes)
         self.concat = ops.Concat(axis=1)
@@ -181,6 +183,7 @@ class ViT(nn.Cell):
 
 
 def vit(size="small"):
-    """A ViT of one of the sizes of ``CONFIGS`` (``"small"``: the default tests', ``"base"``: ViT-B/16)."""
+    """A ViT of one of the sizes of ``CONFIGS`` (``"small"``: the default tests',
+    ``"base"``: ViT-B/16)."""
     return ViT(CONFIGS[size])
 
