@@ -84,6 +84,10 @@ MODELS = {
                           kwargs={"num_classes": 10}),
     "resnet50_full": ModelCase("resnet", "resnet50", (normal(1, 3, 224, 224),),
                                integers(1000, 1), kwargs={"num_classes": 1000}, slow=True),
+    "mobilenet_v2": ModelCase("mobilenet_v2", "mobilenet_v2", (normal(2, 3, 64, 64),),
+                              integers(10, 2), kwargs={"num_classes": 10, "dropout": 0.0}),
+    "densenet121": ModelCase("densenet", "densenet121", (normal(2, 3, 64, 64),),
+                             integers(10, 2), kwargs={"num_classes": 10}),
     "vit": ModelCase("vit", "vit", (normal(2, 3, 16, 16),), integers(10, 2), optimizer="adam"),
     "vit_base": ModelCase("vit", "vit", (normal(1, 3, 224, 224),), integers(1000, 1),
                           optimizer="adam", kwargs={"size": "base"}, slow=True),   # benchmark only

@@ -33,6 +33,10 @@ from tools.record_model_goldens import (GOLDENS, MODELS, reduce_array, run_forwa
 MODES = ("pynative", "graph")
 PHASES = ("forward", "gradients", "step")
 RTOL = 1e-4
+# With ``parameter_rtol``: elements below NOISE times the model's gradient scale are rounding
+# noise (a batch norm's shift feeding a 1x1 convolution and another batch norm has a zero
+# gradient in exact arithmetic, 1e-7 of the scale in float32, in both frameworks).
+NOISE = 1e-5
 RUNNERS = {"forward": run_forward, "gradients": run_gradients, "step": run_step}
 
 
@@ -66,33 +70,69 @@ def golden_keys(gold, mode, phase):
     return {k for k in keys if k.startswith("step/")}
 
 
-def assert_close(key, got, gold, mode):
-    """Compare graphcell's ``got`` for ``key`` with the golden's whole array or reductions."""
+def assert_close(key, got, gold, mode, rtol):
+    """Compare graphcell's ``got`` for ``key`` with the golden's whole array or reductions,
+    element by element."""
     reduced = reduce_array(key, got)
     where = f"{key} ({mode} mode)"
     if key in reduced:
         want = gold[f"{mode}/{key}"]
         assert got.shape == want.shape, f"{where}: shape {got.shape}, MindSpore {want.shape}"
-        atol = RTOL * np.sqrt(np.mean(np.square(want, dtype=np.float64)))
-        np.testing.assert_allclose(got, want, rtol=RTOL, atol=atol, err_msg=where)
+        atol = rtol * np.sqrt(np.mean(np.square(want, dtype=np.float64)))
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=where)
         return
     want = {suffix: gold[f"{mode}/{key}#{suffix}"] for suffix in
             ("sum", "l1", "l2", "signs", "sample")}
     have = {k.split("#")[1]: v for k, v in reduced.items()}
-    bound = RTOL * want["l1"]
+    bound = rtol * want["l1"]
     for suffix in ("l1", "l2"):
-        np.testing.assert_allclose(have[suffix], want[suffix], rtol=RTOL, err_msg=f"{where} {suffix}")
+        np.testing.assert_allclose(have[suffix], want[suffix], rtol=rtol, err_msg=f"{where} {suffix}")
     for suffix in ("sum", "signs"):
         np.testing.assert_allclose(have[suffix], want[suffix], rtol=0, atol=bound,
                                    err_msg=f"{where} {suffix}")
     rms = want["l2"] / np.sqrt(got.size)
-    np.testing.assert_allclose(have["sample"], want["sample"], rtol=RTOL, atol=RTOL * rms,
+    np.testing.assert_allclose(have["sample"], want["sample"], rtol=rtol, atol=rtol * rms,
                                err_msg=f"{where} sampled elements")
 
 
-def check_model(name, mode, phase):
+def gradient_rms(gold, mode):
+    """The root mean square of the elements of the gradients the golden holds whole: the
+    model's gradient scale."""
+    whole = [gold[k] for k in gold if k.startswith(f"{mode}/grad/") and "#" not in k]
+    squares = sum(np.sum(np.square(g, dtype=np.float64)) for g in whole)
+    return np.sqrt(squares / max(sum(g.size for g in whole), 1))
+
+
+def assert_close_in_norm(key, got, gold, mode, rtol, noise):
+    """Compare ``got`` with the golden as a whole: ``|got - want| <= rtol * |want| + noise *
+    sqrt(size)`` (2-norms; ``noise``: the per-element size below which a value is rounding noise,
+    as the gradient of a batch norm's shift that the next batch norm removes again is); for a big
+    array, its norm, and its sums with random signs within ``rtol`` times its l1 norm."""
+    reduced = reduce_array(key, got)
+    where = f"{key} ({mode} mode)"
+    if key in reduced:
+        want = gold[f"{mode}/{key}"].astype(np.float64)
+        assert got.shape == want.shape, f"{where}: shape {got.shape}, MindSpore {want.shape}"
+        error = np.linalg.norm(got - want)
+        bound = rtol * np.linalg.norm(want) + noise * np.sqrt(want.size)
+        assert error <= bound, (f"{where}: |got - MindSpore's| = {error:.3g} > {bound:.3g} "
+                                f"(rtol {rtol:.0e} of |MindSpore's| = {np.linalg.norm(want):.3g})")
+        return
+    have = {k.split("#")[1]: v for k, v in reduced.items()}
+    np.testing.assert_allclose(have["l2"], gold[f"{mode}/{key}#l2"], rtol=rtol,
+                               atol=noise * np.sqrt(got.size), err_msg=f"{where} l2")
+    np.testing.assert_allclose(have["signs"], gold[f"{mode}/{key}#signs"], rtol=0,
+                               atol=rtol * gold[f"{mode}/{key}#l1"] + noise * got.size,
+                               err_msg=f"{where} signs")
+
+
+def check_model(name, mode, phase, rtol=RTOL, parameter_rtol=None):
     """Run ``phase`` of model ``name`` in graphcell's ``mode`` and compare every array with
-    MindSpore's golden; every array the golden has must be produced, and nothing more."""
+    MindSpore's golden; every array the golden has must be produced, and nothing more.
+
+    ``parameter_rtol``: compare the gradients and the parameters after the step in norm, to this
+    tolerance, instead of element by element to ``rtol`` — for deep networks where float32
+    rounding compounds (the model's test file says why, with the measured errors)."""
     gold = load_goldens(name)
     with framework_mode(mode):
         got = RUNNERS[phase](ms, MODELS[name])
@@ -101,5 +141,10 @@ def check_model(name, mode, phase):
     assert set(got) == expected, (
         f"{name} {phase}: missing {sorted(expected - set(got))[:5]}, "
         f"unexpected {sorted(set(got) - expected)[:5]}")
+    noise = NOISE * gradient_rms(gold, mode)
     for key in sorted(got):
-        assert_close(key, np.asarray(got[key]), gold, mode)
+        if parameter_rtol is not None and key.startswith(("grad/", "step/")) and \
+                key != "step/loss":
+            assert_close_in_norm(key, np.asarray(got[key]), gold, mode, parameter_rtol, noise)
+        else:
+            assert_close(key, np.asarray(got[key]), gold, mode, rtol)
