@@ -15,8 +15,12 @@ from graphcell import dtype
 from graphcell.dtype import (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16,
                              float32, float64)
 from graphcell.context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context, set_device
+from graphcell.context import (ParallelMode, get_auto_parallel_context,
+                               reset_auto_parallel_context, set_auto_parallel_context)
 from graphcell import context
-from graphcell.seed import get_seed, set_seed
+from graphcell.common.seed import get_seed, set_seed
+from graphcell.common.generator import (Generator, default_generator, get_rng_state,  # noqa: E402
+                                        initial_seed, manual_seed, seed, set_rng_state)
 from graphcell.tensor import Tensor
 from graphcell import ops
 
@@ -39,8 +43,13 @@ from graphcell.train import load_checkpoint, load_param_into_net, save_checkpoin
 from graphcell import dataset  # noqa: E402
 from graphcell import experimental  # noqa: E402
 from graphcell import amp  # noqa: E402
+from graphcell import device_context, hal, log, utils  # noqa: E402
+from graphcell.log import get_level, get_log_config  # noqa: E402
 from graphcell.train.loss_scale_manager import (DynamicLossScaleManager,  # noqa: E402
                                                 FixedLossScaleManager, LossScaleManager)
+from graphcell import communication, parallel  # noqa: E402
+from graphcell.parallel import (Layout, get_algo_parameters, reset_algo_parameters,  # noqa: E402
+                                set_algo_parameters, shard)
 from graphcell.train import (Model, Callback, CheckpointConfig, EarlyStopping, History,  # noqa: E402
                              LambdaCallback, LearningRateScheduler, LossMonitor, ModelCheckpoint,
                              ReduceLROnPlateau, RunContext, TimeMonitor)

@@ -104,7 +104,7 @@ def _tensors_in(value):
 
 
 def _check_sens(sens, outs, fn_name: str):
-    sens = sens if isinstance(sens, tuple) else (sens,)
+    sens = _flat_tuple(sens)   # nested like the outputs: nn.LSTM's (output, (h, c))
     if len(sens) != len(outs):
         raise ValueError(f"grad of {fn_name}: sens has {len(sens)} value(s) but the function returned "
                          f"{len(outs)} output(s)")
@@ -114,6 +114,12 @@ def _check_sens(sens, outs, fn_name: str):
                              f"shape {list(o.shape)}, got "
                              f"{list(s.shape) if isinstance(s, Tensor) else type(s).__name__}")
     return sens
+
+
+def _flat_tuple(value) -> tuple:
+    if not isinstance(value, tuple):
+        return (value,)
+    return tuple(x for item in value for x in _flat_tuple(item))
 
 
 def _fill_like(t: Tensor, value) -> Tensor:

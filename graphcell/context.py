@@ -258,5 +258,13 @@ def set_device(device_target: str, device_id: int | None = None) -> None:
                                                 {"device_id": device_id}))
 
 
+# MindSpore's context module also holds the auto-parallel settings (graphcell/parallel/)
+from graphcell.parallel._auto_parallel_context import (ParallelMode,  # noqa: E402
+                                                       get_auto_parallel_context,
+                                                       reset_auto_parallel_context,
+                                                       set_auto_parallel_context)
+
+
 def _reset_for_tests() -> None:
     _values.update({k: spec.default for k, spec in _KEYS.items()})
+    reset_auto_parallel_context()

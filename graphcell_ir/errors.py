@@ -207,3 +207,14 @@ class OnnxExportError(GraphcellError, ValueError):
 
 class OnnxUnavailableError(GraphcellError, ImportError):
     """``file_format="ONNX"`` needs the optional ``onnx`` package, which is not installed."""
+
+
+class CommError(GraphcellError, RuntimeError):
+    """A collective communication failed or was used wrongly: an unknown group, a group of
+    another size than the op was compiled for, a process outside the group, the MPI library's own
+    error (``graphcell_ir.comm``)."""
+
+
+class CommNotInstalledError(CommError, ImportError):
+    """Communication across processes was asked for without mpi4py and an MPI library installed;
+    the message says what to install."""

@@ -161,10 +161,14 @@ def record_case(c: G.Case, arrays: dict) -> dict:
 
 
 def make_cell(c: G.Case, inputs: list):
-    """A fresh layer of a cell case: its ``init`` tensors are the initial weights."""
+    """A fresh layer of a cell case: its ``init`` tensors are the initial weights, and the
+    Parameters named in ``param_values`` are set to theirs."""
     env = {"ms": ms, "target": resolve(c.target),
            **{f"t{i}": Tensor(inputs[i].copy()) for i in c.init_slots()}}
     cell = eval(c.constructor_call("target"), env)  # noqa: S307 - our own generated call text
+    by_path = dict(cell.parameters_and_names())
+    for path, slot in c.param_value_slots().items():
+        by_path[path].set_data(Tensor(inputs[slot].copy()))
     if c.train:
         cell.set_train()
     return cell

@@ -266,6 +266,9 @@ GAPS.update({
                          "documented update (tests/graphcell/nn/test_nn_optim.py)",
     "mindspore.ops.LARSUpdate": _NO_CPU_KERNEL.format("LARSUpdate") + "; graphcell provides "
                                 "the formula of its Ascend kernel",
+    "mindspore.nn.TrainOneStepWithLossScaleCell": _NO_CPU_KERNEL.format("NPUGetFloatStatusV2")
+                                                  + " (its overflow check); graphcell provides "
+                                                  "it (tests/graphcell/nn/test_nn_loss_scale.py)",
 })
 
 # --- nn layers (issue 17 item 1: graphcell/nn/layers/) ---------------------------------------------
@@ -306,4 +309,19 @@ GAPS.update({
        for cell in ("Conv2dThor", "DenseThor", "EmbeddingThor", "EmbeddingLookupThor")},
     "mindspore.nn.Unfold": _NO_CPU_KERNEL.format("ExtractImagePatches") + "; graphcell does not "
                            "provide it (ops.unfold extracts patches, in PyTorch's layout)",
+})
+
+# --- the mindspore namespace: what graphcell does not provide yet, and why ------------------------
+GAPS.update({
+    "mindspore.bfloat16": "graphcell's kernels compute in numpy's dtypes and numpy has no "
+                          "bfloat16; emulating it (float32 storage rounded after every op) is "
+                          "planned, not done. Use float16 or float32",
+    "mindspore.complex64": "graphcell's op registry and kernels have no complex dtypes yet",
+    "mindspore.complex128": "graphcell's op registry and kernels have no complex dtypes yet",
+    "mindspore.rewrite": "MindSpore's SymbolTree API edits a network's Python source; graphcell "
+                         "does not provide it (its IR is printed, parsed and rewritten by passes: "
+                         "graphcell_ir.passes)",
+    "mindspore.boost": "MindSpore's training accelerations (LessBN, GradientFreeze, ...) are "
+                       "Ascend-oriented; graphcell does not provide them (Model's boost_level is "
+                       "accepted and warned about)",
 })

@@ -11,10 +11,10 @@ Example::
     >>> Parameter(initializer.initializer("zeros", [2]), name="b")
     Parameter (name=b, shape=(2,), dtype=Float32, requires_grad=True)
 """
-from graphcell.common import api, dtype, initializer, jit_config
+from graphcell.common import api, dtype, generator, initializer, jit_config, seed
 from graphcell.common.api import jit, jit_class, mutable
 from graphcell.common.jit_config import JitConfig
 from graphcell.common.dtype import *  # noqa: F401,F403 - MindSpore's mindspore.common exports the dtypes
 from graphcell.parameter import Parameter, ParameterTuple
-from graphcell.seed import get_seed, set_seed
+from graphcell.common.seed import get_seed, set_seed
 from graphcell.tensor import Tensor

@@ -4,7 +4,7 @@
 ...; case-insensitive), a number, a Tensor or numpy array, or an ``Initializer`` object. MindSpore
 returns a lazily initialised Tensor; graphcell fills it at once, and ``.init_data()`` returns it.
 
-Random initializers draw from ``graphcell.seed.generator()``, so ``set_seed`` makes them
+Random initializers draw from ``graphcell.common.seed.generator()``, so ``set_seed`` makes them
 reproducible (the values differ from MindSpore's, the distributions are the same). The formulas
 and fan computation are MindSpore's (and PyTorch's): for a weight of shape ``(out, in, *k)``,
 ``fan_in = in * prod(k)`` and ``fan_out = out * prod(k)``.
@@ -26,7 +26,7 @@ import numbers
 
 import numpy as np
 
-from graphcell import seed as _seed
+from graphcell.common import seed as _seed
 from graphcell.tensor import Tensor
 from graphcell_ir.ir.types import float32, to_dtype
 

@@ -27,6 +27,8 @@ builtins, ``initializer``, dtype helpers
 user functions, methods, callable objects          ``Inline``
 ``cell.trainable_params()`` and the like           ``StaticCall`` (the Parameters, as objects)
 ``ops.HookBackward(fn)``, a cell's boundaries      ``Traced``: one ``hook_backward`` op
+``ops.WhileLoop()``, ``ops.ForiLoop()``,           ``Loop``: one IR ``while``
+``ops.Scan()``, graphcell's stacked ``scan``
 ``ms.grad``, ``ms.value_and_grad``, a              ``GradTransform`` (run while compiling)
 ``GradOperation`` instance
 what they return (a ``GradFunction``)              ``GradCall``: compiled with IR autodiff
@@ -70,8 +72,8 @@ from graphcell.runtime.hooks import (CellBackward, HookBackward, cell_backward, 
 from graphcell.runtime.host import HostFunction
 from graphcell.tensor import Tensor
 from graphcell_ir.frontend.resolve import (CellCall, Constant, GradCall, GradTransform, Inline,
-                                           Param, PrimitiveCall, Resolved, StaticCall, Static,
-                                           Host, PyPrimitive, TensorHook, Traced,
+                                           Loop, Param, PrimitiveCall, Resolved, StaticCall,
+                                           Static, Host, PyPrimitive, TensorHook, Traced,
                                            Unsupported)
 from graphcell_ir.ir.types import DType, ScalarType, TensorType, dtype_from_numpy, to_dtype
 
@@ -82,11 +84,12 @@ _STATIC_TYPES = (bool, int, float, complex, str, bytes, type(None), type(Ellipsi
 _CONTAINERS = (tuple, list, dict)
 
 # Library modules whose functions are written against F: the frontend calls them (Traced).
-_TRACED_MODULES = ("graphcell.ops", "graphcell.nn", "graphcell.numpy", "graphcell.amp", "graphcell._indexing",
-                   "graphcell.tensor", "graphcell_ir.ops")
+_TRACED_MODULES = ("graphcell.ops", "graphcell.nn", "graphcell.numpy", "graphcell.amp",
+                   "graphcell._indexing", "graphcell.tensor", "graphcell_ir.ops", "graphcell.parallel")
 # Library modules whose functions compute Python values or Tensors from statics (StaticCall).
-_STATIC_MODULES = ("graphcell.common", "graphcell.dtype", "graphcell.context", "graphcell.seed",
-                   "numpy", "math", "operator", "functools", "itertools")
+_STATIC_MODULES = ("graphcell.common", "graphcell.dtype", "graphcell.context",
+                   "graphcell.communication", "numpy", "math", "operator", "functools",
+                   "itertools")
 _UNSUPPORTED_BUILTINS = {
     "print": "print() in graph mode: the values of tensors are not known while compiling; print "
              "in PyNative mode, or return the value and print it after the call",
@@ -159,6 +162,9 @@ class GraphResolver:
             return self._cell(obj)
         if isinstance(obj, _CONTAINERS):
             return Static(obj)
+        if isinstance(obj, (Primitive, types.FunctionType)) and \
+                hasattr(type(obj) if isinstance(obj, Primitive) else obj, "__graphcell_loop__"):
+            return _loop(obj)
         if isinstance(obj, Primitive):
             return _primitive(obj)
         if isinstance(obj, HookBackward):
@@ -300,6 +306,11 @@ class GraphResolver:
         return Static(obj)  # a plain Python object: its attributes are read while compiling
 
 
+def _loop(obj) -> Loop:
+    """A functional loop (``ops.WhileLoop()``, ``ops.ForiLoop()``, ``ops.Scan()``, graphcell's
+    stacked ``scan``): one IR ``while`` (``graphcell_ir/frontend/loops.py``)."""
+    name = f"ops.{type(obj).__name__}" if isinstance(obj, Primitive) else obj.__name__
+    return Loop(obj.__graphcell_loop__, inspect.signature(obj), name)
 def _holds_parameters(obj) -> bool:
     return any(isinstance(v, Parameter) for v in getattr(obj, "__dict__", {}).values())
 

@@ -216,7 +216,7 @@ class _BasePoint:
     a check changes nothing."""
 
     def __init__(self, params):
-        from graphcell import seed as initializer_seed
+        from graphcell.common import seed as initializer_seed
         from graphcell_ir.ops import random as op_random
         self._generators = (op_random.generator, initializer_seed.generator)
         self._states = [g().bit_generator.state for g in self._generators]

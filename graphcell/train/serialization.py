@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import binascii
 import os
+import stat
 import warnings
 from collections.abc import Callable, Mapping
 
@@ -171,7 +172,7 @@ def _write_ckpt(path: str, entries, crc_check: bool) -> None:
             f.write(data)
         if crc_check:
             f.write(_CRC_TAG + crc.to_bytes(_CRC_BYTES, "big"))
-    os.replace(tmp, path)  # a failed save never leaves half a checkpoint under the real name
+    _publish(tmp, path)
 
 
 def _write_safetensors(path: str, entries, crc_check: bool) -> None:
@@ -188,7 +189,14 @@ def _write_safetensors(path: str, entries, crc_check: bool) -> None:
         metadata["crc_num"] = str(crc)
     tmp = path + ".tmp"
     save_file(tensors, tmp, metadata=metadata)
+    _publish(tmp, path)
+
+
+def _publish(tmp: str, path: str) -> None:
+    """Move the finished file to its name (a failed save never leaves half a checkpoint under
+    the real name) and make it read-only for its owner, as MindSpore leaves its checkpoints."""
     os.replace(tmp, path)
+    os.chmod(path, stat.S_IRUSR)
 
 
 # --- loading -----------------------------------------------------------------------------------------

@@ -11,6 +11,8 @@
   effects), so the forward has to keep them (see ``replay.py``).
 - :func:`needed_values` / :func:`loop_needs`: which values of a block, and which carried values
   of a loop, computing some of its results takes (what a loop's backward saves and replays).
+- :func:`trip_count`: how many iterations a counted ``while`` runs, when that is known while
+  compiling (its backward then saves exactly that many slots).
 
 Example::
 
@@ -30,11 +32,15 @@ from __future__ import annotations
 
 from typing import Iterable
 
+import numpy as np
+
 from graphcell_ir.ir.core import Block, Function, Literal, Op, Region, Value
-from graphcell_ir.ir.structural import CALL, IF, WHILE
+from graphcell_ir.ir.structural import CALL, CONST, IF, WHILE
 from graphcell_ir.ir.types import TensorType, TupleType, Type
 from graphcell_ir.ir.walk import walk
-from graphcell_ir.ops.registry import Kind, Trait
+from graphcell_ir.ops.registry import Kind, Trait, lookup
+
+_LESS, _GREATER, _ADD = lookup("less"), lookup("greater"), lookup("add")
 
 
 def differentiable_type(t: Type) -> bool:
@@ -156,6 +162,63 @@ def _has_effect(op: Op) -> bool:
 
 def _captures(op: Op) -> list[Value]:
     return free_values(op) if op.regions else []
+
+
+def trip_count(op: Op) -> int | None:
+    """How many times the ``while`` ``op`` runs its body, when that is known while compiling:
+    for a *counted* loop, whose condition is ``less(k, n)`` (or ``greater(n, k)``) on a carried
+    ``k`` that starts at a constant and that the body steps by ``add(k, 1)``, ``n`` a constant.
+    None for any other loop (its trip count depends on the data).
+
+    >>> from graphcell_ir.text import parse_module
+    >>> m = parse_module('''func @f(%x: f32[2]) -> f32[2] {
+    ...   %0 = const() {value=2} : i64[]
+    ...   %k, %y = while(%0, %x) : (i64[], f32[2]) cond(%a: i64[], %b: f32[2]) {
+    ...     %1 = less(%a, 7:i64) : bool[]
+    ...     yield %1
+    ...   } do(%c: i64[], %d: f32[2]) {
+    ...     %2 = add(%c, 1:i64) : i64[]
+    ...     %3 = mul(%d, %d) : f32[2]
+    ...     yield %2, %3
+    ...   }
+    ...   return %y
+    ... }
+    ... ''')
+    >>> trip_count(next(op for op in m["f"].body if op.opdef.name == "while"))
+    5
+    """
+    cond, body = (r.block for r in op.regions)
+    test = getattr(cond.terminator.operands[0], "op", None)
+    if test is None or test.parent is not cond or test.opdef not in (_LESS, _GREATER):
+        return None
+    k, n = test.operands if test.opdef is _LESS else reversed(test.operands)
+    if k not in cond.args:
+        return None
+    i = cond.args.index(k)
+    step = getattr(body.terminator.operands[i], "op", None)
+    if step is None or step.parent is not body or step.opdef is not _ADD or \
+            body.args[i] not in step.operands or \
+            [_int_constant(v) for v in step.operands if v is not body.args[i]] != [1]:
+        return None
+    start, stop = _int_constant(op.operands[i]), _int_constant(n)
+    if start is None or stop is None:
+        return None
+    return max(0, stop - start)
+
+
+def _int_constant(v: Value) -> int | None:
+    """The value of an integer literal or 0-d integer ``const``, else None."""
+    if isinstance(v, Literal):
+        x = v.value
+    else:
+        op = getattr(v, "op", None)
+        if op is None or op.opdef is not CONST or "value" not in op.attrs:
+            return None
+        x = np.asarray(op.attrs["value"])
+        if x.shape != () or x.dtype.kind not in "iu":
+            return None
+        x = x.item()
+    return int(x) if isinstance(x, (int, np.integer)) and not isinstance(x, bool) else None
 
 
 def loop_needs(op: Op, positions) -> tuple[list[int], set[Value]]:

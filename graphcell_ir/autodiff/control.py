@@ -22,7 +22,8 @@ zero ``fill`` standing in where one branch did not reach a capture.
     }
 
 ``dv`` flows to the loop's initial values, ``dcap`` to the values the body captures. Only the
-carried values that are active get a cotangent slot. Past the capacity the entry values are
+carried values that are active get a cotangent slot. A counted loop (``analysis.trip_count``)
+has a slot per iteration and reads them directly. Past the capacity the entry values are
 recomputed by running the body forward from the last stacked slot (exact, quadratic in the
 overflow); for a body with random or side-effecting ops that is impossible, and the overflowing
 iterations give NaN gradients instead (there is no runtime error op to raise with).
@@ -35,6 +36,7 @@ from graphcell_ir.ir.core import Block, Literal, Op, Region, Value
 from graphcell_ir.ir.structural import IF, WHILE
 from graphcell_ir.ir.types import TensorType, Type
 from graphcell_ir.ops import functional as F
+from graphcell_ir.ops.registry import lookup
 from graphcell_ir.autodiff.cotangent import accumulate, materialize_as
 from graphcell_ir.autodiff.replay import Tape, WhileSaves, load
 
@@ -100,7 +102,8 @@ def backward_while(bw, op: Op, saves: WhileSaves, tape: Tape, douts: list, ct: d
         accs = [body_block.add_arg(t) for t in acc_types]
         for t in acc_types:
             cond_block.add_arg(t)
-        nexts = [F.add(a, materialize_as(b, captured[k], t)) for a, k, t in zip(accs, keys, acc_types)]
+        nexts = [_accumulate(a, materialize_as(b, captured[k], t)) for a, k, t in
+                 zip(accs, keys, acc_types)]
         b.yield_(*first, *nexts)
     new.set_operands([*new.operands, *[materialize_as(b, None, t) for t in acc_types]])
     new.set_result_types(types + acc_types)
@@ -111,6 +114,23 @@ def backward_while(bw, op: Op, saves: WhileSaves, tape: Tape, douts: list, ct: d
             accumulate(b, ct, v, new.results[1 + pos])
     for k, r in zip(keys, new.results[1 + len(carried):]):
         accumulate(b, ct, k, r)
+
+
+def _accumulate(acc: Value, g: Value) -> Value:
+    """``acc + g``, the cotangent of a capture summed over the iterations. When ``g`` is rows
+    scattered into zeros (``take``'s rule: a scan reading row k of its input), the rows are
+    added into ``acc`` instead, so an iteration costs its rows, not the whole capture (the
+    executable updates a loop-carried accumulator in place). The sum is the same but for the
+    sign of zeros the rows do not touch."""
+    op = getattr(g, "op", None)
+    if op is not None and op.opdef is _SCATTER_ADD and g.type == acc.type:
+        zeros = getattr(op.operands[0], "op", None)
+        if zeros is not None and zeros.opdef is _FILL and zeros.attrs.get("value") == 0:
+            return F.scatter_add(acc, op.operands[1], op.operands[2], **op.attrs)
+    return F.add(acc, g)
+
+
+_SCATTER_ADD, _FILL = lookup("scatter_add"), lookup("fill")
 
 
 def _backward_body(bw, op: Op, saves: WhileSaves, tape: Tape, dst: Block, carried):
@@ -154,7 +174,7 @@ def _entry_values(bw, op: Op, saves: WhileSaves, tape: Tape, k1: Value):
             return [_poison(k.type) for k in keys]
         return _recompute(bw, op, saves, tape, k1)
 
-    values = b.if_(F.less(k1, cap), stored, overflow)
+    values = stored() if saves.counted else b.if_(F.less(k1, cap), stored, overflow)
     n = len(saves.stacks)
     return dict(zip(keys[:n], values[:n])), dict(zip(keys[n:], values[n:]))
 

@@ -13,7 +13,7 @@ What is saved and what is recomputed — the memory/compute trade-off of this de
   outlives the forward and untaken branches cost nothing; the price is running the taken branch
   twice. (Yielding every branch value would trade that compute for memory plus zero-filled
   placeholders for the untaken branch, as JAX's ``cond`` does.)
-- **``while``** (data-dependent trip count): the forward copy carries an iteration counter and,
+- **``while``**: the forward copy carries an iteration counter and,
   for every carried value the backward needs (``analysis.loop_needs``: those computing the
   active carried values — not, say, a counter only the condition reads), a buffer of
   ``loop_capacity + 1`` slots into which each iteration writes its entry value
@@ -22,7 +22,9 @@ What is saved and what is recomputed — the memory/compute trade-off of this de
   backward loop runs the trip count down, reads iteration ``k``'s entry values back (``take``),
   replays the part of the body they feed and runs its backward. Iterations past the capacity
   are still exact: their entry values are recomputed from the last slot by running the body
-  forward again (quadratic in the overflow), see ``control.py``. Only tensors can be stacked: a
+  forward again (quadratic in the overflow), see ``control.py``. A *counted* loop (its trip
+  count known while compiling, ``analysis.trip_count``: the loops of ``ops.ForiLoop``/``Scan``
+  and of recurrent layers) gets exactly one slot per iteration instead, and no overflow path. Only tensors can be stacked: a
   Python scalar or a tuple the backward needs is an AutodiffError.
 - **Ops that cannot be recomputed** (``Trait.RANDOM`` draws such as dropout masks, and
   ``Kind.SIDE_EFFECT`` ops such as ``assign``) are *exported* instead: an ``if`` yields their
@@ -48,7 +50,7 @@ from graphcell_ir.ir.structural import IF, WHILE
 from graphcell_ir.ir.types import ScalarType, TensorType, TupleType
 from graphcell_ir.ir.walk import walk
 from graphcell_ir.ops import functional as F
-from graphcell_ir.autodiff.analysis import loop_needs, must_save
+from graphcell_ir.autodiff.analysis import loop_needs, must_save, trip_count
 from graphcell_ir.autodiff.inline import map_operand
 
 
@@ -67,10 +69,11 @@ class WhileSaves:
     """What the forward copy of a ``while`` kept for its backward."""
 
     trip: Value                      # i64[]: how many iterations ran
-    stacks: dict[int, Value]         # carried index -> (capacity+1, *shape) entry values
+    stacks: dict[int, Value]         # carried index -> (slots, *shape) entry values
     exports: dict[Value, Value]      # original must-save value in the body -> its stack
     capacity: int
     needed: set                      # the body values the backward replays (analysis.loop_needs)
+    counted: bool = False            # capacity is the loop's known trip count: no overflow
 
 
 @dataclass
@@ -203,10 +206,12 @@ class Copier:
             _require_tensor(src_body.args[i], op, f"carried value {i}, which the backward needs,")
         for v in exported:
             _require_tensor(v, op, "a random or side-effecting result")
-        n, cap = len(op.operands), self.capacity
+        n, trips = len(op.operands), trip_count(op)
+        cap = self.capacity if trips is None else trips
+        slots = cap + 1 if trips is None else max(trips, 1)   # a counted loop needs no scratch
         with self.b.at_loc(grad_loc(op.loc)):
             counter = self.b.const(np.array(0, np.int64))
-            bufs = [F.zeros_like(_stack_type(v.type, cap)) for v in
+            bufs = [F.zeros_like(_stack_type(v.type, slots)) for v in
                     [src_body.args[i] for i in used] + exported]
         inits = [counter, *[t.new(v) for v in op.operands], *bufs]
         types = [v.type for v in inits]
@@ -216,13 +221,13 @@ class Copier:
             dst.block.args[0].name_hint = "k"
             _name_args(src.block, dst.block, offset=1)
         self._stacking_cond(src_cond, new.regions[0].block, t, n)
-        self._stacking_body(op, new.regions[1].block, t, n, used, exported)
+        self._stacking_body(op, new.regions[1].block, t, n, used, exported, trips is not None)
         new.set_result_types(types)
         self.b.insert(new)
         self._bind_results(op, new.results[1:], t)
         stacks = new.results[1 + n:]
         return WhileSaves(new.results[0], dict(zip(used, stacks)),
-                          dict(zip(exported, stacks[len(used):])), cap, needed)
+                          dict(zip(exported, stacks[len(used):])), cap, needed, trips is not None)
 
     def _stacking_cond(self, src: Block, dst: Block, t: Tape, n: int) -> None:
         with self.b.insertion_point(dst):
@@ -232,12 +237,13 @@ class Copier:
             raise _nested_effect(src.parent.parent, next(iter(sub.exports)))
         self._yield(dst, src.terminator, sub.yields)
 
-    def _stacking_body(self, op: Op, dst: Block, t: Tape, n: int, used, exported) -> None:
+    def _stacking_body(self, op: Op, dst: Block, t: Tape, n: int, used, exported,
+                       counted: bool) -> None:
         src = op.regions[1].block
         k, carried, bufs = dst.args[0], dst.args[1:1 + n], dst.args[1 + n:]
         b = self.b
         with b.insertion_point(dst), b.at_loc(grad_loc(op.loc)):
-            slot = F.reshape(F.minimum(k, self.capacity), shape=(1,))
+            slot = F.reshape(k if counted else F.minimum(k, self.capacity), shape=(1,))
             new_bufs = [_store(buf, slot, carried[i]) for buf, i in zip(bufs, used)]
         with b.insertion_point(dst):
             sub = self.block(src, t.vmap.new_child(dict(zip(src.args, carried))), t.saved, tape=False)
@@ -247,8 +253,8 @@ class Copier:
         self._yield(dst, src.terminator, [k_next, *sub.yields, *new_bufs])
 
 
-def _stack_type(t: TensorType, capacity: int) -> TensorType:
-    return TensorType(t.dtype, (capacity + 1,) + tuple(t.shape))
+def _stack_type(t: TensorType, slots: int) -> TensorType:
+    return TensorType(t.dtype, (slots,) + tuple(t.shape))
 
 
 def _store(buf: Value, slot: Value, value: Value) -> Value:

@@ -62,6 +62,13 @@ def _candidates() -> tuple[int, ...]:
     return (1, n) if n > 1 else ()
 
 
+def limit(n: int) -> None:
+    """Cap numpy's OpenBLAS at ``n`` threads for this process (one process of a job that shares
+    the machine's cores with the others); with one thread left there is nothing to tune."""
+    if _API is not None and n >= 1 and _API[1]() > n:
+        _API[0](n)
+
+
 class Tuner:
     """Runs calls with the BLAS thread count that has been fastest lately (see the module)."""
 
@@ -107,3 +114,12 @@ class Tuner:
             probes.append(dt)
             if all(len(v) == PROBES for v in self.times.values()):
                 self.choice = min(self.candidates, key=lambda c: float(np.median(self.times[c])))
+
+
+def limit_threads(n: int) -> None:
+    """Use at most ``n`` threads from now on: numpy's OpenBLAS (the tuner's candidates are read
+    from it when an executable is built) and numba's parallel loops."""
+    if _API is not None:
+        _API[0](min(n, _API[1]()))
+    import numba
+    numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))

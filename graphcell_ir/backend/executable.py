@@ -25,7 +25,8 @@ runner is straight-line Python generated from the IR (``exe.source`` shows it)::
 Anything unusual at run time (an argument of another type or shape than compiled for, any
 exception) reruns the call with the reference interpreter, which gives the same results or raises
 the same error as it always does. A rerun restores the random generator's state first (random
-ops draw the same numbers, once); a call that fails after a host callback ran is not rerun.
+ops draw the same numbers, once); a call that fails after a host callback or a collective ran
+(``Trait.EXTERNAL``) is not rerun.
 Compiling never raises either: a function the generator cannot handle runs on the interpreter.
 Functions that run GEMMs time their calls to choose BLAS's thread count (:mod:`.blas_threads`).
 """
@@ -51,8 +52,8 @@ from graphcell_ir.ir.types import TensorType
 from graphcell_ir.ops import conv as C
 from graphcell_ir.ops import elementwise as E
 from graphcell_ir.ops import random as op_random
-from graphcell_ir.ops.effects import assign, host_callback
-from graphcell_ir.ops.layout import broadcast_to
+from graphcell_ir.ops.effects import assign
+from graphcell_ir.ops.layout import broadcast_to, take
 from graphcell_ir.ops.registry import Kind, Trait
 
 log = logging.getLogger("graphcell.backend")
@@ -207,6 +208,7 @@ class _Gen:
         self.fresh: set[Value] = set()   # results of kernel calls: new arrays nobody else holds
         self.deferred: dict[Value, tuple] = {}   # broadcast_to results left to the kernels
         self.fallbacks: list[str] = []
+        self.into: set[Op] = set()   # updates written into the loop-carried array they update
         self.n = 0
 
     # -- names --
@@ -297,6 +299,10 @@ class _Gen:
             self.deferred[op.results[0]] = (op, ind)
         elif d is assign and self.fresh_only_for(op):
             self.assign(op, ind, self.use(op.operands[1]), "assign (the kernel's new buffer)")
+        elif op in self.into:
+            fn = functools.partial(d.ref_into, **op.attrs) if op.attrs else d.ref_into
+            args = ", ".join(self.use(v) for v in op.operands)
+            self.assign(op, ind, f"{self.glob('R', fn)}({args})", f"{d.name} (in place)")
         elif d is CALL:
             callee = self.fn.module[op.attrs["callee"]]
             if _calls_back(callee):
@@ -363,7 +369,8 @@ class _Gen:
                 and isinstance(value.type, TensorType) and value.type == variable.type)
 
     def ref(self, op: Op, ind: str) -> None:
-        if op.opdef is host_callback:  # from here on a failure must not rerun the call
+        if op.opdef.has(Trait.EXTERNAL):  # a callback, a collective: from here on a failure
+            # must not rerun the call (the other processes would wait for a second collective)
             self.lines.append(f"{ind}effects = True")
         attrs = dict(op.attrs)
         # -- which callable runs a non-fused primitive (nnkernels: conv/pool kernels, else ref) --
@@ -431,6 +438,10 @@ class _Gen:
         tup = lambda xs: ", ".join(xs) + ("," if len(xs) == 1 else "")  # noqa: E731
         if carried:
             self.lines.append(f"{ind}{tup(carried)} = {tup([self.use(v) for v in op.operands])}")
+        updates = in_place_updates(op)
+        self.into.update(updates)
+        for i in sorted(set(updates.values())):   # the loop's own array, written step by step
+            self.lines.append(f"{ind}{carried[i]} = {carried[i]}.copy()")
         self.lines.append(f"{ind}while True:")
         cond, body = op.regions[0].block, op.regions[1].block
         inner = ind + "    "
@@ -448,16 +459,42 @@ class _Gen:
             self.lines.append(f"{ind}{tup(res)} = {tup(carried)}")
 
 
+def in_place_updates(op: Op) -> dict[Op, int]:
+    """The ops of a ``while`` body that may write into the array the loop carries at index
+    ``i`` (op -> i): an update with a ``ref_into`` (``scatter_update``, ``scatter_add``) whose
+    operand 0 is that carried value, otherwise only read by ``take`` ops before it (whose
+    results are copies), and whose result is yielded back to that place only. The runner copies
+    such a carried array once, when the loop starts, and then updates it in place, so writing
+    one row per step costs the row, not the array (a recurrent layer's outputs, the gradient's
+    saved states, output cotangents and accumulated input cotangents)."""
+    body = op.regions[1].block
+    yields = body.terminator.operands
+    position = {o: n for n, o in enumerate(body.ops)}
+    out: dict[Op, int] = {}
+    for i, a in enumerate(body.args):
+        updates = [u for u in a.uses if u.opdef.ref_into is not None and u.parent is body
+                   and u.operands[0] is a and a.uses[u] == 1 and len(u.results) == 1]
+        if len(updates) != 1:
+            continue
+        (update,) = updates
+        readers = [u for u in a.uses if u is not update]
+        if all(u.opdef is take and u.parent is body and position[u] < position[update]
+               for u in readers) and \
+                [j for j, y in enumerate(yields) if y is update.results[0]] == [i]:
+            out[update] = i
+    return out
+
+
 def _failed(name: str, slow, args, state=None, effects: bool = False):
     """The runner raised: log why, and let the interpreter run the call (and raise its error).
 
     ``state``: the random generator's state when the call began, restored first so the rerun
-    draws the same numbers and the generator advances once. ``effects``: a host callback already
-    ran, so the call is not rerun (the callback would run twice): the runner's error is raised.
+    draws the same numbers and the generator advances once. ``effects``: a host callback or a
+    collective already ran, so the call is not rerun (it would run twice): the error is raised.
     """
     error = sys.exc_info()[1]
     if effects:
-        log.info("@%s: the compiled runner raised %r after a host callback ran; not rerun",
+        log.info("@%s: the compiled runner raised %r after an external op ran; not rerun",
                  name, error)
         raise error
     log.info("@%s: the compiled runner raised %r; the interpreter reruns the call", name, error)
@@ -496,7 +533,8 @@ def _draws_random(fn: Function) -> bool:
 
 
 def _calls_back(fn: Function) -> bool:
-    return any(op.opdef is host_callback for op in _ops(fn))
+    """Whether ``fn`` acts outside itself (host callbacks, collectives: ``Trait.EXTERNAL``)."""
+    return any(op.opdef.has(Trait.EXTERNAL) for op in _ops(fn))
 
 
 def _unpacking(fn, n: int, name: str):

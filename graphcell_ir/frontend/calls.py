@@ -14,6 +14,7 @@
   static; given run-time values it runs when the graph runs, as Python (JIT Fallback, ``host.py``);
 - ``Host`` (``x.asnumpy()``...) and calls of run-time Python objects: JIT Fallback;
 - ``GradTransform`` and ``GradCall``: making a gradient function, and calling it (``grads.py``);
+- ``Loop``: a functional loop, one IR ``while`` (``loops.py``);
   a ``CellCall`` with a custom ``bprop`` where it is differentiated: ``bprop.py``;
 - Python builtins (``len``, ``isinstance``, ``range``, ``enumerate``, ``super``...): see
   ``pybuiltins.py``.
@@ -148,6 +149,8 @@ class CallMixin:
             return self.call_grad(rec, args, kwargs, node)
         if isinstance(rec, R.GradTransform):
             return self.call_transform(rec, args, kwargs, node)
+        if isinstance(rec, R.Loop):
+            return self.call_loop(rec, args, kwargs, node)
         if isinstance(rec, R.Host):
             return self.fallback(rec.function, args, kwargs, node, f"{name}()")
         if isinstance(rec, R.PyPrimitive):

@@ -31,7 +31,7 @@ from __future__ import annotations
 import ast
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -40,7 +40,7 @@ from graphcell_ir.frontend.errors import Kind
 from graphcell_ir.frontend.exprs import _OPS, describe
 from graphcell_ir.frontend.scope import (BASE, BLOCK, LOOP, MISSING, POISON, Poison, Undefined,
                                          copy_vars, has_poison, map_leaves)
-from graphcell_ir.frontend.source import assigned_names, contains, first
+from graphcell_ir.frontend.source import contains, first, rebound_names
 from graphcell_ir.ir.core import Block, Literal, Op, Region, Value
 from graphcell_ir.ir.loc import UNKNOWN
 from graphcell_ir.ir.structural import IF, WHILE
@@ -73,6 +73,16 @@ class _Pair:
 
 class _Conflict(Exception):
     """Two branches give a value incompatible types (the message says how)."""
+
+
+@dataclass(frozen=True, eq=False)
+class LoopCode:
+    """What an IR loop runs: ``test()`` gives the condition's value (``test_node`` is where its
+    errors point), ``body()`` compiles one iteration into the frame's variables."""
+
+    test: Callable[[], Any]
+    test_node: Any
+    body: Callable[[], None]
 
 
 @dataclass(eq=False)
@@ -322,25 +332,33 @@ class ControlMixin:
             self.fail(bad, f"'{word}' in a while loop whose condition is a tensor (line "
                            f"{loc.line}) is not supported in graph mode", Kind.UNSUPPORTED)
         frame = self.frame
-        names = assigned_names(node.body)
+        names = rebound_names(node.body)
         carried = [n for n in names if n in frame.vars
                    and not isinstance(frame.vars[n], (Undefined, Poison))]
-        plan = _WhilePlan(carried)
-        for _ in range(MAX_PROBES):
-            with self.scratch():
-                grew = self.build_while(node, loc, plan, probe=True)
-            if not grew:
-                break
-        else:
-            self.fail(node, "the loop-carried values of this while loop did not settle",
-                      Kind.ERROR)
-        self.build_while(node, loc, plan, probe=False)
+        self.ir_loop(node, carried, LoopCode(lambda: self.eval(node.test), node.test,
+                                             lambda: self.exec_block(node.body, LOOP)))
         for n in names:
             if n not in carried and not isinstance(frame.vars.get(n), Poison):
                 frame.vars[n] = Undefined(n, f"variable {n!r} may be undefined here: it is only "
                                           f"assigned inside the while loop at line {loc.line}",
                                           Kind.ERROR)
         self.exec_block(node.orelse, BLOCK)
+
+    def ir_loop(self, node, carried: list[str], code: "LoopCode") -> None:
+        """An IR ``while`` running ``code`` that carries the variables ``carried`` (and what the
+        probes find: Parameters the body writes, numbers it changes); afterwards the variables
+        hold the loop's results. ``node`` is where errors point."""
+        loc = self.loc(node)
+        plan = _WhilePlan(carried)
+        for _ in range(MAX_PROBES):
+            with self.scratch():
+                grew = self.build_while(node, loc, plan, code, probe=True)
+            if not grew:
+                break
+        else:
+            self.fail(node, "the loop-carried values of this while loop did not settle",
+                      Kind.ERROR)
+        self.build_while(node, loc, plan, code, probe=False)
 
     def ir_while_with_jumps(self, node: ast.While) -> None:
         """``break``/``continue`` as flags (``jumps.py``): the flags start as bool tensors so a
@@ -356,7 +374,7 @@ class ControlMixin:
             for name in names[1:]:
                 self.frame.vars.pop(name, None)
 
-    def build_while(self, node: ast.While, loc, plan: _WhilePlan, probe: bool):
+    def build_while(self, node, loc, plan: _WhilePlan, code: "LoopCode", probe: bool):
         frame = self.frame
         before_vars, before_bind = frame.vars, self.bindings
         specs, inits, hints = [], [], []
@@ -374,7 +392,8 @@ class ControlMixin:
             inits.append(before_bind.get(key, self.slots[key].arg))
             hints.append(self.slots[key].record.name)
         types = [v.type for v in inits]
-        cond, body = Block(types, hints), Block(types, hints)
+        arg_hints = [_hint(h) for h in hints]
+        cond, body = Block(types, arg_hints), Block(types, arg_hints)
 
         def enter(block: Block, values) -> None:
             new_vars = copy_vars(before_vars)
@@ -393,14 +412,14 @@ class ControlMixin:
         try:
             enter(cond, cond.args)
             with self.b.insertion_point(cond), self.under("irloop", loc):
-                c = self.truth(self.eval(node.test), node.test)
+                c = self.truth(code.test(), code.test_node)
                 if not isinstance(c, Value):
                     c = Literal(bool(c) if not isinstance(c, Poison) else False)
                 with self.b.at_loc(UNKNOWN):
                     self.b.yield_(c)
             enter(body, body.args)
             with self.b.insertion_point(body), self.under("irloop", loc):
-                self.exec_block(node.body, LOOP)
+                code.body()
             after_vars, after_bind = frame.vars, self.bindings
         except BaseException:
             _drop(cond)
@@ -609,6 +628,7 @@ def _fill(v, results):
 
 
 def _hint(name: str) -> str | None:
+    name = name.split("@", 1)[0]  # a hidden variable ``<hint>@<where>`` (loops.py)
     return name if name.replace(".", "_").isidentifier() else None
 
 

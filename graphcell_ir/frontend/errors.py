@@ -111,6 +111,13 @@ class CompileAbort(Exception):
         self.diagnostic = diagnostic
 
 
+class RaiseReached(CompileAbort):
+    """A ``raise`` statement was reached while compiling: compiling stops there, as Python would
+    leave every function up to the caller, so what follows (an argument a check refused, used
+    anyway) adds no errors that only follow from it. Code compiled on trial (a hook, a user's
+    primitive) that reaches one runs as Python instead (``host.trial``)."""
+
+
 class PoisonAbort(Exception):
     """The statement being compiled depends on a problem already reported: abandon it quietly
     (its names are poisoned, nothing more is reported)."""

@@ -396,7 +396,7 @@ class GradMixin:
     def _sens(self, sens, callee: Callee, diff: list, name: str, node) -> list:
         """The sens argument: one tensor per differentiated output, of its shape (cast to its
         dtype)."""
-        given = list(sens) if type(sens) is tuple else [sens]
+        given = _flat_tuple(sens)
         types = [callee.function.result_types[j] for j in diff]
         if len(given) != len(types):
             self.fail(node, f"{name}: sens has {len(given)} value(s) but the function returned "
@@ -418,6 +418,10 @@ def _result_indices(spec: Output) -> list[int]:
     if isinstance(spec, (OutSeq, OutDict)):
         return [i for s in spec.items for i in _result_indices(s)]
     return []
+
+
+def _flat_tuple(v) -> list:
+    return [x for item in v for x in _flat_tuple(item)] if type(v) is tuple else [v]
 
 
 def _is_tensor(v) -> bool:

@@ -58,6 +58,10 @@ How the frontend acts on each record:
   ``sens_param`` takes the cotangent of the output as the last argument; ``has_aux`` differentiates
   the first returned value only. ``pack(value, position_grads, weight_grads)`` arranges what the
   call returns (default: the three as a tuple).
+- ``Loop(kind, signature, name)``: a functional loop (MindSpore's ``ops.WhileLoop``,
+  ``ops.ForiLoop``, ``ops.Scan``; graphcell's stacked ``scan``): the call's arguments are bound
+  with ``signature`` and read by the parameter names of its :class:`LoopKind`; the frontend
+  compiles one IR ``while`` (``loops.py``) instead of unrolling. ``name`` is for messages.
 - ``HookedArgument(type, hook)`` is an argument spec, not a record: a tensor input with tensor
   hooks, put through ``hook`` where a gradient function differentiates it.
 - ``TensorHook(function)``: ``x.register_hook(fn)``, from ``tensor_method``: the frontend puts
@@ -93,6 +97,8 @@ Later additions keep old resolvers working: new fields have defaults, new method
 """
 from __future__ import annotations
 
+import enum
+import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
@@ -200,6 +206,22 @@ class GradCall:
     name: str = ""
 
 
+class LoopKind(enum.Enum):
+    """The functional loops, with the parameter names a call is read by."""
+
+    WHILE = ("cond_func", "loop_func", "init_val")              # ops.WhileLoop
+    FORI = ("lower", "upper", "loop_func", "init_val", "unroll")  # ops.ForiLoop
+    SCAN = ("loop_func", "init", "xs", "length", "unroll")        # ops.Scan: ys is a list
+    SCAN_STACKED = ("loop_func", "init", "xs", "length", "reverse")  # ys stacked into tensors
+
+
+@dataclass(frozen=True, eq=False)
+class Loop:
+    kind: LoopKind
+    signature: inspect.Signature
+    name: str
+
+
 @dataclass(frozen=True, eq=False)
 class Host:
     """A callable that needs run-time values (``x.asnumpy()``, ``x.item()``): called, it runs as
@@ -227,7 +249,7 @@ class Unsupported:
 
 
 Resolved = (Static | Param | Constant | Inline | CellCall | PrimitiveCall | Traced | StaticCall
-            | GradTransform | GradCall | TensorHook | Host | PyPrimitive | Unsupported)
+            | GradTransform | GradCall | TensorHook | Host | PyPrimitive | Loop | Unsupported)
 
 
 class Resolver(Protocol):

@@ -207,6 +207,19 @@ def assigned_names(stmts) -> tuple[str, ...]:
     return tuple(out)
 
 
+def rebound_names(stmts) -> tuple[str, ...]:
+    """The variables ``stmts`` give new values in graph mode: :func:`assigned_names` and the
+    variables written through an item (``x[k] = v``, ``x[k] += v``), which the frontend rebinds to
+    the written copy (Python would mutate the object instead; for a tensor the result is the
+    same). A loop carries these."""
+    out = dict.fromkeys(assigned_names(stmts))
+    for node in _walk_scope(stmts):
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) \
+                and isinstance(node.value, ast.Name):
+            out[node.value.id] = None
+    return tuple(out)
+
+
 def contains(stmts, types, *, into_loops: bool = True) -> bool:
     """Whether ``stmts`` hold a node of ``types`` (not looking into nested functions; with
     ``into_loops=False``, not into nested loops either: for ``break``/``continue``)."""

@@ -15,7 +15,9 @@ the statements graph mode does not support.
   under a tensor condition takes the rest of the unrolled loop into its branch, as in a ``for``.
 - Loops unroll at most ``limits.unroll`` iterations (``limits.py``).
 - ``raise`` and a failing ``assert`` are fine in branches that are statically dead (layers check
-  their arguments this way); reached while compiling they are reported with their message.
+  their arguments this way); reached while compiling they are reported with their message, and
+  a ``raise`` ends the compilation there (as it would end the program), so nothing after it
+  adds errors that only follow from it.
 """
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from graphcell_ir.frontend import jumps
-from graphcell_ir.frontend.errors import Kind, kind_of
+from graphcell_ir.frontend.errors import Kind, RaiseReached, kind_of
 from graphcell_ir.frontend.exprs import _OPS, describe
 from graphcell_ir.frontend.scope import (BASE, BLOCK, LOOP, MISSING, POISON, ForRest, Poison,
                                          WhileRest)
@@ -129,9 +131,11 @@ class StmtMixin:
                 exc = exc()
             except Exception:
                 pass
+        # compiling ends here, as the program would: what follows would only report this
+        # error's consequences (an argument a check refused, used anyway)
         if isinstance(exc, BaseException):
-            self.fail(node, f"{type(exc).__name__}: {exc}", kind_of(exc), exc)
-        self.fail(node, "'raise' reached while compiling")
+            raise RaiseReached(self.diag(node, f"{type(exc).__name__}: {exc}", kind_of(exc), exc))
+        raise RaiseReached(self.diag(node, "'raise' reached while compiling"))
 
     def visit_Assert(self, node):
         t = self.truth(self.eval(node.test), node.test)

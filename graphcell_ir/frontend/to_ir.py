@@ -46,6 +46,8 @@ How the code is organised (``AstToIR`` is one class assembled from mixins, one p
 - ``stmts.py``: statements (assignment, unrolled ``for``, static ``while``, ``raise``, the
   unsupported ones);
 - ``control.py``: tensor-dependent ``if``/``while`` and early ``return`` (IR regions);
+- ``loops.py``: functional loops (``ops.WhileLoop``, ``ops.ForiLoop``, ``ops.Scan``): one IR
+  ``while`` built with ``control.py``'s machinery;
 - ``calls.py`` and ``pybuiltins.py``: calls — inlining, sub-cells, Primitives, traced library
   functions, compile-time calls, Python builtins;
 - ``grads.py``: gradients inside compiled code (``GradCall``: the differentiated call becomes a
@@ -96,6 +98,7 @@ from graphcell_ir.frontend.bprop import BpropMixin
 from graphcell_ir.frontend.grads import GradMixin, prune
 from graphcell_ir.frontend.host import HostMixin
 from graphcell_ir.frontend.limits import Limits, python_stack_for
+from graphcell_ir.frontend.loops import LoopMixin
 from graphcell_ir.frontend.output import (CompiledFrontend, OutDict, OutResult, OutSeq,
                                           OutStatic)
 from graphcell_ir.frontend.scope import (BASE, MISSING, POISON, BoundMethod, Closure, Frame,
@@ -199,8 +202,8 @@ class _ParamSlot:
         self.record, self.arg, self.hooked = record, arg, False
 
 
-class AstToIR(ExprMixin, StmtMixin, ControlMixin, CallMixin, GradMixin, BpropMixin, AttrMixin,
-              HostMixin):
+class AstToIR(ExprMixin, StmtMixin, ControlMixin, LoopMixin, CallMixin, GradMixin, BpropMixin,
+              AttrMixin, HostMixin):
     """Compiles one function; use :func:`compile_function`."""
 
     def __init__(self, resolver, name: str, limits: Limits | None = None):

@@ -12,6 +12,7 @@ from graphcell_ir.ops import unary_math  # noqa: F401  (declare ops)
 from graphcell_ir.ops import scan, sort  # noqa: F401  (declare ops)
 from graphcell_ir.ops import boxes, linalg, random  # noqa: F401  (declare ops)
 from graphcell_ir.ops import activation  # noqa: F401  (declare ops)
+from graphcell_ir.ops import collective  # noqa: F401  (declare ops)
 from graphcell_ir.ops.registry import freeze as _freeze
 
 _freeze()

@@ -69,7 +69,7 @@ from graphcell_ir.errors import OpTypeError, ShapeError
 from graphcell_ir.ir.types import (ObjectType, ScalarType, TensorType, dtype_from_numpy, promote,
                                    promote_weak)
 from graphcell_ir.ops import functional as F
-from graphcell_ir.ops.registry import NONDIFF, AttrKind, Kind, attr, defop
+from graphcell_ir.ops.registry import NONDIFF, AttrKind, Kind, Trait, attr, defop
 from graphcell_ir.ops.shape_rules import require_tensor, require_tensorish
 
 
@@ -161,7 +161,7 @@ def bprop_host_callback(*args, fn=None, name=""):
     return tuple(dout) if dout is not None else (None,) * len(xs)
 
 
-host_callback = defop("host_callback", ("*xs",), kind=Kind.SIDE_EFFECT,
+host_callback = defop("host_callback", ("*xs",), kind=Kind.SIDE_EFFECT, traits=(Trait.EXTERNAL,),
                       attrs=(attr("fn", AttrKind.ANY, None), attr("name", AttrKind.STR, "")),
                       infer=_host_callback_infer, ref=_host_callback_ref,
                       bprop=bprop_host_callback,

@@ -73,7 +73,7 @@ def split_args(op: OpDef, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
     return operands, attrs
 
 
-def bind(op: OpDef, *args, **kwargs):
+def bind(op: OpDef, /, *args, **kwargs):
     """Apply ``op`` through the current emitter."""
     emitter = _emitter.get() or _default[0]
     if emitter is None:

@@ -245,41 +245,54 @@ def _moved(x, indices, axis):
     return a, np.moveaxis(x, a, 0)
 
 
-def _scatter_add_ref(x, indices, updates, *, axis):
-    out = np.array(x, copy=True)
-    a, view = _moved(out, indices, axis)
+def _rows_of(x, indices, updates, axis):
+    """``x`` with ``axis`` first, and ``updates`` as one row per index in that layout."""
+    a, view = _moved(x, indices, axis)
     upd = np.broadcast_to(updates, _take_ref(x, indices, axis=axis).shape)
     upd = np.moveaxis(upd.reshape(x.shape[:a] + (-1,) + x.shape[a + 1:]) if indices.ndim != 1
                       else upd, a, 0)
+    return view, upd
+
+
+def _scatter_add_into(x, indices, updates, *, axis):
+    view, upd = _rows_of(x, indices, updates, axis)
     np.add.at(view, indices.reshape(-1), upd.astype(x.dtype))
-    return out
+    return x
+
+
+def _scatter_update_into(x, indices, updates, *, axis):
+    view, upd = _rows_of(x, indices, updates, axis)
+    view[indices.reshape(-1)] = upd
+    return x
+
+
+def _scatter_add_ref(x, indices, updates, *, axis):
+    return _scatter_add_into(np.array(x, copy=True), indices, updates, axis=axis)
 
 
 def _scatter_update_ref(x, indices, updates, *, axis):
-    out = np.array(x, copy=True)
-    a, view = _moved(out, indices, axis)
-    upd = np.broadcast_to(updates, _take_ref(x, indices, axis=axis).shape)
-    upd = np.moveaxis(upd.reshape(x.shape[:a] + (-1,) + x.shape[a + 1:]) if indices.ndim != 1
-                      else upd, a, 0)
-    view[indices.reshape(-1)] = upd
-    return out
+    return _scatter_update_into(np.array(x, copy=True), indices, updates, axis=axis)
 
 
 scatter_add = defop("scatter_add", ("x", "indices", "updates"), kind=LAYOUT,
                     attrs=[attr("axis", AttrKind.INT, 0)], infer=_scatter_infer, ref=_scatter_add_ref,
+                    ref_into=_scatter_add_into,
                     bprop=lambda x, indices, updates, out, dout, axis: (
                         dout, None, F.cast_like(F.sum_to(F.take(dout, indices, axis=axis),
                                                          tuple(updates.shape)), updates)))
 
+def bprop_scatter_update(x, indices, updates, out, dout, axis):
+    """The written rows' cotangent goes to ``updates``, the rest to ``x``. The rows are read
+    before the cotangent is overwritten, so a loop can do that write in place."""
+    rows = F.take(dout, indices, axis=axis)
+    dupdates = F.cast_like(F.sum_to(rows, tuple(updates.shape)), updates)
+    return F.scatter_update(dout, indices, F.zeros_like(rows), axis=axis), None, dupdates
+
+
 scatter_update = defop("scatter_update", ("x", "indices", "updates"), kind=LAYOUT,
                        attrs=[attr("axis", AttrKind.INT, 0)],
-                       infer=_scatter_infer, ref=_scatter_update_ref,
-                       bprop=lambda x, indices, updates, out, dout, axis: (
-                           F.scatter_update(dout, indices, F.zeros_like(F.take(dout, indices, axis=axis)),
-                                            axis=axis),
-                           None,
-                           F.cast_like(F.sum_to(F.take(dout, indices, axis=axis),
-                                                tuple(updates.shape)), updates)))
+                       infer=_scatter_infer, ref=_scatter_update_ref, ref_into=_scatter_update_into,
+                       bprop=bprop_scatter_update)
 
 
 # --- concat ------------------------------------------------------------------------------------

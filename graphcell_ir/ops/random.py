@@ -20,6 +20,8 @@ Example::
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 
 from graphcell_ir.errors import OpTypeError, ShapeError
@@ -42,6 +44,23 @@ def seed(n: int) -> None:
 def generator() -> np.random.Generator:
     """The generator every random op's reference implementation draws from."""
     return _Holder.gen
+
+
+def set_generator(gen: np.random.Generator) -> None:
+    """Make ``gen`` the generator random ops draw from (``ms.set_rng_state`` restores one)."""
+    _Holder.gen = gen
+
+
+@contextmanager
+def drawing_from(gen: np.random.Generator):
+    """Random ops run inside draw from ``gen`` (a user's ``ms.Generator``), then the generator
+    before is back."""
+    saved = _Holder.gen
+    _Holder.gen = gen
+    try:
+        yield gen
+    finally:
+        _Holder.gen = saved
 
 
 # --- random ops ----------------------------------------------------------------------------------

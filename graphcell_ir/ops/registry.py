@@ -46,6 +46,8 @@ class Trait(Enum):
     ASSOCIATIVE = "associative"
     IDEMPOTENT = "idempotent"
     RANDOM = "random"  # draws from the seeded generator: never folded or merged by CSE
+    EXTERNAL = "external"  # acts outside the program (host callbacks, collectives): runs exactly
+                           # once per call, so a failed compiled call is not rerun
 
 
 class AttrKind(Enum):
@@ -185,6 +187,9 @@ class OpDef:
     MindSpore Primitive takes in its constructor (the others follow the operands in its call).
     ``mutates`` lists the operands whose variable (a Parameter) takes the op's result, as
     ``assign`` does: PyNative writes it at once, graph mode threads it back as an extra result.
+    ``ref_into`` is ``ref`` writing the result into operand 0's array and returning it, for an op
+    whose result is operand 0 updated (the scatters): the executable uses it where it owns that
+    array, a buffer a loop carries from step to step, so a step costs its update, not a copy.
     """
 
     name: str
@@ -201,6 +206,7 @@ class OpDef:
     aliases: tuple[str, ...] = ()
     mutates: tuple[int, ...] = ()
     doc: str = ""
+    ref_into: RefFn | None = None
     attr_index: MappingProxyType = field(init=False, repr=False)
     bprop_takes_needs: bool = field(init=False, repr=False)
 
@@ -279,14 +285,15 @@ REGISTRY: MappingProxyType = MappingProxyType(_entries)
 def defop(name: str, operands: tuple[str, ...] | list[str], *, kind: Kind, infer: InferFn,
           ref: RefFn, bprop: BpropFn | _NonDiff, attrs=(), kernel: str | None = None,
           traits=(), ms_name: str = "", prim_init=(), aliases=(), mutates=(),
-          doc: str = "") -> OpDef:
+          doc: str = "", ref_into: RefFn | None = None) -> OpDef:
     """Declare a primitive. Only the family modules call this, at import time."""
     if _frozen:
         raise RegistryError(f"cannot declare op {name!r}: the registry is frozen; "
                             "use register_custom_op for user ops")
     op = OpDef(name=name, operands=tuple(operands), kind=kind, infer=infer, ref=ref, bprop=bprop,
                attrs=tuple(attrs), kernel=kernel, traits=frozenset(traits), ms_name=ms_name,
-               prim_init=tuple(prim_init), aliases=tuple(aliases), mutates=tuple(mutates), doc=doc)
+               prim_init=tuple(prim_init), aliases=tuple(aliases), mutates=tuple(mutates), doc=doc,
+               ref_into=ref_into)
     _add(op)
     return op
 

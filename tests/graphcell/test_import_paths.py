@@ -31,6 +31,9 @@ import graphcell as ms
     "from graphcell.nn.layer.pooling import MaxPool2d, AdaptiveAvgPool2d",
     "from graphcell.nn.layer.embedding import Embedding, EmbeddingLookup",
     "from graphcell.nn.layer.container import SequentialCell, CellDict",
+    "from graphcell.nn.layer.rnns import LSTM, GRU",
+    "from graphcell.nn.layer.rnn_cells import LSTMCell, RNNCell",
+    "from graphcell.nn.layer.transformer import MultiheadAttention, Transformer",
 ])
 def test_import_line_runs(line):
     exec(line, {})  # noqa: S102 - the import lines users write

@@ -274,8 +274,8 @@ def _running_sum(c, e):
 
 @pytest.mark.parametrize("mode", ["pynative", "graph"])
 def test_fori_loop_and_scan(mode):
-    # loop functions defined outside the compiled function (graph mode calls them with its
-    # values; a lambda written inside construct is a closure of the compiler)
+    # unrolled in graph mode (unroll=True, MindSpore's default); the loops that stay loops are
+    # tested in tests/graphcell/test_functional_loops.py
     def run(x):
         total = ops.ForiLoop()(0, 4, _add_index, x)
         carry, ys = ops.Scan()(_running_sum, x, [x, x * 2])
@@ -285,9 +285,11 @@ def test_fori_loop_and_scan(mode):
     assert (total.asnumpy(), carry.asnumpy(), y0.asnumpy(), y1.asnumpy()) == (7.0, 4.0, 1.0, 4.0)
 
 
-def test_while_loop_runs_in_pynative_and_needs_static_conditions_compiled():
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_while_loop(mode):
     def run(x):
         return ops.WhileLoop()(lambda v: v < 10, lambda v: v * 2, x)
-    assert run(f32(1.0)).asnumpy() == 16.0                    # MindSpore 2.10: 16.0
-    with pytest.raises(TypeError, match="WhileLoop"):
-        ms.jit(run)(f32(1.0))
+    fn = ms.jit(run) if mode == "graph" else run
+    assert fn(f32(1.0)).asnumpy() == 16.0                    # MindSpore 2.10: 16.0
+    with pytest.raises(TypeError, match="WhileLoop: 'loop_func' must be a function"):
+        ops.WhileLoop()(lambda v: v < 10, 3, f32(1.0))

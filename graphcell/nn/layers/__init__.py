@@ -5,7 +5,8 @@ One module per family, as MindSpore's ``mindspore.nn.layer``. Every layer is an 
 nothing layer-specific.
 """
 from graphcell.nn.layers import (activation, adaptive_pool, basic, combined, conv, dense,
-                                 embedding, image, math, normalization, padding, pooling)
+                                 embedding, image, math, normalization, padding, pooling,
+                                 rnn_cells, rnns, transformer)
 from graphcell.nn.layers.activation import *  # noqa: F403 - each module's __all__
 from graphcell.nn.layers.adaptive_pool import *  # noqa: F403
 from graphcell.nn.layers.basic import *  # noqa: F403
@@ -18,7 +19,10 @@ from graphcell.nn.layers.math import *  # noqa: F403
 from graphcell.nn.layers.normalization import *  # noqa: F403
 from graphcell.nn.layers.padding import *  # noqa: F403
 from graphcell.nn.layers.pooling import *  # noqa: F403
+from graphcell.nn.layers.rnn_cells import *  # noqa: F403
+from graphcell.nn.layers.rnns import *  # noqa: F403
+from graphcell.nn.layers.transformer import *  # noqa: F403
 
 _MODULES = (activation, adaptive_pool, basic, combined, conv, dense, embedding, image, math,
-            normalization, padding, pooling)
+            normalization, padding, pooling, rnn_cells, rnns, transformer)
 __all__ = [name for module in _MODULES for name in module.__all__]

@@ -23,12 +23,17 @@ from graphcell import ops
 from graphcell.autodiff import GradOperation, value_and_grad
 from graphcell.nn.cell import Cell
 from graphcell.nn.layers._validate import check_bool
-from graphcell.nn.wrap.grad_reducer import no_reduction
 from graphcell.parameter import Parameter, ParameterTuple
 from graphcell_ir.ir.types import float16, float32
 
 __all__ = ["WithLossCell", "TrainOneStepCell", "WithEvalCell", "WithGradCell",
            "ForwardValueAndGrad", "ParameterUpdate"]
+
+
+def no_reduction(grads):
+    """The gradient reducer of a training cell when the training is not data parallel (the
+    ``nn.Identity`` MindSpore puts there): the gradients as they are."""
+    return grads
 
 
 def _check_cell(owner: str, value, what: str) -> Cell:
@@ -73,7 +78,9 @@ class TrainOneStepCell(Cell):
     gradients of the optimizer's parameters with ``sens`` (default 1.0) as the loss's gradient,
     passes them through ``grad_reducer`` (the identity unless training is data parallel),
     applies ``optimizer(grads)`` and returns the loss computed before the update — or
-    ``(loss, {parameter name: gradient})`` with ``return_grad=True``.
+    ``(loss, {parameter name: gradient})`` with ``return_grad=True``. In ``DATA_PARALLEL`` mode
+    (``set_auto_parallel_context``) the gradients are first summed over the processes of the job
+    (averaged with ``gradients_mean=True``) by a ``DistributedGradReducer``.
 
     Example::
 
@@ -102,17 +109,30 @@ class TrainOneStepCell(Cell):
         self.return_grad = check_bool(return_grad, "return_grad", self.cls_name)
         # MindSpore's attributes, which subclasses written for MindSpore use
         self.grad = GradOperation(get_by_list=True, sens_param=True)
-        self.parallel_mode, self.reducer_flag = "stand_alone", False
-        self.grad_reducer = no_reduction
         self._loss_and_grads = value_and_grad(self.network, None, self.weights)
         self._scaled_loss_and_grads = value_and_grad(self._scaled_loss, None, self.weights,
                                                      has_aux=True)
+        self._data_parallel()
 
     def _scaled_loss(self, scale, *inputs):
         """``(loss * scale, loss)``: differentiated, the gradients of ``loss`` with ``scale`` as
         its sens — the scaled values flow through the backward pass, as with MindSpore's sens."""
         loss = self.network(*inputs)
         return loss * ops.cast(scale, loss.dtype), loss
+
+    def _data_parallel(self) -> None:
+        """In ``DATA_PARALLEL`` mode, a ``DistributedGradReducer`` sums (``gradients_mean``:
+        averages) the gradients over the processes before the update (MindSpore's attributes
+        ``reducer_flag``, ``grad_reducer``, ``mean``, ``degree``)."""
+        from graphcell.parallel import _utils, replicas
+        from graphcell.parallel.grad_reducer import DistributedGradReducer
+        self.parallel_mode = _utils._get_parallel_mode()
+        self.reducer_flag = _utils.is_data_parallel()
+        self.grad_reducer = no_reduction
+        if self.reducer_flag:
+            self.mean, self.degree = _utils._get_gradients_mean(), _utils._get_device_num()
+            self.grad_reducer = DistributedGradReducer(self.weights, self.mean, self.degree)
+            replicas.prepare_replicas(self.network)
 
     def construct(self, *inputs):
         # one forward pass gives both the loss and the tape its gradients are read from, so

@@ -715,3 +715,8 @@ TENSOR_METHODS = {
     "soft_shrink": soft_shrink,
     "logit": logit,
 }
+
+
+# MindSpore's import path of the attention function nn.MultiheadAttention calls (its family
+# module is attention_func, which uses dense above)
+from graphcell.ops.function.attention_func import multi_head_attention_forward  # noqa: E402,F401

@@ -38,8 +38,7 @@ __all__ = [
     "TensorSummary", "TensorDump", "tensordump", "InsertGradientOf", "clip_by_global_norm",
     "mixed_precision_cast", "ReduceOp", "Eps", "eps", "FloatStatus", "IOU", "iou",
     "BoundingBoxEncode", "BoundingBoxDecode", "CheckValid", "NMSWithMask", "NoRepeatNGram",
-    "Coalesce", "accumulate_n", "AccumulateNV2", "Assert", "CheckNumerics", "ForiLoop",
-    "WhileLoop", "Scan", "deepcopy",
+    "Coalesce", "accumulate_n", "AccumulateNV2", "Assert", "CheckNumerics", "deepcopy",
 ]
 
 _FLOATS = (float16, float32, float64)
@@ -316,12 +315,13 @@ def mixed_precision_cast(dst_type, x):
 
 
 class ReduceOp:
-    """MindSpore's ``ops.ReduceOp``: the names of the collective reductions."""
+    """MindSpore's ``ops.ReduceOp``: the names of the collective reductions (``comm_func.py``)."""
 
     SUM = "sum"
     MAX = "max"
     MIN = "min"
     PROD = "prod"
+    AVG = "avg"
 
 
 def eps(x):
@@ -364,64 +364,6 @@ def accumulate_n(x):
 
 AccumulateNV2 = primitive("AccumulateNV2", accumulate_n,
                           doc="MindSpore's ``AccumulateNV2()(x)``: ``ops.accumulate_n``.")
-
-
-# --- functional control flow ---------------------------------------------------------------------
-
-def _fori_loop(lower, upper, loop_func, init_val, unroll=True):
-    """``val = loop_func(i, val)`` for ``i`` in ``range(lower, upper)``; the bounds are ints, so
-    graph mode unrolls the loop."""
-    if not all(isinstance(b, (int, np.integer)) and not isinstance(b, bool)
-               for b in (lower, upper)):
-        raise TypeError("ForiLoop: lower and upper must be ints (known while compiling)")
-    val = init_val
-    for i in range(int(lower), int(upper)):
-        val = loop_func(i, val)
-    return val
-
-
-ForiLoop = primitive("ForiLoop", _fori_loop,
-                     doc="MindSpore's ``ForiLoop()(lower, upper, loop_func, init_val, unroll=True)"
-                         "``: the value after ``val = loop_func(i, val)`` for i in [lower, upper)."
-                         " In graph mode the loop runs while compiling, calling ``loop_func`` with "
-                         "the graph's values: define it outside the compiled function (a lambda "
-                         "written in construct is the compiler's own closure).")
-
-
-def _while_loop(cond_func, loop_func, init_val):
-    """``while cond_func(val): val = loop_func(val)``. The condition is a value of the run: in
-    graph mode it must be known while compiling (write a ``while`` in construct otherwise)."""
-    val = init_val
-    while cond_func(val):
-        val = loop_func(val)
-    return val
-
-
-WhileLoop = primitive("WhileLoop", _while_loop,
-                      doc="MindSpore's ``WhileLoop()(cond_func, loop_func, init_val)``.")
-
-
-def _scan(loop_func, init, xs, length=None, unroll=True):
-    """``carry, y = loop_func(carry, x)`` over ``xs`` (a list or tuple; None with ``length``
-    steps of x = None); returns ``(carry, [y, ...])``."""
-    if xs is None:
-        if length is None:
-            raise ValueError("Scan: give xs or length")
-        xs = [None] * int(length)
-    elif not isinstance(xs, (list, tuple)):
-        raise TypeError(f"Scan: xs must be a list or a tuple, got {type(xs).__name__}")
-    elif length is not None and int(length) != len(xs):
-        raise ValueError(f"Scan: length {length} differs from len(xs) = {len(xs)}")
-    carry, ys = init, []
-    for x in xs:
-        carry, y = loop_func(carry, x)
-        ys.append(y)
-    return carry, ys
-
-
-Scan = primitive("Scan", _scan,
-                 doc="MindSpore's ``Scan()(loop_func, init, xs, length=None, unroll=True)``: "
-                     "``(carry, ys)`` of a loop that threads carry through the elements of xs.")
 
 
 def deepcopy(input_x):

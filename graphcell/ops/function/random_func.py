@@ -3,7 +3,8 @@ signatures: samplers over the random primitives of ``graphcell_ir/ops/random.py`
 
 Every draw comes from graphcell's one generator, so ``ms.set_seed(n)`` makes a script repeatable
 in PyNative and graph mode alike. MindSpore's per-call ``seed``/``seed2``/``generator`` arguments
-are accepted and do not select another stream (graphcell has one). Values cannot match
+select no other stream; a ``generator=`` (``ms.Generator``) does, in PyNative mode
+(``graphcell/common/generator.py``). Values cannot match
 MindSpore's own generator: golden cases compare shapes and dtypes, and the distributions are
 tested separately (``tests/graphcell/test_ops_random.py``).
 
@@ -419,13 +420,26 @@ RandomPoisson = primitive("RandomPoisson", _random_poisson_prim, init=("seed", "
 
 # --- Tensor methods ------------------------------------------------------------------------------
 
+def _stream(name: str, x, generator):
+    """Where ``name``'s draws come from: ``generator`` (a ``ms.Generator``) in PyNative; graph
+    mode draws from the default generator, so another one is refused there."""
+    from graphcell.common.generator import default_generator, drawing_from
+    from graphcell.graph.traced import GraphTensor
+    if isinstance(x, GraphTensor) and generator is not None and generator is not default_generator:
+        raise TypeError(f"{name}: in graph mode random ops draw from the default generator "
+                        "(ms.manual_seed seeds it); a Generator of its own is honoured in "
+                        "PyNative mode")
+    return drawing_from(generator)
+
+
 def _uniform_method(self, from_=0.0, to=1.0, generator=None):
     """``Tensor.uniform(from_=0., to=1., generator=None)``: a new tensor of self's shape and
     dtype drawn from U[from_, to)."""
     if from_ > to:
         raise TypeError(f"Tensor.uniform: from_ ({from_}) must not exceed to ({to})")
     dtype = self.dtype if self.dtype in _FLOATS else float32
-    u = F.uniform_real(shape=tuple(self.shape), dtype=dtype)
+    with _stream("Tensor.uniform", self, generator):
+        u = F.uniform_real(shape=tuple(self.shape), dtype=dtype)
     return F.cast(F.add(F.mul(u, float(to) - float(from_)), float(from_)), dtype=self.dtype)
 
 
@@ -434,7 +448,8 @@ def _bernoulli_method(self, *, generator=None):
     else zeros, in self's dtype."""
     if self.dtype not in _FLOATS:
         raise TypeError(f"Tensor.bernoulli: self must be a float tensor, got {self.dtype}")
-    u = F.uniform_real(shape=tuple(self.shape), dtype=self.dtype)
+    with _stream("Tensor.bernoulli", self, generator):
+        u = F.uniform_real(shape=tuple(self.shape), dtype=self.dtype)
     return F.cast(F.less(u, self), dtype=self.dtype)
 
 
@@ -456,25 +471,27 @@ def _random_categorical_method(self, num_sample, seed=0, dtype=int64):
 
 def _normal_inplace(self, mean=0, std=1, *, generator=None):
     """``Tensor.normal_(mean=0, std=1, *, generator=None)``: fills self with N(mean, std^2)."""
-    z = F.standard_normal(shape=tuple(self.shape), dtype=self.dtype if self.dtype in _FLOATS
-                          else float32)
+    with _stream("Tensor.normal_", self, generator):
+        z = F.standard_normal(shape=tuple(self.shape), dtype=self.dtype if self.dtype in _FLOATS
+                              else float32)
     return F.assign(self, F.cast(F.add(F.mul(z, std), mean), dtype=self.dtype))
 
 
 def _uniform_inplace(self, from_=0, to=1, *, generator=None):
     """``Tensor.uniform_(from_=0, to=1, *, generator=None)``: fills self with U[from_, to)."""
-    return F.assign(self, _uniform_method(self, from_, to))
+    return F.assign(self, _uniform_method(self, from_, to, generator))
 
 
 def _random_inplace(self, from_=0, to=None, *, generator=None):
     """``Tensor.random_(from_=0, to=None, *, generator=None)``: fills self with integers drawn
     uniformly from [from_, to - 1] (``to`` defaults to the largest value of self's dtype)."""
-    if to is None:
-        info = np.finfo(self.dtype.np_dtype) if self.dtype in _FLOATS else \
-            np.iinfo(self.dtype.np_dtype)
-        to = int(min(info.max, 2 ** 31 - 1)) + 1
-    ints = F.uniform_int(_one_value(int(from_)), _one_value(int(to)), shape=tuple(self.shape),
-                         dtype=int64)
+    if to is None:  # every integer the dtype holds exactly (as PyTorch), within int32's bounds
+        largest = 2 ** (np.finfo(self.dtype.np_dtype).nmant + 1) if self.dtype in _FLOATS \
+            else int(np.iinfo(self.dtype.np_dtype).max)
+        to = min(largest + 1, 2 ** 31 - 1)
+    with _stream("Tensor.random_", self, generator):
+        ints = F.uniform_int(_one_value(int(from_)), _one_value(int(to)),
+                             shape=tuple(self.shape), dtype=int64)
     return F.assign(self, F.cast(ints, dtype=self.dtype))
 
 

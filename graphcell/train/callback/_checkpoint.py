@@ -155,7 +155,9 @@ class ModelCheckpoint(Callback):
     ``directory`` (default: the current directory) is created if missing. ``prefix`` and
     ``directory`` may also be functions of the run context's fields (``cb_params``) returning the
     name to use; a callable prefix names the file ``<prefix>.ckpt`` alone.
-    ``latest_ckpt_file_name`` is the last file written.
+    ``latest_ckpt_file_name`` is the last file written. In a data-parallel job of several
+    processes only rank 0 writes (the weights are the same on every process); the others
+    write nothing.
     """
 
     def __init__(self, prefix="CKP", directory=None, config=None):
@@ -222,6 +224,9 @@ class ModelCheckpoint(Callback):
     def _save(self, cb, force: bool) -> None:
         if cb.cur_step_num == self._last_triggered_step or not self._due(cb, force):
             return
+        if _replica():
+            self._last_triggered_step = cb.cur_step_num
+            return
         config = self._config
         step_in_epoch = (cb.cur_step_num - 1) % cb.batch_num + 1
         name = (f"{self._prefix}.{config.format}" if self._prefix_func is not None else
@@ -252,6 +257,15 @@ class ModelCheckpoint(Callback):
                 recent = [f for f in files if now - os.path.getmtime(f) < window]
                 for f in sorted(recent, key=_age_key)[1:]:   # keep the oldest of the window
                     _remove(f)
+
+
+def _replica() -> bool:
+    """Whether this process is a data-parallel replica of rank 0, whose weights rank 0 writes
+    (the processes hold identical weights; N processes writing one path would clash)."""
+    from graphcell.parallel._utils import is_data_parallel
+    from graphcell_ir import comm
+    world = comm.world()
+    return world.size > 1 and world.rank != 0 and is_data_parallel()
 
 
 def _age_key(path: str):

@@ -17,7 +17,9 @@ mode and compares).
   arguments. Its parameters after the call are compared by their paths (``moving_mean``), and
   the gradients are taken with respect to the float arguments and the cell's trainable
   parameters (on a second, fresh cell, so a layer that updates its statistics does so once per
-  run).
+  run). ``param_values={"weight_ih_l0": T(...), ...}`` sets the named Parameters of a layer whose
+  constructor takes no initial weights (``nn.LSTM``) to those tensors once it is made; like
+  ``init``'s tensors they are never differentiated.
 
 Arguments are Python values, :class:`T` (a tensor input: random values of a shape and dtype, or
 given values), :class:`P` (a Parameter made from a ``T`` outside the compiled function, for ops
@@ -151,6 +153,7 @@ class Case:
     ms_grad: bool = True
     attribute: bool = False
     train: bool = False
+    param_values: dict | None = None  # a layer's Parameters set by path (the module docstring)
     cid: str = ""  # set by the file loader: "<target>[<n>]" or "<target>[<label>]"
     _tensors: list = field(default_factory=list, repr=False)
 
@@ -177,9 +180,9 @@ class Case:
         return self.space == "nn" and self.init is not None
 
     def init_slots(self) -> list[int]:
-        """The slots of the tensors given to the constructor (``init``): they configure the
-        object (a layer's initial weights, a loss's class weights), so they are never
-        differentiated."""
+        """The slots of the tensors given to the constructor (``init``) and set as a layer's
+        ``param_values``: they configure the object (a layer's initial weights, a loss's class
+        weights), so they are never differentiated."""
         found: list[int] = []
 
         def walk(v):
@@ -197,7 +200,12 @@ class Case:
                 for x in v.values():
                     walk(x)
         walk(self.init)
+        walk(self.param_values)
         return found
+
+    def param_value_slots(self) -> dict[str, int]:
+        """``param_values``: Parameter path -> the slot of the tensor it is set to."""
+        return {path: t.slot for path, t in (self.param_values or {}).items()}
 
     def tensors(self) -> list[T]:
         return self._tensors
@@ -208,8 +216,12 @@ class Case:
 
     def fingerprint(self) -> str:
         """What the recorded goldens depend on; a test fails when a case changes after recording."""
-        text = repr((self.target, _canon(self.args), _canon(self.kwargs), _canon(self.init))
-                    + (("attribute",) if self.attribute else ()))
+        parts = (self.target, _canon(self.args), _canon(self.kwargs), _canon(self.init))
+        if self.attribute:
+            parts += ("attribute",)
+        if self.param_values is not None:
+            parts += (_canon(self.param_values),)
+        text = repr(parts)
         if self.train:
             text += ",train"
         return hashlib.sha1(text.encode()).hexdigest()[:16]
@@ -239,11 +251,13 @@ class Case:
 
 def case(target: str, *args, init=None, grad=None, rtol=1e-5, atol=1e-6, modes=MODES, why="",
          id="", fd=True, values=True, ms_grad=True, attribute=False, train=False,
-         **kwargs) -> Case:  # noqa: A002 - pytest's word
+         param_values=None, **kwargs) -> Case:  # noqa: A002 - pytest's word
     """One call of ``target`` (see the module docstring); ``attribute=True`` reads a Tensor
     property (``case("Tensor.shape", T((2, 3)), attribute=True)``) instead of calling it."""
+    if param_values is not None and (init is None or not target.startswith("nn.")):
+        raise ValueError(f"{target}: param_values= is for layers (an nn. class with init=)")
     c = Case(target, args, kwargs, init, grad, rtol, atol, tuple(modes), why, id, fd, values,
-             ms_grad, attribute, train)
+             ms_grad, attribute, train, param_values)
     _number_tensors(c)
     return c
 
@@ -254,6 +268,8 @@ def _number_tensors(c: Case) -> None:
             walk(v.tensor)
             v.tensor.is_param = True
         elif isinstance(v, T):
+            if any(v is t for t in c._tensors):
+                return  # the same tensor given twice (self-attention's query, key and value)
             v.slot = len(c._tensors)
             c._tensors.append(v)
         elif isinstance(v, N):
@@ -266,6 +282,7 @@ def _number_tensors(c: Case) -> None:
             for x in v.values():
                 walk(x)
     walk(c.init)
+    walk(c.param_values)
     walk(c.args)
     walk(c.kwargs)
 

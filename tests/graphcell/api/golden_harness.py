@@ -187,11 +187,15 @@ def _graph_function(g: Golden, parameters: dict | None = None):
 # --- layers ----------------------------------------------------------------------------------------
 
 def make_cell(g: Golden):
-    """A fresh layer of a cell case, its ``init`` tensors as initial weights."""
+    """A fresh layer of a cell case, its ``init`` tensors as initial weights and its
+    ``param_values`` set."""
     c, inputs = g.case, g.inputs
     env = {"ms": ms, "target": resolve(c.target),
            **{f"t{i}": Tensor(inputs[i].copy()) for i in c.init_slots()}}
     cell = eval(c.constructor_call("target"), env)  # noqa: S307 - the case's own call text
+    by_path = dict(cell.parameters_and_names())
+    for path, slot in c.param_value_slots().items():
+        by_path[path].set_data(Tensor(inputs[slot].copy()))
     if c.train:
         cell.set_train()
     return cell

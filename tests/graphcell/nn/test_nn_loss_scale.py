@@ -176,7 +176,7 @@ def test_distributed_grad_reducer_in_one_process():
     assert float(out[0].asnumpy()[0]) == 3.0 and str(out[1].dtype) == "Float16"
     mean = nn.DistributedGradReducer([w], mean=True, degree=2)((Tensor([3.0]),))
     assert float(mean[0].asnumpy()[0]) == 1.5
-    with pytest.raises(ValueError, match="'degree' must be a positive int"):
+    with pytest.raises(ValueError, match="'degree' .*int"):
         nn.DistributedGradReducer([w], degree=0)
 
 

@@ -89,10 +89,10 @@ def test_given_sens_is_the_cotangent():
 
 def test_random_ops_draw_the_same_mask_in_every_evaluation():
     ms.set_seed(3)
-    state = ms.seed.generator().bit_generator.state
+    state = ms.common.seed.generator().bit_generator.state
     report = check_grads(lambda x: ops.dropout(x, p=0.5) * x, (_t(4, 3),))
     assert report.passed
-    assert ms.seed.generator().bit_generator.state == state  # the random state is left as found
+    assert ms.common.seed.generator().bit_generator.state == state  # the random state is left as found
 
 
 def test_a_function_that_cannot_run_in_float64_falls_back_with_a_note():

@@ -1,4 +1,6 @@
 """save_checkpoint / load_checkpoint / load_param_into_net: MindSpore 2.10's semantics."""
+import stat
+
 import numpy as np
 import pytest
 
@@ -20,6 +22,19 @@ def test_round_trip_restores_every_parameter(tmp_path, fmt):
     assert ms.load_param_into_net(other, params) == ([], [])
     for a, b in zip(net.get_parameters(), other.get_parameters()):
         np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+
+
+@pytest.mark.parametrize("fmt", ["ckpt", "safetensors"])
+def test_a_saved_checkpoint_is_read_only_and_can_be_saved_again(tmp_path, fmt):
+    path = tmp_path / f"net.{fmt}"
+    ms.save_checkpoint(_net(), str(path), format=fmt)
+    assert stat.S_IMODE(path.stat().st_mode) == stat.S_IRUSR  # as MindSpore leaves its files
+    net = nn.SequentialCell(nn.Dense(3, 2), nn.BatchNorm1d(2))
+    net[0].bias.set_data(ms.Tensor(np.float32([7.0, 8.0])))
+    ms.save_checkpoint(net, str(path), format=fmt)  # replaces the read-only file
+    np.testing.assert_array_equal(ms.load_checkpoint(str(path), format=fmt)["0.bias"].asnumpy(),
+                                  [7.0, 8.0])
+    assert not list(tmp_path.glob("*.tmp"))
 
 
 def test_load_with_net_filters_and_choice(tmp_path):

@@ -368,3 +368,80 @@ def test_a_python_number_the_gradient_needs_is_refused_clearly():
     with pytest.raises(AutodiffError, match="carried value 0, which the backward needs, has type "
                                             "i64.*carry it as a 0-d tensor"):
         grad_function(m, "f", [0])
+
+
+# A counted loop, as ops.ForiLoop/Scan and the recurrent layers compile: k from a constant to a
+# constant bound in steps of 1; each step reads row k of xs and writes its state into row k of ys
+COUNTED = """
+func @f(%xs: f64[{T},2], %h: f64[2], %w: f64[2,2]) -> f64[{T},2], f64[2] {
+  %k0 = const() {value={START}} : i64[]
+  %ys0 = fill() {dtype=f64, shape=[{T},2], value=0} : f64[{T},2]
+  %k, %hn, %ys = while(%k0, %h, %ys0) : (i64[], f64[2], f64[{T},2]) cond(%a: i64[], %b: f64[2], %c: f64[{T},2]) {
+    %p = less(%a, {STOP}:i64) : bool[]
+    yield %p
+  } do(%a2: i64[], %b2: f64[2], %c2: f64[{T},2]) {
+    %x = take(%xs, %a2) {axis=0} : f64[2]
+    %0 = reshape(%b2) {shape=[1,2]} : f64[1,2]
+    %1 = matmul(%0, %w) {transpose_a=false, transpose_b=false} : f64[1,2]
+    %2 = reshape(%1) {shape=[2]} : f64[2]
+    %3 = add(%x, %2) : f64[2]
+    %4 = tanh(%3) : f64[2]
+    %5 = scatter_update(%c2, %a2, %4) {axis=0} : f64[{T},2]
+    %a3 = add(%a2, {STEP}:i64) : i64[]
+    yield %a3, %4, %5
+  }
+  return %ys, %hn
+}
+"""
+
+
+def _counted(T=6, start=0, stop=None, step=1):
+    return parse_module(COUNTED.replace("{T}", str(T)).replace("{START}", str(start))
+                        .replace("{STOP}", str(T if stop is None else stop))
+                        .replace("{STEP}", str(step)))
+
+
+def test_a_counted_loop_saves_one_slot_per_iteration():
+    """The trip count is known while compiling (analysis.trip_count): the forward stacks exactly
+    T entry values (no overflow slot, whatever the capacity), the backward reads them without
+    the overflow branch, and the output buffer, which the backward never reads, is not saved."""
+    from graphcell_ir.ir.structural import IF, WHILE
+    from graphcell_ir.ir.walk import walk
+    rng = np.random.default_rng(20)
+    args = [rng.standard_normal((6, 2)), rng.standard_normal(2), rng.standard_normal((2, 2))]
+    for capacity in (128, 1):
+        g, _ = check_grad_function(_counted(), "f", args, [0, 1, 2], rng=rng,
+                                   loop_capacity=capacity)
+        loops = [op for op in walk(g) if op.opdef is WHILE]
+        assert len(loops) == 2 and not any(op.opdef is IF for op in walk(g))
+        saved = sorted(tuple(r.shape) for r in loops[0].results[4:])
+        assert saved == [(6,), (6, 2)]   # k and h at the entry of each iteration, nothing else
+        # xs's cotangent: each iteration adds its row into the accumulator (no zeros of xs'
+        # shape per iteration to add whole)
+        backward_body = list(walk(loops[1].regions[1]))
+        assert any(op.opdef.name == "scatter_add" for op in backward_body)
+        assert not any(op.opdef.name == "fill" and op.results[0].shape == (6, 2)
+                       for op in backward_body)
+
+
+@pytest.mark.parametrize("start, stop, step, counted", [
+    (2, 6, 1, True),      # from another constant: 4 iterations
+    (0, 6, 2, False),     # another step: the trip count is not taken as known
+])
+def test_what_counts_as_a_counted_loop(start, stop, step, counted):
+    from graphcell_ir.autodiff.analysis import trip_count
+    from graphcell_ir.ir.structural import WHILE
+    m = _counted(start=start, stop=stop, step=step)
+    loop = next(op for op in m["f"].body if op.opdef is WHILE)
+    assert trip_count(loop) == ((stop - start) if counted else None)
+    rng = np.random.default_rng(21)
+    args = [rng.standard_normal((6, 2)), rng.standard_normal(2), rng.standard_normal((2, 2))]
+    check_grad_function(m, "f", args, [0, 1, 2], rng=rng, loop_capacity=2)
+
+
+def test_a_loop_whose_bound_is_data_is_not_counted():
+    from graphcell_ir.autodiff.analysis import trip_count
+    from graphcell_ir.ir.structural import WHILE
+    m = parse_module(WHILE_WITH_IF)
+    loop = next(op for op in m["f"].body if op.opdef is WHILE)
+    assert trip_count(loop) is None

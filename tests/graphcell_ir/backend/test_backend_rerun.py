@@ -1,5 +1,6 @@
 """A call the compiled runner cannot finish is rerun on the interpreter: the rerun must not draw
-random numbers a second time, and a call that already ran a host callback is not rerun."""
+random numbers a second time, and a call that already ran a host callback or a collective is not
+rerun (the other processes of a job would wait for a second collective)."""
 from __future__ import annotations
 
 import re
@@ -7,6 +8,7 @@ import re
 import numpy as np
 import pytest
 
+from graphcell_ir import comm
 from graphcell_ir.backend.executable import compile_executable
 from graphcell_ir.backend.interp import interpret
 from graphcell_ir.frontend import compile_function
@@ -75,3 +77,20 @@ def test_no_rerun_after_a_host_callback():
     CALLS.clear()
     np.testing.assert_allclose(exe([X])[0], -np.exp(X), rtol=1e-6)  # the next call is fine
     assert len(CALLS) == 1
+
+
+def _communicates(x):
+    return F.neg(F.all_reduce(F.exp(x), op="sum", group="hccl_world_group"))
+
+
+def test_no_rerun_after_a_collective():
+    m = _module(_communicates)
+    exe = compile_executable(m, "_communicates", jit=False)
+    _sabotage(exe, "neg")
+    stats = comm.world().stats
+    stats.reset()
+    with pytest.raises(RuntimeError, match="runner failure"):
+        exe([X])
+    assert stats.calls == {"all_reduce": 1}   # ran once; the call was not rerun
+    np.testing.assert_allclose(exe([X])[0], -np.exp(X), rtol=1e-6)
+    assert stats.calls == {"all_reduce": 2}

@@ -7,10 +7,12 @@ compiled program can be compared with the same Python code executed op by op:
 - ``Parameter``: an ``np.ndarray`` subclass with a name (the resolver says ``Param``);
 - ``Cell``: ``construct`` plus forward-pre/forward hooks; ``CellList``/``SequentialCell``;
 - ``Primitive("add")``: one registry op with constructor attributes (``PrimitiveCall``);
-- ``ops``: library functions written against ``graphcell_ir.ops.functional`` (``Traced``).
+- ``ops``: library functions written against ``graphcell_ir.ops.functional`` (``Traced``);
+- ``fori_loop``, ``while_loop``, ``scan``, ``scan_stacked``: functional loops (``Loop``).
 """
 from __future__ import annotations
 
+import inspect
 import types
 from contextlib import contextmanager
 
@@ -160,6 +162,40 @@ ops = types.SimpleNamespace(relu=_relu, matmul=_matmul, reshape=_reshape, assign
                             flatten=_flatten)
 
 
+# --- functional loops (Loop records); eagerly, Python loops ----------------------------------
+
+def fori_loop(lower, upper, loop_func, init_val, unroll=True):
+    for i in range(lower, upper):
+        init_val = loop_func(i, init_val)
+    return init_val
+
+
+def while_loop(cond_func, loop_func, init_val):
+    while cond_func(init_val):
+        init_val = loop_func(init_val)
+    return init_val
+
+
+def scan(loop_func, init, xs, length=None, unroll=True):
+    ys = []
+    for x in (xs if xs is not None else [None] * length):
+        init, y = loop_func(init, x)
+        ys.append(y)
+    return init, ys
+
+
+def scan_stacked(loop_func, init, xs=None, length=None, reverse=False):
+    steps = list(xs) if xs is not None else [None] * length
+    ys = [None] * len(steps)
+    for t in (reversed(range(len(steps))) if reverse else range(len(steps))):
+        init, ys[t] = loop_func(init, steps[t])
+    return init, np.stack(ys)
+
+
+LOOPS = {fori_loop: R.LoopKind.FORI, while_loop: R.LoopKind.WHILE, scan: R.LoopKind.SCAN,
+         scan_stacked: R.LoopKind.SCAN_STACKED}
+
+
 # --- the resolver ---------------------------------------------------------------------------------
 
 class FakeResolver(PythonResolver):
@@ -187,6 +223,8 @@ class FakeResolver(PythonResolver):
                               obj.has_backward_hooks)
         if isinstance(obj, Primitive):
             return R.PrimitiveCall(obj.opdef, dict(obj.attrs))
+        if isinstance(obj, types.FunctionType) and obj in LOOPS:
+            return R.Loop(LOOPS[obj], inspect.signature(obj), obj.__name__)
         return super().classify(obj)
 
     def tensor_method(self, name):

@@ -581,6 +581,39 @@ func @f(%x: f32[3], %counter: f32[] param) -> f32[3], f32[] {
     assert got_c == 4.0 and got_x.sum() == 96.0
 
 
+def test_while_carries_a_tensor_written_through_an_item():
+    # x[k] = v rebinds x to the written copy: the loop must carry it (it was left out once, and
+    # every write inside the loop was lost)
+    def f(x):
+        out = x * 0.0
+        i = x.sum() * 0.0
+        while i < 3.0:
+            out[1] = out[1] + i
+            i = i + 1.0
+        return out
+
+    out = check(f, [F32_3], """
+func @f(%x: f32[3]) -> f32[3] {
+  %out = mul(%x, 0.0:f32) : f32[3]
+  %0 = reduce_sum(%x) {axis=none, keep_dims=false} : f32[]
+  %i = mul(%0, 0.0:f32) : f32[]
+  %i_1, %out_1 = while(%i, %out) : (f32[], f32[3]) cond(%i_2: f32[], %out_2: f32[3]) {
+    %1 = less(%i_2, 3.0:f32) : bool[]
+    yield %1
+  } do(%i_3: f32[], %out_3: f32[3]) {
+    %2 = getitem(%out_3) {key=[1]} : f32[]
+    %3 = add(%2, %i_3) : f32[]
+    %out_4 = setitem(%out_3, %3) {key=[1]} : f32[3]
+    %i_4 = add(%i_3, 1.0:f32) : f32[]
+    yield %i_4, %out_4
+  }
+  return %out_1
+}
+""")
+    got = interpret(out.module, INPUTS[0])
+    np.testing.assert_array_equal(got, [0.0, 3.0, 0.0])
+
+
 # --- jumps under tensor conditions in loops unrolled while compiling (issue 19) -------------------
 
 def test_early_return_under_a_tensor_condition_inside_an_unrolled_while():

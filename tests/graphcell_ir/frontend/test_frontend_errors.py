@@ -329,6 +329,24 @@ def test_raise_in_a_dead_branch_is_fine_and_a_live_one_reports_the_users_message
                     "ValueError: Layer: expected 4 features, got (3,)")
 
 
+def test_a_raise_reached_while_compiling_ends_the_compilation():
+    """A check that refuses an argument is the one error reported: what follows it (in this
+    function and in its callers) would only fail because of the refused argument."""
+    def check(x):
+        if x.ndim != 2:
+            raise ValueError(f"expected a matrix, got rank {x.ndim}")
+        return x
+
+    def f(x):
+        x = check(x)
+        rows = x[5]         # would be an index error on the refused argument
+        return rows + x[0, 7]
+
+    err = error_of(f, cls=GraphValueError)
+    assert len(err.diagnostics) == 1
+    assert_reported(err, check, "raise ValueError", "ValueError: expected a matrix, got rank 1")
+
+
 def test_static_while_that_does_not_stop():
     def f(x):
         n = 0

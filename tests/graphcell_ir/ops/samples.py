@@ -601,7 +601,7 @@ _rows |= {
 # The rows of the ops added for MindSpore's API breadth live in one file per family
 # (samples_<family>.py, importing the helpers above); they are merged here.
 _FAMILIES: tuple[str, ...] = ("index", "binary", "unary", "reduce", "linalg", "random",
-                               "effects", "nn")
+                               "effects", "nn", "comm")
 
 SAMPLES: dict[str, Sample] = dict(_rows)
 """Op name -> its sample row (test data keyed by name: the one sanctioned second table)."""

@@ -3,7 +3,8 @@
 For each OpDef: it has a sample row; its bprop is a rule or NONDIFF; ``infer_types`` agrees with
 the dtype and shape of ``ref`` on drawn inputs; bad inputs raise ShapeError/OpTypeError naming
 the op; an elementwise op has a kernel template, and that template, evaluated as a Python scalar
-expression, agrees with ``ref`` (including at NaN/±Inf/±0 where the row asks for it).
+expression, agrees with ``ref`` (including at NaN/±Inf/±0 where the row asks for it); an
+in-place reference (``ref_into``) writes what ``ref`` returns.
 """
 from __future__ import annotations
 
@@ -99,6 +100,22 @@ def test_infer_matches_ref(name, dtype, data):
     attrs = op.check_attrs(attrs)
     types = op.infer_types(*(type_of_value(v) for v in operands), **attrs)
     check_result(op, types, run_ref(op, operands, attrs))
+
+
+@pytest.mark.parametrize("name,dtype", _cases("ref_into", where=lambda op: op.ref_into is not None))
+@EXAMPLES
+@given(data=st.data())
+def test_ref_into_writes_what_ref_returns(name, dtype, data):
+    """An op's in-place reference (loops update their carried arrays with it) returns operand 0's
+    own array holding exactly what ``ref`` returns."""
+    op, row = REGISTRY[name], SAMPLES[name]
+    operands, attrs = row.make(Gen(data), dtype)
+    attrs = op.check_attrs(attrs)
+    want = op.ref(*operands, **attrs)
+    target = np.array(operands[0], copy=True)
+    got = op.ref_into(target, *operands[1:], **attrs)
+    assert got is target
+    np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("name", _cases("bad", dtypes=False))

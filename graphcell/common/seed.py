@@ -26,8 +26,8 @@ def set_seed(seed: int) -> None:
     dataset_config.set_seed(seed)  # first: it refuses seeds above 2**32 - 1, as MindSpore's does
     _seed = seed
     _generator = np.random.default_rng(seed)
-    from graphcell_ir.ops import random as op_random
-    op_random.seed(seed)
+    from graphcell.common.generator import default_generator
+    default_generator.manual_seed(seed)  # the random ops' stream
 
 
 def get_seed() -> int | None:

@@ -1,0 +1,6 @@
+"""``mindspore.device_context.ascend``: graphcell does not run on Ascend; its queries say so."""
+from graphcell.device_context._absent import absent_device
+
+__all__ = ["is_available", "device_count"]
+
+is_available, device_count = absent_device("Ascend")
