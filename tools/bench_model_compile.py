@@ -9,8 +9,9 @@ a fresh process builds the network with its seeded weights, wraps it in
 call and the second: compile time = first - second. graphcell runs with an empty kernel cache
 directory (a cold compile); MindSpore runs in ``/opt/msvenv/bin/python`` on the same model file
 through the module mapping of the recorder. Each cell of the table is the median of ``--repeat``
-processes (the frameworks take turns). The worker processes run without OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE (the machine's
-defaults would pin BLAS to settings the two frameworks' BLAS builds read differently).
+processes (the frameworks take turns). The worker processes run without OPENBLAS_CORETYPE and
+OPENBLAS_L2_SIZE, which this machine's environment sets: BLAS configures itself, as it does
+for a user.
 """
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Record what MindSpore 2.10 computes for the real models of ``examples/models/`` (issue 17 item 4).
+"""Record what MindSpore 2.10 computes for the real models of ``examples/models/`` (issue 17
+item 4).
 
     /opt/msvenv/bin/python tools/record_model_goldens.py --model resnet50 [--model ...]
     /opt/msvenv/bin/python tools/record_model_goldens.py --all
@@ -23,9 +24,10 @@ deterministic), ``tests/graphcell/models/goldens/<name>.npz`` holds:
   ``nn.TrainOneStepCell(nn.WithLossCell(net, loss), optimizer)`` call and every parameter after it
   (BatchNorm's moving statistics included).
 
-Arrays of up to :data:`FULL_LIMIT` elements (``ModelCase.full_limit``) are stored whole; bigger ones as the reductions of
-:func:`reduce_array` (``<key>#reduced``: sum, norms, sums with random signs, sampled
-elements), which the tests apply to graphcell's array in the same way. That keeps each file well under 2 MB.
+Arrays of up to :data:`FULL_LIMIT` elements (``ModelCase.full_limit``) are stored whole; bigger
+ones as the reductions of :func:`reduce_array` (``<key>#reduced``: sum, norms, sums with random
+signs, sampled elements), which the tests apply to graphcell's array in the same way. That keeps
+each file under 2 MB.
 """
 from __future__ import annotations
 
@@ -166,7 +168,7 @@ def run_model(ms, case: ModelCase) -> dict:
     return {**run_forward(ms, case), **run_gradients(ms, case), **run_step(ms, case)}
 
 
-# --- keeping the files small -----------------------------------------------------------------------
+# --- keeping the files small ---------------------------------------------------------------------
 
 def reduce_array(key: str, array: np.ndarray, full_limit: int = FULL_LIMIT) -> dict:
     """``{key: array}`` for arrays up to ``full_limit`` elements; else ``{key + "#reduced":
@@ -200,7 +202,7 @@ def reduce_all(arrays: dict, full_limit: int = FULL_LIMIT) -> dict:
     return out
 
 
-# --- recording -------------------------------------------------------------------------------------
+# --- recording -----------------------------------------------------------------------------------
 
 def use_mindspore_as_graphcell():
     """Make ``import graphcell as ms`` / ``from graphcell import nn, ops`` give MindSpore's."""
@@ -218,7 +220,8 @@ def record(name: str) -> Path:
     arrays = {}
     for mode in MODES:
         ms.set_context(mode=ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE)
-        arrays.update({f"{mode}/{k}": v for k, v in reduce_all(run_model(ms, case), case.full_limit).items()})
+        reduced = reduce_all(run_model(ms, case), case.full_limit)
+        arrays.update({f"{mode}/{k}": v for k, v in reduced.items()})
     GOLDENS.mkdir(parents=True, exist_ok=True)
     path = GOLDENS / f"{name}.npz"
     np.savez_compressed(path, **{k: np.asarray(v) for k, v in arrays.items()})

@@ -85,7 +85,8 @@ def assert_close(key, got, gold, mode, rtol, full_limit):
     have = unpack_reduced(reduced[f"{key}#reduced"])
     bound = rtol * want["l1"]
     for suffix in ("l1", "l2"):
-        np.testing.assert_allclose(have[suffix], want[suffix], rtol=rtol, err_msg=f"{where} {suffix}")
+        np.testing.assert_allclose(have[suffix], want[suffix], rtol=rtol,
+                                   err_msg=f"{where} {suffix}")
     for suffix in ("sum", "signs"):
         np.testing.assert_allclose(have[suffix], want[suffix], rtol=0, atol=bound,
                                    err_msg=f"{where} {suffix}")
