@@ -9,8 +9,9 @@ a fresh process builds the network with its seeded weights, wraps it in
 call and the second: compile time = first - second. graphcell runs with an empty kernel cache
 directory (a cold compile); MindSpore runs in ``/opt/msvenv/bin/python`` on the same model file
 through the module mapping of the recorder. Each cell of the table is the median of ``--repeat``
-processes. The worker processes run without OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE (the machine's
-defaults would pin BLAS to settings the two frameworks' BLAS builds read differently).
+processes (the frameworks take turns). The worker processes run without OPENBLAS_CORETYPE and
+OPENBLAS_L2_SIZE, which this machine's environment sets: BLAS configures itself, as it does
+for a user.
 """
 from __future__ import annotations
 
@@ -43,11 +44,12 @@ def time_train_step(ms, name: str) -> dict:
                                   optimizer(ms, case, net.trainable_params()))
     step.set_train()
     times = []
-    for _ in range(2):
+    for _ in range(3):
         t0 = time.perf_counter()
         step(*inputs, label).asnumpy()
         times.append(time.perf_counter() - t0)
-    return {"first": times[0], "second": times[1], "compile": times[0] - times[1]}
+    return {"first": times[0], "second": times[1], "third": times[2],
+            "compile": times[0] - times[1]}
 
 
 def worker(framework: str, name: str) -> None:
@@ -71,9 +73,14 @@ def run_worker(framework: str, name: str) -> dict:
     return json.loads(run.stdout.strip().splitlines()[-1])
 
 
-def median_of(framework: str, name: str, repeat: int) -> dict:
-    runs = [run_worker(framework, name) for _ in range(repeat)]
-    return {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+def medians(frameworks: list[str], name: str, repeat: int) -> list[dict]:
+    """Per framework, the median of ``repeat`` worker runs; the frameworks take turns, so a
+    change in the machine's load falls on both."""
+    runs = {f: [] for f in frameworks}
+    for _ in range(repeat):
+        for f in frameworks:
+            runs[f].append(run_worker(f, name))
+    return [{k: statistics.median(r[k] for r in runs[f]) for k in runs[f][0]} for f in frameworks]
 
 
 def main() -> None:
@@ -92,7 +99,7 @@ def main() -> None:
           "processes, seconds")
     print(f"  {'model':16}" + "".join(f"{f + ' compile':>20}{f + ' step':>17}" for f in frameworks))
     for name in names:
-        cells = [median_of(f, name, args.repeat) for f in frameworks]
+        cells = medians(frameworks, name, args.repeat)
         print(f"  {name:16}" + "".join(f"{c['compile']:20.2f}{c['second']:17.3f}" for c in cells),
               flush=True)
 

@@ -1,4 +1,5 @@
-"""Record what MindSpore 2.10 computes for the real models of ``examples/models/`` (issue 17 item 4).
+"""Record what MindSpore 2.10 computes for the real models of ``examples/models/`` (issue 17
+item 4).
 
     /opt/msvenv/bin/python tools/record_model_goldens.py --model resnet50 [--model ...]
     /opt/msvenv/bin/python tools/record_model_goldens.py --all
@@ -23,9 +24,10 @@ deterministic), ``tests/graphcell/models/goldens/<name>.npz`` holds:
   ``nn.TrainOneStepCell(nn.WithLossCell(net, loss), optimizer)`` call and every parameter after it
   (BatchNorm's moving statistics included).
 
-Arrays of up to :data:`FULL_LIMIT` elements are stored whole; bigger ones as the reductions of
-:func:`reduce_array` (``<key>#sum``, ``#l1``, ``#l2``, ``#signs``, ``#sample``), which the tests
-apply to graphcell's array in the same way. That keeps each file well under 2 MB.
+Arrays of up to :data:`FULL_LIMIT` elements (``ModelCase.full_limit``) are stored whole; bigger
+ones as the reductions of :func:`reduce_array` (``<key>#reduced``: sum, norms, sums with random
+signs, sampled elements), which the tests apply to graphcell's array in the same way. That keeps
+each file under 2 MB.
 """
 from __future__ import annotations
 
@@ -66,7 +68,8 @@ class ModelCase:
     ``loss``: ``"softmax_ce"`` (``nn.SoftmaxCrossEntropyWithLogits(sparse=True,
     reduction="mean")``, for classifiers) or ``"mse"`` (``nn.MSELoss()``). ``optimizer``:
     ``"momentum"`` (``nn.Momentum(params, 0.1, 0.9)``) or ``"adam"`` (``nn.Adam(params, 1e-3)``).
-    ``slow``: the full-size configurations; tests mark them slow.
+    ``slow``: the full-size configurations; tests mark them slow. ``full_limit``: arrays up to
+    this size are stored whole (lower it to keep a model with many parameters under 2 MB).
     """
 
     module: str
@@ -77,6 +80,7 @@ class ModelCase:
     optimizer: str = "momentum"
     kwargs: dict = field(default_factory=dict)
     slow: bool = False
+    full_limit: int = FULL_LIMIT
 
 
 MODELS = {
@@ -87,7 +91,7 @@ MODELS = {
     "mobilenet_v2": ModelCase("mobilenet_v2", "mobilenet_v2", (normal(2, 3, 64, 64),),
                               integers(10, 2), kwargs={"num_classes": 10, "dropout": 0.0}),
     "densenet121": ModelCase("densenet", "densenet121", (normal(2, 3, 64, 64),),
-                             integers(10, 2), kwargs={"num_classes": 10}),
+                             integers(10, 2), kwargs={"num_classes": 10}, full_limit=512),
     "vit": ModelCase("vit", "vit", (normal(2, 3, 16, 16),), integers(10, 2), optimizer="adam"),
     "vit_base": ModelCase("vit", "vit", (normal(1, 3, 224, 224),), integers(1000, 1),
                           optimizer="adam", kwargs={"size": "base"}, slow=True),   # benchmark only
@@ -182,33 +186,41 @@ def run_model(ms, case: ModelCase) -> dict:
     return {**run_forward(ms, case), **run_gradients(ms, case), **run_step(ms, case)}
 
 
-# --- keeping the files small -----------------------------------------------------------------------
+# --- keeping the files small ---------------------------------------------------------------------
 
-def reduce_array(key: str, array: np.ndarray) -> dict:
-    """``{key: array}`` for arrays up to FULL_LIMIT elements; else the reductions: the sum, the sums
-    of absolute values and of squares' root (l1, l2), SIGN_VECTORS sums with random signs, and
-    SAMPLES sampled elements — signs and samples drawn from a generator seeded by ``key``, so
-    graphcell's array reduces the same way."""
+def reduce_array(key: str, array: np.ndarray, full_limit: int = FULL_LIMIT) -> dict:
+    """``{key: array}`` for arrays up to ``full_limit`` elements; else ``{key + "#reduced":
+    vector}``, the vector holding (see :func:`unpack_reduced`) the sum, the l1 and l2 norms,
+    SIGN_VECTORS sums with random signs and SAMPLES sampled elements — signs and samples drawn
+    from a generator seeded by ``key``, so graphcell's array reduces the same way. (One vector
+    rather than five arrays: each array of an npz file costs a few hundred bytes of headers.)"""
     array = np.asarray(array)
-    if array.size <= FULL_LIMIT:
+    if array.size <= full_limit:
         return {key: array}
     flat = array.astype(np.float64).ravel()
     rng = np.random.default_rng(zlib.crc32(key.encode()))
     signs = rng.choice([-1.0, 1.0], size=(SIGN_VECTORS, flat.size))
     picks = rng.choice(flat.size, size=SAMPLES, replace=False)
-    return {f"{key}#sum": flat.sum(), f"{key}#l1": np.abs(flat).sum(),
-            f"{key}#l2": np.sqrt((flat * flat).sum()), f"{key}#signs": signs @ flat,
-            f"{key}#sample": flat[picks]}
+    vector = np.concatenate([[flat.sum(), np.abs(flat).sum(), np.sqrt((flat * flat).sum())],
+                             signs @ flat, flat[picks]])
+    return {f"{key}#reduced": vector}
 
 
-def reduce_all(arrays: dict) -> dict:
+def unpack_reduced(vector: np.ndarray) -> dict:
+    """The parts of a :func:`reduce_array` vector: ``sum``, ``l1``, ``l2``, ``signs``,
+    ``sample``."""
+    return {"sum": vector[0], "l1": vector[1], "l2": vector[2],
+            "signs": vector[3:3 + SIGN_VECTORS], "sample": vector[3 + SIGN_VECTORS:]}
+
+
+def reduce_all(arrays: dict, full_limit: int = FULL_LIMIT) -> dict:
     out = {}
     for key, value in arrays.items():
-        out.update(reduce_array(key, value))
+        out.update(reduce_array(key, value, full_limit))
     return out
 
 
-# --- recording -------------------------------------------------------------------------------------
+# --- recording -----------------------------------------------------------------------------------
 
 def use_mindspore_as_graphcell():
     """Make ``import graphcell as ms`` / ``from graphcell import nn, ops`` give MindSpore's."""
@@ -226,7 +238,8 @@ def record(name: str) -> Path:
     arrays = {}
     for mode in MODES:
         ms.set_context(mode=ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE)
-        arrays.update({f"{mode}/{k}": v for k, v in reduce_all(run_model(ms, case)).items()})
+        reduced = reduce_all(run_model(ms, case), case.full_limit)
+        arrays.update({f"{mode}/{k}": v for k, v in reduced.items()})
     GOLDENS.mkdir(parents=True, exist_ok=True)
     path = GOLDENS / f"{name}.npz"
     np.savez_compressed(path, **{k: np.asarray(v) for k, v in arrays.items()})

@@ -28,7 +28,7 @@ import pytest
 
 import graphcell as ms
 from tools.record_model_goldens import (GOLDENS, MODELS, reduce_array, run_forward,
-                                        run_gradients, run_step)
+                                        run_gradients, run_step, unpack_reduced)
 
 MODES = ("pynative", "graph")
 PHASES = ("forward", "gradients", "step")
@@ -70,10 +70,10 @@ def golden_keys(gold, mode, phase):
     return {k for k in keys if k.startswith("step/")}
 
 
-def assert_close(key, got, gold, mode, rtol):
+def assert_close(key, got, gold, mode, rtol, full_limit):
     """Compare graphcell's ``got`` for ``key`` with the golden's whole array or reductions,
     element by element."""
-    reduced = reduce_array(key, got)
+    reduced = reduce_array(key, got, full_limit)
     where = f"{key} ({mode} mode)"
     if key in reduced:
         want = gold[f"{mode}/{key}"]
@@ -81,12 +81,12 @@ def assert_close(key, got, gold, mode, rtol):
         atol = rtol * np.sqrt(np.mean(np.square(want, dtype=np.float64)))
         np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=where)
         return
-    want = {suffix: gold[f"{mode}/{key}#{suffix}"] for suffix in
-            ("sum", "l1", "l2", "signs", "sample")}
-    have = {k.split("#")[1]: v for k, v in reduced.items()}
+    want = unpack_reduced(gold[f"{mode}/{key}#reduced"])
+    have = unpack_reduced(reduced[f"{key}#reduced"])
     bound = rtol * want["l1"]
     for suffix in ("l1", "l2"):
-        np.testing.assert_allclose(have[suffix], want[suffix], rtol=rtol, err_msg=f"{where} {suffix}")
+        np.testing.assert_allclose(have[suffix], want[suffix], rtol=rtol,
+                                   err_msg=f"{where} {suffix}")
     for suffix in ("sum", "signs"):
         np.testing.assert_allclose(have[suffix], want[suffix], rtol=0, atol=bound,
                                    err_msg=f"{where} {suffix}")
@@ -103,12 +103,12 @@ def gradient_rms(gold, mode):
     return np.sqrt(squares / max(sum(g.size for g in whole), 1))
 
 
-def assert_close_in_norm(key, got, gold, mode, rtol, noise):
+def assert_close_in_norm(key, got, gold, mode, rtol, noise, full_limit):
     """Compare ``got`` with the golden as a whole: ``|got - want| <= rtol * |want| + noise *
     sqrt(size)`` (2-norms; ``noise``: the per-element size below which a value is rounding noise,
     as the gradient of a batch norm's shift that the next batch norm removes again is); for a big
     array, its norm, and its sums with random signs within ``rtol`` times its l1 norm."""
-    reduced = reduce_array(key, got)
+    reduced = reduce_array(key, got, full_limit)
     where = f"{key} ({mode} mode)"
     if key in reduced:
         want = gold[f"{mode}/{key}"].astype(np.float64)
@@ -118,11 +118,12 @@ def assert_close_in_norm(key, got, gold, mode, rtol, noise):
         assert error <= bound, (f"{where}: |got - MindSpore's| = {error:.3g} > {bound:.3g} "
                                 f"(rtol {rtol:.0e} of |MindSpore's| = {np.linalg.norm(want):.3g})")
         return
-    have = {k.split("#")[1]: v for k, v in reduced.items()}
-    np.testing.assert_allclose(have["l2"], gold[f"{mode}/{key}#l2"], rtol=rtol,
+    have = unpack_reduced(reduced[f"{key}#reduced"])
+    want = unpack_reduced(gold[f"{mode}/{key}#reduced"])
+    np.testing.assert_allclose(have["l2"], want["l2"], rtol=rtol,
                                atol=noise * np.sqrt(got.size), err_msg=f"{where} l2")
-    np.testing.assert_allclose(have["signs"], gold[f"{mode}/{key}#signs"], rtol=0,
-                               atol=rtol * gold[f"{mode}/{key}#l1"] + noise * got.size,
+    np.testing.assert_allclose(have["signs"], want["signs"], rtol=0,
+                               atol=rtol * want["l1"] + noise * got.size,
                                err_msg=f"{where} signs")
 
 
@@ -136,6 +137,7 @@ def check_model(name, mode, phase, rtol=RTOL, parameter_rtol=None):
     gold = load_goldens(name)
     with framework_mode(mode):
         got = RUNNERS[phase](ms, MODELS[name])
+    full_limit = MODELS[name].full_limit
     expected = golden_keys(gold, mode, phase)
     assert expected, f"{name}: the goldens hold nothing for {phase} in {mode} mode"
     assert set(got) == expected, (
@@ -145,6 +147,7 @@ def check_model(name, mode, phase, rtol=RTOL, parameter_rtol=None):
     for key in sorted(got):
         if parameter_rtol is not None and key.startswith(("grad/", "step/")) and \
                 key != "step/loss":
-            assert_close_in_norm(key, np.asarray(got[key]), gold, mode, parameter_rtol, noise)
+            assert_close_in_norm(key, np.asarray(got[key]), gold, mode, parameter_rtol, noise,
+                                 full_limit)
         else:
-            assert_close(key, np.asarray(got[key]), gold, mode, rtol)
+            assert_close(key, np.asarray(got[key]), gold, mode, rtol, full_limit)

@@ -11,7 +11,11 @@ then agree to 1.5e-4 and the loss to 3e-5 (``RTOL``). Values that close to zero 
 and a flipped mask changes a gradient summed over 8 positions by an eighth: the gradients of the
 last blocks' layers agree to 3.5e-2 in norm (the Dense layer's to 3e-5), and so do the
 parameters after the step, whose change is the gradient (``PARAMETER_RTOL``). MindSpore's own
-two modes agree bit for bit (one set of CPU kernels), so they give no smaller yardstick.
+two modes agree bit for bit (one set of CPU kernels), so they give no yardstick; graphcell's two
+modes (the same arithmetic in other orders) differ from each other by as much: 3e-2 in norm on
+layer3's batch-norm gradients — the sensitivity is the network's at these weights, not a
+difference of semantics. At the full size (1x3x224x224) the logits agree to 3.3e-5 (rtol 1e-4
+holds), the gradients still to 4e-2 in norm (graphcell's modes between them: 3.4e-2).
 
 The default run keeps the forward pass in both modes and PyNative's gradients (about 20 s on
 this machine); the compiled gradients and both train steps are slow tests (``-m slow``).
@@ -40,4 +44,4 @@ def test_resnet50_pynative(phase):
 @pytest.mark.parametrize("phase", PHASES)
 @pytest.mark.parametrize("mode", MODES)
 def test_resnet50_full_size(mode, phase):
-    check_model("resnet50_full", mode, phase, rtol=RTOL, parameter_rtol=PARAMETER_RTOL)
+    check_model("resnet50_full", mode, phase, rtol=1e-4, parameter_rtol=PARAMETER_RTOL)
