@@ -35,6 +35,7 @@ from graphcell import graph  # noqa: E402
 from graphcell.aot import export, load  # noqa: E402
 from graphcell import train  # noqa: E402
 from graphcell import numpy  # noqa: E402  (mindspore.numpy)
+from graphcell import mint  # noqa: E402  (mindspore.mint)
 from graphcell.train import load_checkpoint, load_param_into_net, save_checkpoint  # noqa: E402
 from graphcell import dataset  # noqa: E402
 from graphcell import experimental  # noqa: E402
