@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from graphcell import dtype as mstype
 from graphcell import ops
-from graphcell.ops import arange, eye, full, full_like, ones_like, zeros_like  # same signatures
+from graphcell.ops import arange, eye, full_like, ones_like, zeros_like  # same signatures
 
 __all__ = ["arange", "empty", "empty_like", "eye", "full", "full_like", "linspace", "ones",
            "ones_like", "zeros", "zeros_like"]
@@ -48,3 +48,12 @@ def linspace(start, end, steps, *, dtype=None):
     """``steps`` evenly spaced values from ``start`` to ``end`` (Float32 unless ``dtype``)."""
     out = ops.linspace(start, end, steps)
     return out if dtype is None else out.astype(dtype)
+
+
+def full(size, fill_value, *, dtype=None):
+    """A tensor of shape ``size`` filled with ``fill_value``; without ``dtype``, the fill
+    value's kind decides (bool: Bool, int: Int64, float: Float32), as in PyTorch."""
+    if dtype is None:
+        dtype = (mstype.bool_ if isinstance(fill_value, bool) else
+                 mstype.int64 if isinstance(fill_value, int) else mstype.float32)
+    return ops.full(size, fill_value, dtype=dtype)

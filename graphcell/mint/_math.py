@@ -16,7 +16,7 @@ from graphcell import ops
 from graphcell.ops import (  # noqa: F401 - re-exported
     abs, absolute, acos, acosh, addbmm, addmm, addmv, arccos, arccosh, arcsin, arcsinh, arctan,
     arctan2, arctanh, asin, asinh, atan, atan2, atanh, bitwise_and, bitwise_or, bitwise_xor, ceil,
-    cos, cosh, cross, divide, dot, equal, erf, erfc, erfinv, exp, exp2, expm1, float_power, floor,
+    cos, cosh, cross, divide, equal, erf, erfc, erfinv, exp, exp2, expm1, float_power, floor,
     gcd, greater, gt, isclose, isfinite, isinf, isneginf, le, less, less_equal, log, log1p, log2,
     log10, logaddexp, logaddexp2, logical_and, logical_not, logical_or, logical_xor, lt, matmul,
     maximum, minimum, mm, nan_to_num, ne, neg, negative, not_equal, outer, pow, reciprocal, round,
@@ -177,3 +177,11 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A0
 def softmax(input, dim, *, dtype=None):  # noqa: A002
     """``exp(input) / sum(exp(input), dim)``, computed in ``dtype`` when given."""
     return ops.softmax(input, dim, dtype=dtype)
+
+
+def dot(input, other):  # noqa: A002
+    """The inner product of two 1-D tensors (PyTorch's ``dot``; ``ops.dot`` is a matrix product)."""
+    if input.ndim != 1 or other.ndim != 1:
+        raise ValueError(f"mint.dot: both inputs must be 1-D, got shapes {input.shape} and "
+                         f"{other.shape}")
+    return ops.matmul(input, other)

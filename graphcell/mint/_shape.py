@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from graphcell import ops
 from graphcell.ops import (  # noqa: F401 - the same signatures as mint's
-    broadcast_to, dstack, flip, hstack, masked_select, nonzero, ravel, roll, swapaxes, take,
-    tile, tril, triu, unbind, unsqueeze)
+    broadcast_to, dstack, flip, hstack, masked_select, nonzero, ravel, roll, swapaxes, tile, tril,
+    triu, unbind, unsqueeze)
 
 __all__ = ["broadcast_to", "cat", "chunk", "clone", "concat", "diag", "diff", "dstack", "flatten",
            "flip", "gather", "hstack", "index_add", "index_select", "item", "masked_select",
@@ -58,8 +58,9 @@ def flatten(input, start_dim=0, end_dim=-1):  # noqa: A002
     return ops.flatten(input, start_dim=start_dim, end_dim=end_dim)
 
 
-def squeeze(input, dim=None):  # noqa: A002
-    """``input`` without its size-1 dimensions (those in ``dim`` only, when given)."""
+def squeeze(input, dim):  # noqa: A002
+    """``input`` without its size-1 dimensions among ``dim`` (an int or a tuple; mint requires
+    it)."""
     return ops.squeeze(input, dim)
 
 
@@ -154,3 +155,8 @@ def clone(input):  # noqa: A002
 def item(input):  # noqa: A002
     """The value of a one-element tensor as a Python number."""
     return input.item()
+
+
+def take(input, index):  # noqa: A002
+    """The elements of the flattened ``input`` at ``index`` (shaped like ``index``)."""
+    return ops.gather(input.reshape(-1), index, 0)

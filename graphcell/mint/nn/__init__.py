@@ -28,7 +28,6 @@ ConstantPad1d = _nn.ConstantPad1d
 ConstantPad2d = _nn.ConstantPad2d
 ConstantPad3d = _nn.ConstantPad3d
 CosineEmbeddingLoss = _nn.CosineEmbeddingLoss
-CrossEntropyLoss = _nn.CrossEntropyLoss
 Dropout = _nn.DropoutExt
 Dropout2d = _nn.Dropout2dExt
 Embedding = _nn.EmbeddingExt
@@ -42,7 +41,6 @@ Linear = _nn.Linear
 LogSoftmax = _nn.LogSoftmaxExt
 MaxPool2d = _nn.MaxPool2dExt
 MaxUnpool2d = _nn.MaxUnpool2d
-NLLLoss = _nn.NLLLoss
 PReLU = _nn.PReLUExt
 PixelShuffle = _nn.PixelShuffle
 ReLU = _nn.ReLU
@@ -58,10 +56,10 @@ ZeroPad2d = _nn.ZeroPad2d
 
 __all__ = sorted({*_layers.__all__, "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d",
                   "AdaptiveMaxPool2d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "ConstantPad1d",
-                  "ConstantPad2d", "ConstantPad3d", "CosineEmbeddingLoss", "CrossEntropyLoss",
+                  "ConstantPad2d", "ConstantPad3d", "CosineEmbeddingLoss",
                   "Dropout", "Dropout2d", "Embedding", "Flatten", "Hardshrink", "Hardsigmoid",
                   "Hardswish", "Identity", "LayerNorm", "Linear", "LogSoftmax", "MaxPool2d",
-                  "MaxUnpool2d", "NLLLoss", "PReLU", "PixelShuffle", "ReLU", "ReflectionPad1d",
+                  "MaxUnpool2d", "PReLU", "PixelShuffle", "ReLU", "ReflectionPad1d",
                   "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
                   "ReplicationPad3d", "SoftMarginLoss", "Softshrink", "ZeroPad2d"})
 

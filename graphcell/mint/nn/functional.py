@@ -172,13 +172,14 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,  # n
                           ceil_mode, count_include_pad, divisor_override or 0)
 
 
-def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,  # noqa: A002
-               return_indices=False):
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1,  # noqa: A002
+               ceil_mode=False, return_indices=False):
     """Max pooling over the last two dimensions (and the argmax indices if asked)."""
     return ops.max_pool2d(input, kernel_size, stride, padding, dilation, return_indices, ceil_mode)
 
 
-def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):  # noqa: A002
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0,  # noqa: A002
+                 output_size=None):
     """The inverse of :func:`max_pool2d` with ``return_indices=True``."""
     return ops.max_unpool2d(input, indices, kernel_size, stride, padding, output_size)
 
@@ -197,8 +198,8 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):  # noqa: A002
 
 # --- normalization, dropout, embedding -----------------------------------------------------------
 
-def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,  # noqa: A002
-               momentum=0.1, eps=1e-05):
+def batch_norm(input, running_mean, running_var, weight=None, bias=None,  # noqa: A002
+               training=False, momentum=0.1, eps=1e-05):
     """Batch normalization over dimension 1 (statistics of the batch when ``training``)."""
     channels = input.shape[1]
     if weight is None:

@@ -24,7 +24,8 @@ from graphcell.parameter import Parameter
 from graphcell_ir.ir.types import float32, to_dtype
 
 __all__ = ["AdaptiveMaxPool1d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d",
-           "BatchNorm3d", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose2d", "ELU", "Fold", "GELU",
+           "BatchNorm3d", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose2d", "CrossEntropyLoss",
+           "ELU", "Fold", "GELU", "NLLLoss",
            "GLU", "GroupNorm", "Hardtanh", "KLDivLoss", "L1Loss", "LogSigmoid", "MSELoss", "Mish",
            "ReLU6", "SELU", "SiLU", "Sigmoid", "SmoothL1Loss", "Softmax", "Tanh", "Threshold",
            "Unfold", "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d", "ZeroPad1d",
@@ -325,3 +326,30 @@ class BCEWithLogitsLoss(Cell):
     def construct(self, input, target):  # noqa: A002
         return F.binary_cross_entropy_with_logits(input, target, self.weight, self.reduction,
                                                   self.pos_weight)
+
+
+class CrossEntropyLoss(Cell):
+    """``CrossEntropyLoss(weight=None, ignore_index=-100, reduction='mean',
+    label_smoothing=0.0)``: :func:`~graphcell.mint.nn.functional.cross_entropy` (class indices
+    of any integer dtype, or class probabilities)."""
+
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
+        super().__init__()
+        self.weight, self.ignore_index = weight, ignore_index
+        self.reduction, self.label_smoothing = reduction, label_smoothing
+
+    def construct(self, input, target):  # noqa: A002
+        return F.cross_entropy(input, target, self.weight, self.ignore_index, self.reduction,
+                               self.label_smoothing)
+
+
+class NLLLoss(Cell):
+    """``NLLLoss(weight=None, ignore_index=-100, reduction='mean')``:
+    :func:`~graphcell.mint.nn.functional.nll_loss`."""
+
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean"):
+        super().__init__()
+        self.weight, self.ignore_index, self.reduction = weight, ignore_index, reduction
+
+    def construct(self, input, target):  # noqa: A002
+        return F.nll_loss(input, target, self.weight, self.ignore_index, self.reduction)
