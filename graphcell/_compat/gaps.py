@@ -445,3 +445,13 @@ GAPS.update({
     "mindspore.mint.special.exp2": _MINT_NO_KERNEL.format("Exp2"),
     "mindspore.mint.special.log_softmax": _MINT_NO_KERNEL.format("LogSoftmaxExt"),
 })
+# mint.optim (graphcell/mint/optim.py; tested against PyTorch's rules in numpy:
+# tests/graphcell/mint/test_mint_optim.py)
+GAPS.update({
+    "mindspore.mint.optim.AdamW": "MindSpore 2.10's CPU build has no AdamW kernel (RuntimeError); "
+                                  "graphcell's is experimental.optim.AdamW",
+    "mindspore.mint.optim.Adam": "MindSpore 2.10's CPU build runs it but leaves the parameters "
+                                 "unchanged; graphcell implements PyTorch's Adam",
+    "mindspore.mint.optim.SGD": "MindSpore 2.10's CPU build runs it but leaves the parameters "
+                                "unchanged; graphcell implements PyTorch's SGD",
+})

@@ -5,7 +5,7 @@ PyTorch's argument names (``input``, ``dim``, ``keepdim``), defaults and overloa
 MindSpore's operations. Every name here is an alias of a ``graphcell.ops`` function or a thin
 adapter that renames arguments and calls one — never a second implementation — so it runs
 eagerly in PyNative mode, compiles in graph mode and differentiates through the ops it calls.
-The sub-namespaces are mint's: ``nn`` (layers; ``nn.functional``), ``linalg``,
+The sub-namespaces are mint's: ``nn`` (layers; ``nn.functional``), ``optim``, ``linalg``,
 ``special``. A name MindSpore 2.10's ``mint`` has and graphcell lacks raises an AttributeError
 that points to ``docs/api_coverage.md``.
 
@@ -23,7 +23,7 @@ from graphcell.mint._random import *  # noqa: F401,F403
 from graphcell.mint._reduce import *  # noqa: F401,F403
 from graphcell.mint._shape import *  # noqa: F401,F403
 from graphcell.mint import _creation, _math, _random, _reduce, _shape  # noqa: E402
-from graphcell.mint import linalg, nn, special  # noqa: E402,F401 - mint's sub-namespaces
+from graphcell.mint import linalg, nn, optim, special  # noqa: E402,F401 - mint's sub-namespaces
 
 __all__ = sorted({*_creation.__all__, *_math.__all__, *_random.__all__, *_reduce.__all__,
                   *_shape.__all__})
