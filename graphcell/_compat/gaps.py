@@ -445,6 +445,16 @@ GAPS.update({
     "mindspore.mint.special.exp2": _MINT_NO_KERNEL.format("Exp2"),
     "mindspore.mint.special.log_softmax": _MINT_NO_KERNEL.format("LogSoftmaxExt"),
 })
+GAPS.update({
+    "mindspore.mint.vdot": "MindSpore 2.10's CPU build raises 'Not implement exception' for it; "
+                           "graphcell implements it",
+    "mindspore.mint.inverse": _MINT_NO_KERNEL.format("MatrixInverseExt"),
+    "mindspore.mint.triangular_solve": _MINT_NO_KERNEL.format("TriangularSolve"),
+    "mindspore.mint.conv2d": _MINT_NO_KERNEL.format("Conv2DExt"),
+    "mindspore.mint.polar": "graphcell has no complex dtypes (DESIGN: bool, integers, floats)",
+    "mindspore.mint.npu_gelu": "an Ascend (NPU) kernel; graphcell runs on the CPU (mint.nn."
+                               "functional.gelu computes the same)",
+})
 # mint.optim (graphcell/mint/optim.py; tested against PyTorch's rules in numpy:
 # tests/graphcell/mint/test_mint_optim.py)
 GAPS.update({

@@ -23,9 +23,10 @@ from graphcell.mint._random import *  # noqa: F401,F403
 from graphcell.mint._reduce import *  # noqa: F401,F403
 from graphcell.mint._shape import *  # noqa: F401,F403
 from graphcell.mint import _creation, _math, _random, _reduce, _shape  # noqa: E402
+from graphcell.mint.nn.functional import conv2d  # noqa: E402,F401 - mint.conv2d
 from graphcell.mint import linalg, nn, optim, special  # noqa: E402,F401 - mint's sub-namespaces
 
-__all__ = sorted({*_creation.__all__, *_math.__all__, *_random.__all__, *_reduce.__all__,
+__all__ = sorted({"conv2d", *_creation.__all__, *_math.__all__, *_random.__all__, *_reduce.__all__,
                   *_shape.__all__})
 
 

@@ -29,12 +29,13 @@ __all__ = [
     "bitwise_xor", "bmm", "ceil", "cdist", "clamp", "clip", "cos", "cosh", "cross", "div",
     "divide", "dot", "eq", "equal", "erf", "erfc", "erfinv", "exp", "exp2", "expm1", "fix",
     "float_power", "floor", "floor_divide", "fmod", "frac", "gcd", "ge", "greater",
-    "greater_equal", "gt", "imag", "isclose", "isfinite", "isinf", "isnan", "isneginf", "le",
+    "greater_equal", "gt", "imag", "inverse", "isclose", "isfinite", "isinf", "isnan", "isneginf", "le",
     "lerp", "less", "less_equal", "log", "log1p", "log2", "log10", "logaddexp", "logaddexp2",
     "logical_and", "logical_not", "logical_or", "logical_xor", "lt", "matmul", "maximum",
     "minimum", "mm", "mul", "mv", "nan_to_num", "ne", "neg", "negative", "not_equal", "outer",
     "pow", "real", "reciprocal", "remainder", "round", "rsqrt", "sigmoid", "sign", "sin", "sinc",
-    "sinh", "softmax", "sqrt", "square", "sub", "tan", "tanh", "trace", "trunc", "xlogy"]
+    "sinh", "softmax", "sqrt", "square", "sub", "tan", "tanh", "trace", "triangular_solve",
+    "trunc", "vdot", "xlogy"]
 
 
 def add(input, other, *, alpha=1):  # noqa: A002 - mint's argument names
@@ -185,3 +186,18 @@ def dot(input, other):  # noqa: A002
         raise ValueError(f"mint.dot: both inputs must be 1-D, got shapes {input.shape} and "
                          f"{other.shape}")
     return ops.matmul(input, other)
+
+
+def vdot(input, other):  # noqa: A002
+    """The inner product of two 1-D tensors (no complex dtypes in graphcell: as :func:`dot`)."""
+    return dot(input, other)
+
+
+def inverse(input):  # noqa: A002
+    """The inverse of each square matrix of ``input``."""
+    return ops.inverse(input)
+
+
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):  # noqa: N803
+    """``(X, A)`` with ``A X = b`` (``A.T X = b`` when ``transpose``) for a triangular ``A``."""
+    return b.triangular_solve(A, upper, transpose, unitriangular)
