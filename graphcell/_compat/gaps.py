@@ -455,6 +455,63 @@ GAPS.update({
     "mindspore.mint.npu_gelu": "an Ascend (NPU) kernel; graphcell runs on the CPU (mint.nn."
                                "functional.gelu computes the same)",
 })
+_MINT_ASCEND_ONLY = ("MindSpore 2.10 runs it on Ascend only (NotImplementedError on the CPU); "
+                     "graphcell implements it")
+_MINT_NOT_IMPLEMENTED = ("MindSpore 2.10's CPU build raises 'Not implement exception' (or an "
+                         "internal error) for it; graphcell implements it")
+GAPS.update({
+    "mindspore.mint.arccosh": _MINT_NO_KERNEL.format("AcoshExt"),
+    "mindspore.mint.arcsinh": _MINT_NO_KERNEL.format("AsinhExt"),
+    "mindspore.mint.bitwise_not": _MINT_NO_KERNEL.format("BitwiseNot"),
+    "mindspore.mint.kthvalue": _MINT_NOT_IMPLEMENTED,
+    "mindspore.mint.linalg.qr": _MINT_NO_KERNEL.format("LinalgQr"),
+    "mindspore.mint.nn.AdaptiveAvgPool1d": _MINT_NO_KERNEL.format("AdaptiveAvgPool1D"),
+    "mindspore.mint.nn.AdaptiveAvgPool3d": _MINT_NO_KERNEL.format("AdaptiveAvgPool3DExt"),
+    "mindspore.mint.nn.AdaptiveMaxPool1d": _MINT_NO_KERNEL.format("AdaptiveMaxPool1D"),
+    "mindspore.mint.nn.AvgPool1d": _MINT_NO_KERNEL.format("AvgPool1D"),
+    "mindspore.mint.nn.AvgPool3d": _MINT_NO_KERNEL.format("AvgPool3DExt"),
+    "mindspore.mint.nn.BatchNorm3d": _MINT_NO_KERNEL.format("BatchNormExt"),
+    "mindspore.mint.nn.ConstantPad1d": _MINT_NO_KERNEL.format("ConstantPadND"),
+    "mindspore.mint.nn.ConstantPad2d": _MINT_NO_KERNEL.format("ConstantPadND"),
+    "mindspore.mint.nn.ConstantPad3d": _MINT_NO_KERNEL.format("ConstantPadND"),
+    "mindspore.mint.nn.Conv1d": _MINT_NO_KERNEL.format("Conv1DExt"),
+    "mindspore.mint.nn.Conv2d": _MINT_NO_KERNEL.format("Conv2DExt"),
+    "mindspore.mint.nn.Conv3d": _MINT_NO_KERNEL.format("Conv3DExt"),
+    "mindspore.mint.nn.ConvTranspose2d": _MINT_NO_KERNEL.format("ConvTranspose2D"),
+    "mindspore.mint.nn.CosineEmbeddingLoss": _MINT_NOT_IMPLEMENTED,
+    "mindspore.mint.nn.Fold": _MINT_NO_KERNEL.format("Col2ImExt"),
+    "mindspore.mint.nn.KLDivLoss": _MINT_NO_KERNEL.format("KLDiv"),
+    "mindspore.mint.nn.LogSigmoid": _MINT_NO_KERNEL.format("LogSigmoid"),
+    "mindspore.mint.nn.MaxUnpool2d": _MINT_NO_KERNEL.format("MaxUnpool2DExt"),
+    "mindspore.mint.nn.ReLU6": _MINT_NO_KERNEL.format("Hardtanh"),
+    "mindspore.mint.nn.ReflectionPad1d": _MINT_NO_KERNEL.format("ReflectionPad1D"),
+    "mindspore.mint.nn.ReflectionPad2d": _MINT_NO_KERNEL.format("ReflectionPad2D"),
+    "mindspore.mint.nn.ReflectionPad3d": _MINT_NO_KERNEL.format("ReflectionPad3D"),
+    "mindspore.mint.nn.ReplicationPad1d": _MINT_NO_KERNEL.format("ReplicationPad1D"),
+    "mindspore.mint.nn.ReplicationPad2d": _MINT_NO_KERNEL.format("ReplicationPad2D"),
+    "mindspore.mint.nn.ReplicationPad3d": _MINT_NO_KERNEL.format("ReplicationPad3D"),
+    "mindspore.mint.nn.SELU": _MINT_NO_KERNEL.format("SeLUExt"),
+    "mindspore.mint.nn.SoftMarginLoss": _MINT_NO_KERNEL.format("SoftMarginLoss"),
+    "mindspore.mint.nn.Threshold": _MINT_NO_KERNEL.format("Threshold"),
+    "mindspore.mint.nn.Unfold": _MINT_NO_KERNEL.format("Im2ColExt"),
+    "mindspore.mint.nn.UpsamplingBilinear2d": _MINT_NO_KERNEL.format("UpsampleBilinear2D"),
+    "mindspore.mint.nn.UpsamplingNearest2d": _MINT_NO_KERNEL.format("UpsampleNearest2D"),
+    "mindspore.mint.nn.ZeroPad1d": _MINT_NO_KERNEL.format("ConstantPadND"),
+    "mindspore.mint.nn.ZeroPad3d": _MINT_NO_KERNEL.format("ConstantPadND"),
+    "mindspore.mint.nn.functional.adaptive_avg_pool1d": _MINT_NO_KERNEL.format("AdaptiveAvgPool1D"),
+    "mindspore.mint.nn.functional.adaptive_avg_pool3d":
+        _MINT_NO_KERNEL.format("AdaptiveAvgPool3DExt"),
+    "mindspore.mint.nn.functional.adaptive_max_pool1d": _MINT_NO_KERNEL.format("AdaptiveMaxPool1D"),
+    "mindspore.mint.nn.functional.avg_pool1d": _MINT_NO_KERNEL.format("AvgPool1D"),
+    "mindspore.mint.nn.functional.avg_pool3d": _MINT_NO_KERNEL.format("AvgPool3DExt"),
+    "mindspore.mint.nn.functional.conv3d": _MINT_ASCEND_ONLY,
+    "mindspore.mint.nn.functional.conv_transpose2d": _MINT_NO_KERNEL.format("ConvTranspose2D"),
+    "mindspore.mint.nn.functional.cosine_embedding_loss": _MINT_NOT_IMPLEMENTED,
+    "mindspore.mint.nn.functional.dropout2d": _MINT_NOT_IMPLEMENTED,
+    "mindspore.mint.nn.functional.fold": _MINT_NO_KERNEL.format("Col2ImExt"),
+    "mindspore.mint.nn.functional.max_unpool2d": _MINT_NO_KERNEL.format("MaxUnpool2DExt"),
+    "mindspore.mint.nn.functional.unfold": _MINT_NO_KERNEL.format("Im2ColExt"),
+})
 # mint.optim (graphcell/mint/optim.py; tested against PyTorch's rules in numpy:
 # tests/graphcell/mint/test_mint_optim.py)
 GAPS.update({
