@@ -517,6 +517,8 @@ GAPS.update({
 GAPS.update({
     "mindspore.mint.optim.AdamW": "MindSpore 2.10's CPU build has no AdamW kernel (RuntimeError); "
                                   "graphcell's is experimental.optim.AdamW",
+    "mindspore.mint.optim.FusedAdamW": "MindSpore 2.10's CPU build has no AdamW kernel "
+                                       "(RuntimeError); graphcell's is AdamW",
     "mindspore.mint.optim.Adam": "MindSpore 2.10's CPU build runs it but leaves the parameters "
                                  "unchanged; graphcell implements PyTorch's Adam",
     "mindspore.mint.optim.SGD": "MindSpore 2.10's CPU build runs it but leaves the parameters "

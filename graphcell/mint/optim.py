@@ -25,7 +25,13 @@ from graphcell.parameter import Parameter
 from graphcell.tensor import Tensor
 from graphcell_ir.ir.types import float32
 
-__all__ = ["Adam", "AdamW", "SGD"]
+__all__ = ["Adam", "AdamW", "FusedAdamW", "SGD"]
+
+
+class FusedAdamW(AdamW):
+    """``FusedAdamW(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
+    amsgrad=False, *, maximize=False)``: :class:`AdamW` (MindSpore fuses its update into one
+    kernel on Ascend; graphcell's compiler fuses the update of :class:`AdamW` itself)."""
 
 
 class Adam(AdamW):

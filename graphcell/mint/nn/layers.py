@@ -16,18 +16,21 @@ from __future__ import annotations
 import math
 import numbers
 
+import numpy as np
+
 from graphcell import ops
 from graphcell.common.initializer import HeUniform, Uniform, initializer
 from graphcell.mint.nn import functional as F
 from graphcell.nn.cell import Cell
 from graphcell.parameter import Parameter
+from graphcell.tensor import Tensor
 from graphcell_ir.ir.types import float32, to_dtype
 
 __all__ = ["AdaptiveMaxPool1d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d",
            "BatchNorm3d", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose2d", "CrossEntropyLoss",
            "ELU", "Fold", "GELU", "NLLLoss",
            "GLU", "GroupNorm", "Hardtanh", "KLDivLoss", "L1Loss", "LogSigmoid", "MSELoss", "Mish",
-           "ReLU6", "SELU", "SiLU", "Sigmoid", "SmoothL1Loss", "Softmax", "Tanh", "Threshold",
+           "ReLU6", "SELU", "SiLU", "Sigmoid", "SmoothL1Loss", "Softmax", "SyncBatchNorm", "Tanh", "Threshold",
            "Unfold", "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d", "ZeroPad1d",
            "ZeroPad3d"]
 
@@ -130,34 +133,50 @@ class ConvTranspose2d(_ConvNd):
 # --- normalization -------------------------------------------------------------------------------
 
 class _BatchNorm(Cell):
-    """Batch normalization over dimension 1 with PyTorch's parameters and momentum (the weight
-    of the new batch's statistics in the running ones)."""
+    """Batch normalization over dimension 1 with PyTorch's parameters (``weight`` and ``bias``
+    when ``affine``; ``running_mean``, ``running_var`` and the Int64 ``num_batches_tracked``
+    when ``track_running_stats``) and momentum (the weight of the new batch's statistics)."""
 
     ndims: tuple = (4,)
 
     def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True,
                  track_running_stats=True, dtype=None):
         super().__init__()
+        if momentum is None:
+            raise ValueError(f"{self.cls_name}: momentum=None (a cumulative average) is not "
+                             "supported by graphcell; give a float")
         dtype = float32 if dtype is None else to_dtype(dtype)
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
+        self.dtype = dtype
         shape = (num_features,)
-        self.weight = Parameter(initializer("ones", shape, dtype), name="weight",
-                                requires_grad=affine)
-        self.bias = Parameter(initializer("zeros", shape, dtype), name="bias",
-                              requires_grad=affine)
-        self.running_mean = Parameter(initializer("zeros", shape, dtype), name="running_mean",
-                                      requires_grad=False)
-        self.running_var = Parameter(initializer("ones", shape, dtype), name="running_var",
-                                     requires_grad=False)
+        self.weight = self.bias = None
+        if affine:
+            self.weight = Parameter(initializer("ones", shape, dtype), name="weight")
+            self.bias = Parameter(initializer("zeros", shape, dtype), name="bias")
+        self.running_mean = self.running_var = self.num_batches_tracked = None
+        if track_running_stats:
+            self.running_mean = Parameter(initializer("zeros", shape, dtype),
+                                          name="running_mean", requires_grad=False)
+            self.running_var = Parameter(initializer("ones", shape, dtype), name="running_var",
+                                         requires_grad=False)
+            self.num_batches_tracked = Parameter(Tensor(np.int64(0)),
+                                                 name="num_batches_tracked", requires_grad=False)
 
     def construct(self, input):  # noqa: A002
         if input.ndim not in self.ndims:
             raise ValueError(f"{self.cls_name} expects a {' or '.join(map(str, self.ndims))}-D "
                              f"input, got shape {input.shape}")
+        if self.training and self.track_running_stats:
+            ops.assign_add(self.num_batches_tracked, ops.ones((), self.num_batches_tracked.dtype))
+        shape = (self.num_features,)
+        if self.track_running_stats:
+            mean, var = self.running_mean, self.running_var
+        else:  # statistics of the batch, kept nowhere
+            mean, var = ops.zeros(shape, self.dtype), ops.ones(shape, self.dtype)
         batch_stats = self.training or not self.track_running_stats
-        return F.batch_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
-                            batch_stats, self.momentum, self.eps)
+        return F.batch_norm(input, mean, var, self.weight, self.bias, batch_stats,
+                            self.momentum, self.eps)
 
     def extend_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
@@ -181,6 +200,20 @@ class BatchNorm3d(_BatchNorm):
     """``BatchNorm3d(num_features, ...)`` over ``(N, C, D, H, W)`` inputs."""
 
     ndims = (5,)
+
+
+class SyncBatchNorm(_BatchNorm):
+    """``SyncBatchNorm(num_features, eps=1e-05, momentum=0.1, affine=True,
+    track_running_stats=True, process_group=None, dtype=None)``: batch normalization whose
+    statistics would be reduced over ``process_group``; in one process (graphcell's CPU run, as
+    MindSpore 2.10's CPU build) it is the batch norm of the local batch, for 2-D to 5-D inputs."""
+
+    ndims = (2, 3, 4, 5)
+
+    def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True,
+                 track_running_stats=True, process_group=None, dtype=None):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, dtype)
+        self.process_group = process_group
 
 
 class GroupNorm(Cell):

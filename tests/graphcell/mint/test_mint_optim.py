@@ -107,6 +107,19 @@ def test_adamw_is_experimental_adamw():
     assert mint.optim.AdamW is experimental_optim.AdamW
 
 
+def test_fused_adamw_steps_as_adamw(mode):
+    made = []
+    for cls in (mint.optim.AdamW, mint.optim.FusedAdamW):
+        params = [Parameter(Tensor(p.copy()), name=f"p{i}") for i, p in enumerate(P0)]
+        opt = cls(params, lr=0.05, weight_decay=0.1, amsgrad=True)
+        step = Apply(opt) if mode == "graph" else opt
+        for grads in GRADS:
+            step(tuple(Tensor(g) for g in grads))
+        made.append([p.asnumpy() for p in params])
+    for a, f in zip(*made):
+        np.testing.assert_array_equal(f, a)
+
+
 @pytest.mark.parametrize("make, message", [
     (lambda p: mint.optim.SGD(p, lr=-1.0), "learning rate"),
     (lambda p: mint.optim.SGD(p, lr=0.1, nesterov=True), "Nesterov"),

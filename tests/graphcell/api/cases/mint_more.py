@@ -50,6 +50,8 @@ CASES = [
     case("mint.nn.AvgPool3d", VOL, init=dict(kernel_size=2)),
     case("mint.nn.BCELoss", T((2, 3), **POS), T((2, 3), lo=0, hi=1), init=dict()),
     case("mint.nn.BatchNorm3d", VOL, init=dict(num_features=2), train=True),
+    case("mint.nn.SyncBatchNorm", T((4, 3)), init=dict(num_features=3), train=True),
+    case("mint.nn.SyncBatchNorm", IMG, init=dict(num_features=2), id="eval"),
     case("mint.nn.ConstantPad1d", SEQ, init=dict(padding=1, value=0.5)),
     case("mint.nn.ConstantPad2d", IMG, init=dict(padding=(1, 0, 2, 1), value=-1.0)),
     case("mint.nn.ConstantPad3d", VOL, init=dict(padding=1, value=0.0)),
