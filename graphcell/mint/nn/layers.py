@@ -28,11 +28,10 @@ from graphcell_ir.ir.types import float32, to_dtype
 
 __all__ = ["AdaptiveMaxPool1d", "BCELoss", "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d",
            "BatchNorm3d", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose2d", "CrossEntropyLoss",
-           "ELU", "Fold", "GELU", "NLLLoss",
-           "GLU", "GroupNorm", "Hardtanh", "KLDivLoss", "L1Loss", "LogSigmoid", "MSELoss", "Mish",
-           "ReLU6", "SELU", "SiLU", "Sigmoid", "SmoothL1Loss", "Softmax", "SyncBatchNorm", "Tanh", "Threshold",
-           "Unfold", "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d", "ZeroPad1d",
-           "ZeroPad3d"]
+           "ELU", "Fold", "GELU", "GLU", "GroupNorm", "Hardtanh", "KLDivLoss", "L1Loss",
+           "LogSigmoid", "MSELoss", "Mish", "NLLLoss", "ReLU6", "SELU", "SiLU", "Sigmoid",
+           "SmoothL1Loss", "Softmax", "SyncBatchNorm", "Tanh", "Threshold", "Unfold", "Upsample",
+           "UpsamplingBilinear2d", "UpsamplingNearest2d", "ZeroPad1d", "ZeroPad3d"]
 
 
 def _tuple(value, n: int, what: str, owner: str) -> tuple:
