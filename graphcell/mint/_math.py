@@ -14,7 +14,7 @@ from __future__ import annotations
 from graphcell import ops
 # mint's function is ops' function (the same object or the same signature in MindSpore 2.10)
 from graphcell.ops import (  # noqa: F401 - re-exported
-    abs, absolute, acos, acosh, addbmm, addmm, addmv, arccos, arccosh, arcsin, arcsinh, arctan,
+    abs, acos, acosh, addbmm, addmm, addmv, arccos, arccosh, arcsin, arcsinh, arctan,
     arctan2, arctanh, asin, asinh, atan, atan2, atanh, bitwise_and, bitwise_or, bitwise_xor, ceil,
     cos, cosh, cross, divide, equal, erf, erfc, erfinv, exp, exp2, expm1, float_power, floor,
     gcd, greater, gt, isclose, isfinite, isinf, isneginf, le, less, less_equal, log, log1p, log2,
@@ -23,7 +23,7 @@ from graphcell.ops import (  # noqa: F401 - re-exported
     rsqrt, sigmoid, sign, sin, sinc, sinh, square, tan, tanh, trace, trunc)
 
 __all__ = [
-    "abs", "absolute", "acos", "acosh", "add", "addbmm", "addcdiv", "addcmul", "addmm", "addmv",
+    "abs", "acos", "acosh", "add", "addbmm", "addcdiv", "addcmul", "addmm", "addmv",
     "allclose", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "asin",
     "asinh", "atan", "atan2", "atanh", "baddbmm", "bitwise_and", "bitwise_not", "bitwise_or",
     "bitwise_xor", "bmm", "ceil", "cdist", "clamp", "clip", "cos", "cosh", "cross", "div",
