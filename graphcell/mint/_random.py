@@ -8,7 +8,7 @@ Example::
     >>> import graphcell as ms
     >>> from graphcell import mint
     >>> mint.randn(2, 3).shape, mint.randint(0, 5, (4,)).dtype
-    ((2, 3), mindspore.int64)
+    ((2, 3), Int64)
 """
 from __future__ import annotations
 
