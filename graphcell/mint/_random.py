@@ -1,7 +1,7 @@
 """mint's random sampling: ``rand``/``randn``/``randint``/``randperm``/``normal`` (shapes as
 arguments or one tuple, Float32 unless ``dtype``), their ``*_like`` forms, ``bernoulli`` and
-``multinomial``. They draw from graphcell's global generator (``ms.set_seed``); ``generator``
-is accepted and must be None.
+``multinomial``. They draw from the default generator (``ms.manual_seed``, ``ms.set_seed``);
+``generator`` must be None or ``ms.default_generator``.
 
 Example::
 
@@ -23,9 +23,12 @@ __all__ = ["bernoulli", "multinomial", "normal", "rand", "rand_like", "randint",
 
 
 def _no_generator(generator, name: str) -> None:
-    if generator is not None:
-        raise ValueError(f"mint.{name}: graphcell draws from its global generator (set it with "
-                         f"ms.set_seed); generator must be None, got "
+    """mint's functions draw from the default generator: ``generator`` must be None or it
+    (``Tensor.uniform_(generator=g)`` and the other Tensor methods take a Generator of its own)."""
+    from graphcell.common.generator import default_generator
+    if generator is not None and generator is not default_generator:
+        raise ValueError(f"mint.{name}: draws from the default generator (seed it with "
+                         f"ms.manual_seed); generator must be None or ms.default_generator, got "
                          f"{type(generator).__name__}")
 
 

@@ -46,7 +46,8 @@ def test_bad_arguments_name_the_function():
     with pytest.raises(ValueError, match="mint.nn.functional.relu: inplace=True"):
         ms.mint.nn.functional.relu(x, inplace=True)
     with pytest.raises(ValueError, match="mint.randn: .*generator must be None"):
-        ms.mint.randn(2, generator=object())
+        ms.mint.randn(2, generator=ms.Generator())
+    assert ms.mint.randn(2, generator=ms.default_generator).shape == (2,)
     with pytest.raises(ValueError, match="padding must be 'same', 'valid'"):
         ms.mint.nn.functional.conv2d(ms.ops.ones((1, 1, 3, 3)), ms.ops.ones((1, 1, 2, 2)),
                                      padding="full")
