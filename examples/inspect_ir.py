@@ -2,19 +2,21 @@
 
     python examples/inspect_ir.py [--out DIR]
 
-The same as ``graphcell ir examples/inspect_ir.py:SmallNet --input f32[4,8] --all-passes``. The
-final graph is written as SVG when Graphviz's ``dot`` is on PATH, else as dot text.
+The same as ``graphcell ir examples/inspect_ir.py:SmallNet --input f32[4,8] --all-passes``, then
+``--summary``. The final graph is written as SVG (by Graphviz's ``dot`` when it is on PATH, else
+by matplotlib, the extra ``pictures``), or as dot text when neither is installed.
 """
 import argparse
 import os
-import shutil
 import tempfile
 
 import graphcell as ms
 from graphcell import nn, ops
 from graphcell.aot.targets import example_inputs, ir_stages
 from graphcell_ir.ir.export import to_dot, to_svg
+from graphcell_ir.errors import GraphvizError
 from graphcell_ir.text import parse_module
+from graphcell_ir.text.summary import summarize
 
 
 class SmallNet(nn.Cell):
@@ -39,13 +41,12 @@ def main():
         print(f"// ----- IR after {name} -----")
         print(text)
     final = parse_module(stages[-1][1], consts=stages[-1][2])
-    if shutil.which("dot"):
-        path = os.path.join(out, "small_net.svg")
-        content = to_svg(final)
-    else:
-        path = os.path.join(out, "small_net.dot")
-        content = to_dot(final)
-        print("Graphviz 'dot' is not on PATH: writing dot text instead of SVG")
+    print(summarize(final))
+    try:   # Graphviz's dot when it is on PATH, else matplotlib (graphcell[pictures])
+        path, content = os.path.join(out, "small_net.svg"), to_svg(final)
+    except GraphvizError as e:
+        path, content = os.path.join(out, "small_net.dot"), to_dot(final)
+        print(f"{e}\nwriting dot text instead of SVG")
     with open(path, "w") as f:
         f.write(content)
     print(f"wrote {path}")

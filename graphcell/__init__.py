@@ -41,8 +41,10 @@ _graph_mode.provide(graph)   # the seam: nn.Cell and gradient functions reach gr
 from graphcell.aot import export, load  # noqa: E402
 from graphcell import train  # noqa: E402
 from graphcell import numpy  # noqa: E402  (mindspore.numpy)
+from graphcell import mint  # noqa: E402  (mindspore.mint)
 from graphcell.train import load_checkpoint, load_param_into_net, save_checkpoint  # noqa: E402
 from graphcell import dataset  # noqa: E402
+from graphcell import mindrecord  # noqa: E402
 from graphcell import experimental  # noqa: E402
 from graphcell import amp  # noqa: E402
 from graphcell import device_context, hal, log, profiler, utils  # noqa: E402

@@ -142,9 +142,14 @@ _KEYS: dict[str, _Key] = {
     "device_id": _Key(0, _non_negative_int("device_id"), "accepted for compatibility"),
     "pynative_synchronize": _Key(False, _bool("pynative_synchronize"),
                                  "accepted; graphcell's PyNative ops are always synchronous"),
-    "save_graphs": _Key(0, _save_graphs, "write the IR after every pass that changed it (level 0-3 "
-                                         "or a bool; any level above 0 writes everything)"),
+    "save_graphs": _Key(0, _save_graphs, "write the IR after every pass that changed it, its "
+                                         "summary and its dot graph (level 0-3 or a bool; level "
+                                         "3, MindSpore's 'visualization' level, adds an SVG)"),
     "save_graphs_path": _Key(".", _path, "directory for save_graphs dumps"),
+    "save_graphs_locs": _Key("user", _choice("save_graphs_locs", "user", "full", "none"),
+                             "graphcell's own: the source locations in save_graphs' .gcir files "
+                             "('user': the user's line and cells; 'full': every inlined frame; "
+                             "'none'), as graphcell ir --locs"),
     "max_call_depth": _Key(1000, _non_negative_int("max_call_depth"),
                            "the deepest nesting of calls graph mode inlines (recursion stops "
                            "there with a GraphLimitError)"),
@@ -196,8 +201,8 @@ _KEYS: dict[str, _Key] = {
     "aoe_config": _Key({}, _any, "accepted (an Ascend option in MindSpore)"),
 }
 """Every key MindSpore 2.10 accepts on the CPU. The ones with an effect here: mode, save_graphs,
-save_graphs_path, max_call_depth, jit_level/jit_config, compile_report and max_unroll (graphcell's
-own); the others
+save_graphs_path, max_call_depth, jit_level/jit_config, compile_report, and max_unroll and
+save_graphs_locs (graphcell's own); the others
 are checked as MindSpore checks them and recorded, so ``get_context`` returns them."""
 
 _IGNORED = ("enable_sparse", "auto_tune_mode", "enable_auto_mixed_precision")

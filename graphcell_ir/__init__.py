@@ -19,6 +19,8 @@ PUBLIC = {
     "graphcell_ir.ir.export": "the IR as a networkx graph, Graphviz dot or SVG",
     "graphcell_ir.text.parser": "parsing .gcir text (artifacts)",
     "graphcell_ir.text.printer": "printing .gcir text",
+    "graphcell_ir.text.summary": "the summary view of compiled IR (ops, fused groups, costs)",
+    "graphcell_ir.text.page": "the HTML page of the compile stages",
     "graphcell_ir.text.values": "HostRef: a host callback read back from text (artifacts)",
     # the op registry and the functional op language
     "graphcell_ir.ops": "REGISTRY: every primitive, declared once",

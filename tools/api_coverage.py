@@ -4,8 +4,9 @@
     python tools/api_coverage.py --check  # exit 1 if the page is stale (the test suite does this)
 
 Reads MindSpore's ranked name list (``graphcell/_compat/mindspore_api.tsv``) and the list of
-``mindspore.numpy``'s callables (``graphcell/_compat/mindspore_numpy_api.txt``, its own section:
-the ranked list does not cover it), asks graphcell which names exist, counts the golden cases
+``mindspore.numpy``'s callables (``graphcell/_compat/mindspore_numpy_api.txt``) and of
+``mindspore.mint``'s names (``graphcell/_compat/mindspore_mint_api.txt``; their own sections: the
+ranked list does not cover them), asks graphcell which names exist, counts the golden cases
 recorded from MindSpore per name (``tests/graphcell/api/cases``, ``goldens``) and the ``nn``
 names that the other MindSpore-recorded suites exercise (optimizer steps, training runs, models:
 ``SUITE_SOURCES``), and takes the reasons for missing names from ``graphcell/_compat/gaps.py``.
@@ -30,7 +31,11 @@ takes part in a recorded result."""
 
 
 def owner(namespace: str):
+    import importlib
+
     import graphcell
+    if namespace.startswith("mindspore.mint"):
+        return importlib.import_module("graphcell" + namespace[len("mindspore"):])
     return {"mindspore": graphcell, "mindspore.ops": graphcell.ops, "mindspore.nn": graphcell.nn,
             "mindspore.Tensor": graphcell.Tensor, "mindspore.numpy": graphcell.numpy}[namespace]
 
@@ -45,15 +50,25 @@ def golden_counts() -> Counter:
     import golden_cases as G
     spaces = {"ops": "mindspore.ops", "P": "mindspore.ops", "F": "mindspore.ops",
               "Tensor": "mindspore.Tensor", "nn": "mindspore.nn", "ms": "mindspore",
-              "numpy": "mindspore.numpy"}
+              "numpy": "mindspore.numpy", "mint": "mindspore.mint"}
     counts: Counter = Counter()
     for path in sorted((API_TESTS / "cases").glob("*.py")):
         golden = API_TESTS / "goldens" / f"{path.stem}.npz"
         records = G.read_goldens(golden)[0] if golden.exists() else {}
         for c in G.load_cases(path):
             if c.cid in records and c.attr.split(".")[0]:
-                counts[f"{spaces[c.space]}.{c.attr.split('.')[0]}"] += 1
+                namespace, name = _split(spaces[c.space], c.attr)
+                counts[f"{namespace}.{name}"] += 1
     return counts
+
+
+def _split(namespace: str, attr: str) -> tuple[str, str]:
+    """``("mindspore.mint", "nn.functional.gelu")`` -> ``("mindspore.mint.nn.functional",
+    "gelu")``: mint's sub-namespaces are part of the target's path."""
+    parts = attr.split(".")
+    if namespace != "mindspore.mint":
+        return namespace, parts[0]
+    return ".".join([namespace, *parts[:-1]]), parts[-1]
 
 
 def suite_names() -> dict[str, list[str]]:
@@ -101,6 +116,11 @@ def render() -> str:
     row, section = _tally(NUMPY_NAMESPACE, "all", names, goldens)
     lines.append(row)
     sections += section
+    from graphcell._compat import mint_names
+    for ns, mint in mint_names().items():  # not ranked by use either
+        row, section = _tally(ns, "all", [(n, "-") for n in mint], goldens)
+        lines.append(row)
+        sections += section
     return "\n".join(lines + [""] + sections) + "\n"
 
 

@@ -33,10 +33,15 @@ from mindspore import Tensor, nn, ops  # noqa: E402
 
 
 def namespaces() -> dict:
+    import mindspore.mint.linalg  # noqa: F401 - mint's sub-namespaces, reached as attributes
+    import mindspore.mint.nn.functional  # noqa: F401
+    import mindspore.mint.optim  # noqa: F401
+    import mindspore.mint.special  # noqa: F401
     import mindspore.numpy as mnp
+    from mindspore import mint
     from mindspore.ops import functional, operations
     return {"ops": ops, "Tensor": Tensor, "numpy": mnp, "nn": nn, "F": functional,
-            "P": operations, "ms": ms}
+            "P": operations, "ms": ms, "mint": mint}
 
 
 def resolve(target: str):

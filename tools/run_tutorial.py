@@ -9,11 +9,15 @@ The tutorials are MindSpore's, not this project's: get them from MindSpore's doc
 and runs the result as one script in a fresh process in an empty directory. The ``download``
 package the data tutorials import is replaced by a stand-in that writes small MNIST-format files
 (random digits, the real file layout) where the page expects ``MNIST_Data``, so no network is
-needed. It prints the script's output and exits with the script's status.
+needed. Plots are not looked at: with matplotlib installed the script draws with the headless
+``Agg`` backend (``plt.show()`` returns at once); without it a stand-in ``matplotlib.pyplot``
+accepts every call and draws nothing. It prints the script's output and exits with the script's
+status.
 """
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import re
 import subprocess
 import sys
@@ -66,6 +70,25 @@ def download(url, path="./", kind="file", replace=False, **kwargs):
     return path
 '''
 
+_PYPLOT_STUB = '''
+"""Stand-in for matplotlib.pyplot when matplotlib is not installed: every call draws nothing."""
+
+
+class _Nothing:
+    def __call__(self, *args, **kwargs):
+        return _Nothing()
+
+    def __getattr__(self, name):
+        return _Nothing()
+
+    def __iter__(self):
+        return iter(())
+
+
+def __getattr__(name):
+    return _Nothing()
+'''
+
 
 def code_blocks(markdown: str) -> list[str]:
     """The page's ``python`` code blocks, in order (shell lines starting with ``!`` dropped)."""
@@ -101,10 +124,15 @@ def main(argv=None) -> int:
         stubs = work / "_stubs"
         (stubs / "download").mkdir(parents=True, exist_ok=True)
         (stubs / "download" / "__init__.py").write_text(textwrap.dedent(_DOWNLOAD_STUB))
+        if importlib.util.find_spec("matplotlib") is None:
+            (stubs / "matplotlib").mkdir(exist_ok=True)
+            (stubs / "matplotlib" / "__init__.py").write_text("")
+            (stubs / "matplotlib" / "pyplot.py").write_text(_PYPLOT_STUB)
         (work / "tutorial.py").write_text(text)
         env_path = f"{stubs}{':' + str(ROOT)}"
         run = subprocess.run([sys.executable, "tutorial.py"], cwd=work, timeout=args.timeout,
-                             env={**__import__("os").environ, "PYTHONPATH": env_path})
+                             env={**__import__("os").environ, "PYTHONPATH": env_path,
+                                  "MPLBACKEND": "Agg"})
     return run.returncode
 
 

@@ -23,7 +23,7 @@ from graphcell_ir.errors import GraphcellError
 
 __all__ = ["COMMANDS"]
 
-FORMATS = ("text", "dot", "svg")
+FORMATS = ("text", "dot", "svg", "html")
 _INPUT_HELP = ("an example input, DTYPE[DIMS] (f32[32,1,32,32], i32[32], f32[]); repeat for "
                "each input, in order")
 
@@ -72,9 +72,22 @@ def add_ir_arguments(p: argparse.ArgumentParser) -> None:
     stage.add_argument("--all-passes", action="store_true",
                        help="the IR from the frontend and after every pass, each under a header")
     p.add_argument("--format", choices=FORMATS, default="text",
-                   help="text (.gcir), Graphviz dot, or svg (needs Graphviz's dot on PATH)")
+                   help="text (.gcir), Graphviz dot, svg (drawn by Graphviz's dot when it is "
+                        "on PATH, else by matplotlib: pip install 'graphcell[pictures]'), or html "
+                        "(every stage side by side on one page, with the summary)")
+    p.add_argument("--svg", dest="format", action="store_const", const="svg",
+                   help="the same as --format svg")
+    p.add_argument("--svg-engine", choices=("graphviz", "matplotlib"), default=None,
+                   help="who draws the SVG (default: graphviz when its dot is on PATH)")
+    p.add_argument("--summary", action="store_true",
+                   help="a one-screen summary instead of the IR: inputs, parameters, ops per "
+                        "kind, fused groups and their ops, estimated FLOPs and bytes")
     p.add_argument("--locs", choices=("user", "full", "none"), default="user",
-                   help="source locations in text (default: user)")
+                   help="source locations in text: user (the user's line and the cells, "
+                        "default), full (every inlined frame) or none")
+    p.add_argument("--width", type=int, default=100, metavar="N",
+                   help="the line length text aims at: long ops continue after a comma, a loc "
+                        "that does not fit goes on the next line (0: one line per op)")
     p.add_argument("-o", "--output", default=None, metavar="OUT", help="write here, not stdout")
 
 
@@ -82,27 +95,50 @@ def add_ir_arguments(p: argparse.ArgumentParser) -> None:
 def run_ir(args: argparse.Namespace) -> int:
     from graphcell.aot.targets import example_inputs, ir_stages, load_target
     net = load_target(args.target)
-    stages = ir_stages(net, example_inputs(args.input), grad=args.grad, locs=args.locs)
+    if args.width < 0 or 0 < args.width < 20:
+        return _fail(f"--width must be 0 (one line per op) or at least 20, got {args.width}")
+    stages = ir_stages(net, example_inputs(args.input), grad=args.grad, locs=args.locs,
+                       width=args.width or None)
+    if args.format == "html" and not args.summary:
+        return _html_page(args, stages)
     if args.after:
         stages = [next(s for s in stages if s[0] == args.after)]
     elif not args.all_passes:
         stages = stages[-1:]
     if args.format == "svg" and len(stages) > 1:
         return _fail("--format svg draws one stage: use --after PASS, not --all-passes")
-    parts = [_render(name, text, consts, args.format, len(stages) > 1)
-             for name, text, consts in stages]
+    parts = [_render(name, text, consts, args, len(stages) > 1) for name, text, consts in stages]
     _write("\n".join(parts), args.output)
     return 0
 
 
-def _render(stage: str, text: str, consts: dict, fmt: str, header: bool) -> str:
+def _html_page(args: argparse.Namespace, stages: list) -> int:
+    """Every stage side by side (or the one --after names), with the final IR's summary."""
+    from graphcell_ir.text.page import stages_html
+    from graphcell_ir.text.parser import parse_module
+    from graphcell_ir.text.summary import summarize
+    if args.after:
+        stages = [s for s in stages if s[0] == args.after]
+    final_text, final_consts = stages[-1][1], stages[-1][2]
+    summary = str(summarize(parse_module(final_text, consts=final_consts)))
+    _write(stages_html([(name, text) for name, text, _ in stages], args.target, summary),
+           args.output)
+    return 0
+
+
+def _render(stage: str, text: str, consts: dict, args: argparse.Namespace, header: bool) -> str:
     head = f"// ----- IR after {stage} -----\n" if header else ""
-    if fmt == "text":
+    if args.format == "text" and not args.summary:
         return head + text
     from graphcell_ir.ir.export import to_dot, to_svg
     from graphcell_ir.text.parser import parse_module
     module = parse_module(text, consts=consts)
-    return head + (to_dot(module) if fmt == "dot" else to_svg(module))
+    if args.summary:
+        from graphcell_ir.text.summary import summarize
+        return head + str(summarize(module, width=args.width or 100))
+    if args.format == "dot":
+        return head + to_dot(module)
+    return head + to_svg(module, engine=args.svg_engine)
 
 
 # --- graphcell export ----------------------------------------------------------------------------
@@ -224,7 +260,10 @@ COMMANDS = {
            "examples:\n  graphcell ir lenet.py:LeNet5 --input f32[32,1,32,32]\n"
            "  graphcell ir lenet.py:LeNet5 --input f32[32,1,32,32] --all-passes\n"
            "  graphcell ir lenet.py:LeNet5 --input f32[32,1,32,32] --after cse --format dot -o g.dot\n"
-           "  graphcell ir lenet.py:LeNet5 --input f32[32,1,32,32] --grad",
+           "  graphcell ir lenet.py:LeNet5 --input f32[32,1,32,32] --grad\n"
+           "  graphcell ir lenet.py:LeNet5 --input f32[32,1,32,32] --summary\n"
+           "  graphcell ir lenet.py:LeNet5 --input f32[32,1,32,32] --svg -o lenet.svg\n"
+           "  graphcell ir lenet.py:LeNet5 --input f32[32,1,32,32] --format html -o lenet.html",
            add_ir_arguments, run_ir),
     "export": ("compile a network and write it as one artifact (.gcpkg) or an ONNX model",
                "examples:\n  graphcell export lenet.py:LeNet5 --input f32[32,1,32,32] -o lenet.gcpkg\n"

@@ -136,20 +136,22 @@ def _unoptimized(net, inputs: tuple, grad: bool):
     return program.module, program.function
 
 
-def ir_stages(net, inputs: tuple, grad: bool = False, locs: str = "user") -> list[tuple[str, str, dict]]:
+def ir_stages(net, inputs: tuple, grad: bool = False, locs: str = "user",
+              width: int | None = 100) -> list[tuple[str, str, dict]]:
     """``[(stage, text, consts), ...]``: the IR from the frontend, then after each pass of the
-    default pipeline (the last stage, ``final``, is what graph mode runs)."""
+    default pipeline (the last stage, ``final``, is what graph mode runs); ``locs`` and
+    ``width`` as ``print_module`` takes them."""
     from graphcell_ir.frontend.grads import prune
     from graphcell_ir.passes.manager import PassManager
     from graphcell_ir.passes.pipelines import DEFAULT, resolve
     from graphcell_ir.text.printer import print_module
     module, fn = _unoptimized(net, inputs, grad)
-    stages = [("frontend", print_module(module, locs=locs), dict(module.consts))]
+    stages = [("frontend", print_module(module, locs=locs, width=width), dict(module.consts))]
 
     def observe(report, m):
-        stages.append((report.name, print_module(m, locs=locs), dict(m.consts)))
+        stages.append((report.name, print_module(m, locs=locs, width=width), dict(m.consts)))
 
     PassManager(resolve(DEFAULT)).run(module, observe=observe)
     prune(module, fn)
-    stages.append(("final", print_module(module, locs=locs), dict(module.consts)))
+    stages.append(("final", print_module(module, locs=locs, width=width), dict(module.consts)))
     return stages

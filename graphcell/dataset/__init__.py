@@ -1,6 +1,7 @@
 """``mindspore.dataset`` for in-memory and local-file data: ``graphcell.dataset``.
 
-Sources (``NumpySlicesDataset``, ``GeneratorDataset``, ``MnistDataset``, ``Cifar10Dataset``),
+Sources (``NumpySlicesDataset``, ``GeneratorDataset``, ``MnistDataset``, ``Cifar10Dataset``,
+``MindDataset`` for MindRecord files),
 samplers, the operations (``batch``, ``shuffle``, ``map``, ``repeat``, ``take``, ``skip``, ``zip``,
 ``concat``, ``project``, ``rename``, ``filter``), iterators yielding graphcell Tensors, ``config``
 (seed, workers), ``transforms`` and ``vision``. A script's ``import mindspore.dataset as ds`` runs
@@ -29,7 +30,8 @@ from graphcell.dataset import engine, transforms, vision
 __all__ = list(_engine_names) + ["config", "engine", "transforms", "vision"]
 
 _SCOPE = ("graphcell.dataset reads in-memory data (NumpySlicesDataset), Python sources "
-          "(GeneratorDataset) and local MNIST / Fashion-MNIST / CIFAR-10 files")
+          "(GeneratorDataset), local MNIST / Fashion-MNIST / CIFAR-10 files and MindRecord "
+          "files (MindDataset)")
 
 
 def not_provided(namespace: str, name: str, reason: str | None = None,

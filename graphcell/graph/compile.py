@@ -165,9 +165,33 @@ def _optimize(program: Program, name: str, jit_level: str | None) -> None:
     dump = None
     if context.get_context("save_graphs"):
         dump = os.path.join(context.get_context("save_graphs_path"), _safe(name))
-    program.pass_reports = tuple(PassManager(pipeline, dump_dir=dump).run(program.module))
+    locs = context.get_context("save_graphs_locs")
+    program.pass_reports = tuple(PassManager(pipeline, dump_dir=dump, dump_locs=locs)
+                                 .run(program.module))
     for r in program.pass_reports:
         report.phase(f"pass {r.name}", r.seconds, f"{-r.removed:+d} ops" if r.changed else "")
+    if dump is not None:
+        _dump_views(program.function, dump, context.get_context("save_graphs") >= 3)
+
+
+def _dump_views(fn, dump: str, pictures: bool) -> None:
+    """Beside the .gcir of each pass: ``summary.txt`` and ``graph.dot`` of the optimised function,
+    and at level 3 ``graph.svg`` (Graphviz's dot when on PATH, else matplotlib; a note in
+    ``graph.svg.txt`` says why when neither is installed)."""
+    from graphcell_ir.errors import GraphvizError
+    from graphcell_ir.ir.export import to_dot, to_svg
+    from graphcell_ir.text.summary import summarize
+    with open(os.path.join(dump, "summary.txt"), "w", encoding="utf-8") as f:
+        f.write(str(summarize(fn)) + "\n")
+    with open(os.path.join(dump, "graph.dot"), "w", encoding="utf-8") as f:
+        f.write(to_dot(fn))
+    if pictures:
+        try:
+            svg, name = to_svg(fn), "graph.svg"
+        except GraphvizError as e:
+            svg, name = str(e) + "\n", "graph.svg.txt"
+        with open(os.path.join(dump, name), "w", encoding="utf-8") as f:
+            f.write(svg)
 
 
 def _pipeline(jit_level: str | None):

@@ -37,11 +37,10 @@ class Lowered:
 
     @property
     def pass_reports(self) -> tuple:
-        """What each optimisation pass did: name, changed, ops before and after, time.
-
-        ``print(graphcell_ir.passes.manager.format_reports(lowered.pass_reports))`` shows them
-        as a table."""
-        return self.program.pass_reports
+        """What each optimisation pass did: name, changed, ops before and after, time; a tuple
+        of ``PassReport`` that prints as a table (``print(lowered.pass_reports)``)."""
+        from graphcell_ir.passes.manager import PassReports
+        return PassReports(self.program.pass_reports)
 
     @property
     def module(self):
@@ -66,6 +65,29 @@ class Lowered:
             raise ValueError(f"as_text: locs must be one of {', '.join(map(repr, LOC_MODES))}, "
                              f"got {locs!r}")
         return print_module(self.program.module, locs=locs).rstrip("\n")
+
+    def summary(self):
+        """One screen about the compiled function: its inputs, parameters and results with their
+        types, the ops by name and kind, the fused groups and the ops inside them, and the
+        estimated FLOPs and bytes (``graphcell_ir.text.summary``); ``print()`` it.
+
+        Example::
+
+            >>> import numpy as np
+            >>> import graphcell as ms
+            >>> from graphcell import nn
+            >>> s = nn.ReLU().compile(ms.Tensor(np.ones((2, 3), np.float32))).summary()
+            >>> print(s)
+            @ReLU.construct: 1 input, 0 parameters (0 values, 0 B), 1 result, 1 op
+              inputs: %input f32[2,3]
+              results: f32[2,3]
+              ops: relu 1
+              by kind: elementwise 1
+              estimated work: 6 FLOP, 48 B read and written
+              heaviest: relu 6 FLOP (100%)
+        """
+        from graphcell_ir.text.summary import summarize
+        return summarize(self.program.function)
 
     def __str__(self) -> str:
         return self.as_text()

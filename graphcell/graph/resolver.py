@@ -87,7 +87,8 @@ _CONTAINERS = (tuple, list, dict)
 
 # Library modules whose functions are written against F: the frontend calls them (Traced).
 _TRACED_MODULES = ("graphcell.ops", "graphcell.nn", "graphcell.numpy", "graphcell.amp",
-                   "graphcell._indexing", "graphcell.tensor", "graphcell_ir.ops", "graphcell.parallel")
+                   "graphcell._indexing", "graphcell.tensor", "graphcell_ir.ops", "graphcell.parallel",
+                   "graphcell.mint")
 # Library modules whose functions compute Python values or Tensors from statics (StaticCall).
 _STATIC_MODULES = ("graphcell.common", "graphcell.dtype", "graphcell.context",
                    "graphcell.communication", "numpy", "math", "operator", "functools",

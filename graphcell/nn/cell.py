@@ -40,6 +40,7 @@ from collections import OrderedDict
 
 from graphcell.context import GRAPH_MODE
 from graphcell.nn._cell_options import CellOptions
+from graphcell.nn._cell_path import running
 from graphcell.context import _values as _context_values
 from graphcell.parameter import Parameter, ParameterTuple, is_generated_name
 from graphcell.runtime import dispatch, graph_mode
@@ -117,11 +118,12 @@ class Cell(CellHooks, CellOptions):
         # boundary, DESIGN §9); a cell with neither runs construct directly.
         if _context_values["mode"] == GRAPH_MODE and dispatch.recorder is None:
             return _graph_call(self, args, kwargs)
-        if self._mixed_precision is not None:
-            return self._run_in_precision(args, kwargs)
-        if self._has_hooks_or_bprop():
-            return self._call_with_hooks(args, kwargs, self.construct)
-        return self.construct(*args, **kwargs)
+        with running(self):   # an error leaving construct names this cell (nn/_cell_path.py)
+            if self._mixed_precision is not None:
+                return self._run_in_precision(args, kwargs)
+            if self._has_hooks_or_bprop():
+                return self._call_with_hooks(args, kwargs, self.construct)
+            return self.construct(*args, **kwargs)
 
     def _run_in_precision(self, args: tuple, kwargs: dict):
         """PyNative run of a cell given a precision by ``to_float``: its float inputs and the

@@ -39,10 +39,14 @@ class Node:
     they were recorded: the backward walk runs them latest first.
     """
 
-    __slots__ = ("inputs", "outputs", "backward", "name", "seq")
+    __slots__ = ("inputs", "sources", "outputs", "backward", "name", "seq")
 
     def __init__(self, inputs: tuple, outputs: tuple, backward: Callable | None, name: str):
         self.inputs = inputs
+        # where each tracked input's value came from, fixed now: an in-place write later
+        # (``b[...] = relu(b)``) gives the Tensor object ``b`` a new node, but this op read the
+        # value of the old one
+        self.sources = tuple(_source(a) for a in inputs)
         self.outputs = outputs
         self.backward = backward
         self.name = name
@@ -54,6 +58,17 @@ class Node:
 
     def __repr__(self) -> str:
         return f"<Node {self.name}>"
+
+
+def _source(value) -> tuple | None:
+    """``(node, output index)`` of a tracked value, None for an untracked one."""
+    node = getattr(value, "_node", None)
+    if node is None:
+        return None
+    for k, o in enumerate(node.outputs):
+        if o is value:
+            return node, k
+    return None
 
 
 def op_backward(op: OpDef, inputs: tuple, attrs: dict, outputs: tuple):
@@ -168,10 +183,9 @@ def _toposort(roots: list) -> list[Node]:
             continue
         seen.add(id(node))
         stack.append((node, True))
-        for a in node.inputs:
-            parent = getattr(a, "_node", None)
-            if parent is not None and id(parent) not in seen:
-                stack.append((parent, False))
+        for src in node.sources:
+            if src is not None and id(src[0]) not in seen:
+                stack.append((src[0], False))
     order.sort(key=_by_seq, reverse=True)
     return order
 
@@ -188,18 +202,20 @@ def backward(outputs: tuple, sens: tuple, stop_at: set[int] | frozenset = frozen
     followed (this call's leaves when it is nested in an outer gradient call).
     """
     from graphcell_ir.ops import functional as F
-    ct: dict[int, object] = {}
+    ct: dict[tuple, object] = {}   # (id(node), output index) -> cotangent
     roots = []
     for o, s in zip(outputs, sens):
-        if getattr(o, "_node", None) is None or s is None:
+        src = _source(o)
+        if src is None or s is None:
             continue
-        ct[id(o)] = s if id(o) not in ct else F.add(ct[id(o)], s)
-        roots.append(o._node)
+        key = (id(src[0]), src[1])
+        ct[key] = s if key not in ct else F.add(ct[key], s)
+        roots.append(src[0])
     grads = {}
     with using_emitter(dispatch.EAGER):
         hooked = TENSOR_HOOKS[0]
         for node in _toposort(roots):
-            douts = [ct.pop(id(o), None) for o in node.outputs]
+            douts = [ct.pop((id(node), k), None) for k in range(len(node.outputs))]
             if hooked:
                 douts = [_hooked(o, d) for o, d in zip(node.outputs, douts)]
             if node.is_leaf or id(node) in stop_at:
@@ -226,11 +242,12 @@ def _accumulate(node: Node, in_grads, ct: dict, F) -> None:
     if len(in_grads) != len(node.inputs):
         raise RuntimeError(f"the backward of {node.name} returned {len(in_grads)} gradient(s) for "
                            f"{len(node.inputs)} input(s)")
-    for x, g in zip(node.inputs, in_grads):
-        if g is None or getattr(x, "_node", None) is None:
+    for src, g in zip(node.sources, in_grads):
+        if g is None or src is None:
             continue
-        prev = ct.get(id(x))
-        ct[id(x)] = g if prev is None else F.add(prev, g)
+        key = (id(src[0]), src[1])
+        prev = ct.get(key)
+        ct[key] = g if prev is None else F.add(prev, g)
 
 
 def release(outputs: tuple) -> None:
@@ -240,5 +257,6 @@ def release(outputs: tuple) -> None:
         for o in node.outputs:
             o._node = None
         node.inputs = ()
+        node.sources = ()
         node.outputs = ()
         node.backward = None

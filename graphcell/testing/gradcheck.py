@@ -7,10 +7,20 @@ The check follows JAX's ``check_grads`` (``jax/_src/public_test_util.py``): draw
     analytic = <grad_x <u, f(x)>, v>                             (graphcell's reverse mode)
 
 One such inner product per argument costs two evaluations whatever the tensor's size. For small
-arguments it also runs *elementwise*, with ``v`` each unit vector in turn: that is the full
-gradient of ``<u, f>``, so a failure names the worst element. An argument whose inner product
-fails but that is too big for the elementwise run by default is still searched elementwise (up
-to ``LOCATE_LIMIT`` elements), so the failure message can point at an element.
+arguments it also compares the gradient of ``<u, f>`` element by element (central differences
+per input element). When that fails and the outputs are small too (at most ``JACOBIAN_LIMIT``
+values), the failure is reported on the whole *Jacobian*, entry by entry — ``d out[i] / d x[j]``,
+the analytic entries by one backward pass per output value (paid only on failure) — so the
+message names the true derivative at the worst entry, not a random mixture of the outputs. An
+argument whose inner product fails but that is
+too big for the elementwise run by default is still searched elementwise (up to
+``LOCATE_LIMIT`` elements), so the failure message can point at an element. A failure message
+gives the input's value at the worst element and the failing input itself, so it says what
+failed without a debugger.
+
+``mode="graph"`` checks the compiled gradient instead: the analytic side is ``ms.grad`` run in
+``GRAPH_MODE`` (the IR autodiff, passes and backend); the finite differences still evaluate the
+function in PyNative, the reference.
 
 Example::
 
@@ -43,6 +53,13 @@ _TOL = {float64: 1e-5, float32: 2e-3, float16: 2e-2}
 ELEMENTWISE_LIMIT = 100
 """Arguments with at most this many elements are also checked element by element by default."""
 
+JACOBIAN_LIMIT = 100
+"""With at most this many float output values, a failed element-by-element check is reported on
+the whole Jacobian (one backward pass per output value, only when it fails)."""
+
+MODES = ("pynative", "graph")
+"""Where the analytic gradient comes from: PyNative's tape, or graph mode's compiled IR."""
+
 LOCATE_LIMIT = 4096
 """After a failed inner product, arguments up to this size are searched for the worst element."""
 
@@ -53,15 +70,18 @@ LOCATE_LIMIT = 4096
 class ArgumentCheck:
     """How one differentiated value fared.
 
-    ``analytic``/``numeric`` are the two values at ``worst_index`` (elementwise) or the two
-    inner products (``worst_index`` is None then). Both are gradients of ``<u, f(x)>`` for the
-    seeded cotangent ``u``, so they are comparable numbers, not the Jacobian itself.
+    ``mode`` says what was compared: ``"elementwise"`` (the gradient of ``<u, f(x)>`` for the
+    seeded cotangent ``u``, element by element: comparable numbers, not Jacobian entries),
+    ``"jacobian"`` (a failure reported on every ``d out / d x`` entry; ``analytic``/``numeric``
+    are the derivative at the worst entry, ``worst_output`` names the output value: ``(output
+    number, index)``) or ``"inner product"`` (``worst_index`` is None, the values are the inner
+    products). ``input_value`` is the input at ``worst_index``.
     """
 
     name: str
     shape: tuple[int, ...]
     dtype: DType
-    mode: str                          # "elementwise" or "inner product"
+    mode: str                          # "jacobian", "elementwise" or "inner product"
     passed: bool
     max_abs_error: float
     max_rel_error: float
@@ -70,6 +90,8 @@ class ArgumentCheck:
     numeric: float
     inner_product: tuple[float, float]  # (analytic, numeric) along the random direction v
     problem: str = ""                  # a gradient of the wrong shape or dtype
+    input_value: float = float("nan")  # the input at worst_index
+    worst_output: tuple | None = None  # jacobian mode: (output number, index) of the worst entry
 
     def describe(self) -> str:
         """A line for a passing value; for a failing one, the errors and the worst element."""
@@ -83,9 +105,15 @@ class ArgumentCheck:
         if self.worst_index is None:
             where = (f"worst element not located ({int(np.prod(self.shape))} elements, more than "
                      f"LOCATE_LIMIT={LOCATE_LIMIT}; pass elementwise=True to search them all)")
+        elif self.worst_output is not None:
+            k, idx = self.worst_output
+            where = (f"worst entry d out{k}[{', '.join(map(str, idx))}] / d x"
+                     f"[{', '.join(map(str, self.worst_index))}] at x = {self.input_value:.9g}: "
+                     f"analytic {self.analytic:.9g}, numeric {self.numeric:.9g}")
         else:
-            where = (f"worst element [{', '.join(map(str, self.worst_index))}]: analytic "
-                     f"{self.analytic:.9g}, numeric {self.numeric:.9g}")
+            where = (f"worst element [{', '.join(map(str, self.worst_index))}] at x = "
+                     f"{self.input_value:.9g}: analytic {self.analytic:.9g}, numeric "
+                     f"{self.numeric:.9g} (gradients of <u, f>)")
         return (f"{head}: FAILED ({self.mode})\n      {errors}\n      {where}\n"
                 f"      along a random direction v: analytic {ip_a:.9g}, numeric {ip_n:.9g}")
 
@@ -107,6 +135,8 @@ class GradCheckReport:
     atol: float
     fd_dtype: DType
     seed: int
+    mode: str = "pynative"
+    inputs: tuple[tuple[str, np.ndarray], ...] = ()   # (name, value) of every checked value
 
     @property
     def passed(self) -> bool:
@@ -127,7 +157,8 @@ class GradCheckReport:
     def details(self) -> str:
         """The settings, one entry per value, what was skipped, and notes."""
         lines = [f"  eps={self.eps:g} (differences in {self.fd_dtype}), rtol={self.rtol:g}, "
-                 f"atol={self.atol:g}, u and v drawn with seed {self.seed}"]
+                 f"atol={self.atol:g}, u and v drawn with seed {self.seed}, analytic gradients "
+                 f"{'compiled (graph mode)' if self.mode == 'graph' else 'from PyNative'}"]
         lines += [c.describe() for c in self.checks]
         lines += [f"  skipped {s}" for s in self.skipped]
         lines += [f"  note: {n}" for n in self.notes]
@@ -288,6 +319,7 @@ class _Setup:
     numeric: _Numeric
     fd_dtype: DType                 # the least precise dtype the differences went through
     notes: list[str] = field(default_factory=list)
+    jacobian: "_Jacobian | None" = None   # analytic Jacobian rows, when the outputs are small
 
 
 def _directional(s: _Setup, target: _Target, direction: np.ndarray) -> tuple[float, float]:
@@ -319,19 +351,54 @@ def _inner_product(s: _Setup, target: _Target, grad: np.ndarray, v: np.ndarray):
     return analytic, numeric, err, bool(err <= _tolerance(s, numeric, scale))
 
 
-def _elementwise(s: _Setup, target: _Target, grad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The full gradient of <u, f> by finite differences, and each element's term magnitude."""
-    numeric = np.empty(grad.size)
-    scale = np.empty(grad.size)
-    unit = np.zeros(grad.size)
-    for j in range(grad.size):
-        unit[j] = 1.0
-        numeric[j], scale[j] = _directional(s, target, unit.reshape(grad.shape))
+def _columns(s: _Setup, target: _Target, shape) -> np.ndarray:
+    """The numeric Jacobian of the kept outputs (flattened, concatenated) with respect to the
+    target, one central difference per input element: shape (output values, input elements)."""
+    size = int(np.prod(shape, dtype=np.int64))
+    cols = []
+    unit = np.zeros(size)
+    for j in range(size):
+        unit[j] = s.eps
+        plus = s.numeric(target, unit.reshape(shape))
+        minus = s.numeric(target, -unit.reshape(shape))
         unit[j] = 0.0
-    return numeric.reshape(grad.shape), scale.reshape(grad.shape)
+        cols.append(np.concatenate([((p - m) / (2 * s.eps)).ravel() for p, m in zip(plus, minus)]))
+    return np.stack(cols, axis=1) if cols else np.zeros((sum(u.size for u in s.u), 0))
 
 
-def _check_target(s: _Setup, target: _Target, grad: Tensor, v: np.ndarray, elementwise) -> ArgumentCheck:
+class _Jacobian:
+    """The analytic Jacobian rows, one backward pass per output value, computed on first use
+    for every target at once: ``rows(t)`` is target ``t``'s (output values, input elements)."""
+
+    def __init__(self, analytic, u: list[np.ndarray], sizes: list[int]):
+        self.analytic, self.u, self.sizes = analytic, u, sizes
+        self._rows: list[np.ndarray] | None = None
+
+    def rows(self, t: int) -> np.ndarray:
+        if self._rows is None:
+            per_target: list[list[np.ndarray]] = [[] for _ in self.sizes]
+            for k, u in enumerate(self.u):
+                for i in range(u.size):
+                    sens = [np.zeros_like(x) for x in self.u]
+                    sens[k].flat[i] = 1
+                    grads = self.analytic(tuple(Tensor(x) for x in sens))
+                    for row, g in zip(per_target, grads):
+                        row.append(np.asarray(g._data, np.float64).ravel())
+            self._rows = [np.stack(r) if r else np.zeros((0, n))   # no output values
+                          for r, n in zip(per_target, self.sizes)]
+        return self._rows[t]
+
+    def output_of(self, flat: int) -> tuple[int, tuple[int, ...]]:
+        """(output number among the kept ones, index) of a row."""
+        for k, u in enumerate(self.u):
+            if flat < u.size:
+                return k, tuple(int(i) for i in np.unravel_index(flat, u.shape))
+            flat -= u.size
+        raise IndexError(flat)
+
+
+def _check_target(s: _Setup, target: _Target, grad: Tensor, v: np.ndarray, elementwise,
+                  index: int) -> ArgumentCheck:
     data = target.data
     dtype = Tensor._wrap(data).dtype
     problem = _gradient_problem(grad, data, dtype)
@@ -343,7 +410,14 @@ def _check_target(s: _Setup, target: _Target, grad: Tensor, v: np.ndarray, eleme
     ip_a, ip_n, ip_err, ip_ok = _inner_product(s, target, g, v)
     small = data.size <= ELEMENTWISE_LIMIT if elementwise is None else elementwise
     if small or (not ip_ok and data.size <= LOCATE_LIMIT):
-        return _elementwise_check(s, target, dtype, g, (ip_a, ip_n), ip_ok)
+        columns = _columns(s, target, g.shape)
+        check = _elementwise_check(s, target, dtype, g, columns, (ip_a, ip_n), ip_ok)
+        if not check.passed and s.jacobian is not None:   # say which true derivative is wrong
+            entries = _jacobian_check(s, target, dtype, s.jacobian, index, columns, (ip_a, ip_n),
+                                      ip_ok)
+            if not entries.passed:
+                return entries
+        return check
     rel = float(_rel(np.float64(ip_err), ip_n))
     return ArgumentCheck(target.name, data.shape, dtype, "inner product", ip_ok, ip_err, rel, None,
                          ip_a, ip_n, (ip_a, ip_n))
@@ -360,19 +434,44 @@ def _gradient_problem(grad, data: np.ndarray, dtype: DType) -> str:
     return ""
 
 
-def _elementwise_check(s: _Setup, target: _Target, dtype: DType, g: np.ndarray, ip, ip_ok: bool):
-    numeric, scale = _elementwise(s, target, g)
+def _jacobian_check(s: _Setup, target: _Target, dtype: DType, jac: _Jacobian, index: int,
+                    numeric: np.ndarray, ip, ip_ok: bool) -> ArgumentCheck:
+    """Every entry d out[i] / d x[j], analytic against central differences."""
+    analytic = jac.rows(index)
+    err = np.abs(analytic - numeric)
+    err = np.where(np.isfinite(err), err, np.inf)  # nan on either side is a failure, not a pass
+    excess = _excess(err, _tolerance(s, numeric, np.abs(numeric)))
+    shape = target.data.shape
+    if not err.size:
+        return ArgumentCheck(target.name, shape, dtype, "jacobian", ip_ok, 0.0, 0.0, None, 0.0,
+                             0.0, ip)
+    row, col = np.unravel_index(int(np.argmax(excess)), err.shape)
+    worst = tuple(int(i) for i in np.unravel_index(int(col), shape))
+    return ArgumentCheck(target.name, shape, dtype, "jacobian",
+                         ip_ok and bool(np.all(excess <= 1.0)), float(err.max()),
+                         float(_rel(err, numeric).max()), worst, float(analytic[row, col]),
+                         float(numeric[row, col]), ip, input_value=float(target.data[worst]),
+                         worst_output=jac.output_of(int(row)))
+
+
+def _elementwise_check(s: _Setup, target: _Target, dtype: DType, g: np.ndarray,
+                       columns: np.ndarray, ip, ip_ok: bool):
+    """The gradient of <u, f> element by element (the outputs are too big for the Jacobian)."""
+    u = np.concatenate([x.ravel() for x in s.u])
+    numeric = (u @ columns).reshape(g.shape)
+    scale = (np.abs(u) @ np.abs(columns)).reshape(g.shape)
     err = np.abs(g - numeric)
     err = np.where(np.isfinite(err), err, np.inf)  # nan on either side is a failure, not a pass
     excess = _excess(err, _tolerance(s, numeric, scale))
     if not g.size:
         return ArgumentCheck(target.name, g.shape, dtype, "elementwise", ip_ok, 0.0, 0.0, (), 0.0,
                              0.0, ip)
-    worst = np.unravel_index(int(np.argmax(excess)), g.shape)
+    worst = tuple(int(i) for i in np.unravel_index(int(np.argmax(excess)), g.shape))
     return ArgumentCheck(target.name, g.shape, dtype, "elementwise",
                          ip_ok and bool(np.all(excess <= 1.0)), float(err.max()),
-                         float(_rel(err, numeric).max()), tuple(int(i) for i in worst),
-                         float(g[worst]), float(numeric[worst]), ip)
+                         float(_rel(err, numeric).max()), worst,
+                         float(g[worst]), float(numeric[worst]), ip,
+                         input_value=float(target.data[worst]))
 
 
 def _excess(err: np.ndarray, tol: np.ndarray) -> np.ndarray:
@@ -406,6 +505,33 @@ def _analytic(fn, args: tuple, keep: tuple[int, ...], targets: list[_Target], se
     else:
         pos_grads, w_grads = (result, ()) if positions else ((), result)
     return list(pos_grads) + list(w_grads)
+
+
+def _analytic_graph(fn, args: tuple, outs: tuple, keep: tuple[int, ...], targets: list[_Target],
+                    sens: tuple):
+    """The same gradients compiled: ``ms.grad(fn, ..., sens_param=True)`` called in GRAPH_MODE
+    (non-float outputs get a zero cotangent)."""
+    from graphcell import context
+    from graphcell.autodiff import grad
+    positions = tuple(t.position for t in targets if t.position is not None)
+    weights = tuple(t.param for t in targets if t.param is not None)
+    full = [Tensor(np.zeros(o.shape, o._data.dtype)) for o in outs]
+    for i, s in zip(keep, sens):
+        full[i] = Tensor(s._data.astype(outs[i]._data.dtype))
+    grad_fn = grad(fn, grad_position=positions or None, weights=weights or None, sens_param=True)
+    old = context.get_context("mode")
+    context.set_context(mode=context.GRAPH_MODE)
+    try:
+        result = grad_fn(*args, tuple(full) if len(full) > 1 else full[0])
+    finally:
+        context.set_context(mode=old)
+    if positions and weights:
+        pos, ws = result
+    else:
+        pos, ws = (result, ()) if positions else ((), result)
+    pos = (pos,) if isinstance(pos, Tensor) else tuple(pos)
+    ws = (ws,) if isinstance(ws, Tensor) else tuple(ws)
+    return list(pos) + list(ws)
 
 
 # --- setting up ----------------------------------------------------------------------------------
@@ -462,8 +588,9 @@ def _numeric_side(fn, args, keep, base: _BasePoint, fn_name) -> tuple[_Numeric, 
 
 
 def check_grads(fn, args, *, grad_position=None, weights=None, eps=None, rtol=None, atol=None,
-                sens=None, seed=0, elementwise=None) -> GradCheckReport:
-    """Check ``fn``'s PyNative gradients against central finite differences.
+                sens=None, seed=0, elementwise=None, mode="pynative") -> GradCheckReport:
+    """Check ``fn``'s gradients (PyNative's, or with ``mode="graph"`` the compiled ones) against
+    central finite differences.
 
     ``fn(*args)`` returns a Tensor or a tuple of Tensors; a Cell is a function too. The
     gradients of ``<u, fn(*args)>`` for a cotangent ``u`` (drawn with ``seed``, or ``sens``:
@@ -475,17 +602,27 @@ def check_grads(fn, args, *, grad_position=None, weights=None, eps=None, rtol=No
 
     Each value is compared along a random direction ``v`` (JAX's inner-product form) and, when
     it holds at most ``ELEMENTWISE_LIMIT`` elements or ``elementwise=True``, element by
-    element (``elementwise=False``: inner products only; a failed one is still searched element
-    by element, up to ``LOCATE_LIMIT`` elements, to name the worst). An error passes when ``|analytic - numeric| <= atol + rtol * scale``, where
+    element (the gradient of ``<u, f>``); a failure there, with at most ``JACOBIAN_LIMIT``
+    float output values, is reported on every Jacobian entry ``d out[i] / d x[j]`` (the
+    analytic ones by a backward pass per output value), so it names a true derivative
+    (``elementwise=False``: inner products only; a failed one is still searched element by
+    element, up to ``LOCATE_LIMIT`` elements, to name the worst). An error passes when ``|analytic - numeric| <= atol + rtol * scale``, where
     ``scale`` is the larger of ``|numeric|`` and the summed magnitude of the terms it adds up.
+
+    ``mode="pynative"`` (default) takes the analytic gradients from PyNative's tape;
+    ``mode="graph"`` compiles them as graph mode does (``ms.grad`` in ``GRAPH_MODE``: the
+    frontend, IR autodiff, the pass pipeline and the backend), so a bug in any of those shows
+    up; ``fn`` must then be something graph mode compiles (a Cell, or a function whose source
+    it can parse). The finite differences are PyNative evaluations either way.
     ``eps``, ``rtol`` and ``atol`` default from the dtypes (eps 1e-5 in float64; tolerances
     1e-5 for float64 gradients, 2e-3 for float32). Integer and bool Tensors are skipped, with
     a note in the report. Every evaluation starts from the same point: random ops draw the same
     numbers and Parameters the function writes to are reset, and both are left as they were.
 
     Returns a :class:`GradCheckReport`; raises ``AssertionError`` naming, for every value, the
-    largest absolute and relative errors and the worst element with its analytic and numeric
-    values.
+    largest absolute and relative errors and the worst element with its input value and its
+    analytic and numeric derivatives, then the failing inputs themselves (so the message alone,
+    inside pytest or not, says how to reproduce the failure).
 
     Example::
 
@@ -502,6 +639,9 @@ def check_grads(fn, args, *, grad_position=None, weights=None, eps=None, rtol=No
         AssertionError: check_grads(<lambda>): the analytic gradient disagrees ...
     """
     fn_name = _name_of(fn)
+    if mode not in MODES:
+        raise ValueError(f"check_grads: mode must be one of {', '.join(map(repr, MODES))}, got "
+                         f"{mode!r}")
     args = _as_args(args)
     targets, skipped = _targets(args, _positions(grad_position, args), weights)
     if not targets:
@@ -514,17 +654,27 @@ def check_grads(fn, args, *, grad_position=None, weights=None, eps=None, rtol=No
         keep = _float_outputs(outs, fn_name)
         u = _cotangents(outs, keep, sens, rng, fn_name)
         base.reset()
-        grads = _analytic(fn, args, keep, targets, tuple(Tensor(x) for x in u))
+
+        def analytic(sens: tuple) -> list:
+            base.use_dtype(None)   # the analytic side runs at the given point, in its dtypes
+            if mode == "graph":
+                return _analytic_graph(fn, args, outs, keep, targets, sens)
+            return _analytic(fn, args, keep, targets, sens)
+        grads = analytic(tuple(Tensor(x) for x in u))
         vs = [rng.standard_normal(t.data.shape) for t in targets]
         numeric, notes = _numeric_side(fn, args, keep, base, fn_name)
         setup = _make_setup(numeric, u, targets, outs, keep, eps, rtol, atol, notes)
-        checks = tuple(_check_target(setup, t, g, v, elementwise)
-                       for t, g, v in zip(targets, grads, vs))
+        if sum(x.size for x in u) <= JACOBIAN_LIMIT:
+            setup.jacobian = _Jacobian(_numeric_restoring(analytic, base), u,
+                                       [t.data.size for t in targets])
+        checks = tuple(_check_target(setup, t, g, v, elementwise, i)
+                       for i, (t, g, v) in enumerate(zip(targets, grads, vs)))
     if len(outs) > len(keep):
         left_out = ", ".join(str(i) for i in range(len(outs)) if i not in keep)
         setup.notes.append(f"output(s) {left_out} of {fn_name} are not float and were left out")
     report = GradCheckReport(fn_name, checks, tuple(skipped), tuple(setup.notes), setup.eps,
-                             setup.rtol, setup.atol, setup.fd_dtype, seed)
+                             setup.rtol, setup.atol, setup.fd_dtype, seed, mode,
+                             tuple((t.name, t.data) for t in targets))
     if not report.passed:
         raise AssertionError(_failure_message(report))
     return report
@@ -543,9 +693,34 @@ def _make_setup(numeric: _Numeric, u, targets, outs, keep, eps, rtol, atol, note
                   notes=list(notes))
 
 
+def _numeric_restoring(analytic, base: _BasePoint):
+    """``analytic`` run between finite differences: it needs the Parameters' own values, and the
+    differences need the float64 copies back afterwards."""
+    def run(sens: tuple) -> list:
+        saved = list(base._current)
+        try:
+            return analytic(sens)
+        finally:
+            base._current = saved
+            base.reset()
+    return run
+
+
 def _failure_message(report: GradCheckReport) -> str:
-    failed = ", ".join(c.name for c in report.checks if not c.passed)
+    failed = [c for c in report.checks if not c.passed]
+    names = ", ".join(c.name for c in failed)
+    inputs = dict(report.inputs)
+    shown = [f"  {c.name} = {_array_text(inputs[c.name])}" for c in failed if c.name in inputs]
+    modes = {c.mode for c in failed}
+    meaning = ("analytic and numeric are entries of the Jacobian d out / d x" if modes == {"jacobian"}
+               else "analytic and numeric are gradients of <u, f> for the seeded random cotangent "
+                    "u, or Jacobian entries where the mode says jacobian")
     return (f"check_grads({report.function}): the analytic gradient disagrees with central finite "
-            f"differences for {failed}.\n{report.details()}\n"
-            "  (analytic and numeric are gradients of <u, f> for the seeded random cotangent u; "
-            "an error passes when |analytic - numeric| <= atol + rtol * scale)")
+            f"differences for {names}.\n{report.details()}\n"
+            + ("  the failing input(s):\n" + "\n".join(shown) + "\n" if shown else "")
+            + f"  ({meaning}; an error passes when |analytic - numeric| <= atol + rtol * scale)")
+
+
+def _array_text(a: np.ndarray) -> str:
+    text = np.array2string(np.asarray(a), precision=6, threshold=64, separator=", ")
+    return text.replace("\n", "\n      ")

@@ -58,7 +58,7 @@ def grad_loc(loc: Loc) -> Loc:
 
     >>> from graphcell_ir.ir.loc import UNKNOWN
     >>> str(grad_loc(Loc("net.py", 9, 4, ("Net.construct",)))), grad_loc(UNKNOWN) is UNKNOWN
-    ('net.py:9:4 Net.construct [grad]', True)
+    ('net.py:9:4 Net [grad]', True)
     """
     return loc.with_mark(GRAD) if loc.known else loc
 

@@ -158,11 +158,27 @@ class _Native:
             self._other(args)
 
     def _other(self, args) -> None:
+        if self._on_c_copies(args):
+            return
         if self.others is None:
             log.info("kernel %s: arguments of other kinds than it was compiled for",
                      self.ks.key)
             self.others = _PerKinds(self.ks)
         self.others(*args)
+
+    def _on_c_copies(self, args) -> bool:
+        """Run the native code on C-ordered copies of the operands that are views in another
+        order (a transpose, or a concatenation of them, which numpy lays out like its inputs):
+        a copy costs what the kernel's own pass over the operand costs, compiling the kernel
+        again for another layout far more. False when no operand needed a copy or the code still
+        refuses them (another dtype or rank: :class:`_PerKinds` runs those). Outputs are the
+        runner's new C arrays."""
+        n_in = len(self.ks.in_shapes) + len(self.ks.consts)
+        copies = [np.ascontiguousarray(a) if i < n_in and a.__class__ is np.ndarray
+                  and not a.flags.c_contiguous else a for i, a in enumerate(args)]
+        if all(c is a for c, a in zip(copies, args)):
+            return False
+        return self.cfunc(*copies) == abi.OK
 
 
 class _PerKinds:

@@ -137,9 +137,12 @@ def _cols(L, x: np.ndarray, g: C.Window) -> np.ndarray:
 
 
 def _crop(xp: np.ndarray, g: C.Window, h: int, w: int) -> np.ndarray:
+    """The window-padded gradient ``xp`` without its padding, C-ordered: the compiled fused
+    kernels that read it are native code for C-ordered arrays, and a strided view sends them to
+    numba's dispatcher (seconds of compiling, per kernel, in a ResNet50 train step)."""
     if xp.shape[2:] == (h, w):
         return xp
-    return xp[:, :, g.pt:g.pt + h, g.pl:g.pl + w]
+    return np.ascontiguousarray(xp[:, :, g.pt:g.pt + h, g.pl:g.pl + w])
 
 
 def _padded_zeros(shape, g: C.Window, dtype) -> np.ndarray:

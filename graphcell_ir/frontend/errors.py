@@ -94,12 +94,19 @@ class Diagnostic:
 class FrontendError(Exception):
     """A problem found while compiling, on its way to the statement that records it.
 
+    ``raised``: the problem is an exception Python code raised while compiling (a ``raise``, a
+    failing ``assert``, a check in a called function), so in Python the rest of the function
+    would not run: the statement that records it raises :class:`RaisedAbort`, which unwinds to
+    the function being compiled, so what would only follow from the same mistake is not
+    reported again.
+
     Internal to the frontend: users only ever see the GraphCompileError family.
     """
 
-    def __init__(self, diagnostic: Diagnostic):
+    def __init__(self, diagnostic: Diagnostic, raised: bool = False):
         super().__init__(diagnostic.message)
         self.diagnostic = diagnostic
+        self.raised = raised
 
 
 class CompileAbort(Exception):
@@ -111,16 +118,15 @@ class CompileAbort(Exception):
         self.diagnostic = diagnostic
 
 
-class RaiseReached(CompileAbort):
-    """A ``raise`` statement was reached while compiling: compiling stops there, as Python would
-    leave every function up to the caller, so what follows (an argument a check refused, used
-    anyway) adds no errors that only follow from it. Code compiled on trial (a hook, a user's
-    primitive) that reaches one runs as Python instead (``host.trial``)."""
-
-
 class PoisonAbort(Exception):
     """The statement being compiled depends on a problem already reported: abandon it quietly
     (its names are poisoned, nothing more is reported)."""
+
+
+class RaisedAbort(PoisonAbort):
+    """Python code raised while compiling (``FrontendError.raised``): as the exception would in
+    Python, this unwinds every function up to the one being compiled, poisoning each statement
+    on the way without reporting anything more."""
 
 
 def kind_of(exc: BaseException) -> Kind:

@@ -33,8 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from graphcell_ir.frontend.errors import (CompileAbort, FrontendError, Kind, PoisonAbort,
-                                          RaiseReached)
+from graphcell_ir.frontend.errors import CompileAbort, FrontendError, Kind, PoisonAbort
 from graphcell_ir.frontend.exprs import describe
 from graphcell_ir.frontend.scope import (BoundMethod, Closure, Poison, Undefined, is_object,
                                          leaves, map_leaves)
@@ -312,7 +311,7 @@ class HostMixin:
             with self.b.insertion_point(block):
                 value = run()
             ok = len(self.diags) == state["diags"] and not self.trials[-1]
-        except (FrontendError, PoisonAbort, RaiseReached):  # a raise: Python raises when it runs
+        except (FrontendError, PoisonAbort):  # a raise: Python raises when it runs
             ok = False
         except BaseException:
             self.trials.pop()

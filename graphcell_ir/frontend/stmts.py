@@ -27,7 +27,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from graphcell_ir.frontend import jumps
-from graphcell_ir.frontend.errors import Kind, RaiseReached, kind_of
+from graphcell_ir.frontend.errors import Kind, kind_of
 from graphcell_ir.frontend.exprs import _OPS, describe
 from graphcell_ir.frontend.scope import (BASE, BLOCK, LOOP, MISSING, POISON, ForRest, Poison,
                                          WhileRest)
@@ -134,8 +134,8 @@ class StmtMixin:
         # compiling ends here, as the program would: what follows would only report this
         # error's consequences (an argument a check refused, used anyway)
         if isinstance(exc, BaseException):
-            raise RaiseReached(self.diag(node, f"{type(exc).__name__}: {exc}", kind_of(exc), exc))
-        raise RaiseReached(self.diag(node, "'raise' reached while compiling"))
+            self.fail(node, f"{type(exc).__name__}: {exc}", kind_of(exc), exc, raised=True)
+        self.fail(node, "'raise' reached while compiling", raised=True)
 
     def visit_Assert(self, node):
         t = self.truth(self.eval(node.test), node.test)
@@ -147,7 +147,7 @@ class StmtMixin:
         if not t:
             self.check_not_under_tensor_condition(node, "a failing 'assert'")
             msg = self.eval(node.msg) if node.msg is not None else None
-            self.fail(node, "AssertionError" + (f": {msg}" if msg is not None else ""))
+            self.fail(node, "AssertionError" + (f": {msg}" if msg is not None else ""), raised=True)
 
     def check_not_under_tensor_condition(self, node, what: str) -> None:
         for kind, loc in reversed(self.ctl):

@@ -92,7 +92,7 @@ from graphcell_ir.frontend.attrs import AttrMixin
 from graphcell_ir.frontend.calls import CallMixin
 from graphcell_ir.frontend.control import ControlMixin
 from graphcell_ir.frontend.errors import (CompileAbort, Diagnostic, FrontendError, Kind,
-                                          PoisonAbort, kind_of, raise_diagnostics)
+                                          PoisonAbort, RaisedAbort, kind_of, raise_diagnostics)
 from graphcell_ir.frontend.exprs import ExprMixin
 from graphcell_ir.frontend.bprop import BpropMixin
 from graphcell_ir.frontend.grads import GradMixin, prune
@@ -412,6 +412,11 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, LoopMixin, CallMixin, GradMixi
         except FrontendError as e:
             self.diags.append(e.diagnostic)
             self.poison(stmt)
+            if e.raised:   # Python unwinds from here: what follows would only repeat it
+                raise RaisedAbort() from None
+        except RaisedAbort:
+            self.poison(stmt)
+            raise
         except PoisonAbort:
             self.poison(stmt)
         except CompileAbort:
@@ -428,6 +433,9 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, LoopMixin, CallMixin, GradMixi
     def poison(self, stmt: ast.stmt) -> None:
         """Bind the names a failed statement would have bound to POISON (reported once)."""
         if isinstance(stmt, ast.Delete):  # reported; the names keep their values
+            return
+        if isinstance(stmt, ast.Return):  # the function's result depends on the problem
+            self.frame.jump, self.frame.returned = "return", POISON
             return
         for name in assigned_names([stmt]):
             self.frame.vars[name] = POISON
@@ -462,8 +470,8 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, LoopMixin, CallMixin, GradMixi
                 cause=None) -> Diagnostic:
         return Diagnostic(message, loc if loc is not None else UNKNOWN, kind, cause=cause)
 
-    def fail(self, node, message: str, kind: Kind = Kind.ERROR, cause=None):
-        raise FrontendError(self.diag(node, message, kind, cause))
+    def fail(self, node, message: str, kind: Kind = Kind.ERROR, cause=None, raised: bool = False):
+        raise FrontendError(self.diag(node, message, kind, cause), raised)
 
     def warn(self, node, message: str) -> None:
         """A warning at ``node``, given (once) when the compile succeeds (a trial that is
@@ -481,9 +489,9 @@ class AstToIR(ExprMixin, StmtMixin, ControlMixin, LoopMixin, CallMixin, GradMixi
             raise
         except OpError as e:
             self.fail(node, str(e), kind_of(e), e)
-        except Exception as e:
+        except Exception as e:   # Python code raised: in Python the function would stop here
             where = f"{what}: " if what else ""
-            self.fail(node, f"{where}{type(e).__name__}: {e}", kind_of(e), e)
+            self.fail(node, f"{where}{type(e).__name__}: {e}", kind_of(e), e, raised=True)
 
     # -- Python objects --
     def classify(self, obj):

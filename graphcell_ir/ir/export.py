@@ -1,4 +1,5 @@
-"""The IR as a graph: a networkx ``DiGraph``, Graphviz dot text, or SVG (through ``dot``).
+"""The IR as a graph: a networkx ``DiGraph``, Graphviz dot text, or SVG (through ``dot``, or
+matplotlib when Graphviz is not installed).
 
 Nodes are the function arguments and ops (region arguments and the ops of regions too, with a
 ``parent`` attribute naming the op that owns them); an edge goes from where a value is defined to
@@ -150,8 +151,14 @@ def _cluster_lines(graph: _Graph, cluster: str | None, indent: str,
         yield f"{indent}}}"
 
 
-def to_svg(target: Module | Function, dot_program: str = "dot") -> str:
-    """SVG text rendered by Graphviz; GraphvizError when ``dot`` is missing or fails."""
+def to_svg(target: Module | Function, dot_program: str = "dot", engine: str | None = None) -> str:
+    """SVG text: rendered by Graphviz's ``dot`` when it is on PATH (``engine="graphviz"``), else
+    drawn with matplotlib (``engine="matplotlib"``, the optional extra ``pictures``: one
+    function, its first when given a module; see ``graphcell_ir.ir.draw``). GraphvizError when
+    the engine is missing or fails, saying what to install."""
+    from graphcell_ir.ir.draw import svg_engine, to_svg_matplotlib
+    if svg_engine(engine if engine or dot_program == "dot" else "graphviz") == "matplotlib":
+        return to_svg_matplotlib(_functions(target)[0])
     exe = shutil.which(dot_program)
     if exe is None:
         raise GraphvizError(f"cannot draw SVG: the Graphviz program {dot_program!r} is not on PATH. "

@@ -14,7 +14,7 @@ Example::
     >>> inner.scope, inner.user_frame() is inner.caller
     (('Net.construct', 'Dense.construct'), True)
     >>> str(inner.with_mark(GRAD))
-    'net.py:9:16 Net.construct>Dense.construct [grad]'
+    'net.py:9:16 Net>Dense [grad]'
 """
 from __future__ import annotations
 
@@ -111,12 +111,30 @@ UNKNOWN = Loc("", 0)
 
 def format_loc(loc: Loc, mode: str = "user") -> str:
     """The text inside ``loc(...)``: ``mode`` is ``"user"`` (the user's frame, its file's base
-    name, the innermost scope chain and marks) or ``"full"`` (every frame, ``<-`` between them)."""
+    name, the innermost scope chain and marks; the chain is shortened as
+    :func:`_short_scope` says, ``LeNet5>Dense``, so the line stays short) or ``"full"`` (every frame, exactly, ``<-``
+    between them)."""
     if mode == "full":
         return " <- ".join(_frame(f, f.file, f.scope, f.marks) for f in loc.frames())
     user = loc.user_frame()
     marks = tuple(m for m in loc.marks if m != LIB)
-    return _frame(user, os.path.basename(user.file) or user.file, loc.scope, marks)
+    return _frame(user, os.path.basename(user.file) or user.file, _short_scope(loc.scope), marks)
+
+
+def _short_scope(scope: tuple[str, ...]) -> tuple[str, ...]:
+    """The user view's scope chain: ``Net.construct`` is ``Net``, and a method of the class
+    just before it is ``.method`` (``Loss.construct>Loss.get_loss`` is ``Loss>.get_loss``)."""
+    out, owner = [], None
+    for s in scope:
+        cls, dot, method = s.rpartition(".")
+        if dot and cls and method == "construct":
+            out.append(cls)
+        elif dot and cls and cls == owner:
+            out.append("." + method)
+        else:
+            out.append(s)
+        owner = cls if dot else None
+    return tuple(out)
 
 
 def _frame(f: Loc, file: str, scope: tuple[str, ...], marks: tuple[str, ...]) -> str:

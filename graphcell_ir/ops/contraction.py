@@ -6,6 +6,7 @@ import numpy as np
 from graphcell_ir.errors import OpTypeError, ShapeError
 from graphcell_ir.ir.types import TensorType, promote
 from graphcell_ir.ops import functional as F
+from graphcell_ir.ops.cost import elements
 from graphcell_ir.ops.registry import AttrKind, Kind, attr, defop
 from graphcell_ir.ops.shape_rules import broadcast_shapes, require_tensor
 
@@ -81,7 +82,13 @@ def _bprop_matmul_batched(x, y, dout, transpose_a, transpose_b):
         F.sum_to(dy, ys) if len(ys) > 1 else F.reshape(F.sum_to(dy, ys + (1,)), ys)
 
 
+def _matmul_cost(ins, outs, *, transpose_a, transpose_b) -> int:
+    x = ins[0]
+    k = x.shape[-2] if transpose_a and x.ndim > 1 else x.shape[-1] if x.ndim else 1
+    return 2 * elements(outs[0]) * k   # a multiply-add per result element per k
+
+
 matmul = defop("matmul", ("x", "y"), kind=Kind.CONTRACTION, ms_name="MatMul",
                attrs=[attr("transpose_a", AttrKind.BOOL, False), attr("transpose_b", AttrKind.BOOL, False)],
                prim_init=("transpose_a", "transpose_b"), aliases=("batch_matmul",),
-               infer=_matmul_infer, ref=_matmul_ref, bprop=bprop_matmul)
+               infer=_matmul_infer, ref=_matmul_ref, bprop=bprop_matmul, cost=_matmul_cost)

@@ -32,6 +32,7 @@ from numpy.lib.stride_tricks import as_strided
 from graphcell_ir.errors import OpTypeError, ShapeError
 from graphcell_ir.ir.types import TensorType
 from graphcell_ir.ops import functional as F
+from graphcell_ir.ops.cost import conv_cost, elements, window_cost
 from graphcell_ir.ops.registry import AttrKind, Kind, attr, defop
 from graphcell_ir.ops.shape_rules import require_float, require_tensor
 
@@ -243,7 +244,11 @@ def bprop_conv2d(x, w, out, dout, *, out_channel, kernel_size, mode, data_format
     return dx, dw
 
 
-conv2d = defop("conv2d", ("x", "weight"), kind=OPAQUE, ms_name="Conv2D",
+def _conv2d_cost(ins, outs, **attrs) -> int:
+    return conv_cost(elements(outs[0]), ins[1])
+
+
+conv2d = defop("conv2d", ("x", "weight"), kind=OPAQUE, ms_name="Conv2D", cost=_conv2d_cost,
                attrs=[attr("out_channel", AttrKind.INT, 0),
                       attr("kernel_size", AttrKind.OPT_INTS, None),
                       attr("mode", AttrKind.INT, 1), *_WINDOW_ATTRS,
@@ -295,6 +300,7 @@ def bprop_conv2d_backprop_input(dy, w, out, dout, *, input_size, **win):
 
 conv2d_backprop_input = defop(
     "conv2d_backprop_input", ("dy", "weight"), kind=OPAQUE, ms_name="Conv2DBackpropInput",
+    cost=lambda ins, outs, **attrs: conv_cost(elements(ins[0]), ins[1]),
     attrs=[attr("input_size", AttrKind.INTS), *_WINDOW_ATTRS],
     infer=_bp_input_infer, ref=_bp_input_ref, bprop=bprop_conv2d_backprop_input,
     doc="The gradient of conv2d with respect to its input (a transposed convolution).")
@@ -322,6 +328,7 @@ def bprop_conv2d_backprop_filter(dy, x, out, dout, *, filter_size, **win):
 
 conv2d_backprop_filter = defop(
     "conv2d_backprop_filter", ("dy", "x"), kind=OPAQUE, ms_name="Conv2DBackpropFilter",
+    cost=lambda ins, outs, **attrs: conv_cost(elements(ins[0]), outs[0]),
     attrs=[attr("filter_size", AttrKind.INTS), *_WINDOW_ATTRS],
     infer=_bp_filter_infer, ref=_bp_filter_ref, bprop=bprop_conv2d_backprop_filter,
     doc="The gradient of conv2d with respect to its weight.")
@@ -392,6 +399,7 @@ def _max_pool_ref(x, *, kernel_size, strides, pad_mode, data_format):
 
 
 max_pool2d = defop("max_pool2d", ("x",), kind=OPAQUE, ms_name="MaxPool", attrs=_POOL_ATTRS,
+                   cost=window_cost,
                    prim_init=_POOL_INIT, infer=_max_pool_infer, ref=_max_pool_ref,
                    bprop=lambda x, out, dout, **a: (F.max_pool2d_grad(x, dout, **a),))
 
@@ -419,6 +427,7 @@ def _max_pool_grad_ref(x, dy, *, kernel_size, strides, pad_mode, data_format):
 
 max_pool2d_grad = defop(
     "max_pool2d_grad", ("x", "dy"), kind=OPAQUE, ms_name="MaxPoolGrad", attrs=_POOL_ATTRS,
+    cost=window_cost,
     infer=_max_pool_grad_infer, ref=_max_pool_grad_ref,
     # linear in dy; piecewise constant in x
     bprop=lambda x, dy, out, dout, **a: (None, F.max_pool2d_grad_grad(x, dout, **a)),
@@ -444,6 +453,7 @@ def _max_pool_grad_grad_ref(x, g, *, kernel_size, strides, pad_mode, data_format
 
 max_pool2d_grad_grad = defop(
     "max_pool2d_grad_grad", ("x", "g"), kind=OPAQUE, ms_name="MaxPoolGradGrad", attrs=_POOL_ATTRS,
+    cost=window_cost,
     infer=_max_pool_grad_grad_infer, ref=_max_pool_grad_grad_ref,
     bprop=lambda x, g, out, dout, **a: (None, F.max_pool2d_grad(x, dout, **a)),
     doc="The adjoint of max_pool2d_grad in dy: g picked at each window's first maximum.")
@@ -474,6 +484,7 @@ def _avg_pool_ref(x, *, kernel_size, strides, pad_mode, data_format):
 
 
 avg_pool2d = defop("avg_pool2d", ("x",), kind=OPAQUE, ms_name="AvgPool", attrs=_POOL_ATTRS,
+                   cost=window_cost,
                    prim_init=_POOL_INIT, infer=_avg_pool_infer, ref=_avg_pool_ref,
                    bprop=lambda x, out, dout, **a: (
                        F.avg_pool2d_grad(dout, input_size=tuple(x.shape), **a),))
@@ -493,7 +504,7 @@ def _avg_pool_grad_ref(dy, *, input_size, kernel_size, strides, pad_mode, data_f
 
 
 avg_pool2d_grad = defop(
-    "avg_pool2d_grad", ("dy",), kind=OPAQUE, ms_name="AvgPoolGrad",
+    "avg_pool2d_grad", ("dy",), kind=OPAQUE, cost=window_cost, ms_name="AvgPoolGrad",
     attrs=[attr("input_size", AttrKind.INTS), *_POOL_ATTRS],
     infer=_avg_pool_grad_infer, ref=_avg_pool_grad_ref,
     bprop=lambda dy, out, dout, input_size, **a: (F.avg_pool2d(dout, **a),),  # adjoint: the pool

@@ -15,6 +15,7 @@ from graphcell_ir.errors import OpTypeError, ShapeError
 from graphcell_ir.ir.types import TensorType, bool_, float32, int32, int64
 from graphcell_ir.ops import functional as F
 from graphcell_ir.ops import random
+from graphcell_ir.ops.cost import per_input_element, per_output_element
 from graphcell_ir.ops.registry import NONDIFF, AttrKind, Kind, Trait, attr, defop
 from graphcell_ir.ops.shape_rules import normalize_axes, require_float, require_tensor
 
@@ -58,7 +59,7 @@ def bprop_softmax(x, out, dout, *, axis):
     return (F.mul(out, F.sub(dout, inner)),)
 
 
-softmax = defop("softmax", ("x",), kind=OPAQUE, ms_name="Softmax",
+softmax = defop("softmax", ("x",), kind=OPAQUE, cost=per_output_element(5), ms_name="Softmax",
                 attrs=[attr("axis", AttrKind.OPT_INTS, (-1,))], prim_init=("axis",),
                 infer=_softmax_infer, ref=_softmax_ref, bprop=bprop_softmax)
 
@@ -80,6 +81,7 @@ def bprop_log_softmax(x, out, dout, *, axis):
 
 
 log_softmax = defop("log_softmax", ("x",), kind=OPAQUE, ms_name="LogSoftmax",
+                    cost=per_output_element(5),
                     attrs=[attr("axis", AttrKind.INT, -1)], prim_init=("axis",),
                     infer=_log_softmax_infer,
                     ref=lambda x, *, axis: _log_softmax_np(x, axis).astype(x.dtype, copy=False),
@@ -130,6 +132,7 @@ def bprop_softmax_cross_entropy(logits, labels, out, dout):
 
 softmax_cross_entropy = defop(
     "softmax_cross_entropy", ("logits", "labels"), kind=OPAQUE, ms_name="SoftmaxCrossEntropyWithLogits",
+    cost=per_input_element(6),
     infer=_sce_infer, ref=_sce_ref, bprop=bprop_softmax_cross_entropy,
     doc="Cross-entropy of softmax(logits) against dense labels over the last axis. Results, as "
         "MindSpore's: the per-example loss (logits.shape[:-1]) and softmax(logits) - labels.")
@@ -164,7 +167,7 @@ def bprop_sparse_softmax_cross_entropy(logits, labels, out, dout):
 
 
 sparse_softmax_cross_entropy = defop(
-    "sparse_softmax_cross_entropy", ("logits", "labels"), kind=OPAQUE,
+    "sparse_softmax_cross_entropy", ("logits", "labels"), kind=OPAQUE, cost=per_input_element(6),
     ms_name="SparseSoftmaxCrossEntropyWithLogits",
     infer=_sparse_sce_infer, ref=_sparse_sce_ref, bprop=bprop_sparse_softmax_cross_entropy,
     doc="Per-example cross-entropy of softmax(logits) against integer class labels. Unlike "
@@ -190,7 +193,7 @@ def _one_hot_ref(indices, *, depth, on_value, off_value, axis, dtype):
     return np.moveaxis(out, -1, _axis_in(axis, indices.ndim + 1))
 
 
-one_hot = defop("one_hot", ("indices",), kind=OPAQUE, ms_name="OneHot",
+one_hot = defop("one_hot", ("indices",), kind=OPAQUE, cost=per_output_element(1), ms_name="OneHot",
                 attrs=[attr("depth", AttrKind.INT), attr("on_value", AttrKind.SCALAR, 1.0),
                        attr("off_value", AttrKind.SCALAR, 0.0), attr("axis", AttrKind.INT, -1),
                        attr("dtype", AttrKind.DTYPE, float32)],
@@ -220,9 +223,11 @@ def _arg_ref(np_fn):
 
 _ARG_ATTRS = [attr("axis", AttrKind.INT, -1), attr("output_type", AttrKind.DTYPE, int32)]
 argmax = defop("argmax", ("x",), kind=OPAQUE, ms_name="Argmax", attrs=_ARG_ATTRS,
+               cost=per_input_element(1),
                prim_init=("axis", "output_type"), infer=_arg_infer, ref=_arg_ref(np.argmax),
                bprop=NONDIFF)
 argmin = defop("argmin", ("x",), kind=OPAQUE, ms_name="Argmin", attrs=_ARG_ATTRS,
+               cost=per_input_element(1),
                prim_init=("axis", "output_type"), infer=_arg_infer, ref=_arg_ref(np.argmin),
                bprop=NONDIFF)
 
@@ -261,6 +266,7 @@ def bprop_bias_add(x, bias, out, dout, *, data_format):
 
 
 bias_add = defop("bias_add", ("x", "bias"), kind=OPAQUE, ms_name="BiasAdd",
+                 cost=per_output_element(1),
                  attrs=[attr("data_format", AttrKind.STR, "NCHW")], prim_init=("data_format",),
                  infer=_bias_add_infer, ref=_bias_add_ref, bprop=bprop_bias_add)
 
@@ -392,6 +398,7 @@ def bprop_batch_norm(x, gamma, beta, mean, var, out, dout, *, is_training, epsil
 
 batch_norm = defop(
     "batch_norm", ("x", "scale", "bias", "mean", "variance"), kind=OPAQUE, ms_name="BatchNorm",
+    cost=per_input_element(8),
     attrs=[attr("is_training", AttrKind.BOOL, False), attr("epsilon", AttrKind.FLOAT, 1e-5),
            attr("momentum", AttrKind.FLOAT, 0.1), attr("data_format", AttrKind.STR, "NCHW")],
     prim_init=("is_training", "epsilon", "momentum", "data_format"),
@@ -432,6 +439,7 @@ def bprop_dropout(x, out, dout, *, keep_prob, seed0, seed1):
 
 
 dropout = defop("dropout", ("x",), kind=OPAQUE, traits={Trait.RANDOM}, ms_name="Dropout",
+                cost=per_output_element(2),
                 attrs=[attr("keep_prob", AttrKind.FLOAT, 0.5), attr("seed0", AttrKind.INT, 0),
                        attr("seed1", AttrKind.INT, 0)],
                 prim_init=("keep_prob", "seed0", "seed1"),
@@ -470,6 +478,7 @@ def bprop_dropout2d(x, out, dout, *, keep_prob):
 
 
 dropout2d = defop("dropout2d", ("x",), kind=OPAQUE, traits={Trait.RANDOM}, ms_name="Dropout2D",
+                  cost=per_output_element(2),
                   attrs=[attr("keep_prob", AttrKind.FLOAT, 0.5)], prim_init=("keep_prob",),
                   infer=_dropout2d_infer, ref=_dropout2d_ref, bprop=bprop_dropout2d,
                   doc="Zeroes whole channels of an NCHW tensor with probability 1 - keep_prob and "

@@ -190,6 +190,8 @@ class OpDef:
     ``ref_into`` is ``ref`` writing the result into operand 0's array and returning it, for an op
     whose result is operand 0 updated (the scatters): the executable uses it where it owns that
     array, a buffer a loop carries from step to step, so a step costs its update, not a copy.
+    ``cost`` estimates the op's FLOPs from its types (``graphcell_ir.ops.cost``); None means
+    what the ``kind`` implies.
     """
 
     name: str
@@ -207,6 +209,7 @@ class OpDef:
     mutates: tuple[int, ...] = ()
     doc: str = ""
     ref_into: RefFn | None = None
+    cost: Callable[..., int] | None = None
     attr_index: MappingProxyType = field(init=False, repr=False)
     bprop_takes_needs: bool = field(init=False, repr=False)
 
@@ -285,7 +288,8 @@ REGISTRY: MappingProxyType = MappingProxyType(_entries)
 def defop(name: str, operands: tuple[str, ...] | list[str], *, kind: Kind, infer: InferFn,
           ref: RefFn, bprop: BpropFn | _NonDiff, attrs=(), kernel: str | None = None,
           traits=(), ms_name: str = "", prim_init=(), aliases=(), mutates=(),
-          doc: str = "", ref_into: RefFn | None = None) -> OpDef:
+          doc: str = "", ref_into: RefFn | None = None,
+          cost: Callable[..., int] | None = None) -> OpDef:
     """Declare a primitive. Only the family modules call this, at import time."""
     if _frozen:
         raise RegistryError(f"cannot declare op {name!r}: the registry is frozen; "
@@ -293,7 +297,7 @@ def defop(name: str, operands: tuple[str, ...] | list[str], *, kind: Kind, infer
     op = OpDef(name=name, operands=tuple(operands), kind=kind, infer=infer, ref=ref, bprop=bprop,
                attrs=tuple(attrs), kernel=kernel, traits=frozenset(traits), ms_name=ms_name,
                prim_init=tuple(prim_init), aliases=tuple(aliases), mutates=tuple(mutates), doc=doc,
-               ref_into=ref_into)
+               ref_into=ref_into, cost=cost)
     _add(op)
     return op
 

@@ -97,6 +97,23 @@ def format_reports(reports: Sequence[PassReport]) -> str:
     return "\n".join([*map(str, reports), f"   total {total * 1e3:.2f} ms"])
 
 
+class PassReports(tuple):
+    """The reports of one pipeline run: a tuple of :class:`PassReport` that prints as a table.
+
+    >>> r = PassReports([PassReport("cse", 1, True, 10, 8, 0.001)])
+    >>> r[0].removed
+    2
+    >>> print(r)
+    01 cse          changed      10 -> 8     ops     1.00 ms
+       total 1.00 ms
+    """
+
+    def __str__(self) -> str:
+        return format_reports(self)
+
+    __repr__ = __str__
+
+
 @dataclass(frozen=True)
 class PassManager:
     """Runs ``passes`` in order; see the module docstring for the options."""

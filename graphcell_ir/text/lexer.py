@@ -1,7 +1,9 @@
 """Tokens of ``.gcir`` text, and ``IRParseError`` positions.
 
-The format is line oriented: ``NL`` tokens end ops, headers and region openers. ``//`` starts a
-comment that runs to the end of the line. A location ``loc(...)`` is one ``LOC`` token (its inside
+The format is line oriented: ``NL`` tokens end ops, headers and region openers. A line continues
+on the next when it ends in ``,`` or ``(``, and when the next starts with ``)`` or ``loc(`` (no
+``NL`` token between them), so the printer can keep lines short. ``//`` starts a comment that
+runs to the end of the line. A location ``loc(...)`` is one ``LOC`` token (its inside
 is read by the parser's location reader), because file paths do not follow the token rules of the
 rest of the text.
 
@@ -40,6 +42,7 @@ _TOKEN = re.compile(r"[ \t\r\f\v]*(?:" + "|".join([  # leading blanks are skippe
 ]) + ")")
 
 Token = tuple  # (kind, text, offset)
+_CONTINUES_AFTER = (",", "(")   # a line ending in one of these goes on
 
 
 class Source:
@@ -84,6 +87,12 @@ def lex(text: str, source: Source | None = None) -> list[Token]:
             if kind == "NAME" and m.group(kind) == "loc" and text.startswith("loc(", start):
                 raise source.error(start, "unterminated location: expected loc(...) closed on the "
                                           "same line")
+            if kind == "NL" and out and out[-1][0] == "PUNCT" and out[-1][1] in _CONTINUES_AFTER:
+                pos = m.end()
+                continue
+            if kind == "LOC" or (kind == "PUNCT" and m.group(kind) == ")"):
+                while out and out[-1][0] == "NL":   # a continuation line
+                    out.pop()
             append((kind, m.group(kind), start))
         pos = m.end()
     append(("EOF", "", n))

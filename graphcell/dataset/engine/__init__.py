@@ -7,6 +7,7 @@ Example::
     2
 """
 from graphcell.dataset.engine.datasets import Dataset
+from graphcell.dataset.engine.datasets_standard_format import MindDataset, Shuffle
 from graphcell.dataset.engine.datasets_user_defined import GeneratorDataset, NumpySlicesDataset
 from graphcell.dataset.engine.datasets_vision import (Cifar10Dataset, FashionMnistDataset,
                                                       MnistDataset)
@@ -31,7 +32,7 @@ def zip(datasets):  # noqa: A001 - MindSpore's name
 
 
 __all__ = ["Dataset", "MappableDataset", "SourceDataset", "GeneratorDataset",
-           "NumpySlicesDataset", "MnistDataset", "FashionMnistDataset", "Cifar10Dataset",
+           "NumpySlicesDataset", "MindDataset", "Shuffle", "MnistDataset", "FashionMnistDataset", "Cifar10Dataset",
            "BatchDataset", "BatchInfo", "ConcatDataset", "FilterDataset", "MapDataset",
            "ProjectDataset", "RenameDataset", "RepeatDataset", "ShuffleDataset", "SkipDataset",
            "TakeDataset", "ZipDataset", "Iterator", "TupleIterator", "DictIterator",

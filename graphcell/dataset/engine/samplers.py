@@ -309,8 +309,8 @@ def select_sampler(num_samples, shuffle, sampler, num_shards, shard_id):
     if shuffle is not None:
         check_bool("shuffle", shuffle)
     if (num_shards is None) != (shard_id is None):
-        raise ValueError("num_shards and shard_id need to be passed in together, got "
-                         f"num_shards={num_shards!r}, shard_id={shard_id!r}")
+        raise SamplerError("num_shards and shard_id need to be passed in together, got "
+                           f"num_shards={num_shards!r}, shard_id={shard_id!r}")
     if sampler is not None:
         if shuffle is not None or num_shards is not None or num_samples is not None:
             raise ValueError(f"sampler= cannot be combined with shuffle, num_shards/shard_id or "

@@ -125,6 +125,18 @@ def _pad_mode(pad_mode, owner: str) -> str:
     return check_string(pad_mode, ("same", "valid", "pad"), "pad_mode", owner)
 
 
+def _as_2d(owner: str, kernel_size, stride, pad_mode, padding, dilation) -> tuple:
+    """A 1-D convolution's arguments as those of the height-1 2-D convolution it runs:
+    ``((1, k), (1, s), pad_mode, padding, (1, d))``, checked as MindSpore checks them."""
+    k = _one_int(kernel_size, "kernel_size", owner)
+    s = _one_int(stride, "stride", owner)
+    p = _one_int(padding, "padding", owner, low=0)
+    d = _one_int(dilation, "dilation", owner)
+    mode = _pad_mode(pad_mode, owner)
+    _padding(p, 4, mode, owner)
+    return (1, k), (1, s), mode, p, (1, d)
+
+
 def _weight_1d(weight_init, owner: str):
     """A 1-D layer's weight given as a 3-D tensor gets the height axis of its 4-D parameter."""
     if isinstance(weight_init, Tensor):
@@ -195,13 +207,9 @@ class Conv1d(_Conv):
                  padding=0, dilation=1, group=1, has_bias=False, weight_init=None, bias_init=None,
                  dtype=float32):
         owner = type(self).__name__
-        k = _one_int(kernel_size, "kernel_size", owner)
-        s = _one_int(stride, "stride", owner)
-        p = _one_int(padding, "padding", owner, low=0)
-        d = _one_int(dilation, "dilation", owner)
-        mode = _pad_mode(pad_mode, owner)
-        _padding(p, 4, mode, owner)
-        super().__init__(in_channels, out_channels, (1, k), (1, s), mode, p, (1, d), group,
+        kernel, strides, mode, p, dilations = _as_2d(owner, kernel_size, stride, pad_mode,
+                                                     padding, dilation)
+        super().__init__(in_channels, out_channels, kernel, strides, mode, p, dilations, group,
                          has_bias, _weight_1d(weight_init, owner), bias_init, "NCHW", False, dtype)
         self.padding = (0, 0, p, p)
 
@@ -320,13 +328,9 @@ class Conv1dTranspose(_Conv):
                  padding=0, dilation=1, group=1, has_bias=False, weight_init=None, bias_init=None,
                  dtype=float32):
         owner = type(self).__name__
-        k = _one_int(kernel_size, "kernel_size", owner)
-        s = _one_int(stride, "stride", owner)
-        p = _one_int(padding, "padding", owner, low=0)
-        d = _one_int(dilation, "dilation", owner)
-        mode = _pad_mode(pad_mode, owner)
-        _padding(p, 4, mode, owner)
-        super().__init__(in_channels, out_channels, (1, k), (1, s), mode, p, (1, d), group,
+        kernel, strides, mode, p, dilations = _as_2d(owner, kernel_size, stride, pad_mode,
+                                                     padding, dilation)
+        super().__init__(in_channels, out_channels, kernel, strides, mode, p, dilations, group,
                          has_bias, _weight_1d(weight_init, owner), bias_init, "NCHW", True, dtype)
         self.padding = (0, 0, p, p)
 

@@ -1,5 +1,6 @@
 """graphcell ir / export / run / precompile, run in-process through cli.main."""
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -22,7 +23,8 @@ def run(capsys, *argv):
 
 def test_ir_prints_the_final_ir(capsys):
     code, out, _ = run(capsys, "ir", MLP, *X)
-    assert code == 0 and out.startswith("func @MLP.construct(%x: f32[5,4], %fc1.weight")
+    assert code == 0 and out.startswith("func @MLP.construct(\n    %x: f32[5,4],\n    %fc1.weight")
+    assert max(map(len, out.splitlines())) <= 100   # one argument per line, locs on their own
 
 
 def test_ir_after_a_pass_and_all_passes(capsys):
@@ -44,11 +46,39 @@ def test_ir_of_a_function_and_of_a_gradient(capsys):
 def test_ir_dot_and_svg(capsys, tmp_path):
     code, _, _ = run(capsys, "ir", MLP, *X, "--format", "dot", "-o", str(tmp_path / "g.dot"))
     assert code == 0 and (tmp_path / "g.dot").read_text().startswith("digraph gcir {")
-    code, out, err = run(capsys, "ir", MLP, *X, "--format", "svg")
-    if shutil.which("dot"):
-        assert code == 0 and "<svg" in out
+    code, out, err = run(capsys, "ir", MLP, *X, "--svg")
+    from graphcell_ir.ir.draw import matplotlib_available
+    if shutil.which("dot") or matplotlib_available():
+        assert code == 0 and "<svg" in out and "matmul" in out
     else:
-        assert code == 1 and "not on PATH" in err
+        assert code == 1 and "pip install 'graphcell[pictures]'" in err
+
+
+def test_ir_html_puts_the_stages_side_by_side(capsys, tmp_path):
+    page = tmp_path / "ir.html"
+    code, _, _ = run(capsys, "ir", MLP, *X, "--format", "html", "-o", str(page))
+    text = page.read_text()
+    assert code == 0 and text.startswith("<!DOCTYPE html>") and "@MLP.construct: 1 input" in text
+    stages = re.findall(r"<h2>(\w+)</h2>", text)
+    assert stages == ["frontend", "inline", "fold", "simplify", "dead_branch", "cse", "dce", "fuse",
+                      "final"]
+    assert "unchanged from" in text and "= matmul(%x, %fc1.weight)" in text
+
+
+def test_ir_summary_width_and_locs(capsys):
+    code, out, _ = run(capsys, "ir", MLP, *X, "--summary")
+    assert code == 0 and out.startswith("@MLP.construct: 1 input, 4 parameters")
+    assert "ops: " in out and "estimated work: " in out and "matmul" in out
+    code, out, _ = run(capsys, "ir", MLP, *X, "--width", "0")
+    lines = out.splitlines()
+    assert code == 0 and lines[0].startswith("func @MLP.construct(%x: f32[5,4], %fc1.weight")
+    assert lines[1].startswith("  %x_1 = matmul(%x, %fc1.weight) {transpose_a=false, "
+                               "transpose_b=true} : f32[5,8]  loc(aot_nets.py:16:35 MLP>Dense)")
+    assert len(lines) == 11   # one line per op, its loc at the end
+    code, out, _ = run(capsys, "ir", MLP, *X, "--locs", "none", "--width", "40")
+    assert code == 0 and "loc(" not in out and max(map(len, out.splitlines())) <= 48
+    code, _, err = run(capsys, "ir", MLP, *X, "--width", "7")
+    assert code == 1 and "--width must be 0 (one line per op) or at least 20, got 7" in err
 
 
 def test_ir_bad_target_and_spec(capsys):

@@ -11,6 +11,7 @@ mode and compares).
 - ``"ops.stack"``, ``"numpy.mean"``, ``"nn.functional_name"``: ``target(*args, **kwargs)``;
 - ``"Tensor.argmax"``: ``args[0].argmax(*args[1:], **kwargs)``;
 - ``"ops.Stack"`` (a class): ``Stack(*init)(*args, **kwargs)``, ``init`` a tuple or a dict;
+- ``"mint.sum"``, ``"mint.nn.functional.gelu"``: as ``ops`` (``mint.nn.X`` classes are layers);
 - ``"nn.Dense"``, ``"nn.MSELoss"`` (a Cell: an ``nn`` class with ``init``): the cell
   ``Dense(**init)`` is made outside the compiled function (its ``T`` arguments are its initial
   weights, never differentiated), set to training mode when ``train=True``, and called on the
@@ -176,8 +177,9 @@ class Case:
 
     @property
     def is_cell(self) -> bool:
-        """An ``nn`` layer: made once outside the call, then called (see the module docstring)."""
-        return self.space == "nn" and self.init is not None
+        """An ``nn`` (or ``mint.nn``) layer: made once outside the call, then called (see the
+        module docstring)."""
+        return (self.space == "nn" or self.target.startswith("mint.nn.")) and self.init is not None
 
     def init_slots(self) -> list[int]:
         """The slots of the tensors given to the constructor (``init``) and set as a layer's

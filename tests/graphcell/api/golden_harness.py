@@ -42,7 +42,8 @@ def namespace(space: str):
     """The graphcell object a case's target starts from (``ops``, ``Tensor``, ``numpy``...)."""
     import importlib
     modules = {"ops": "graphcell.ops", "numpy": "graphcell.numpy", "nn": "graphcell.nn",
-               "F": "graphcell.ops.functional", "P": "graphcell.ops.operations", "ms": "graphcell"}
+               "F": "graphcell.ops.functional", "P": "graphcell.ops.operations", "ms": "graphcell",
+               "mint": "graphcell.mint"}
     return Tensor if space == "Tensor" else importlib.import_module(modules[space])
 
 

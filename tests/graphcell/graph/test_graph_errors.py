@@ -169,3 +169,75 @@ def test_layers_reject_bad_inputs_at_the_users_line(graph_mode):
         Net()(Tensor(np.ones((2, 3), np.float32)))
     assert "in_channels=4" in str(info.value)
     assert f"{HERE}:{line_of(Net.construct, 'self.fc(x)')}" in str(info.value)
+
+
+# --- a consequence of the first mistake is not a second problem (issue 24) ------------------------
+
+class TwoLayers(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Dense(5, 4)
+        self.fc2 = nn.Dense(3, 2)            # 4 features reach it: the mistake
+
+    def construct(self, x):
+        y = self.fc2(self.fc1(x))
+        return y.sum() + y.mean()
+
+
+def test_a_layer_s_input_check_is_reported_once_not_again_by_the_op_after_it(graph_mode):
+    net = TwoLayers()
+    with pytest.raises(GraphValueError) as info:
+        net(Tensor(np.ones((2, 5), np.float32)))
+    msg = str(info.value)
+    assert "problems while compiling" not in msg and msg.count("^") == 1, msg
+    assert "Dense: expected an input whose last axis has in_channels=3 values, got Float32 [2, 4]" in msg
+    assert "MatMul" not in msg   # the matmul after the check would only fail for the same reason
+    assert f"{HERE}:{line_of(TwoLayers.construct, 'self.fc2(self.fc1(x))')}:13: y = self.fc2(" in msg
+
+
+def test_a_train_step_s_error_is_the_layer_s_alone(graph_mode):
+    net = TwoLayers()
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()),
+                               nn.Momentum(net.trainable_params(), 0.1, 0.9))
+    before = [p.asnumpy().copy() for p in net.trainable_params()]
+    with pytest.raises(GraphValueError) as info:
+        step(Tensor(np.ones((2, 5), np.float32)), Tensor(np.ones((2, 2), np.float32)))
+    msg = str(info.value)
+    assert "problems while compiling" not in msg and "MSELoss" not in msg, msg
+    assert all(np.array_equal(b, p.asnumpy()) for b, p in zip(before, net.trainable_params()))
+
+
+class RaisesThenUses(nn.Cell):
+    def check(self, x):
+        if x.shape[-1] != 4:
+            raise ValueError(f"want 4 features, got {x.shape[-1]}")
+
+    def construct(self, x):
+        self.check(x)
+        y = ops.matmul(x, ops.ones((4, 2), ms.float32))   # what Python would never reach
+        return y
+
+
+def test_a_raise_stops_the_function_as_in_python(graph_mode):
+    with pytest.raises(GraphValueError) as info:
+        RaisesThenUses()(Tensor(np.ones((2, 3), np.float32)))
+    msg = str(info.value)
+    assert f"{HERE}:{line_of(RaisesThenUses.check, 'raise ValueError')}:13: ValueError: want 4 " \
+           "features, got 3" in msg and msg.count("^") == 1
+    assert "problems while compiling" not in msg and "MatMul" not in msg, msg
+
+
+class TwoIndependentMistakes(nn.Cell):
+    def construct(self, x):
+        a = ops.matmul(x, x)          # a shape error: reported, a is poisoned
+        try:                          # unsupported syntax, independent of it: reported too
+            b = x
+        finally:
+            pass
+        return a + b
+
+
+def test_independent_problems_are_still_all_reported(graph_mode):
+    with pytest.raises(GraphSyntaxError, match="2 problems while compiling") as info:
+        TwoIndependentMistakes()(Tensor(np.ones((2, 3), np.float32)))
+    assert "MatMul" in str(info.value) and "'try' statement" in str(info.value)

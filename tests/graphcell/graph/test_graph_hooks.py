@@ -70,7 +70,7 @@ def test_hooks_see_the_cell_and_can_read_its_attributes(graph_mode):
     assert cell(ones()).asnumpy().tolist() == [6.0, 6.0]
     ir = cell.compile(ones()).as_text()
     assert ir.startswith("func @Scaled.__call__(%x: f32[2])")   # construct's argument names
-    assert "Scaled.__call__>Scaled.construct" in ir and "Scaled.__call__>record" in ir
+    assert "Scaled.__call__>Scaled)" in ir and "Scaled.__call__>record" in ir
 
 
 def test_graph_and_pynative_hooks_agree():

@@ -110,8 +110,9 @@ def test_a_doubled_gradient_fails_naming_the_worst_element():
         check_grads(lambda x, y: wrong(x * x) * y, (_t(2, 3), _t(2, 3, seed=1)))
     msg = str(info.value)
     assert "disagrees with central finite differences for argument 0." in msg
-    assert re.search(r"argument 0 f64\[2,3\]: FAILED \(elementwise\)\n +max abs error [\d.e+-]+, "
-                     r"max rel error 1\n +worst element \[\d, \d\]: analytic [\d.e+-]+, numeric", msg)
+    assert re.search(r"argument 0 f64\[2,3\]: FAILED \(jacobian\)\n +max abs error [\d.e+-]+, "
+                     r"max rel error 1\n +worst entry d out0\[\d, \d\] / d x\[\d, \d\] at x = "
+                     r"[\d.e+-]+: analytic [\d.e+-]+, numeric", msg)
     assert "argument 1 f64[2,3]: ok" in msg
 
 
@@ -119,9 +120,46 @@ def test_the_worst_element_is_the_wrong_one():
     bump = np.zeros((2, 3))
     bump[1, 2] = 0.5
     wrong = ops.HookBackward(lambda g: (g[0] + Tensor(bump),))
-    with pytest.raises(AssertionError, match=r"worst element \[1, 2\]") as info:
+    with pytest.raises(AssertionError, match=r"worst entry d out0\[\d, \d\] / d x\[1, 2\]") as info:
         check_grads(lambda x: wrong(x + 0.0), (_t(2, 3),))
     assert "max abs error 0.5, max rel error" in str(info.value)
+
+
+def test_a_failure_reports_the_true_jacobian_entry_and_the_input_value():
+    # sin's derivative at x is cos(x); a doubled gradient gives 2 cos(x) at the worst entry, and
+    # the message says so with x itself — not a random mixture of the outputs
+    wrong = _doubling()
+    x = _t(2, 3)
+    with pytest.raises(AssertionError) as info:
+        check_grads(lambda a: wrong(ops.sin(a)), (x,))
+    msg = str(info.value)
+    m = re.search(r"worst entry d out0\[(\d), (\d)\] / d x\[(\d), (\d)\] at x = ([\d.e+-]+): "
+                  r"analytic ([\d.e+-]+), numeric ([\d.e+-]+)", msg)
+    assert m, msg
+    out_index, in_index = m.group(1, 2), m.group(3, 4)
+    assert out_index == in_index   # sin is elementwise: the wrong entries are on the diagonal
+    value, analytic, numeric = map(float, m.group(5, 6, 7))
+    xj = x.asnumpy()[tuple(map(int, in_index))]
+    assert value == pytest.approx(xj, abs=1e-8)
+    assert numeric == pytest.approx(np.cos(xj), abs=1e-8) and analytic == pytest.approx(2 * np.cos(xj))
+
+
+def test_the_failing_input_is_in_the_message_outside_pytest_too():
+    wrong = _doubling()
+    x = Tensor(np.array([[0.25, -1.5], [2.0, 0.125]]))
+    try:
+        check_grads(lambda a: wrong(a * a), (x,))
+    except AssertionError as e:   # the message alone, as a script would print it
+        msg = str(e)
+    assert "the failing input(s):\n  argument 0 = [[ 0.25 , -1.5  ],\n" in msg
+    assert "[ 2.   ,  0.125]]" in msg
+
+
+def test_big_outputs_fall_back_to_the_gradient_of_u_dot_f_per_element():
+    wrong = _doubling()
+    with pytest.raises(AssertionError, match=r"FAILED \(elementwise\)\n.*\n +worst element "
+                                             r"\[\d\] at x = [\d.e+-]+: .*\(gradients of <u, f>\)"):
+        check_grads(lambda a: wrong(ops.broadcast_to(a, (40, 3)) * 1.0), (_t(3),))
 
 
 def test_big_arguments_are_searched_for_the_worst_element_after_a_failure():
@@ -223,6 +261,39 @@ class _WrongBprop(nn.Cell):
 def test_a_cell_with_a_wrong_custom_bprop_fails():
     with pytest.raises(AssertionError, match=r"for argument 0\.\n.*\n  argument 0 f64\[3\]: FAILED"):
         check_grads(_WrongBprop(), (_t(3),))
+
+
+# --- graph mode: the compiled gradient ----------------------------------------------------------
+
+class _Layer(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(3, 2, weight_init="normal", bias_init="normal")
+
+    def construct(self, x):
+        return ops.tanh(self.fc(x)) * x.sum()
+
+
+def test_graph_mode_checks_the_compiled_gradient(monkeypatch):
+    import graphcell.testing.gradcheck as gc
+    net = _Layer()
+    x = _t(4, 3, dtype=np.float32)
+
+    def no_pynative(*args, **kwargs):
+        raise AssertionError("mode='graph' must not take PyNative's gradient")
+    monkeypatch.setattr(gc, "_analytic", no_pynative)
+    report = check_grads(net, (x,), weights=net.trainable_params(), mode="graph")
+    assert report.passed and report.mode == "graph" and "compiled (graph mode)" in str(report)
+    assert [c.name for c in report.checks] == ["argument 0", "weight 'fc.weight'", "weight 'fc.bias'"]
+    assert ms.get_context("mode") == ms.PYNATIVE_MODE   # left as it was
+
+
+def test_graph_mode_catches_a_wrong_compiled_gradient():
+    with pytest.raises(AssertionError, match=r"analytic gradients compiled \(graph mode\)\n"
+                                             r"  argument 0 f64\[3\]: FAILED"):
+        check_grads(_WrongBprop(), (_t(3),), mode="graph")
+    with pytest.raises(ValueError, match="mode must be one of 'pynative', 'graph', got 'jit'"):
+        check_grads(_WrongBprop(), (_t(3),), mode="jit")
 
 
 # --- the report ---------------------------------------------------------------------------------

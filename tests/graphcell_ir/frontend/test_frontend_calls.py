@@ -49,10 +49,12 @@ def test_sub_cell_inlined_with_the_call_chain_in_every_location():
     net = Net()
     out = check(Net.construct, [F32_23], """
 func @Net.construct(%x: f32[2,3], %fc.weight: f32[4,3] param, %fc.bias: f32[4] param) -> f32[2,4] {
-  %0 = matmul(%x, %fc.weight) {transpose_a=false, transpose_b=true} : f32[2,4]  loc(test_frontend_calls.py:31:29 Net.construct>Dense.construct)
-  %y = bias_add(%0, %fc.bias) {data_format="NCHW"} : f32[2,4]  loc(test_frontend_calls.py:31:16 Net.construct>Dense.construct)
-  %1 = relu(%y) : f32[2,4]  loc(test_frontend_calls.py:45:28 Net.construct)
-  %2 = mul(%1, 2.0:f32) : f32[2,4]  loc(test_frontend_calls.py:41:16 Net.construct>Net.helper)
+  %0 = matmul(%x, %fc.weight) {transpose_a=false, transpose_b=true} : f32[2,4]
+      loc(test_frontend_calls.py:31:29 Net>Dense)
+  %y = bias_add(%0, %fc.bias) {data_format="NCHW"} : f32[2,4]
+      loc(test_frontend_calls.py:31:16 Net>Dense)
+  %1 = relu(%y) : f32[2,4]  loc(test_frontend_calls.py:45:28 Net)
+  %2 = mul(%1, 2.0:f32) : f32[2,4]  loc(test_frontend_calls.py:41:16 Net>.helper)
   return %2
 }
 """, self_obj=net, locs="user")
@@ -103,7 +105,8 @@ def test_forward_pre_hook_and_forward_hook_are_inlined():
 
     outer = Outer()
     out = check(Outer.construct, [F32_23], """
-func @Outer.construct(%x: f32[2,3], %inner.weight: f32[2,3] param, %inner.bias: f32[2] param) -> f32[2,2] {
+func @Outer.construct(%x: f32[2,3], %inner.weight: f32[2,3] param,
+    %inner.bias: f32[2] param) -> f32[2,2] {
   %0 = mul(%x, 2.0:f32) : f32[2,3]
   %1 = matmul(%0, %inner.weight) {transpose_a=false, transpose_b=true} : f32[2,2]
   %2 = bias_add(%1, %inner.bias) {data_format="NCHW"} : f32[2,2]

@@ -286,7 +286,8 @@ def test_while_that_accumulates_into_a_number_lifts_it_to_the_tensor_type():
     out = check(f, [F32_3], """
 func @f(%x: f32[3]) -> f32[], f32[3], f32 {
   %0 = fill() {dtype=f32, shape=[], value=0} : f32[]
-  %acc, %k, %k_1 = while(%0, %x, 1.0:f32) : (f32[], f32[3], f32) cond(%acc_1: f32[], %k_2: f32[3], %k_3: f32) {
+  %acc, %k, %k_1 = while(%0, %x, 1.0:f32) : (f32[], f32[3], f32) cond(%acc_1: f32[], %k_2: f32[3],
+      %k_3: f32) {
     %1 = reduce_sum(%k_2) {axis=none, keep_dims=false} : f32[]
     %2 = less(%1, 20.0:f32) : bool[]
     yield %2
@@ -456,7 +457,8 @@ def test_break_and_continue_in_a_tensor_while_become_flags():
     out = check(f, [F32_3], """
 func @f(%x: f32[3]) -> f32[3] {
   %jump.skip.2.4 = const() {value=false} : bool[]
-  %jump.skip.2.4_1, %x_1, %jump.break.2.4 = while(%jump.skip.2.4, %x, %jump.skip.2.4) : (bool[], f32[3], bool[]) cond(%jump.skip.2.4_2: bool[], %x_2: f32[3], %jump.break.2.4_1: bool[]) {
+  %jump.skip.2.4_1, %x_1, %jump.break.2.4 = while(%jump.skip.2.4, %x, %jump.skip.2.4) : (bool[],
+      f32[3], bool[]) cond(%jump.skip.2.4_2: bool[], %x_2: f32[3], %jump.break.2.4_1: bool[]) {
     %0 = logical_not(%jump.break.2.4_1) : bool[]
     %1 = reduce_sum(%x_2) {axis=none, keep_dims=false} : f32[]
     %2 = less(%1, 10.0:f32) : bool[]

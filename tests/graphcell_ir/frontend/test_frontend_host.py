@@ -206,7 +206,9 @@ func @f(%x: f32[3]) -> f32[3], i64 {
   } else {
     yield 0:i64
   }
-  %jump.skip.3.4_1, %x_2, %jump.break.3.4_1, %i_1 = while(%jump.skip.3.4, %x_1, %jump.break.3.4, %i) : (bool, f32[3], bool, i64) cond(%jump.skip.3.4_2: bool, %x_3: f32[3], %jump.break.3.4_2: bool, %i_2: i64) {
+  %jump.skip.3.4_1, %x_2, %jump.break.3.4_1, %i_1 = while(%jump.skip.3.4, %x_1, %jump.break.3.4,
+      %i) : (bool, f32[3], bool, i64) cond(%jump.skip.3.4_2: bool, %x_3: f32[3],
+      %jump.break.3.4_2: bool, %i_2: i64) {
     %3 = logical_not(%jump.break.3.4_2) : bool
     %4 = less(%i_2, 3:i64) : bool
     %5 = logical_and(%3, %4) : bool

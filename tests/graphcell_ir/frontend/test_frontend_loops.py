@@ -58,7 +58,8 @@ def test_a_stacked_scan_is_one_while_whatever_its_length():
 func @rnn(%xs: f32[5,2,3], %h: f32[2,3], %w: f32[3,3] param) -> f32[2,3], f32[5,2,3] {
   %0 = fill() {dtype=f32, shape=[5,2,3], value=0} : f32[5,2,3]
   %1 = const() {value=0} : i64[]
-  %k, %carry, %ys = while(%1, %h, %0) : (i64[], f32[2,3], f32[5,2,3]) cond(%k_1: i64[], %carry_1: f32[2,3], %ys_1: f32[5,2,3]) {
+  %k, %carry, %ys = while(%1, %h, %0) : (i64[], f32[2,3], f32[5,2,3]) cond(%k_1: i64[],
+      %carry_1: f32[2,3], %ys_1: f32[5,2,3]) {
     %2 = less(%k_1, 5:i64) : bool[]
     yield %2
   } do(%k_2: i64[], %carry_2: f32[2,3], %ys_2: f32[5,2,3]) {

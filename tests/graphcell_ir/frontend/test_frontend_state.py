@@ -62,7 +62,8 @@ def test_optimizer_update_in_construct_and_reads_after_the_write():
     b = Parameter(np.full(3, 2.0, np.float32), "b")
     opt = _Optimizer([a, b], 0.5)
     out = check(_Optimizer.construct, [(F32_3, F32_3)], """
-func @_Optimizer.construct(%grads_0: f32[3], %grads_1: f32[3], %a: f32[3] param, %b: f32[3] param) -> f32[3], f32[3], f32[3] {
+func @_Optimizer.construct(%grads_0: f32[3], %grads_1: f32[3], %a: f32[3] param,
+    %b: f32[3] param) -> f32[3], f32[3], f32[3] {
   %0 = mul(0.5:f32, %grads_0) : f32[3]
   %1 = sub(%a, %0) : f32[3]
   %2 = assign(%a, %1) : f32[3]

@@ -59,7 +59,11 @@ def test_dot_escapes_quotes_in_names():
 def test_svg_needs_dot_on_path(monkeypatch):
     monkeypatch.setattr("shutil.which", lambda name: None)
     with pytest.raises(GraphvizError, match="not on PATH.*Install Graphviz"):
-        to_svg(parse_module(TEXT))
+        to_svg(parse_module(TEXT), engine="graphviz")
+    monkeypatch.setattr("graphcell_ir.ir.draw.matplotlib_available", lambda: False)
+    with pytest.raises(GraphvizError, match=r"neither Graphviz's 'dot' program nor matplotlib.*"
+                                            r"pip install 'graphcell\[pictures\]'"):
+        to_svg(parse_module(TEXT))   # no engine at all: says what to install
 
 
 def test_svg_runs_dot(tmp_path, monkeypatch):

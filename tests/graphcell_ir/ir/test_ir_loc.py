@@ -26,9 +26,16 @@ def test_inlining_prefixes_the_scope_and_chains_the_call_site():
 def test_user_mode_shows_the_users_frame_and_the_whole_scope_chain():
     inner = DENSE.inlined_at(SITE)
     assert inner.user_frame() is inner.caller
-    assert format_loc(inner) == "net.py:9:16 Net.construct>Dense.construct"
-    assert format_loc(DENSE) == "basic.py:120:8 Dense.construct"  # all frames are library code
-    assert format_loc(inner.with_mark(GRAD)) == "net.py:9:16 Net.construct>Dense.construct [grad]"
+    assert format_loc(inner) == "net.py:9:16 Net>Dense"   # a cell's construct by its class
+    assert format_loc(DENSE) == "basic.py:120:8 Dense"  # all frames are library code
+    assert format_loc(inner.with_mark(GRAD)) == "net.py:9:16 Net>Dense [grad]"
+
+
+def test_user_mode_names_a_method_of_the_cell_before_it_by_its_name():
+    loc = Loc("loss.py", 5, 1, ("Net.construct", "Loss.construct", "Loss.get_loss", "helper"))
+    assert format_loc(loc) == "loss.py:5:1 Net>Loss>.get_loss>helper"
+    again = Loc("loss.py", 5, 1, ("Net", "Loss", ".get_loss", "helper"))  # as parsed back
+    assert format_loc(again) == format_loc(loc)
 
 
 def test_full_mode_shows_every_frame():

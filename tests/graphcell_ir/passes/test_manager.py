@@ -17,7 +17,7 @@ from graphcell_ir.text import parse_module, print_module
 
 TEXT = """func @f(%x: f32[3], %y: f32[3]) -> f32[3] {
   %0 = mul(%x, 1.0:f32) : f32[3]  loc(net.py:3:4 Net.construct)
-  %a = exp(%0) : f32[3]  loc(net.py:4:4 Net.construct)
+  %a = exp(%0) : f32[3]  loc(net.py:4:4 Net)
   %b = exp(%0) : f32[3]  loc(net.py:5:4 Net.construct)
   %c = add(%a, %b) : f32[3]  loc(net.py:6:4 Net.construct)
   %dead = sin(%y) : f32[3]  loc(net.py:7:4 Net.construct)
@@ -97,9 +97,9 @@ def test_a_verifier_failure_names_the_pass_and_shows_the_ops_around_it():
     assert isinstance(err, IRVerifyError) and err.pass_name == "breaker"
     text = str(err)
     assert text.startswith("invalid IR after pass 'breaker' (pass 2 of 2): in @f: op 'exp'")
-    assert "(at net.py:4:4 Net.construct)" in text
+    assert "(at net.py:4:4 Net)" in text
     marked = [line for line in text.splitlines() if line.startswith(">>")]
-    assert marked == [">>   %a = exp(%0) : f32[4]  loc(net.py:4:4 Net.construct)"]
+    assert marked == [">>   %a = exp(%0) : f32[4]  loc(net.py:4:4 Net)"]
     assert "mul(%x, 1.0:f32)" in text and "return %c" in text  # the neighbourhood
 
 

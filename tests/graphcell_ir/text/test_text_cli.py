@@ -59,6 +59,8 @@ def test_missing_file_passes_and_svg_without_dot(good, tmp_path, capsys, monkeyp
     assert main([str(good), "-p", "cse,nope"]) == 1
     assert "unknown pass 'nope'" in capsys.readouterr().err
     monkeypatch.setattr("shutil.which", lambda name: None)
+    for module in ("matplotlib", "matplotlib.pyplot"):   # and no matplotlib to fall back on
+        monkeypatch.setitem(sys.modules, module, None)
     assert main([str(good), "--emit", "svg"]) == 1
     assert "Graphviz" in capsys.readouterr().err
 

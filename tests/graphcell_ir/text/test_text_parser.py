@@ -174,8 +174,11 @@ def test_a_deep_call_site_chain_parses_verifies_and_prints(frames):
     text = OK.replace("loc(a.py:1:2 f)", f"loc({_chain(frames)})")
     m = parse_module(text)
     verify(m)
-    full = print_module(m, locs="full")   # was a RecursionError from hashing the Loc
-    assert full == text and print_module(parse_module(full), locs="full") == full
+    full = print_module(m, locs="full", width=None)  # was a RecursionError from hashing the Loc
+    assert full == text and print_module(parse_module(full), locs="full", width=None) == full
+    wrapped = print_module(m, locs="full")   # the loc, longer than a line, on a line of its own
+    assert wrapped == text.replace(") : f32[3]  loc(", ") : f32[3]\n      loc(")
+    assert print_module(parse_module(wrapped), locs="full") == wrapped
     assert "loc(a.py:1:1 f1)" in print_module(m)
     loc = next(iter(m)).body.ops[0].loc
     again = next(iter(parse_module(full))).body.ops[0].loc

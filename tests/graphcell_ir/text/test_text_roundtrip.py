@@ -37,6 +37,18 @@ def test_random_modules_round_trip_in_every_loc_mode(m):
 
 
 @RANDOM
+@given(gen.modules(), st.sampled_from([None, 20, 37, 100]))
+def test_every_line_width_parses_back_to_the_same_module(m, width):
+    """Continuation lines (after a comma, a loc on its own line, one argument per line) are
+    layout only: the text at any width reads back as the same module."""
+    text = print_module(m, locs="full", width=width)
+    m2 = parse_module(text, consts=m.consts)
+    assert_structurally_equal(m, m2, locs=True)
+    assert print_module(m2, locs="full", width=width) == text
+    assert print_module(m2, locs="full", width=None) == print_module(m, locs="full", width=None)
+
+
+@RANDOM
 @given(gen.modules(locs_mode="never"))
 def test_canonical_names_ignore_hints_but_keep_arguments(m):
     text = print_module(m, hints=False)

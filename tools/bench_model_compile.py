@@ -1,0 +1,108 @@
+"""Compile time of each real model's train step, graphcell against MindSpore 2.10's graph mode
+(issue 17 item 4).
+
+    python tools/bench_model_compile.py [--model resnet50 ...] [--repeat 3] [--no-mindspore]
+
+For each model of ``tools/record_model_goldens.py``'s table (the default-size ones unless named),
+a fresh process builds the network with its seeded weights, wraps it in
+``nn.TrainOneStepCell(nn.WithLossCell(net, loss), optimizer)`` in GRAPH_MODE and times the first
+call and the second: compile time = first - second. graphcell runs with an empty kernel cache
+directory (a cold compile); MindSpore runs in ``/opt/msvenv/bin/python`` on the same model file
+through the module mapping of the recorder. Each cell of the table is the median of ``--repeat``
+processes (the frameworks take turns). The worker processes run without OPENBLAS_CORETYPE and
+OPENBLAS_L2_SIZE, which this machine's environment sets: BLAS configures itself, as it does
+for a user.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tools.record_model_goldens import (MODELS, build, loss_function, optimizer,  # noqa: E402
+                                        use_mindspore_as_graphcell, with_loss)
+
+MINDSPORE_PYTHON = "/opt/msvenv/bin/python"
+UNSET = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+
+
+def time_train_step(ms, name: str) -> dict:
+    """Seconds of the first and the second call of the model's train step in GRAPH_MODE."""
+    ms.set_context(mode=ms.GRAPH_MODE)
+    case = MODELS[name]
+    net, inputs, label = build(ms, case)
+    step = ms.nn.TrainOneStepCell(with_loss(ms, net, loss_function(ms, case)),
+                                  optimizer(ms, case, net.trainable_params()))
+    step.set_train()
+    times = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        step(*inputs, label).asnumpy()
+        times.append(time.perf_counter() - t0)
+    return {"first": times[0], "second": times[1], "third": times[2],
+            "compile": times[0] - times[1]}
+
+
+def worker(framework: str, name: str) -> None:
+    if framework == "mindspore":
+        ms = use_mindspore_as_graphcell()
+    else:
+        import graphcell as ms
+    print(json.dumps(time_train_step(ms, name)))
+
+
+def run_worker(framework: str, name: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in UNSET}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    python = MINDSPORE_PYTHON if framework == "mindspore" else sys.executable
+    with tempfile.TemporaryDirectory() as cache:
+        env["GRAPHCELL_CACHE_DIR"] = cache
+        run = subprocess.run([python, __file__, "--worker", framework, "--model", name],
+                             capture_output=True, text=True, cwd=ROOT, env=env)
+    if run.returncode != 0:
+        raise RuntimeError(f"{framework} worker for {name} failed:\n{run.stderr[-3000:]}")
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def medians(frameworks: list[str], name: str, repeat: int) -> list[dict]:
+    """Per framework, the median of ``repeat`` worker runs; the frameworks take turns, so a
+    change in the machine's load falls on both."""
+    runs = {f: [] for f in frameworks}
+    for _ in range(repeat):
+        for f in frameworks:
+            runs[f].append(run_worker(f, name))
+    return [{k: statistics.median(r[k] for r in runs[f]) for k in runs[f][0]} for f in frameworks]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--model", action="append", choices=sorted(MODELS), default=[])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--no-mindspore", action="store_true")
+    parser.add_argument("--worker", choices=("graphcell", "mindspore"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        worker(args.worker, args.model[0])
+        return
+    names = args.model or [n for n, case in MODELS.items() if not case.slow]
+    frameworks = ["graphcell"] + ([] if args.no_mindspore else ["mindspore"])
+    print(f"train step compile time (first call - second call), median of {args.repeat} "
+          "processes, seconds")
+    print(f"  {'model':16}" + "".join(f"{f + ' compile':>20}{f + ' step':>17}" for f in frameworks))
+    for name in names:
+        cells = medians(frameworks, name, args.repeat)
+        print(f"  {name:16}" + "".join(f"{c['compile']:20.2f}{c['second']:17.3f}" for c in cells),
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()
