@@ -47,7 +47,7 @@ from graphcell import dataset  # noqa: E402
 from graphcell import mindrecord  # noqa: E402
 from graphcell import experimental  # noqa: E402
 from graphcell import amp  # noqa: E402
-from graphcell import device_context, hal, log, utils  # noqa: E402
+from graphcell import device_context, hal, log, profiler, utils  # noqa: E402
 from graphcell.log import get_level, get_log_config  # noqa: E402
 from graphcell.train.loss_scale_manager import (DynamicLossScaleManager,  # noqa: E402
                                                 FixedLossScaleManager, LossScaleManager)

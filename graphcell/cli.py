@@ -6,7 +6,7 @@
                  [--format text|dot|svg|html | --svg] [--summary] [--locs user|full|none]
                  [--width N] [-o OUT]                the IR of a network, at any pass
     graphcell export net.py:Net --input f32[2,3] -o net.gcpkg      write an artifact
-    graphcell run net.gcpkg --input x.npy [-o y.npy]               run an artifact
+    graphcell run net.gcpkg --input x.npy [-o y.npy] [--profile]   run an artifact (and profile it)
     graphcell precompile net.gcpkg                   verify an artifact, build what can be built
 
 ``graphcell <command> --help`` says more, with examples. The ahead-of-time commands live in

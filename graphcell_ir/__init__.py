@@ -44,6 +44,7 @@ PUBLIC = {
     "graphcell_ir.backend.interp": "the reference interpreter (the oracle)",
     "graphcell_ir.backend.nnkernels": "the kernels PyNative and the executable share",
     "graphcell_ir.backend.report": "the compile report",
+    "graphcell_ir.backend.profile": "the runtime profile of compiled runners (graphcell.profiler)",
     "graphcell_ir.backend.kernels": "the kernel caches' statistics and contents",
     "graphcell_ir.backend.objects": "the one route to machine code (whether this process has it)",
     "graphcell_ir.backend.cache_dir": "where compiled code is kept",

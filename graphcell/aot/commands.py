@@ -196,6 +196,19 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
                    help="with --native: run the artifact's machine code although it is not "
                         "signed. It runs with all your rights: only for a file you would run "
                         "as a program")
+    p.add_argument("--profile", type=int, nargs="?", const=3, default=0, metavar="N",
+                   help="after the first (compiling) call, time N more calls (default 3) and "
+                        "print each kernel's and op's time, MB, GB/s, GFLOP/s and source lines "
+                        "to stderr, slowest first")
+
+
+def _profile(cell, inputs: list, calls: int) -> None:
+    """Time ``calls`` calls of the compiled ``cell`` and print the profile table to stderr."""
+    from graphcell.profiler import kernel_profile
+    with kernel_profile() as prof:
+        for _ in range(calls):
+            cell(*inputs)
+    print(f"profile of {calls} calls (slowest first):\n{prof.table(30)}", file=sys.stderr)
 
 
 @_guarded
@@ -204,6 +217,8 @@ def run_run(args: argparse.Namespace) -> int:
     cell = load(args.artifact, native=args.native, trust_native_code=args.trust_native_code)
     inputs = [np.load(path, allow_pickle=False) for path in args.input]
     arrays = _leaves(cell(*inputs))
+    if args.profile > 0:
+        _profile(cell, inputs, args.profile)
     if args.output is None:
         for i, a in enumerate(arrays):
             print(f"out{i}: {a.dtype}{list(a.shape)}\n{np.array2string(a, threshold=50)}")

@@ -28,6 +28,10 @@ from graphcell_ir.ops.registry import OpDef
 # (op, args, attrs, outputs) when set. None means no gradient can be needed: nothing is recorded.
 recorder: Callable[[OpDef, tuple, dict, Any], None] | None = None
 
+# The seam for graphcell.profiler: while a profiler is active, every op's implementation runs
+# through it as timer(op, impl, arrays, attrs) (it times the call). None: ops run directly.
+timer: Callable[[OpDef, Any, Any, dict], Any] | None = None
+
 _signatures: dict = {}
 _impls: dict = {}
 """OpDef -> what runs it: the backend's kernel where it has a faster one (the same kernels the
@@ -79,7 +83,9 @@ def run(op: OpDef, args: tuple, attrs: dict):
     if impl is None:
         impl = _impls[op] = nnkernels.implementation(op)
     try:
-        return impl(*arrays, **attrs)
+        if timer is None:
+            return impl(*arrays, **attrs)
+        return timer(op, impl, arrays, attrs)
     except (GraphcellError, OpError):
         raise
     except (ValueError, TypeError, IndexError, FloatingPointError) as e:
@@ -113,7 +119,7 @@ def apply_binary(op: OpDef, x, y):
     if key not in _fast_signatures:
         check(op, (x, y), {})
         _fast_signatures.add(key)
-    out = op.ref(xd, yd)
+    out = op.ref(xd, yd) if timer is None else timer(op, op.ref, (xd, yd), {})
     t = _new_tensor()
     t._data = out
     t._node = None

@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from graphcell_ir.backend import report
+from graphcell_ir.backend import naming, profile, report
 from graphcell_ir.backend.blas_threads import Tuner
 from graphcell_ir.backend.interp import Interpreter
 from graphcell_ir.backend.kernels import compile_kernel, jit_enabled
@@ -55,6 +55,7 @@ from graphcell_ir.ops import random as op_random
 from graphcell_ir.ops.effects import assign
 from graphcell_ir.ops.layout import broadcast_to, take
 from graphcell_ir.ops.registry import Kind, Trait
+from graphcell_ir.text.printer import name_values, print_function
 
 log = logging.getLogger("graphcell.backend")
 
@@ -98,9 +99,13 @@ class _Options:
 class Executable:
     """Runs one function: ``exe(args) -> list of results``."""
 
-    def __init__(self, fn: Function, run, source: str, kernels: list, fallbacks: list[str]):
+    def __init__(self, fn: Function, run, source: str, kernels: list, fallbacks: list[str],
+                 namespace: dict | None = None, sites: dict | None = None):
         self.function = fn
         self.run = run
+        self.namespace = namespace or {}   # the runner's globals
+        self.sites = sites or {}           # runner global -> naming.Site it calls
+        self._timed_run = None             # the runner with its sites timed, built on first use
         # BLAS's thread count, timed per executable, for functions that call BLAS
         self.blas = Tuner() if source and _uses_blas(fn) else None
         self.source = source
@@ -108,9 +113,29 @@ class Executable:
         self.fallbacks = fallbacks    # why each op that could have been a kernel is not
 
     def __call__(self, args) -> list:
+        run = self.run if profile.active() is None else self.timed_run()
         if self.blas is not None:
-            return self.blas(lambda: self.run(args))
-        return self.run(args)
+            return self.blas(lambda: run(args))
+        return run(args)
+
+    def timed_run(self):
+        """The runner whose kernel and op calls note profile events (``backend/profile.py``):
+        the same source, run with its sites wrapped; the plain runner stays untouched."""
+        if self._timed_run is None:
+            if not self.source:
+                return self.run
+            ns = dict(self.namespace)
+            for g, site in self.sites.items():
+                ns[g] = profile.timed(self.function.name, site, ns[g])
+            exec(compile(self.source, f"<graphcell timed runner @{self.function.name}>", "exec"),
+                 ns)
+            self._timed_run = ns["run"]
+        return self._timed_run
+
+    @property
+    def kernel_names(self) -> list[str]:
+        """The names of the kernels the runner calls (``backend/naming.py``), in call order."""
+        return [g for g, s in self.sites.items() if s.kind == "kernel"]
 
     def __repr__(self) -> str:
         return (f"<Executable @{self.function.name}: {len(self.kernels)} kernels, "
@@ -126,7 +151,8 @@ def _build(fn: Function, opts: _Options, done: dict) -> Executable:
             source = gen.function()
             ns = dict(gen.globals)
             exec(compile(source, f"<graphcell runner @{fn.name}>", "exec"), ns)
-            exe = Executable(fn, ns["run"], source, gen.kernels, gen.fallbacks)
+            exe = Executable(fn, ns["run"], source, gen.kernels, gen.fallbacks,
+                             dict(gen.globals), gen.sites)
         except Exception as e:  # never crash: the interpreter runs it
             log.warning("@%s runs on the interpreter: %s: %s", fn.name, type(e).__name__, e)
             exe = Executable(fn, lambda args: slow(args), "", [], [f"whole function: {e}"])
@@ -154,13 +180,26 @@ def _dump(exe: Executable, d: Path) -> None:
     try:
         d.mkdir(parents=True, exist_ok=True)
         (d / f"runner_{exe.function.name}.py").write_text(exe.source)
-        for k in exe.kernels:
-            (d / f"kernel_{k.ks.key}.py").write_text(k.ks.module_text)
+        (d / f"ir_{exe.function.name}.gcir").write_text(_ir_with_kernels(exe))
+        for g, k in zip(exe.kernel_names, exe.kernels):
+            head = naming.header(exe.sites[g], k.ks.key)
+            (d / f"kernel_{g}.py").write_text(head + k.ks.module_text)
             text = _kernel_ir(k.ks)
             if text is not None:
-                (d / f"kernel_{k.ks.key}.ll").write_text(text)
+                (d / f"kernel_{g}.ll").write_text(head.replace("# ", "; ") + text)
     except OSError as e:
         log.warning("could not dump the generated source to %s: %s", d, e)
+
+
+def _ir_with_kernels(exe: Executable) -> str:
+    """The function's IR as the runner saw it, then which kernel computes which values (the
+    kernel files' names, so the dump, the runner and the kernel files can be read together)."""
+    lines = [print_function(exe.function), "// kernels of the runner (kernel_<name>.py):"]
+    for g in exe.kernel_names:
+        s = exe.sites[g]
+        lines.append(f"//   {g}: {', '.join(s.values)} = {', '.join(s.ops)}"
+                     + (f"  from {', '.join(s.sources)}" if s.sources else ""))
+    return "\n".join(lines) + "\n"
 
 
 def _kernel_ir(ks) -> str | None:
@@ -200,14 +239,30 @@ class _Gen:
         self.fresh: set[Value] = set()   # results of kernel calls: new arrays nobody else holds
         self.deferred: dict[Value, tuple] = {}   # broadcast_to results left to the kernels
         self.fallbacks: list[str] = []
+        self.ir_names = name_values(fn)    # the IR's printed names: the runner uses them
+        self.taken: set[str] = set()
+        self.sites: dict[str, naming.Site] = {}   # the timed call sites, by runner global
         self.into: set[Op] = set()   # updates written into the loop-carried array they update
         self.n = 0
 
     # -- names --
     def var(self, v: Value) -> str:
-        name = f"v{self.n}"
+        """The runner's variable for ``v``: the IR's name (``%17`` -> ``v17``)."""
+        ir = self.ir_names.get(v)
+        name = naming.python_name(ir) if ir is not None else f"t{self.n}"
         self.n += 1
+        if name in self.taken:
+            name = f"{name}_{self.n}"
+        self.taken.add(name)
         self.names[v] = name
+        return name
+
+    def site(self, op: Op, name: str, kind: str, obj) -> str:
+        """``obj`` as the runner global ``name`` (made unique), a timed site of the profile."""
+        while name in self.globals:
+            name += "_"
+        self.globals[name] = obj
+        self.sites[name] = naming.site_of(op, name, kind, self.ir_names)
         return name
 
     def glob(self, prefix: str, obj) -> str:
@@ -294,7 +349,8 @@ class _Gen:
         elif op in self.into:
             fn = functools.partial(d.ref_into, **op.attrs) if op.attrs else d.ref_into
             args = ", ".join(self.use(v) for v in op.operands)
-            self.assign(op, ind, f"{self.glob('R', fn)}({args})", f"{d.name} (in place)")
+            r = self.site(op, naming.kernel_name(op, self.ir_names), "op", fn)
+            self.assign(op, ind, f"{r}({args})", f"{d.name} (in place)")
         elif d is CALL:
             callee = self.fn.module[op.attrs["callee"]]
             if _calls_back(callee):
@@ -322,11 +378,11 @@ class _Gen:
             return False
         self.kernels.append(kernel)
         self.fresh.update(op.results)
-        k = self.glob("K", kernel)
+        k = self.site(op, naming.kernel_name(op, self.ir_names), "kernel", kernel)
         args = ", ".join(self.use(v) for v in op.operands)
         (r,) = op.results
         self.lines.append(f"{ind}{self.var(r)}, = {k}({args})  # {op.opdef.name} "
-                          f"(kernel {kernel.ks.key[:12]})")
+                          f"(kernel_{k}.py, source hash {kernel.ks.key})")
         return True
 
     def linked(self, ks) -> bool:
@@ -369,10 +425,10 @@ class _Gen:
         impl = implementation(op.opdef, self.opts.jit,
                               getattr(self.opts.native, "nn_loops", None))   # an artifact's own
         fn = functools.partial(impl, **attrs) if attrs else impl
-        r = self.glob("R", fn)
         args = ", ".join(self.use(v) for v in op.operands)
         if len(op.results) > 1:
-            r = self.glob("R", _unpacking(fn, len(op.results), op.opdef.name))
+            fn = _unpacking(fn, len(op.results), op.opdef.name)
+        r = self.site(op, naming.kernel_name(op, self.ir_names), "op", fn)
         self.assign(op, ind, f"{r}({args})", op.opdef.name)
 
     def fused(self, op: Op, ind: str) -> None:
@@ -402,9 +458,10 @@ class _Gen:
             return self.inline_body(op, ind)
         self.kernels.append(kernel)
         self.fresh.update(op.results)
-        k = self.glob("K", kernel)
+        k = self.site(op, naming.kernel_name(op, self.ir_names), "kernel", kernel)
         args = ", ".join(self.use(v) for v in operands)
-        self.assign(op, ind, f"{k}({args})", f"fused: {names} (kernel {kernel.ks.key[:12]})")
+        self.assign(op, ind, f"{k}({args})", f"fused: {names} (kernel_{k}.py, source hash "
+                    f"{kernel.ks.key})")
 
     def inline_body(self, op: Op, ind: str) -> None:
         body = op.regions[0].block

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping
 
+from graphcell_ir.backend.naming import kernel_name
 from graphcell_ir.ir.core import Block, Function, Module, Op
 from graphcell_ir.ir.structural import FUSED, StructuralOpDef
 from graphcell_ir.ops.cost import elements, flops as op_flops, nbytes
@@ -50,8 +51,9 @@ HEAVIEST = 5
 
 @dataclass(frozen=True)
 class FusedGroup:
-    """One fused kernel: its printed name, the ops inside (in order), its estimated cost and the
-    user's source lines it came from."""
+    """One fused kernel: its name (``backend/naming.kernel_name``: ``fused_17_relu_add_mul``,
+    as the runner, the dump files and the profile call it), the ops inside (in order), its
+    estimated cost and the user's source lines it came from."""
 
     name: str
     ops: tuple[str, ...]
@@ -180,7 +182,7 @@ class _Tally:
         f = sum(self.op_flops(o) for o in inner)
         traffic = _traffic(op)
         lines = tuple(dict.fromkeys(_line(o) for o in inner if o.loc.known))
-        name = "%" + self.names[op.results[0]] if op.results else "fused"
+        name = kernel_name(op, self.names)   # the runner's, dump files' and profile's name
         self.fused.append(FusedGroup(name, tuple(o.opdef.name for o in inner), f, traffic, lines))
         self.kinds["fused"] += 1
         self.flops += f

@@ -165,3 +165,17 @@ def test_export_signed_and_run_native(capsys, tmp_path, monkeypatch):
     code, _, err = run(capsys, "run", art, *["--input", str(tmp_path / "x.npy")] * 2, "--native",
                        "--trust-native-code")
     assert code != 0 and "signature does not match the configured key" in err
+
+
+def test_run_profile_prints_the_kernels_slowest_first(capsys, tmp_path):
+    art = str(tmp_path / "mlp.gcpkg")
+    assert run(capsys, "export", MLP, *X, "-o", art)[0] == 0
+    np.save(tmp_path / "x.npy", np.ones((5, 4), np.float32))
+    code, out, err = run(capsys, "run", art, "--input", str(tmp_path / "x.npy"), "--profile", "2")
+    assert code == 0 and out.startswith("out0: float32[5, 3]")
+    head, columns, *rows = err.splitlines()
+    assert head == "profile of 2 calls (slowest first):" and columns.split()[:3] == ["site", "calls", "ms"]
+    assert rows and all(r.split()[1] == "2" for r in rows)      # every site ran in both calls
+    assert any(r.split()[0].startswith("matmul_") for r in rows)
+    ms_col = [float(r.split()[2]) for r in rows]
+    assert ms_col == sorted(ms_col, reverse=True)

@@ -129,3 +129,11 @@ def test_save_graphs_locs_is_checked():
     with pytest.raises(ValueError, match="save_graphs_locs"):
         ms.set_context(save_graphs_locs="sometimes")
     assert ms.get_context("save_graphs_locs") == "user"
+
+
+def test_the_summary_names_fused_groups_as_the_runner_calls_their_kernels(lowered):
+    from graphcell_ir.backend.executable import compile_executable
+    exe = compile_executable(lowered.module, lowered.function)
+    groups = {g.name for g in lowered.summary().fused}
+    kernels = {n for n in exe.kernel_names if n.startswith("fused_")}
+    assert kernels and kernels <= groups

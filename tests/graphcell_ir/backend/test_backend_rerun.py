@@ -40,7 +40,7 @@ def _module(fn):
 
 def _sabotage(exe, op_name: str) -> list:
     """Make the runner's ``op_name`` call raise (once): the runner fails midway."""
-    (name,) = re.findall(rf"= (R\d+)\(.*\)  # {op_name}$", exe.source, re.M)
+    (name,) = re.findall(rf"= ({op_name}_\w+)\(.*\)  # {op_name}$", exe.source, re.M)
     ns, real, raised = exe.run.__globals__, exe.run.__globals__[name], []
 
     def broken(*args):
