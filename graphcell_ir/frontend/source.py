@@ -115,8 +115,11 @@ def _parse(fn, code) -> ParsedFunction:
         raise SourceUnavailable(f"cannot parse the source of {_describe(fn)} on its own "
                                 f"({code.co_filename}:{code.co_firstlineno})") from None
     node = _find(tree, code, start, shift)
-    if node is None:
-        raise SourceUnavailable(f"cannot find {_describe(fn)} in its source")
+    if node is None:   # the file on disk no longer has the code that was imported
+        raise SourceUnavailable(f"cannot find {_describe(fn)} in its source "
+                                f"({file}:{code.co_firstlineno}): was the file edited after it "
+                                "was imported? Graph mode compiles the source on disk; restart "
+                                "the program to run the new code")
     parsed = ParsedFunction(node, file, start - 1, shift, lines, _describe(fn))
     parsed.local_names = frozenset(arg_names(node.args)) | frozenset(assigned_names(_body(node)))
     return parsed
