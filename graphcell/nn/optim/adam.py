@@ -37,7 +37,20 @@ def _scalar_param(value: float, name: str, shape=()) -> Parameter:
     return Parameter(Tensor(np.full(shape, value, np.float32)), name=name)
 
 
-class Adam(Optimizer):
+class BetaPowers:
+    """The Adam family's bias correction: ``beta1_power``/``beta2_power`` Parameters advanced
+    once per step (a method, so graph mode compiles it with the optimizer's construct)."""
+
+    def advance_beta_powers(self) -> tuple:
+        """``beta1 ** t`` and ``beta2 ** t`` for this step, written back."""
+        b1_power = self.beta1_power * self.beta1
+        b2_power = self.beta2_power * self.beta2
+        ops.assign(self.beta1_power, b1_power)
+        ops.assign(self.beta2_power, b2_power)
+        return b1_power, b2_power
+
+
+class Adam(BetaPowers, Optimizer):
     """``Adam(params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, use_locking=False,
     use_nesterov=False, weight_decay=0.0, loss_scale=1.0, use_amsgrad=False, **kwargs)``
     (``kwargs``: ``use_lazy``, ``use_offload``).
@@ -91,10 +104,7 @@ class Adam(Optimizer):
         gradients = self.prepare_gradients(gradients)
         lrs = self.get_lr()
         self.advance_step()
-        b1_power = self.beta1_power * self.beta1
-        b2_power = self.beta2_power * self.beta2
-        ops.assign(self.beta1_power, b1_power)
-        ops.assign(self.beta2_power, b2_power)
+        b1_power, b2_power = self.advance_beta_powers()
         for i, (p, m, v, g) in enumerate(zip(self.parameters, self.moment1, self.moment2,
                                              gradients)):
             lr = lrs[i] if self.is_group_lr else lrs
@@ -106,7 +116,7 @@ class Adam(Optimizer):
         return tuple(True for _ in self.parameters)
 
 
-class AdamOffload(Optimizer):
+class AdamOffload(BetaPowers, Optimizer):
     """``AdamOffload(params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8,
     use_locking=False, use_nesterov=False, weight_decay=0.0, loss_scale=1.0)``: Adam whose step
     is computed by ``ops.AdamNoUpdateParam`` and added to the parameter (MindSpore computes it
@@ -132,10 +142,7 @@ class AdamOffload(Optimizer):
         gradients = self.scale_grad(self.decay_weight(gradients))
         lrs = self.get_lr()
         self.advance_step()
-        b1_power = self.beta1_power * self.beta1
-        b2_power = self.beta2_power * self.beta2
-        ops.assign(self.beta1_power, b1_power)
-        ops.assign(self.beta2_power, b2_power)
+        b1_power, b2_power = self.advance_beta_powers()
         for i, (p, m, v, g) in enumerate(zip(self.parameters, self.moment1, self.moment2,
                                              gradients)):
             lr = lrs[i] if self.is_group_lr else lrs

@@ -8,13 +8,13 @@ from __future__ import annotations
 from graphcell import ops
 from graphcell.nn.layers._validate import check_bool
 from graphcell.nn.optim._checks import betas_eps, float_arg
-from graphcell.nn.optim.adam import _scalar_param
+from graphcell.nn.optim.adam import BetaPowers, _scalar_param
 from graphcell.nn.optim.optimizer import Optimizer
 
 __all__ = ["LazyAdam"]
 
 
-class LazyAdam(Optimizer):
+class LazyAdam(BetaPowers, Optimizer):
     """``LazyAdam(params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8,
     use_locking=False, use_nesterov=False, weight_decay=0.0, loss_scale=1.0)``.
 
@@ -47,10 +47,7 @@ class LazyAdam(Optimizer):
         gradients = self.prepare_gradients(gradients)
         lrs = self.get_lr()
         self.advance_step()
-        b1_power = self.beta1_power * self.beta1
-        b2_power = self.beta2_power * self.beta2
-        ops.assign(self.beta1_power, b1_power)
-        ops.assign(self.beta2_power, b2_power)
+        b1_power, b2_power = self.advance_beta_powers()
         for i, (p, m, v, g) in enumerate(zip(self.parameters, self.moment1, self.moment2,
                                              gradients)):
             self.opt(p, m, v, b1_power, b2_power, lrs[i] if self.is_group_lr else lrs,
