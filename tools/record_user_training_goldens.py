@@ -4,7 +4,7 @@ optimizer, loss and containers trained by ``TrainOneStepCell``) for graphcell's 
     /opt/msvenv/bin/python tools/record_user_training_goldens.py
 
 The case file is written against ``graphcell``; this tool maps that module name to ``mindspore``
-before importing it, so MindSpore runs the file unchanged. Writes
+before importing it (``record_model_goldens.use_mindspore_as_graphcell``), so MindSpore runs the file unchanged. Writes
 ``tests/graphcell/nn/goldens/user_training.npz``: ``<mode>/<case>/<key>`` for each of MindSpore's
 modes (``pynative``, ``graph``), each case of ``CASES`` and each array ``train`` returns.
 """
@@ -15,12 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-import mindspore
+from record_model_goldens import use_mindspore_as_graphcell
 
+mindspore = use_mindspore_as_graphcell()
 TESTS = Path(__file__).resolve().parent.parent / "tests" / "graphcell" / "nn"
-for name in ("", ".nn", ".ops"):
-    sys.modules["graphcell" + name] = sys.modules.get("mindspore" + name) or \
-        __import__("mindspore" + name, fromlist=["_"])
 sys.path.insert(0, str(TESTS))
 import user_training_cases as U  # noqa: E402
 
