@@ -126,3 +126,75 @@ def collective_inputs(rank: int) -> dict[str, np.ndarray]:
     x = (np.arange(6, dtype=np.float32).reshape(2, 3) + 10 * rank)
     w = (np.arange(6, dtype=np.float32).reshape(2, 3) + rank)   # weights of the summed loss
     return {"x": x, "w": w}
+
+
+# --- the programs MindSpore recorded (tools/record_distributed_goldens.py) and graphcell's worker
+# runs, each taking the framework as ``ms`` -----------------------------------------------------
+
+def record_collectives(ms, rank: int, out: dict) -> None:
+    ops, nn = ms.ops, ms.nn
+    inputs = collective_inputs(rank)
+    x, w = ms.Tensor(inputs["x"]), ms.Tensor(inputs["w"])
+
+    class Collectives(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.all_reduce, self.all_gather = ops.AllReduce(), ops.AllGather()
+            self.bcast0, self.bcast1 = ops.Broadcast(0), ops.Broadcast(1)
+
+        def construct(self, t):
+            return (self.all_reduce(t), self.all_gather(t), self.bcast0((t,))[0],
+                    self.bcast1((t,))[0])
+
+    class WeightedSum(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.all_reduce = ops.AllReduce()
+
+        def construct(self, t, weight):
+            return (self.all_reduce(t) * weight).sum()
+
+    for mode, flag in (("pynative", ms.PYNATIVE_MODE), ("graph", ms.GRAPH_MODE)):
+        ms.set_context(mode=flag)
+        outs = Collectives()(x)
+        for name, value in zip(("all_reduce", "all_gather", "broadcast0", "broadcast1"), outs):
+            out[f"coll/{mode}/{name}"] = value.asnumpy()
+        grad = ms.grad(WeightedSum(), grad_position=0)(x, w)
+        out[f"coll/{mode}/grad_all_reduce"] = grad.asnumpy()
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+def record_context(ms, rank: int, out: dict) -> None:
+    nn = ms.nn
+    ms.reset_auto_parallel_context()
+    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+    out["ctx/device_num_unset"] = np.int64(ms.get_auto_parallel_context("device_num"))
+    net = nn.Dense(2, 1)
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()),
+                               nn.Momentum(net.trainable_params(), 0.1, 0.9))
+    out["ctx/step_mean"] = np.bool_(step.mean)
+    out["ctx/step_degree"] = np.int64(step.degree)
+    out["ctx/step_reducer_flag"] = np.bool_(step.reducer_flag)
+    for mean in (True, False):
+        reducer = nn.DistributedGradReducer(net.trainable_params(), mean=mean)
+        grads = (ms.Tensor(np.full((1, 2), rank + 1.0, np.float32)),
+                 ms.Tensor(np.array([10.0 * (rank + 1)], np.float32)))
+        for i, g in enumerate(reducer(grads)):
+            out[f"reducer/{mean}/{i}"] = g.asnumpy()
+    ms.reset_auto_parallel_context()
+
+
+def record_training(ms, rank: int, out: dict) -> None:
+    for kind, mean in CASES:
+        for mode, flag in (("pynative", ms.PYNATIVE_MODE), ("graph", ms.GRAPH_MODE)):
+            ms.set_context(mode=flag)
+            ms.reset_auto_parallel_context()
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,
+                                         gradients_mean=mean)
+            losses, weights = train(ms, kind, rank, RANKS)
+            key = f"train/{kind}/{mean}/{mode}"
+            out[f"{key}/losses"] = np.array(losses, np.float64)
+            for name, value in weights.items():
+                out[f"{key}/{name}"] = value
+    ms.reset_auto_parallel_context()
+    ms.set_context(mode=ms.PYNATIVE_MODE)

@@ -39,17 +39,6 @@ def data_parallel(mean=True, **kwargs):
                                  gradients_mean=mean, **kwargs)
 
 
-class Collectives(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.all_reduce, self.all_gather = ops.AllReduce(), ops.AllGather()
-        self.bcast0, self.bcast1 = ops.Broadcast(0), ops.Broadcast(1)
-
-    def construct(self, t):
-        return (self.all_reduce(t), self.all_gather(t), self.bcast0((t,))[0],
-                self.bcast1((t,))[0])
-
-
 class WeightedSum(nn.Cell):
     """``sum(collective(t) * weight)``: the gradient of a collective, weighted per process."""
 
@@ -67,13 +56,9 @@ def record_collectives(rank: int, out: dict) -> None:
     x, w = ms.Tensor(inputs["x"]), ms.Tensor(inputs["w"])
     w_half = ms.Tensor(inputs["w"][:1])        # the weight of a block of ReduceScatter's result
     w_gathered = ms.Tensor(np.tile(inputs["w"], (2, 1)))
-    for mode, flag in MODES:
+    dp_cases.record_collectives(ms, rank, out)   # what MindSpore recorded
+    for mode, flag in MODES:   # beyond MindSpore's CPU build
         ms.set_context(mode=flag)
-        for name, value in zip(("all_reduce", "all_gather", "broadcast0", "broadcast1"),
-                               Collectives()(x)):
-            out[f"coll/{mode}/{name}"] = value.asnumpy()
-        out[f"coll/{mode}/grad_all_reduce"] = ms.grad(WeightedSum(ops.AllReduce()))(x, w).asnumpy()
-        # beyond MindSpore's CPU build
         for op in ("sum", "max", "min", "prod", "avg"):
             out[f"more/{mode}/all_reduce_{op}"] = ops.AllReduce(op)(x).asnumpy()
             out[f"more/{mode}/reduce_scatter_{op}"] = ops.ReduceScatter(op)(x).asnumpy()
@@ -120,36 +105,6 @@ def record_functions(rank: int, out: dict) -> None:
         ops.AllReduce(group="nobody")(ms.Tensor([1.0]))
     except comm.CommError as e:
         out["more/unknown_group_error"] = np.str_(str(e))
-
-
-def record_context(rank: int, out: dict) -> None:
-    data_parallel(mean=True)
-    out["ctx/device_num_unset"] = np.int64(ms.get_auto_parallel_context("device_num"))
-    net = nn.Dense(2, 1)
-    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()),
-                               nn.Momentum(net.trainable_params(), 0.1, 0.9))
-    out["ctx/step_mean"] = np.bool_(step.mean)
-    out["ctx/step_degree"] = np.int64(step.degree)
-    out["ctx/step_reducer_flag"] = np.bool_(step.reducer_flag)
-    for mean in (True, False):
-        reducer = nn.DistributedGradReducer(net.trainable_params(), mean=mean)
-        grads = (ms.Tensor(np.full((1, 2), rank + 1.0, np.float32)),
-                 ms.Tensor(np.array([10.0 * (rank + 1)], np.float32)))
-        for i, g in enumerate(reducer(grads)):
-            out[f"reducer/{mean}/{i}"] = g.asnumpy()
-
-
-def record_training(rank: int, out: dict) -> None:
-    for kind, mean in dp_cases.CASES:
-        for mode, flag in MODES:
-            ms.set_context(mode=flag)
-            data_parallel(mean=mean)
-            losses, weights = dp_cases.train(ms, kind, rank, dp_cases.RANKS)
-            key = f"train/{kind}/{mean}/{mode}"
-            out[f"{key}/losses"] = np.array(losses, np.float64)
-            for name, value in weights.items():
-                out[f"{key}/{name}"] = value
-    ms.set_context(mode=ms.PYNATIVE_MODE)
 
 
 def record_buckets(rank: int, out: dict) -> None:
@@ -210,8 +165,8 @@ def main(out_dir: str) -> None:
     out: dict = {}
     record_collectives(rank, out)
     record_functions(rank, out)
-    record_context(rank, out)
-    record_training(rank, out)
+    dp_cases.record_context(ms, rank, out)
+    dp_cases.record_training(ms, rank, out)
     record_buckets(rank, out)
     record_model(rank, size, out, os.path.join(out_dir, "ckpt"))
     record_starting_weights(rank, out)
