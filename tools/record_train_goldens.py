@@ -308,6 +308,48 @@ def record_training(ms) -> None:
     print(f"training.npz: {', '.join(problems())}")
 
 
+CALLBACK_HOOKS = ("on_train_begin", "on_train_epoch_begin", "on_train_step_begin",
+                  "on_train_step_end", "on_train_epoch_end", "on_train_end", "on_eval_begin",
+                  "on_eval_epoch_begin", "on_eval_step_begin", "on_eval_step_end",
+                  "on_eval_epoch_end", "on_eval_end")
+OLD_CALLBACK_NAMES = ("begin", "epoch_begin", "step_begin", "step_end", "epoch_end", "end")
+
+
+def callback_recorders(callback_base) -> tuple[type, type]:
+    """Two callbacks of ``callback_base`` (MindSpore's or graphcell's ``Callback``) that note
+    their calls: ``Recorder`` every hook as ``(name, cur_epoch_num, cur_step_num, mode,
+    batch_num)`` and the run-context fields at each hook's first call, ``OldNames`` the 1.x names
+    (``step_end``...) as ``(name, mode, cur_step_num)``."""
+
+    class Recorder(callback_base):
+        def __init__(self):
+            self.calls, self.fields = [], {}
+
+    class OldNames(callback_base):
+        def __init__(self):
+            self.calls = []
+
+    def noting(name):
+        def hook(self, run_context):
+            cb = run_context.original_args()
+            self.calls.append([name, cb.get("cur_epoch_num"), cb.get("cur_step_num"),
+                               cb.get("mode"), cb.get("batch_num")])
+            self.fields.setdefault(name, sorted(cb.keys()))
+        return hook
+
+    def noting_old(name):
+        def hook(self, run_context):
+            cb = run_context.original_args()
+            self.calls.append([name, cb.get("mode"), cb.get("cur_step_num")])
+        return hook
+
+    for name in CALLBACK_HOOKS:
+        setattr(Recorder, name, noting(name))
+    for name in OLD_CALLBACK_NAMES:
+        setattr(OldNames, name, noting_old(name))
+    return Recorder, OldNames
+
+
 def record_callbacks(ms) -> dict:
     """The hook order, fields and printed lines of small runs of ``mlp``."""
     import contextlib
@@ -319,39 +361,7 @@ def record_callbacks(ms) -> dict:
     from mindspore.train import Accuracy, Callback, CheckpointConfig, Loss, LossMonitor, Model, \
         ModelCheckpoint, TimeMonitor
 
-    hooks = ("on_train_begin", "on_train_epoch_begin", "on_train_step_begin",
-             "on_train_step_end", "on_train_epoch_end", "on_train_end", "on_eval_begin",
-             "on_eval_epoch_begin", "on_eval_step_begin", "on_eval_step_end",
-             "on_eval_epoch_end", "on_eval_end")
-    old_names = ("begin", "epoch_begin", "step_begin", "step_end", "epoch_end", "end")
-
-    class Recorder(Callback):
-        def __init__(self):
-            self.calls, self.fields = [], {}
-
-    def make_hook(name):
-        def hook(self, run_context):
-            cb = run_context.original_args()
-            self.calls.append([name, cb.get("cur_epoch_num"), cb.get("cur_step_num"),
-                               cb.get("mode"), cb.get("batch_num")])
-            self.fields.setdefault(name, sorted(cb.keys()))
-        return hook
-
-    for name in hooks:
-        setattr(Recorder, name, make_hook(name))
-
-    class OldNames(Callback):
-        def __init__(self):
-            self.calls = []
-
-    def make_old(name):
-        def hook(self, run_context):
-            cb = run_context.original_args()
-            self.calls.append([name, cb.get("mode"), cb.get("cur_step_num")])
-        return hook
-
-    for name in old_names:
-        setattr(OldNames, name, make_old(name))
+    Recorder, OldNames = callback_recorders(Callback)
 
     p = problems()["mlp"]
     weights, x, y = problem_arrays(p)
