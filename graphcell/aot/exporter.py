@@ -33,7 +33,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import tempfile
 import zipfile
 from typing import Any
 
@@ -44,6 +43,7 @@ from graphcell_ir.ir.walk import walk
 from graphcell_ir.text.values import HostRef
 from graphcell.aot import container as C
 from graphcell.aot.checkpoint import checkpoint_loaded
+from graphcell.aot.files import write_atomically
 from graphcell.aot.manifest import (FORMAT, FORMAT_VERSION, dtype_name, encode_output,
                                     environment)
 from graphcell.aot.native import emit_native
@@ -116,7 +116,7 @@ def export(net, *inputs, file_name: str, file_format: str = "GCIR", native: bool
             write_onnx(compiled, path)
             return path
         members = build_members(compiled, native=bool(native))
-    _write_atomically(path, members)
+    write_atomically(path, lambda f: C.write_members(f, members), ".gcpkg-")
     return path
 
 
@@ -270,21 +270,6 @@ def npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
             with z.open(info, "w", force_zip64=arr.nbytes > (1 << 30)) as f:
                 np.lib.format.write_array(f, arr, allow_pickle=False)
     return buf.getvalue()
-
-
-def _write_atomically(path: str, members: dict[str, bytes]) -> None:
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".gcpkg-", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            C.write_members(f, members)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def describe(members: dict[str, Any]) -> str:

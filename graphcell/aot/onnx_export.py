@@ -27,9 +27,7 @@ Example::
 """
 from __future__ import annotations
 
-import os
-import tempfile
-
+from graphcell.aot.files import write_atomically
 from graphcell_ir.errors import OnnxExportError, OnnxUnavailableError
 
 __all__ = ["require_onnx", "write_onnx", "onnx_model"]
@@ -68,15 +66,4 @@ def onnx_model(compiled):
 def write_onnx(compiled, path: str) -> None:
     """Write ``compiled`` as the ONNX file ``path`` (atomically: a failure leaves no file)."""
     data = onnx_model(compiled).SerializeToString()
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".onnx-", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_atomically(path, lambda f: f.write(data), ".onnx-")
