@@ -71,6 +71,23 @@ def limit(n: int) -> None:
         _API[0](n)
 
 
+def single(run):
+    """``run()`` with numpy's OpenBLAS on one thread, the user's count restored after (0.3 us):
+    for a GEMM that graphcell splits over its own threads (``nnkernels``), where OpenBLAS's
+    worker would only add a wait."""
+    if _API is None:
+        return run()
+    setter, getter = _API
+    saved = getter()
+    if saved == 1:
+        return run()
+    setter(1)
+    try:
+        return run()
+    finally:
+        setter(saved)
+
+
 class Tuner:
     """Runs calls with the BLAS thread count that has been fastest lately (see the module)."""
 

@@ -299,14 +299,15 @@ def sparse_softmax_cross_entropy_rows(x, labels, loss):
 # rounded once by the store: the same float32 result (float64 has more than 2 * 24 + 2 bits).
 
 
-def bn_channel_stats(x, acc, stats):
-    """stats[0, c] = the mean of channel c, stats[1, c] = the mean of its squared deviations.
-    ``acc``: an (HW,) float64 scratch row. Each pass adds the samples into ``acc`` position by
-    position (independent sums: a vectorised loop), then folds ``acc`` in 4 parts; one chain of
-    dependent additions per channel was 2x slower."""
-    n_, c_, hw = x.shape
+def bn_channel_stats(x, acc, stats, c0, c1):
+    """stats[0, c] = the mean of channel c, stats[1, c] = the mean of its squared deviations,
+    for the channels c0 <= c < c1 (a block: the caller runs blocks on several threads).
+    ``acc``: an (HW,) float64 scratch row of the block's own. Each pass adds the samples into
+    ``acc`` position by position (independent sums: a vectorised loop), then folds ``acc`` in 4
+    parts; one chain of dependent additions per channel was 2x slower."""
+    n_, hw = x.shape[0], x.shape[2]
     cnt = n_ * hw
-    for c in range(c_):
+    for c in range(c0, c1):
         for i in range(hw):
             acc[i] = 0.0
         for n in range(n_):

@@ -65,12 +65,14 @@ Example::
 from __future__ import annotations
 
 import functools
+import itertools
 import threading
 from types import MappingProxyType
 
 import numpy as np
 
-from graphcell_ir.backend import kernels, nn_loops
+from graphcell_ir import switches
+from graphcell_ir.backend import blas_threads, kernels, nn_loops
 from graphcell_ir.backend.loops import namespace
 from graphcell_ir.ops import contraction as C_
 from graphcell_ir.ops import conv as C
@@ -109,6 +111,63 @@ def _win(g: C.Window):
     return g.kh, g.kw, g.sh, g.sw, g.dh, g.dw
 
 
+# --- running a loop's blocks on every core ----------------------------------------------------
+
+MAX_BLOCKS = 4
+"""Blocks a split loop or GEMM has at most: two per thread on 2 cores, so that when one thread
+is held up (another process on its core) the other takes the rest."""
+
+
+LOOP_UNIT = 1 << 16
+"""Elements a loop (im2col, a pooling gradient, batch-norm) handles in one block (~20-60
+us): loops over at least twice this are split."""
+
+
+def blocks(n: int, work: int, unit: int) -> int:
+    """How many blocks a loop over ``n`` items doing ``work`` (in units where ``unit`` is worth
+    one block: ~50 us) is cut into; 1 means it runs whole. It depends on the shape only, never
+    on the thread count or the load, so a split result is the same on any machine."""
+    return max(1, min(n, MAX_BLOCKS, work // unit))
+
+
+def in_blocks(n: int, count: int, run, threads: int | None = None) -> None:
+    """Run ``run(lo, hi)`` over ``count`` contiguous blocks of ``range(n)``, on the calling
+    thread and (``threads`` - 1, default all the process's CPUs) workers of the kernel pool.
+    Each block goes to whichever thread asks first and the caller takes blocks too: when
+    another process holds the other core the caller runs them all, losing the pool's wake-up
+    (~20 us), where OpenBLAS's own threads wait for each other for a scheduler slice (12-48
+    ms a GEMM, measured). ``run`` must release the GIL (a compiled loop or a BLAS call) and
+    write only its block's part of the outputs; the blocks are fixed by ``n`` and ``count``
+    alone, and run under the caller's numpy error state. The one place the split meets a
+    pool: another pool can drive it."""
+    threads = kernels._threads() if threads is None else threads
+    edges = [n * k // count for k in range(count + 1)]
+    if count < 2 or threads < 2:
+        for lo, hi in zip(edges, edges[1:]):
+            run(lo, hi)
+        return
+    taken = itertools.count()   # its next() is atomic: each block runs once
+
+    def drain():
+        k = next(taken)
+        while k < count:
+            run(edges[k], edges[k + 1])
+            k = next(taken)
+
+    state = np.geterr()
+
+    def helper():   # numpy's error state is per thread: the caller's, here too
+        with np.errstate(**state):
+            drain()
+
+    helpers = [kernels._pool().submit(helper) for _ in range(min(threads, count) - 1)]
+    try:
+        drain()
+    finally:
+        for h in helpers:
+            h.result()   # every block written (or its error raised) before the caller reads
+
+
 _scratch = threading.local()
 
 
@@ -129,11 +188,14 @@ def _workspace(shape: tuple, dtype) -> np.ndarray:
     return buf
 
 
-def _cols(L, x: np.ndarray, g: C.Window) -> np.ndarray:
+def _cols(x: np.ndarray, g: C.Window) -> np.ndarray:
+    """The (uninitialised) im2col workspace of ``x`` for window ``g``."""
     n, c = x.shape[:2]
-    cols = _workspace((n, c * g.kh * g.kw, g.oh * g.ow), x.dtype)
-    L.im2col(_c(x), *_win(g), g.pt, g.pl, g.oh, g.ow, cols)
-    return cols
+    return _workspace((n, c * g.kh * g.kw, g.oh * g.ow), x.dtype)
+
+
+def _im2col(L, x: np.ndarray, g: C.Window, cols: np.ndarray, lo: int, hi: int) -> None:
+    L.im2col(x[lo:hi], *_win(g), g.pt, g.pl, g.oh, g.ow, cols[lo:hi])
 
 
 def _crop(xp: np.ndarray, g: C.Window, h: int, w: int) -> np.ndarray:
@@ -171,8 +233,14 @@ def conv2d(L, x, w, *, out_channel=0, kernel_size=None, mode=1, data_format="NCH
                             data_format=data_format, **win)
     g, grp = _conv_geo(x.shape, w.shape, tuple(win.items())), win["group"]
     n, o = x.shape[0], w.shape[0]
-    cols = _cols(L, x, g)
-    y = np.matmul(w.reshape(grp, o // grp, -1), cols.reshape(n, grp, -1, g.oh * g.ow))
+    xc, cols = _c(x), _cols(x, g)
+    wg, cg = w.reshape(grp, o // grp, -1), cols.reshape(n, grp, -1, g.oh * g.ow)
+    y = np.empty((n, grp, o // grp, g.oh * g.ow), x.dtype)
+
+    def run(lo, hi):   # a block of samples: its columns, then its GEMM (still in cache)
+        _im2col(L, xc, g, cols, lo, hi)
+        np.matmul(wg, cg[lo:hi], out=y[lo:hi])
+    _blas_blocks(n, blocks(n, y.size * wg.shape[2] + cols.size * COPY_MACS, GEMM_UNIT), run)
     return y.reshape(n, o, g.oh, g.ow)
 
 
@@ -182,10 +250,16 @@ def conv2d_backprop_filter(L, dy, x, *, filter_size, **win):
         return C.conv2d_backprop_filter.ref(dy, x, filter_size=filter_size, **win)
     g, grp = _conv_geo(x.shape, tuple(filter_size), tuple(win.items())), win["group"]
     n, o = x.shape[0], filter_size[0]
-    cols = _cols(L, x, g).reshape(n, grp, -1, g.oh * g.ow)
+    xc, cols = _c(x), _cols(x, g)
+    cg = cols.reshape(n, grp, -1, g.oh * g.ow)
     d = _c(dy).reshape(n, grp, o // grp, g.oh * g.ow)
-    dw = np.matmul(d, cols.transpose(0, 1, 3, 2)).sum(axis=0)   # (G, Og, Cg*KH*KW)
-    return dw.reshape(filter_size)
+    dws = np.empty((n, grp, o // grp, cg.shape[2]), x.dtype)   # per sample, summed after
+
+    def run(lo, hi):
+        _im2col(L, xc, g, cols, lo, hi)
+        np.matmul(d[lo:hi], cg[lo:hi].transpose(0, 1, 3, 2), out=dws[lo:hi])
+    _blas_blocks(n, blocks(n, dws.size * d.shape[3] + cols.size * COPY_MACS, GEMM_UNIT), run)
+    return dws.sum(axis=0).reshape(filter_size)   # (G, Og, Cg*KH*KW), in sample order
 
 
 @_quiet
@@ -197,9 +271,14 @@ def conv2d_backprop_input(L, dy, w, *, input_size, **win):
     o = w.shape[0]
     wt = w.reshape(grp, o // grp, -1).transpose(0, 2, 1)          # (G, Cg*KH*KW, Og)
     d = _c(dy).reshape(n, grp, o // grp, g.oh * g.ow)
-    dcols = np.matmul(wt, d, out=_workspace((n, grp, wt.shape[1], d.shape[3]), dy.dtype))
+    dcols = _workspace((n, grp, wt.shape[1], d.shape[3]), dy.dtype)
+    flat = dcols.reshape(n, c * g.kh * g.kw, g.oh * g.ow)
     dxp = _padded_zeros(input_size, g, dy.dtype)
-    L.col2im(dcols.reshape(n, c * g.kh * g.kw, g.oh * g.ow), *_win(g), g.oh, g.ow, dxp)
+
+    def run(lo, hi):   # a block of samples: its column gradients, then their scatter
+        np.matmul(wt, d[lo:hi], out=dcols[lo:hi])
+        L.col2im(flat[lo:hi], *_win(g), g.oh, g.ow, dxp[lo:hi])
+    _blas_blocks(n, blocks(n, dcols.size * (o // grp + COPY_MACS), GEMM_UNIT), run)
     return _crop(dxp, g, h, wd)
 
 
@@ -224,8 +303,10 @@ def max_pool2d_grad(L, x, dy, *, kernel_size, strides, pad_mode, data_format):
     _require(dy.shape == x.shape[:2] + (g.oh, g.ow), "dy", dy.shape)
     dxp = _padded_zeros(x.shape, g, dy.dtype)
     n, c = x.shape[:2]
-    L.max_pool_grad(_padded(x, g, _lowest(x.dtype)), _c(dy), g.kh, g.kw, g.sh, g.sw,
-                    dxp.reshape(n, c, -1), *_argmax_rows(n, g.ow, x.dtype))
+    xp, dyc, planes = _padded(x, g, _lowest(x.dtype)), _c(dy), dxp.reshape(n, c, -1)
+    best, at = _argmax_rows(n, g.ow, x.dtype)
+    in_blocks(n, blocks(n, xp.size, LOOP_UNIT), lambda lo, hi: L.max_pool_grad(
+        xp[lo:hi], dyc[lo:hi], g.kh, g.kw, g.sh, g.sw, planes[lo:hi], best[lo:hi], at[lo:hi]))
     return _crop(dxp, g, *x.shape[2:])
 
 
@@ -237,8 +318,10 @@ def max_pool2d_grad_grad(L, x, gr, *, kernel_size, strides, pad_mode, data_forma
     _require(gr.shape == x.shape, "g", gr.shape)
     out = np.empty(x.shape[:2] + (g.oh, g.ow), x.dtype)
     n, c = x.shape[:2]
-    L.max_pool_grad_grad(_padded(x, g, _lowest(x.dtype)), _padded(gr, g, 0).reshape(n, c, -1),
-                         g.kh, g.kw, g.sh, g.sw, out, *_argmax_rows(n, g.ow, x.dtype))
+    xp, gp = _padded(x, g, _lowest(x.dtype)), _padded(gr, g, 0).reshape(n, c, -1)
+    best, at = _argmax_rows(n, g.ow, x.dtype)
+    in_blocks(n, blocks(n, xp.size, LOOP_UNIT), lambda lo, hi: L.max_pool_grad_grad(
+        xp[lo:hi], gp[lo:hi], g.kh, g.kw, g.sh, g.sw, out[lo:hi], best[lo:hi], at[lo:hi]))
     return out
 
 
@@ -256,7 +339,9 @@ def avg_pool2d_grad(L, dy, *, input_size, kernel_size, strides, pad_mode, data_f
     _require(dy.shape == tuple(input_size[:2]) + (g.oh, g.ow), "dy", dy.shape)
     share = _c(dy / C._counts(input_size[2:], g, dy.dtype))
     dxp = _padded_zeros(input_size, g, dy.dtype)
-    L.window_spread(share, g.kh, g.kw, g.sh, g.sw, dxp)
+    n = dxp.shape[0]
+    in_blocks(n, blocks(n, dxp.size, LOOP_UNIT), lambda lo, hi: L.window_spread(
+        share[lo:hi], g.kh, g.kw, g.sh, g.sw, dxp[lo:hi]))
     return _crop(dxp, g, *input_size[2:])
 
 
@@ -278,37 +363,69 @@ def select(L, cond, x, y):
             and cond.shape == x.shape == y.shape and cond.dtype == np.bool_ and _fast(x, y)):
         return E.select.ref(cond, x, y)   # broadcasting, scalars, promotion: the reference
     out = np.empty(x.shape, x.dtype)
-    L.select(_c(cond).reshape(-1), _c(x).reshape(-1), _c(y).reshape(-1), out.reshape(-1))
+    flat = [_c(a).reshape(-1) for a in (cond, x, y)] + [out.reshape(-1)]
+    n = out.size
+    in_blocks(n, blocks(n, n, LOOP_UNIT),
+              lambda lo, hi: L.select(*[a[lo:hi] for a in flat]))
     return out
 
 
-# --- small matrix products -------------------------------------------------------------------
+# --- matrix products ---------------------------------------------------------------------------
 
-SMALL_GEMM = 1 << 23
-"""Products of at most this many multiply-adds (~0.3 ms on one core) run as row blocks of at
-most :data:`GEMM_BLOCK`; larger ones go to BLAS whole."""
-GEMM_BLOCK = 1 << 19
-"""Multiply-adds per BLAS call of a small product: under the ~1M at which numpy's OpenBLAS
-wakes its second thread (measured: 960k single-threaded, 1.15M threaded)."""
+BLAS_WAKES = 1 << 20
+"""Multiply-adds from which numpy's OpenBLAS wakes its second thread (measured: 960k ran
+single-threaded, 1.15M threaded): smaller products are one plain BLAS call."""
+GEMM_UNIT = 1 << 21
+"""Multiply-adds worth one block of a split product (~10-20 us on one core at 100-230
+GFLOP/s, against the pool's ~20 us wake-up): products from twice this are split."""
+COPY_MACS = 4
+"""An element im2col or col2im moves, counted as this many multiply-adds of work."""
+
+
+def gemm_threads() -> int | None:
+    """Threads a product is split over: ``GRAPHCELL_BLAS_THREADS``, else the process's CPUs;
+    None for ``GRAPHCELL_BLAS_THREADS=0`` (BLAS left alone: one call, its own threads)."""
+    n = switches.number("GRAPHCELL_BLAS_THREADS")
+    if n == 0:
+        return None
+    return n or kernels._threads()
+
+
+def _blas_blocks(n: int, count: int, run) -> None:
+    """:func:`in_blocks` for blocks that call BLAS: over :func:`gemm_threads` threads, each
+    BLAS call single-threaded (the split is the parallelism); whole, on BLAS's own threads,
+    when ``GRAPHCELL_BLAS_THREADS=0``."""
+    threads = gemm_threads()
+    if threads is None:
+        run(0, n)
+        return
+    blas_threads.single(lambda: in_blocks(n, count, run, threads))
 
 
 @_quiet
 def matmul(L, x, y, *, transpose_a=False, transpose_b=False):
-    """A small 2-D product as a few single-threaded BLAS calls. Waking OpenBLAS's worker thread
-    saves ~0.01 ms on LeNet5's dense layers (32x400 @ 400x120) when the second core is idle,
-    and costs a median 14 ms per call when another process runs there (the worker waits for
-    the scheduler): 45 ms of a 50 ms train step on this shared 2-core machine."""
+    """A 2-D product: below :data:`BLAS_WAKES` one BLAS call; above, blocks of rows (or of
+    columns, when the product is wider than tall) split over the cores by :func:`in_blocks`,
+    each a single-threaded BLAS call on a view (no operand is copied: BLAS reads a transposed
+    view as it is). OpenBLAS's own threads wait on each other for a scheduler slice when
+    another process holds a core (a 134M multiply-add product: 1.6 ms on one thread, 24-48
+    ms on two); the blocks lose nothing there and use both cores when they are free."""
     a = x.T if transpose_a and x.ndim == 2 else x
     b = y.T if transpose_b and y.ndim == 2 else y
     if a.ndim != 2 or b.ndim != 2 or not _fast(a, b):
         return C_.matmul.ref(x, y, transpose_a=transpose_a, transpose_b=transpose_b)
     (m, k), n = a.shape, b.shape[1]
-    rows = GEMM_BLOCK // max(k * n, 1)
-    if m * k * n <= GEMM_BLOCK or m * k * n > SMALL_GEMM or rows < 1:
+    if m * k * n < BLAS_WAKES:
         return np.matmul(a, b)
-    out = np.empty((m, n), np.result_type(a, b))
-    for i in range(0, m, rows):
-        np.matmul(a[i:i + rows], b, out=out[i:i + rows])
+    out = np.empty((m, n), a.dtype)
+    if m >= n:
+        def run(lo, hi):
+            np.matmul(a[lo:hi], b, out=out[lo:hi])
+    else:
+        def run(lo, hi):
+            np.matmul(a, b[:, lo:hi], out=out[:, lo:hi])
+    extent = max(m, n)
+    _blas_blocks(extent, blocks(extent, m * k * n, GEMM_UNIT), run)
     return out
 
 
@@ -423,8 +540,10 @@ def batch_norm(L, x, gamma, beta, mean, var, *, is_training, epsilon, momentum, 
         stats, scale = np.empty((2, c)), np.empty(c)
         if rows:
             L.bn_row_stats(xs, stats)
-        else:
-            L.bn_channel_stats(xs, np.empty(hw), stats)
+        else:   # blocks of channels; block lo's scratch row is acc[lo] (untouched rows cost
+            acc = np.empty((c, hw))   # no memory: np.empty maps pages lazily)
+            in_blocks(c, blocks(c, x.size, LOOP_UNIT), lambda lo, hi: L.bn_channel_stats(
+                xs, acc[lo], stats, lo, hi))
         new_mean, new_var = np.empty(c, pdt), np.empty(c, pdt)
         # numpy rounds a Python float to the array's dtype: (1 - momentum) * moving is float32
         L.bn_train_params(g, mu, v, stats, float(pdt.type(1 - momentum)), float(momentum),
@@ -434,7 +553,12 @@ def batch_norm(L, x, gamma, beta, mean, var, *, is_training, epsilon, momentum, 
         scale = np.empty(c, pdt)
         L.bn_infer_scale(g, v, float(pdt.type(epsilon)), scale)
         new_mean, new_var = mean, var
-    (L.bn_apply_rows if rows else L.bn_apply)(xs, mu, scale, b, y)
+    if rows:
+        L.bn_apply_rows(xs, mu, scale, b, y)
+    else:   # blocks of samples
+        n = xs.shape[0]
+        in_blocks(n, blocks(n, x.size, LOOP_UNIT),
+                  lambda lo, hi: L.bn_apply(xs[lo:hi], mu, scale, b, y[lo:hi]))
     return y.reshape(x.shape), new_mean, new_var
 
 

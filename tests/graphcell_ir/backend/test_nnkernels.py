@@ -132,18 +132,120 @@ def test_select_on_large_arrays(dtype):
 
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("ta,tb", [(False, False), (True, False), (False, True), (True, True)])
-def test_small_matmul_in_row_blocks(dtype, ta, tb):
-    """LeNet5's dense products are split into blocks (the samples are below GEMM_BLOCK)."""
+def test_matmul_sizes(dtype, ta, tb, monkeypatch):
+    """Products below BLAS_WAKES (one BLAS call), above it (single-threaded), and split in
+    blocks of rows or of columns: all match the reference, and a split product is the same,
+    bit for bit, on one thread, on two, and with more threads than blocks."""
     op = REGISTRY["matmul"]
     rng = np.random.default_rng(5)
-    for m, k, n in ((32, 400, 120), (400, 32, 120), (37, 120, 400), (1, 2000, 300)):
-        assert m * k * n > nnkernels.GEMM_BLOCK
+    shapes = ((32, 400, 60), (32, 400, 120), (400, 32, 120), (1, 2000, 600), (256, 96, 200),
+              (512, 128, 160),
+              (24, 128, 1500), (300, 5, 3000))
+    for m, k, n in shapes:
         x = rng.standard_normal((k, m) if ta else (m, k)).astype(dtype)
         y = rng.standard_normal((n, k) if tb else (k, n)).astype(dtype)
         x.flat[::97] = np.nan
         y.flat[::89] = np.inf
-        assert_matches(kernel(op)(x, y, transpose_a=ta, transpose_b=tb),
-                       op.ref(x, y, transpose_a=ta, transpose_b=tb), op, f"{m}x{k}x{n}")
+        want = op.ref(x, y, transpose_a=ta, transpose_b=tb)
+        runs = []
+        for threads in ("1", "2", "7", "0"):
+            monkeypatch.setenv("GRAPHCELL_BLAS_THREADS", threads)
+            runs.append(kernel(op)(x, y, transpose_a=ta, transpose_b=tb))
+            assert_matches(runs[-1], want, op, f"{m}x{k}x{n} on {threads} threads")
+        for got in runs[1:3]:
+            np.testing.assert_array_equal(got, runs[0], err_msg=f"{m}x{k}x{n}")
+    assert any(m * k * n < nnkernels.BLAS_WAKES for m, k, n in shapes)
+    split = [nnkernels.blocks(max(m, n), m * k * n, nnkernels.GEMM_UNIT) for m, k, n in shapes]
+    assert max(split) == nnkernels.MAX_BLOCKS and 2 in split
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 5])
+@pytest.mark.parametrize("n,count", [(1, 1), (7, 1), (7, 2), (10, 4), (3, 3)])
+def test_in_blocks_covers_each_item_once(n, count, threads):
+    seen = np.zeros(n, int)
+
+    def run(lo, hi):
+        assert 0 <= lo < hi <= n
+        np.add.at(seen, np.arange(lo, hi), 1)   # one thread's block: no other writes there
+    nnkernels.in_blocks(n, count, run, threads)
+    assert seen.tolist() == [1] * n
+
+
+def test_in_blocks_raises_a_block_error_after_every_block_ran():
+    done = []
+
+    def run(lo, hi):
+        done.append(lo)
+        if lo == 0:
+            raise ValueError("block 0 failed")
+    with pytest.raises(ValueError, match="block 0 failed"):
+        nnkernels.in_blocks(8, 4, run, threads=2)
+    assert sorted(done) == [0, 2, 4, 6]
+
+
+def test_blocks_depend_on_the_shape_only():
+    assert nnkernels.blocks(32, 10, 100) == 1                      # too little work
+    assert nnkernels.blocks(32, 250, 100) == 2
+    assert nnkernels.blocks(32, 10 ** 9, 100) == nnkernels.MAX_BLOCKS
+    assert nnkernels.blocks(3, 10 ** 9, 100) == 3                  # never more than items
+
+
+def _big_calls(rng, dtype) -> list:
+    """The nn ops at sizes split into blocks: a ResNet basic block's convolutions (32
+    channels, padded 3x3) and batch norm, a strided pooling gradient, a large select."""
+    a = lambda *s: rng.standard_normal(s).astype(dtype)  # noqa: E731
+    same = dict(pad_mode="pad", pad=(1, 1, 1, 1), stride=(1, 1), dilation=(1, 1), group=1)
+    pool = dict(kernel_size=(3, 3), strides=(2, 2), pad_mode="same", data_format="NCHW")
+    n, c = 16, 32
+    x, w, dy = a(n, c, 16, 16), a(c, c, 3, 3), a(n, c, 16, 16)
+    bn = (np.abs(a(c)) + 0.5, a(c), a(c), np.abs(a(c)) + 0.5)
+    return [
+        ("conv2d", (x, w), dict(same)),
+        ("conv2d_backprop_filter", (dy, x), dict(filter_size=w.shape, **same)),
+        ("conv2d_backprop_input", (dy, w), dict(input_size=x.shape, **same)),
+        ("max_pool2d_grad", (x, a(n, c, 8, 8)), dict(pool)),
+        ("max_pool2d_grad_grad", (x, dy), dict(pool)),
+        ("avg_pool2d_grad", (a(n, c, 8, 8),), dict(input_size=x.shape, **pool)),
+        ("select", (x > 0, x, dy), {}),
+        ("batch_norm", (x,) + bn, dict(is_training=True, epsilon=1e-5, momentum=0.1,
+                                       data_format="NCHW")),
+        ("batch_norm", (x,) + bn, dict(is_training=False, epsilon=1e-5, momentum=0.1,
+                                       data_format="NCHW")),
+    ]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_split_loops_match_and_do_not_depend_on_threads(dtype, monkeypatch):
+    """Every loop split into blocks of samples or channels gives the reference's result, and
+    the same bits on 1 and 2 threads (the blocks write disjoint outputs; the sums that cross
+    blocks, conv2d_backprop_filter's over samples, are added in sample order after)."""
+    for name, operands, attrs in _big_calls(np.random.default_rng(2), dtype):
+        op = REGISTRY[name]
+        attrs = op.check_attrs(attrs)
+        runs = []
+        for threads in ("1", "2"):
+            monkeypatch.setenv("GRAPHCELL_NUM_THREADS", threads)
+            monkeypatch.setenv("GRAPHCELL_BLAS_THREADS", threads)
+            runs.append(kernel(op, jit=True)(*operands, **attrs))
+        assert_matches(runs[1], op.ref(*operands, **attrs), op, "split")
+        for got, want in zip(*[r if isinstance(r, tuple) else (r,) for r in runs]):
+            np.testing.assert_array_equal(got, want, err_msg=name)
+
+
+def test_big_calls_are_split(monkeypatch):
+    """The sizes above really run in several blocks (else the test before proves nothing)."""
+    counts = []
+    split = nnkernels.in_blocks
+
+    def counted(n, count, run, threads=None):
+        counts.append(count)
+        split(n, count, run, threads)
+    monkeypatch.setattr(nnkernels, "in_blocks", counted)
+    for name, operands, attrs in _big_calls(np.random.default_rng(2), "float32"):
+        counts.clear()
+        op = REGISTRY[name]
+        kernel(op, jit=True)(*operands, **op.check_attrs(attrs))
+        assert counts and max(counts) > 1, name
 
 
 def test_non_contiguous_inputs():
