@@ -41,7 +41,8 @@ SWITCHES = MappingProxyType({s.name: s for s in (
     Switch("GRAPHCELL_NUM_THREADS", "",
            "threads a parallel kernel runs on (default: the CPUs the process may use)"),
     Switch("GRAPHCELL_BLAS_THREADS", "",
-           "BLAS threads: 0 leaves BLAS alone, N fixes N; default: chosen by timing"),
+           "threads a GEMM or nn loop is split over (OpenBLAS single-threaded in each block): "
+           "N fixes N, 0 leaves BLAS alone (no split); default: chosen by timing"),
     Switch("GRAPHCELL_LOG", "",
            "words: 'compile' prints the compile report (each phase, then a summary)"),
     Switch("GRAPHCELL_PROGRESS", "1",

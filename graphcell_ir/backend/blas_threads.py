@@ -1,15 +1,21 @@
-"""How many threads numpy's OpenBLAS uses while a compiled function runs, chosen by timing it.
+"""How many threads graphcell's GEMMs and nn loops use while a compiled function runs, chosen
+by timing it; numpy's OpenBLAS is kept on one thread meanwhile.
 
-OpenBLAS splits a GEMM over all cores. On an idle machine that is faster (W1's train step: 9.6
-ms with 2 threads, 16 ms with 1); when another process keeps a core busy, its threads wait on
-each other and the same step takes 30-75 ms (1 thread: 16-27 ms; W2: 4 ms against 10-26 ms).
-Neither count is right everywhere, so a :class:`Tuner` per executable times its calls under each
-candidate (1 and the configured count), keeps the faster, and measures again every
-:data:`RETUNE` calls as the load changes. Outside the call the user's setting is restored.
+graphcell's kernels split a large product or loop into fixed blocks that the calling thread and
+the kernel pool take as they come (``nnkernels.in_blocks``), each BLAS call single-threaded.
+OpenBLAS's own threads are never used inside a compiled function: they wait on each other, so
+when another process holds the second core a product takes a scheduler slice or more (W1's
+layers: 1.3-1.6 ms on one thread, 8-32 ms on two), and after a threaded call they spin for ~0.1
+s, holding the core that graphcell's next block wants. The blocks degrade gracefully instead,
+but not for free: on a busy machine splitting costs 3-30% against one thread (the pool's
+wake-up, a block that a preempted worker holds). So a :class:`Tuner` per executable times its
+calls with the split on (all the CPUs) and off (1 thread), keeps the faster, and measures
+again every :data:`RETUNE` calls as the load changes; :func:`split_threads` is what the
+kernels ask. docs/performance.md has the measurements.
 
-Only numpy's bundled OpenBLAS (``scipy_openblas``) is driven, through its C API; with another
-BLAS, or ``GRAPHCELL_BLAS_THREADS`` set to a number (used as is; ``0`` leaves BLAS alone), the
-tuner does nothing but run.
+``GRAPHCELL_BLAS_THREADS=N`` fixes the split at N threads (no timing); ``0`` leaves BLAS alone
+(one call per product on OpenBLAS's own threads, no split). Outside a compiled function's call
+(PyNative) the kernels split over all the CPUs, and OpenBLAS keeps the user's setting.
 
 Example::
 
@@ -19,6 +25,7 @@ Example::
 """
 from __future__ import annotations
 
+import contextvars
 import ctypes
 import glob
 import os
@@ -54,19 +61,48 @@ def _openblas():
 _API = _openblas()
 
 
+def _cpus() -> int:
+    """The CPUs this process may run on (``GRAPHCELL_NUM_THREADS`` when set), at most
+    OpenBLAS's thread count: what :func:`limit` (a process of a job sharing the cores) or the
+    user set for BLAS caps graphcell's split too."""
+    n = switches.number("GRAPHCELL_NUM_THREADS")
+    if not n:
+        try:
+            n = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            n = os.cpu_count() or 1
+    return min(n, _API[1]()) if _API is not None else n
+
+
 def _candidates() -> tuple[int, ...]:
     fixed = switches.number("GRAPHCELL_BLAS_THREADS")
-    if _API is None or fixed == 0:
-        return ()
     if fixed is not None:
-        return (fixed,)
-    n = _API[1]()
-    return (1, n) if n > 1 else ()
+        return () if fixed == 0 else (fixed,)
+    n = _cpus()
+    return (1, n) if n > 1 else (1,)
+
+
+_SPLIT = contextvars.ContextVar("graphcell_split_threads", default=None)
+"""The thread count a running compiled function's tuner chose (None outside one)."""
+
+
+def split_threads() -> int | None:
+    """Threads a kernel splits a product or loop over: the tuner's choice inside a compiled
+    function's call, else ``GRAPHCELL_BLAS_THREADS``, else the CPUs; None for
+    ``GRAPHCELL_BLAS_THREADS=0`` (no split: BLAS alone)."""
+    n = _SPLIT.get()
+    if n is not None:
+        return n
+    fixed = switches.number("GRAPHCELL_BLAS_THREADS")
+    if fixed is not None:
+        return fixed or None
+    return _cpus()
 
 
 def limit(n: int) -> None:
-    """Cap numpy's OpenBLAS at ``n`` threads for this process (one process of a job that shares
-    the machine's cores with the others); with one thread left there is nothing to tune."""
+    """Cap numpy's OpenBLAS, and graphcell's split, at ``n`` threads for this process (one
+    process of a job that shares the machine's cores with the others); with one thread left
+    there is nothing to tune."""
     if _API is not None and n >= 1 and _API[1]() > n:
         _API[0](n)
 
@@ -89,7 +125,8 @@ def single(run):
 
 
 class Tuner:
-    """Runs calls with the BLAS thread count that has been fastest lately (see the module)."""
+    """Runs calls with the split thread count that has been fastest lately, OpenBLAS on one
+    thread (see the module)."""
 
     _depth = 0  # a compiled function called by another runs under its caller's choice
 
@@ -103,17 +140,15 @@ class Tuner:
         if self.choice is None or Tuner._depth:
             return run()
         n = self._next()
-        setter, getter = _API
-        saved = getter()
-        setter(n)
+        token = _SPLIT.set(n)
         Tuner._depth += 1
         t0 = time.perf_counter()
         try:
-            return run()
+            return single(run)
         finally:
             dt = time.perf_counter() - t0
             Tuner._depth -= 1
-            setter(saved)
+            _SPLIT.reset(token)
             self._record(n, dt)
 
     def _next(self) -> int:
@@ -133,4 +168,3 @@ class Tuner:
             probes.append(dt)
             if all(len(v) == PROBES for v in self.times.values()):
                 self.choice = min(self.candidates, key=lambda c: float(np.median(self.times[c])))
-

@@ -71,7 +71,6 @@ from types import MappingProxyType
 
 import numpy as np
 
-from graphcell_ir import switches
 from graphcell_ir.backend import blas_threads, kernels, nn_loops
 from graphcell_ir.backend.loops import namespace
 from graphcell_ir.ops import contraction as C_
@@ -132,7 +131,8 @@ def blocks(n: int, work: int, unit: int) -> int:
 
 def in_blocks(n: int, count: int, run, threads: int | None = None) -> None:
     """Run ``run(lo, hi)`` over ``count`` contiguous blocks of ``range(n)``, on the calling
-    thread and (``threads`` - 1, default all the process's CPUs) workers of the kernel pool.
+    thread and (``threads`` - 1) workers of the kernel pool; by default the count
+    ``blas_threads.split_threads()`` gives (a compiled function's tuned count, else the CPUs).
     Each block goes to whichever thread asks first and the caller takes blocks too: when
     another process holds the other core the caller runs them all, losing the pool's wake-up
     (~20 us), where OpenBLAS's own threads wait for each other for a scheduler slice (12-48
@@ -140,7 +140,8 @@ def in_blocks(n: int, count: int, run, threads: int | None = None) -> None:
     write only its block's part of the outputs; the blocks are fixed by ``n`` and ``count``
     alone, and run under the caller's numpy error state. The one place the split meets a
     pool: another pool can drive it."""
-    threads = kernels._threads() if threads is None else threads
+    threads = (blas_threads.split_threads() or kernels._threads()) if threads is None \
+        else threads
     edges = [n * k // count for k in range(count + 1)]
     if count < 2 or threads < 2:
         for lo, hi in zip(edges, edges[1:]):
@@ -382,20 +383,11 @@ COPY_MACS = 4
 """An element im2col or col2im moves, counted as this many multiply-adds of work."""
 
 
-def gemm_threads() -> int | None:
-    """Threads a product is split over: ``GRAPHCELL_BLAS_THREADS``, else the process's CPUs;
-    None for ``GRAPHCELL_BLAS_THREADS=0`` (BLAS left alone: one call, its own threads)."""
-    n = switches.number("GRAPHCELL_BLAS_THREADS")
-    if n == 0:
-        return None
-    return n or kernels._threads()
-
-
 def _blas_blocks(n: int, count: int, run) -> None:
-    """:func:`in_blocks` for blocks that call BLAS: over :func:`gemm_threads` threads, each
-    BLAS call single-threaded (the split is the parallelism); whole, on BLAS's own threads,
-    when ``GRAPHCELL_BLAS_THREADS=0``."""
-    threads = gemm_threads()
+    """:func:`in_blocks` for blocks that call BLAS: over ``blas_threads.split_threads()``
+    threads, each BLAS call single-threaded (the split is the parallelism); whole, on BLAS's
+    own threads, when ``GRAPHCELL_BLAS_THREADS=0``."""
+    threads = blas_threads.split_threads()
     if threads is None:
         run(0, n)
         return

@@ -1,5 +1,6 @@
-"""The BLAS thread tuner: it times calls under each candidate count, keeps the faster, measures
-again as the load changes, and always gives the user's setting back."""
+"""The thread tuner: it times calls under each candidate split count, keeps the faster, measures
+again as the load changes, holds OpenBLAS on one thread during a call and always gives the
+user's setting back."""
 from __future__ import annotations
 
 import time
@@ -26,13 +27,15 @@ def blas(monkeypatch):
     fake = FakeBlas(4)
     monkeypatch.setattr(B, "_API", (fake.set, fake.get))
     monkeypatch.delenv("GRAPHCELL_BLAS_THREADS", raising=False)
+    monkeypatch.setenv("GRAPHCELL_NUM_THREADS", "4")   # the CPUs, as the tuner sees them
     return fake
 
 
 def _work(fake, slow_with: int):
     def run():
-        time.sleep(0.004 if fake.n == slow_with else 0.0005)
-        return fake.n
+        assert fake.n == 1   # OpenBLAS single-threaded inside
+        time.sleep(0.004 if B.split_threads() == slow_with else 0.0005)
+        return B.split_threads()
     return run
 
 
@@ -58,17 +61,30 @@ def test_measures_again_after_retune_calls(blas, monkeypatch):
 
 def test_nested_calls_run_under_the_outer_choice(blas):
     outer, inner = B.Tuner(), B.Tuner()
-    assert outer(lambda: inner(lambda: blas.n)) == blas.history[0]  # the outer's count
-    assert inner.calls == 0 and len(blas.history) == 2  # the inner one set and timed nothing
+    assert outer(lambda: inner(B.split_threads)) == outer.candidates[0]  # the outer's count
+    assert inner.calls == 0 and blas.history == [1, 4]  # the inner one set and timed nothing
+    assert B.split_threads() == 4   # outside a call: the CPUs
 
 
-@pytest.mark.parametrize("setting,want", [("0", ()), ("3", (3,))])
-def test_environment_setting(blas, monkeypatch, setting, want):
+@pytest.mark.parametrize("setting,want,outside", [("0", (), None), ("3", (3,), 3)])
+def test_environment_setting(blas, monkeypatch, setting, want, outside):
     monkeypatch.setenv("GRAPHCELL_BLAS_THREADS", setting)
-    assert B.Tuner().candidates == want
-
-
-def test_no_openblas_means_no_tuning(monkeypatch):
-    monkeypatch.setattr(B, "_API", None)
     t = B.Tuner()
-    assert t.choice is None and t(lambda: 7) == 7
+    assert t.candidates == want and B.split_threads() == outside
+    t(lambda: None)
+    assert blas.history == ([] if setting == "0" else [1, 4])   # 0: BLAS left alone
+
+
+def test_one_cpu_means_no_split(blas, monkeypatch):
+    monkeypatch.setenv("GRAPHCELL_NUM_THREADS", "1")
+    t = B.Tuner()
+    assert t.candidates == (1,) and t(B.split_threads) == 1
+
+
+def test_without_openblas_the_split_is_still_tuned(monkeypatch):
+    monkeypatch.setattr(B, "_API", None)
+    monkeypatch.setenv("GRAPHCELL_NUM_THREADS", "2")
+    monkeypatch.delenv("GRAPHCELL_BLAS_THREADS", raising=False)
+    t = B.Tuner()
+    assert t.candidates == (1, 2) and t(lambda: 7) == 7
+    assert B.single(lambda: 8) == 8
