@@ -55,7 +55,7 @@ def _operands(m, k, n, ta, tb, rng):
 
 
 def measure(repeats: int) -> list[tuple]:
-    """(label, multiply-adds, ms on 1 BLAS thread, on all, graphcell's kernel): medians."""
+    """(label, multiply-adds, ms on 1 BLAS thread, graphcell's kernel, on all): medians."""
     setter, getter = blas_threads._API
     full = getter()
     kernel = nnkernels.kernel(REGISTRY["matmul"])
@@ -97,9 +97,9 @@ def main() -> None:
     try:
         print(f"load {os.getloadavg()[0]:.2f}, OpenBLAS threads {blas_threads._API[1]()}, "
               f"{'busy (spinner on)' if args.busy else 'as the machine is'}")
-        print(f"{'product':36s} {'MACs':>8s} {'1 thread':>9s} {'all':>9s} {'graphcell':>9s}")
-        for label, macs, one, full, ours in measure(args.repeats):
-            print(f"{label:36s} {macs / 1e6:7.1f}M {one:8.3f}  {full:8.3f}  {ours:8.3f}   ms")
+        print(f"{'product':36s} {'MACs':>8s} {'1 thread':>9s} {'graphcell':>9s} {'all':>9s}")
+        for label, macs, one, ours, full in measure(args.repeats):
+            print(f"{label:36s} {macs / 1e6:7.1f}M {one:8.3f}  {ours:8.3f}  {full:8.3f}   ms")
     finally:
         if spinner is not None:
             stop.set()

@@ -78,16 +78,17 @@ def col2im(dcols, kh, kw, sh, sw, dh, dw, oh, ow, dxp):
         for c in range(c_):
             for i in range(kh):
                 for j in range(kw):
-                    r = (c * kh + i) * kw + j
+                    src = dcols[n, (c * kh + i) * kw + j]
+                    off = j * dw
                     for y in range(oh):
-                        hy = y * sh + i * dh
+                        row = dxp[n, c, y * sh + i * dh]
                         o = y * ow
-                        if sw == 1:
-                            for v in range(ow):
-                                dxp[n, c, hy, v + j * dw] += dcols[n, r, o + v]
+                        if sw == 1 and off >= 0:   # always (dilation >= 1); it tells LLVM
+                            for v in range(ow):       # that no index wraps: a vector loop
+                                row[v + off] += src[o + v]
                         else:
                             for v in range(ow):
-                                dxp[n, c, hy, v * sw + j * dw] += dcols[n, r, o + v]
+                                row[v * sw + off] += src[o + v]
 
 
 def _window_argmax(xp, n, c, y, kh, kw, sh, sw, best, at):

@@ -409,6 +409,10 @@ def matmul(L, x, y, *, transpose_a=False, transpose_b=False):
     (m, k), n = a.shape, b.shape[1]
     if m * k * n < BLAS_WAKES:
         return np.matmul(a, b)
+    extent = max(m, n)
+    count = blocks(extent, m * k * n, GEMM_UNIT)
+    if count == 1 and blas_threads.split_threads() is not None:
+        return blas_threads.single(lambda: np.matmul(a, b))
     out = np.empty((m, n), a.dtype)
     if m >= n:
         def run(lo, hi):
@@ -416,8 +420,7 @@ def matmul(L, x, y, *, transpose_a=False, transpose_b=False):
     else:
         def run(lo, hi):
             np.matmul(a, b[:, lo:hi], out=out[:, lo:hi])
-    extent = max(m, n)
-    _blas_blocks(extent, blocks(extent, m * k * n, GEMM_UNIT), run)
+    _blas_blocks(extent, count, run)
     return out
 
 
