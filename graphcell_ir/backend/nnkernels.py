@@ -21,9 +21,10 @@ executable (for every primitive outside a fused group). Choices, measured on the
   a flat loop, 7x faster than ``np.where`` on a random mask (0.07 vs 0.54 ms for
   150k float32), which branches per element; anything else (broadcasting, scalars,
   promotion) takes the reference;
-- ``matmul`` of 2-D floats with 2^19..2^23 multiply-adds: row blocks of at most 2^19, each a
-  single-threaded BLAS call (OpenBLAS wakes a second thread from ~1M, which stalls for
-  milliseconds when another process holds the other core); other products go to BLAS whole;
+- ``matmul`` of 2-D floats: below 2^20 multiply-adds one BLAS call (OpenBLAS stays on one
+  thread there); above, single-threaded BLAS calls on fixed blocks of rows (or columns, when
+  wider than tall: a column block keeps BLAS's packing of the right operand, 4 row blocks of a
+  128-row product cost 1.4-1.9x the CPU), split over the cores from 2^22 (:func:`in_blocks`);
 - ``softmax``, ``log_softmax`` (last axis), ``softmax_cross_entropy`` (loss and softmax - labels)
   and ``sparse_softmax_cross_entropy`` (labels checked first, as the reference does): one loop
   per op, per row its max, exp(x - max) fused with a float64 sum, the results; 2x faster than
@@ -36,6 +37,19 @@ executable (for every primitive outside a fused group). Choices, measured on the
   sums' order);
 - the gradients of these ops are built from other registry ops (``mul``, ``reduce_sum``,
   ``softmax``...: fused in graph mode), so there is no opaque op of theirs to give a kernel.
+
+Parallel blocks (issue 21): the convolutions (a block of samples runs its im2col and its GEMM,
+or its GEMM and its col2im, while its columns are in cache), the pooling gradients (samples),
+``select`` (flat), batch-norm statistics (channels) and y (samples), and the large products run
+as fixed blocks that the caller and the kernel pool take as they come (:func:`in_blocks`, the one
+function a pool drives), over ``blas_threads.split_threads()`` threads: the tuned count inside
+a compiled function (1 when another process holds the other core: splitting then cost 3-30%),
+else the CPUs. Every BLAS call in a block is single-threaded (``blas_threads.single``):
+OpenBLAS's own threads wait a scheduler slice on a busy machine (a ResNet block's PyNative
+step: 500-1100 ms against 117-146 ms with the blocks, load 6-8). The blocks depend only on the
+shape, and each writes its own part of the outputs (conv2d_backprop_filter's sum over samples
+is taken after, in sample order), so a result is bit-identical on any number of threads;
+docs/performance.md has the measurements.
 
 Inputs of other dtypes than float32/float64 (float16, integer max-pooling) take the reference.
 Shapes are never checked inside a loop: both callers validate first (PyNative runs the op's
