@@ -159,6 +159,29 @@ def test_matmul_sizes(dtype, ta, tb, monkeypatch):
     assert max(split) == nnkernels.MAX_BLOCKS and 2 in split
 
 
+@pytest.mark.parametrize("ta,tb", [(False, False), (True, True)])
+def test_batched_matmul_in_blocks(ta, tb, monkeypatch):
+    """Attention's batched products split over the leading batch axis: the reference's numbers
+    (to rounding: OpenBLAS's threads may block a matrix differently), the same bits on any
+    number of threads; broadcast batch dimensions take the reference."""
+    op = REGISTRY["matmul"]
+    rng = np.random.default_rng(6)
+    f = lambda *s: rng.standard_normal(s).astype(np.float32)  # noqa: E731
+    sw = lambda s, t: s[:-2] + s[-2:][::-1] if t else s  # noqa: E731
+    for (batch, m, k, n) in (((4, 3), 64, 32, 64), ((8,), 128, 64, 128), ((2,), 5, 3, 4)):
+        x, y = f(*sw(batch + (m, k), ta)), f(*sw(batch + (k, n), tb))
+        want = op.ref(x, y, transpose_a=ta, transpose_b=tb)
+        runs = []
+        for threads in ("1", "2", "3"):
+            monkeypatch.setenv("GRAPHCELL_BLAS_THREADS", threads)
+            runs.append(kernel(op)(x, y, transpose_a=ta, transpose_b=tb))
+            assert_matches(runs[-1], want, op, f"{batch} {m}x{k}x{n}")
+            np.testing.assert_array_equal(runs[-1], runs[0])
+    x, y = f(4, 1, 64, 32), f(1, 3, 32, 64)   # broadcasting
+    assert_matches(kernel(op)(x, y), op.ref(x, y), op, "broadcast")
+    assert nnkernels.blocks(8, 8 * 128 * 64 * 128, nnkernels.GEMM_UNIT) > 1
+
+
 @pytest.mark.parametrize("threads", [1, 2, 3, 5])
 @pytest.mark.parametrize("n,count", [(1, 1), (7, 1), (7, 2), (10, 4), (3, 3)])
 def test_in_blocks_covers_each_item_once(n, count, threads):
