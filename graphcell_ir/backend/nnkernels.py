@@ -410,12 +410,14 @@ def _blas_blocks(n: int, count: int, run) -> None:
 
 @_quiet
 def matmul(L, x, y, *, transpose_a=False, transpose_b=False):
-    """A 2-D product (batched ones: :func:`_batched`): below :data:`BLAS_WAKES` one BLAS call; above, blocks of rows (or of
-    columns, when the product is wider than tall) split over the cores by :func:`in_blocks`,
-    each a single-threaded BLAS call on a view (no operand is copied: BLAS reads a transposed
-    view as it is). OpenBLAS's own threads wait on each other for a scheduler slice when
-    another process holds a core (a 134M multiply-add product: 1.6 ms on one thread, 24-48
-    ms on two); the blocks lose nothing there and use both cores when they are free."""
+    """A 2-D product (batched ones: :func:`_batched`): below :data:`BLAS_WAKES` one BLAS
+    call; above, blocks of rows (or of columns, when the product is wider than tall) split over
+    the cores by :func:`in_blocks`, each a single-threaded BLAS call on a view (no operand is
+    copied: BLAS reads a transposed view as it is). OpenBLAS's own threads wait on each other
+    for a scheduler slice when another process holds a core (a 134M multiply-add product: 1.6
+    ms on one thread, 8-64 ms on two); the blocks never stall that way, but cost 3-30% (more
+    at load 4+) against one thread on a busy machine, so a compiled function's tuner may
+    switch them off (``blas_threads``)."""
     a = np.swapaxes(x, -1, -2) if transpose_a and x.ndim >= 2 else x
     b = np.swapaxes(y, -1, -2) if transpose_b and y.ndim >= 2 else y
     if a.ndim > 2 and a.ndim == b.ndim and a.shape[:-2] == b.shape[:-2] and _fast(a, b):
