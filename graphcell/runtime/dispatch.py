@@ -57,6 +57,11 @@ def _sig_part(v):
     return type(data)
 
 
+def _wrap(value):
+    from graphcell.tensor import Tensor
+    return Tensor._wrap(value)
+
+
 def check(op: OpDef, args: tuple, attrs: dict):
     """Run the op's shape/dtype rule (cached per signature); returns the inferred type(s)."""
     try:
@@ -78,7 +83,12 @@ def check(op: OpDef, args: tuple, attrs: dict):
 
 def run(op: OpDef, args: tuple, attrs: dict):
     """Validate, then run the op's implementation on numpy values."""
-    check(op, args, attrs)
+    try:   # check()'s cache hit, inlined: the hot path of every op
+        seen = (op, *map(_sig_part, args), *attrs.values()) in _signatures
+    except TypeError:
+        seen = False
+    if not seen:
+        check(op, args, attrs)
     arrays = [getattr(a, "_data", a) for a in args]
     impl = _impls.get(op)
     if impl is None:
@@ -95,9 +105,15 @@ def run(op: OpDef, args: tuple, attrs: dict):
 
 def apply(op: OpDef, args: tuple, attrs: dict):
     """Run ``op`` eagerly and return Tensor result(s); ``attrs`` must be checked and complete."""
-    from graphcell.tensor import Tensor
     out = run(op, args, attrs)
-    wrapped = tuple(Tensor._wrap(o) for o in out) if isinstance(out, tuple) else Tensor._wrap(out)
+    if out.__class__ is _ndarray:   # the common case, inlined: Tensor._wrap's steps
+        wrapped = _new_tensor()
+        wrapped._data = out
+        wrapped._node = None
+    elif isinstance(out, tuple):
+        wrapped = tuple(map(_wrap, out))
+    else:
+        wrapped = _wrap(out)
     for i in op.mutates:  # assign: the variable takes the new value at once
         args[i]._data = wrapped._data
     if recorder is not None:
@@ -179,8 +195,7 @@ def _new_tensor():
 class EagerEmitter:
     """The functional-API emitter of PyNative: ``F.mul(a, b)`` runs at once through ``apply``."""
 
-    def emit(self, op: OpDef, args: tuple, attrs: dict):
-        return apply(op, args, attrs)
+    emit = staticmethod(apply)   # emit(op, args, attrs) is apply itself: a Python call less
 
 
 EAGER = EagerEmitter()
