@@ -1,6 +1,8 @@
-"""Ahead-of-time numbers for LeNet5 (batch 32), inference and a training step (Momentum).
+"""Ahead-of-time numbers for LeNet5 (batch 32), inference and a training step (Momentum), and
+the steady train step of W1 (MLP), W2 (LeNet5) and a ResNet basic block, loaded against
+in-process.
 
-    python tools/bench_aot.py [--calls 30] [--repeat 5]
+    python tools/bench_aot.py [--calls 30] [--repeat 5] [--steady-only] [--rounds 200]
 
 For each of the two artifacts:
 
@@ -12,6 +14,11 @@ For each of the two artifacts:
   process reports whether numba got imported — it should not);
 - steady state: the median call of the in-process compiled cell (graph mode) and of the loaded
   GraphCells (IR path, native), over ``--calls`` calls.
+
+Then, for each of the three train steps (``--steady-only`` runs this part alone): the same step
+compiled in-process (graph mode), loaded from its artifact with ``native=True`` and loaded on
+the IR path, called in turn — one call of each per round, ``--rounds`` rounds — so the three
+see the same machine load; the medians and their ratios to in-process are printed.
 
 Timings on a shared machine are noisy: compare the columns of one run, not across runs.
 """
@@ -109,10 +116,84 @@ def bench(name: str, make, inputs: tuple, calls: int, repeat: int, out: str) -> 
           f"{1000 * loaded_native:.3f} ms ({loaded_native / in_process:.2f}x)")
 
 
+class MLP(nn.Cell):
+    """W1's network: 784-1024-1024-10 with ReLUs."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc2, self.fc3 = nn.Dense(784, 1024), nn.Dense(1024, 1024), nn.Dense(1024, 10)
+        self.relu = nn.ReLU()
+
+    def construct(self, x):
+        return self.fc3(self.relu(self.fc2(self.relu(self.fc1(x)))))
+
+
+class BasicBlock(nn.Cell):
+    """A ResNet basic block (conv-BN-ReLU-conv-BN, identity shortcut, ReLU) on 32 channels, then
+    global average pooling and a Dense classifier for the loss."""
+
+    def __init__(self, channels: int = 32):
+        super().__init__()
+        self.conv1 = nn.Conv2d(channels, channels, 3, pad_mode="same", has_bias=False)
+        self.bn1 = nn.BatchNorm2d(channels)
+        self.conv2 = nn.Conv2d(channels, channels, 3, pad_mode="same", has_bias=False)
+        self.bn2 = nn.BatchNorm2d(channels)
+        self.relu = nn.ReLU()
+        self.head = nn.Dense(channels, 10)
+
+    def construct(self, x):
+        y = self.relu(self.bn1(self.conv1(x)))
+        y = self.relu(self.bn2(self.conv2(y)) + x)
+        return self.head(y.mean(axis=(2, 3)))
+
+
+def train_step_of(net: nn.Cell) -> nn.Cell:
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss),
+                               nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    step.set_train()
+    return step
+
+
+def steady(name: str, make, inputs: tuple, rounds: int, out: str) -> None:
+    """In-process vs loaded (native, IR path): one call of each per round, medians."""
+    path = ms.export(make(), *inputs, file_name=os.path.join(out, name))
+    in_process = make()
+    ms.set_context(mode=ms.GRAPH_MODE)
+    in_process(*inputs)
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    native = ms.load(path, native=True, trust_native_code=True)
+    ir = ms.load(path)
+    native(*inputs)
+    ir(*inputs)
+
+    def graph_call():
+        ms.set_context(mode=ms.GRAPH_MODE)
+        try:
+            in_process(*inputs)
+        finally:
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+
+    times = {"in-process": [], "loaded native": [], "loaded IR": []}
+    calls = list(zip(times.values(), (graph_call, lambda: native(*inputs), lambda: ir(*inputs))))
+    for _ in range(rounds):
+        for spent, call in calls:
+            t = time.perf_counter()
+            call()
+            spent.append(time.perf_counter() - t)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    base = med["in-process"]
+    print(f"{name:34} " + "  ".join(f"{k} {1000 * v:7.3f} ms ({v / base:.2f}x)"
+                                     for k, v in med.items()))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--calls", type=int, default=30)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=200, help="paired rounds of the steady steps")
+    ap.add_argument("--steady-only", action="store_true",
+                    help="only the steady train steps, loaded against in-process")
     args = ap.parse_args()
     rng = np.random.default_rng(0)
     x = ms.Tensor(rng.standard_normal((32, 1, 32, 32)).astype(np.float32))
@@ -123,14 +204,21 @@ def main():
         return LeNet5()
 
     def train_step():
-        net = inference()
-        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-        return nn.TrainOneStepCell(nn.WithLossCell(net, loss),
-                                   nn.Momentum(net.trainable_params(), 0.01, 0.9))
+        return train_step_of(inference())
 
     out = tempfile.mkdtemp(prefix="bench-aot-")
-    bench("inference", inference, (x,), args.calls, args.repeat, out)
-    bench("train_step", train_step, (x, y), args.calls, args.repeat, out)
+    if not args.steady_only:
+        bench("inference", inference, (x,), args.calls, args.repeat, out)
+        bench("train_step", train_step, (x, y), args.calls, args.repeat, out)
+    print(f"steady train step, median of {args.rounds} paired rounds:")
+    x1 = ms.Tensor(rng.standard_normal((128, 784)).astype(np.float32))
+    y1 = ms.Tensor(rng.integers(0, 10, 128).astype(np.int32))
+    steady("W1 MLP 784-1024-1024-10, batch 128", lambda: train_step_of(MLP()), (x1, y1),
+           args.rounds, out)
+    steady("W2 LeNet5, batch 32", train_step, (x, y), args.rounds, out)
+    xb = ms.Tensor(rng.standard_normal((32, 32, 32, 32)).astype(np.float32))
+    steady("ResNet basic block, batch 32", lambda: train_step_of(BasicBlock()), (xb, y),
+           args.rounds, out)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,11 @@ The LeNet5 step is timed ``--repeat`` times, alternating graphcell and PyTorch (
 of 3 x 10 steps), and the medians are compared: on a shared machine the two see the same load.
 The first step's cost is reported too, in fresh processes with an empty kernel cache directory
 (cold: numba compiles the conv/pool kernels) and then with the cache it left (warm).
+
+The tiny ops a user hits (issue 21, W4: ``x + y``, ``x * 2``, ``ops.relu(x)``, ``x.sum()``,
+``x[0]`` on [4] float32, a Dense(8, 4) forward on (1, 8)) are timed per call — the best of many
+repeats — without a tape and while the tape records (``x`` a gradient leaf; in PyTorch
+``requires_grad=True``), next to PyTorch eager's same ops, with the ratio.
 """
 from __future__ import annotations
 
@@ -115,6 +120,97 @@ def taped():
     z.sum().backward()
 print(json.dumps({"chain": plain, "taped": best(taped) / 1000 * 1e6}))
 """
+
+
+TINY_REPEAT = 30
+"""Timings per tiny op: the best of this many runs of 1000 calls."""
+
+
+def _per_call(fn) -> float:
+    import timeit
+    for _ in range(200):
+        fn()
+    return min(timeit.repeat(fn, number=1000, repeat=TINY_REPEAT)) / 1000 * 1e6
+
+
+def tiny_ops(recording: bool) -> dict:
+    """us per call of each tiny op; ``recording``: while the tape records, ``x`` tracked."""
+    from graphcell import nn, ops
+    from graphcell.runtime import tape
+    ms.set_seed(0)
+    x = Tensor(np.ones(4, np.float32))
+    y = Tensor(np.ones(4, np.float32))
+    dense, xi = nn.Dense(8, 4), Tensor(np.ones((1, 8), np.float32))
+    if recording:   # tracked inputs: every op is taped (PyTorch's Linear tapes its weights)
+        x, _ = tape.make_leaf(x)
+        xi, _ = tape.make_leaf(xi)
+    cases = {"x + y": lambda: x + y, "x * 2": lambda: x * 2, "ops.relu(x)": lambda: ops.relu(x),
+             "x.sum()": lambda: x.sum(), "x[0]": lambda: x[0], "Dense(8, 4) on (1, 8)":
+             lambda: dense(xi)}
+    if not recording:
+        return {k: _per_call(f) for k, f in cases.items()}
+    with tape.recording():
+        return {k: _per_call_taped(f) for k, f in cases.items()}
+
+
+def _per_call_taped(fn) -> float:
+    """Like :func:`_per_call`, each run's tape released in the timed part (``tape.release``:
+    what a gradient call does after its walk; PyTorch frees a graph when its output dies)."""
+    from graphcell.runtime import tape
+    best = float("inf")
+    for _ in range(TINY_REPEAT + 1):
+        outs = []
+        t0 = time.perf_counter()
+        for _ in range(1000):
+            outs.append(fn())
+        tape.release(tuple(outs))
+        best = min(best, time.perf_counter() - t0)
+    return best / 1000 * 1e6
+
+
+TORCH_TINY = r"""
+import json, timeit, torch
+torch.set_num_threads(2); torch.manual_seed(0)
+def per_call(fn):
+    for _ in range(200): fn()
+    return min(timeit.repeat(fn, number=1000, repeat=%d)) / 1000 * 1e6
+y = torch.ones(4); dense = torch.nn.Linear(8, 4); xi = torch.ones(1, 8)
+out = {}
+for recording in (False, True):
+    x = torch.ones(4, requires_grad=recording)
+    cases = {"x + y": lambda: x + y, "x * 2": lambda: x * 2, "ops.relu(x)": lambda: torch.relu(x),
+             "x.sum()": lambda: x.sum(), "x[0]": lambda: x[0],
+             "Dense(8, 4) on (1, 8)": lambda: dense(xi)}
+    if recording:
+        out["tape"] = {k: per_call(f) for k, f in cases.items()}
+    else:
+        with torch.no_grad():
+            out["plain"] = {k: per_call(f) for k, f in cases.items()}
+print(json.dumps(out))
+""" % TINY_REPEAT
+
+
+def torch_tiny(python: str | None) -> dict | None:
+    try:
+        run = subprocess.run([python or sys.executable, "-c", TORCH_TINY], capture_output=True,
+                             text=True, timeout=600)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return json.loads(run.stdout.strip().splitlines()[-1]) if run.returncode == 0 else None
+
+
+def print_tiny_ops(python: str | None) -> None:
+    ours = {"plain": tiny_ops(False), "tape": tiny_ops(True)}
+    theirs = torch_tiny(python)
+    print(f"{'tiny op, us per call':30} {'no tape':>8} {'torch':>7} {'ratio':>6}   "
+          f"{'tape':>7} {'torch':>7} {'ratio':>6}")
+    for name in ours["plain"]:
+        cells = []
+        for mode in ("plain", "tape"):
+            mine = ours[mode][name]
+            peer = theirs[mode][name] if theirs else float("nan")
+            cells.append(f"{mine:8.2f} {peer:7.2f} {mine / peer:5.2f}x")
+        print(f"{name:30} {cells[0]}   {cells[1]}")
 
 
 def torch_numbers(python: str | None) -> dict | None:
@@ -256,8 +352,13 @@ def main() -> int:
     parser.add_argument("--torch-python", help="a python with torch installed (default: this one)")
     parser.add_argument("--repeat", type=int, default=5,
                         help="LeNet5 timings per framework, alternating (the median is reported)")
+    parser.add_argument("--tiny-only", action="store_true",
+                        help="only the tiny ops against PyTorch eager")
     args = parser.parse_args()
 
+    print_tiny_ops(args.torch_python)
+    if args.tiny_only:
+        return 0
     rows = [("x = x + y, [4] f32, no tape (us/op)", graphcell_chain(), numpy_chain(), "<= 2.0"),
             ("same, forward while the tape records (us/op)", graphcell_chain_recording(), None, "<= 6.0"),
             ("same, grad(): forward + backward (us/op)", graphcell_chain_taped(), None, "")]

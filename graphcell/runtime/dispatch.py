@@ -13,6 +13,7 @@ numpy code runs, and a good call in a loop pays a dict lookup.
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable
 
 import numpy as np
@@ -56,6 +57,11 @@ def _sig_part(v):
     return type(data)
 
 
+def _wrap(value):
+    from graphcell.tensor import Tensor
+    return Tensor._wrap(value)
+
+
 def check(op: OpDef, args: tuple, attrs: dict):
     """Run the op's shape/dtype rule (cached per signature); returns the inferred type(s)."""
     try:
@@ -77,7 +83,12 @@ def check(op: OpDef, args: tuple, attrs: dict):
 
 def run(op: OpDef, args: tuple, attrs: dict):
     """Validate, then run the op's implementation on numpy values."""
-    check(op, args, attrs)
+    try:   # check()'s cache hit, inlined: the hot path of every op
+        seen = (op, *map(_sig_part, args), *attrs.values()) in _signatures
+    except TypeError:
+        seen = False
+    if not seen:
+        check(op, args, attrs)
     arrays = [getattr(a, "_data", a) for a in args]
     impl = _impls.get(op)
     if impl is None:
@@ -94,9 +105,15 @@ def run(op: OpDef, args: tuple, attrs: dict):
 
 def apply(op: OpDef, args: tuple, attrs: dict):
     """Run ``op`` eagerly and return Tensor result(s); ``attrs`` must be checked and complete."""
-    from graphcell.tensor import Tensor
     out = run(op, args, attrs)
-    wrapped = tuple(Tensor._wrap(o) for o in out) if isinstance(out, tuple) else Tensor._wrap(out)
+    if out.__class__ is _ndarray:   # the common case, inlined: Tensor._wrap's steps
+        wrapped = _new_tensor()
+        wrapped._data = out
+        wrapped._node = None
+    elif isinstance(out, tuple):
+        wrapped = tuple(map(_wrap, out))
+    else:
+        wrapped = _wrap(out)
     for i in op.mutates:  # assign: the variable takes the new value at once
         args[i]._data = wrapped._data
     if recorder is not None:
@@ -107,19 +124,22 @@ def apply(op: OpDef, args: tuple, attrs: dict):
 def apply_binary(op: OpDef, x, y):
     """``apply`` for a binary op without attributes: the Tensor operators' hot path.
 
-    The same steps as ``apply`` (validate once per signature, reference, wrap, tape), inlined:
-    ``x + y`` on small tensors is dominated by Python overhead, not arithmetic.
+    The same steps as ``apply`` (validate once per signature, run, wrap, tape), inlined: ``x + y``
+    on small tensors is dominated by Python overhead, not arithmetic. What runs is chosen once
+    per signature too (:func:`_binary_impl`): the op's numpy ufunc itself where the reference
+    would add nothing to it, else the reference.
     """
-    xd = x._data if hasattr(x, "_data") else x
-    yd = y._data if hasattr(y, "_data") else y
-    key = (op, xd.dtype if xd.__class__ is np.ndarray else xd.__class__,
-           xd.shape if xd.__class__ is np.ndarray else None,
-           yd.dtype if yd.__class__ is np.ndarray else yd.__class__,
-           yd.shape if yd.__class__ is np.ndarray else None)
-    if key not in _fast_signatures:
-        check(op, (x, y), {})
-        _fast_signatures.add(key)
-    out = op.ref(xd, yd) if timer is None else timer(op, op.ref, (xd, yd), {})
+    xd = getattr(x, "_data", x)
+    yd = getattr(y, "_data", y)
+    if xd.__class__ is _ndarray and yd.__class__ is _ndarray:
+        key = (op, xd.dtype, xd.shape, yd.dtype, yd.shape)
+    else:   # a Python number: its class is its signature
+        key = (op, getattr(xd, "dtype", xd.__class__), getattr(xd, "shape", None),
+               getattr(yd, "dtype", yd.__class__), getattr(yd, "shape", None))
+    impl = _binary_impls.get(key)
+    if impl is None:
+        impl = _binary_impls[key] = _binary_impl(op, x, y, xd, yd)
+    out = impl(xd, yd) if timer is None else timer(op, impl, (xd, yd), {})
     t = _new_tensor()
     t._data = out
     t._node = None
@@ -128,7 +148,38 @@ def apply_binary(op: OpDef, x, y):
     return t
 
 
-_fast_signatures: set = set()
+_ndarray = np.ndarray
+# The ufuncs called here directly are the references' own: silent on inf/nan as the references
+# are (their filter is scoped to graphcell_ir.ops; numpy attributes a warning to its caller).
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"graphcell\.runtime\.dispatch")
+_binary_impls: dict = {}
+"""(op, each operand's dtype and shape, or class) -> what computes it (see :func:`_binary_impl`).
+An entry is written only after the op's shape/dtype rule accepted that signature."""
+
+
+def _binary_impl(op: OpDef, x, y, xd, yd):
+    """What computes ``op`` on operands of this signature, after its rule checked them: the
+    reference's own ufunc (``op.ref.ufunc``) when the reference would add nothing to it — every
+    array operand already has the result dtype, any other operand is a Python int or float, and
+    the ufunc gives an array of the result dtype for them (numpy decides a ufunc's result type
+    from its operands' dtypes, and a Python number's class: the same for every call of this
+    signature; ``bool ** bool`` is int8, not bool) — else the reference."""
+    result = check(op, (x, y), {})
+    ufunc = getattr(op.ref, "ufunc", None)
+    if ufunc is None or not isinstance(result, TensorType):
+        return op.ref
+    want = result.dtype.np_dtype
+    arrays = [v for v in (xd, yd) if v.__class__ is np.ndarray]
+    numbers = [v for v in (xd, yd) if v.__class__ is not np.ndarray]
+    if not (arrays and all(a.dtype == want for a in arrays)
+            and all(v.__class__ in (int, float) for v in numbers)):
+        return op.ref
+    try:
+        with np.errstate(all="ignore"):
+            out = ufunc(xd, yd)
+    except Exception:   # noqa: BLE001 - the reference raises it, with the op's name
+        return op.ref
+    return ufunc if out.__class__ is np.ndarray and out.dtype == want else op.ref
 
 
 def _new_tensor():
@@ -144,8 +195,7 @@ def _new_tensor():
 class EagerEmitter:
     """The functional-API emitter of PyNative: ``F.mul(a, b)`` runs at once through ``apply``."""
 
-    def emit(self, op: OpDef, args: tuple, attrs: dict):
-        return apply(op, args, attrs)
+    emit = staticmethod(apply)   # emit(op, args, attrs) is apply itself: a Python call less
 
 
 EAGER = EagerEmitter()

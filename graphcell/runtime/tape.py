@@ -46,7 +46,7 @@ class Node:
         # where each tracked input's value came from, fixed now: an in-place write later
         # (``b[...] = relu(b)``) gives the Tensor object ``b`` a new node, but this op read the
         # value of the old one
-        self.sources = tuple(_source(a) for a in inputs)
+        self.sources = tuple(map(_source, inputs))
         self.outputs = outputs
         self.backward = backward
         self.name = name

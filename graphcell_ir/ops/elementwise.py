@@ -83,6 +83,9 @@ def _arith(ufunc, as_float: bool = False):
             return out
         return _as_result(out, x, y, want)
     ref.__name__ = ufunc.__name__
+    # What the reference is when nothing needs a cast (operands already of the result dtype):
+    # PyNative's operators call it directly on such signatures (runtime/dispatch.py).
+    ref.ufunc = ufunc
     return ref
 
 

@@ -60,7 +60,7 @@ def current_emitter() -> Emitter | None:
 
 def split_args(op: OpDef, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
     """Split a call's arguments into operands and attrs: extra positionals fill attrs in order."""
-    n = len(args) if op.variadic else min(len(args), len(op.operands))
+    n = len(args) if op.operand_count is None else min(len(args), op.operand_count)
     operands, extra = args[:n], args[n:]
     if len(extra) > len(op.attrs):
         raise OpTypeError(f"{op.display_name}: takes {len(op.operands)} operand(s) and "
@@ -79,9 +79,41 @@ def bind(op: OpDef, /, *args, **kwargs):
     if emitter is None:
         raise NoEmitterError(f"{op.name} was called outside any emitter; functional ops run inside "
                              "graphcell's PyNative runtime or an IR builder")
+    if not kwargs and len(args) == op.operand_count and op.default_attrs is not None:
+        # operands only: nothing to split or check (what split_args and check_attrs give)
+        return emitter.emit(op, args, dict(op.default_attrs))
     operands, attrs = split_args(op, args, kwargs)
     op._check_arity(len(operands))
-    return emitter.emit(op, operands, op.check_attrs(attrs))
+    return emitter.emit(op, operands, checked_attrs(op, attrs))
+
+
+_checked: dict = {}
+"""(op, the attrs as given, with their classes) -> ``op.check_attrs`` of them (never mutated:
+callers get a copy). Only attrs that were accepted are kept: a refused call is refused again."""
+
+
+def _attr_class(v):
+    """What tells values apart that compare equal (``1``, ``True``, ``1.0``; ``(1,)``,
+    ``(True,)``), which an attr's check does not all accept alike."""
+    return (tuple, *map(type, v)) if v.__class__ is tuple else v.__class__
+
+
+def checked_attrs(op: OpDef, attrs: dict) -> dict:
+    """``op.check_attrs(attrs)``, remembered per op and attrs (by value and class)."""
+    try:
+        key = (op, *attrs.items(), *map(_attr_class, attrs.values()))
+        hit = _checked.get(key)
+    except TypeError:   # an unhashable value (a list, a slice in an index): checked each time
+        return op.check_attrs(attrs)
+    if hit is None:
+        hit = op.check_attrs(attrs)
+        if len(_checked) >= _CHECKED_MAX:   # attrs that change every call (a scalar, a
+            _checked.clear()                # callback) must not grow it without end
+        _checked[key] = hit
+    return dict(hit)
+
+
+_CHECKED_MAX = 4096
 
 
 class _OpFunction:
@@ -93,7 +125,12 @@ class _OpFunction:
         self.__doc__ = opdef.doc
 
     def __call__(self, *args, **kwargs):
-        return bind(self.opdef, *args, **kwargs)
+        op = self.opdef
+        if not kwargs and len(args) == op.operand_count and op.default_attrs is not None:
+            emitter = _emitter.get() or _default[0]   # bind's fast path, inlined: every
+            if emitter is not None:                   # PyNative op call comes through here
+                return emitter.emit(op, args, dict(op.default_attrs))
+        return bind(op, *args, **kwargs)
 
     def __repr__(self) -> str:
         return f"<functional {self.opdef.name}>"

@@ -13,6 +13,8 @@ shared among tied maxima — both as MindSpore's.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from graphcell_ir.errors import OpTypeError
@@ -29,11 +31,22 @@ _AXIS_ATTRS = [attr("axis", AttrKind.OPT_INTS, None), attr("keep_dims", AttrKind
 
 def _reduced(axis, ndim: int) -> tuple[int, ...]:
     """The axes a reduction removes: none for a 0-d input (which takes axis 0 or -1)."""
-    return normalize_axes(axis, ndim) if ndim else ()
+    if not ndim:
+        return ()
+    try:
+        return _normalized_axes(axis, ndim)
+    except TypeError:   # an unhashable axis (a list): normalised each time
+        return normalize_axes(axis, ndim)
+
+
+@functools.lru_cache(maxsize=1024)
+def _normalized_axes(axis, ndim: int) -> tuple[int, ...]:
+    return normalize_axes(axis, ndim)   # a pure function of its arguments: PyNative's hot path
 
 
 def _np_axis(x, axis):
-    return _reduced(axis, np.ndim(x)) if np.ndim(x) else None
+    ndim = x.ndim if x.__class__ is np.ndarray else np.ndim(x)
+    return _reduced(axis, ndim) if ndim else None
 
 
 def _reducer(np_fn, out_dtype=None):

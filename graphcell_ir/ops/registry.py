@@ -212,6 +212,8 @@ class OpDef:
     cost: Callable[..., int] | None = None
     attr_index: MappingProxyType = field(init=False, repr=False)
     bprop_takes_needs: bool = field(init=False, repr=False)
+    operand_count: int | None = field(init=False, repr=False)
+    default_attrs: MappingProxyType | None = field(init=False, repr=False)
 
     def __post_init__(self):
         object.__setattr__(self, "attr_index", MappingProxyType({a.name: a for a in self.attrs}))
@@ -220,6 +222,12 @@ class OpDef:
         # that cannot tell (IR autodiff, which removes unused ops afterwards) leave it out.
         takes = callable(self.bprop) and "needs" in inspect.signature(self.bprop).parameters
         object.__setattr__(self, "bprop_takes_needs", takes)
+        # What a call with only its operands needs, computed once (``functional.bind``'s fast
+        # path): the operand count (None: variadic), the complete attrs (None: one is required).
+        object.__setattr__(self, "operand_count", None if self.variadic else len(self.operands))
+        defaults = None if any(a.required for a in self.attrs) else \
+            MappingProxyType({a.name: a.default for a in self.attrs})
+        object.__setattr__(self, "default_attrs", defaults)
 
     @property
     def display_name(self) -> str:
@@ -266,6 +274,8 @@ class OpDef:
             raise e.with_op(self) from None
 
     def _check_arity(self, n: int) -> None:
+        if n == self.operand_count:
+            return
         fixed = len(self.operands) - self.variadic
         if n < fixed or (n > fixed and not self.variadic):
             want = f"at least {fixed}" if self.variadic else str(fixed)

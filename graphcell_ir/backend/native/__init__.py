@@ -29,7 +29,8 @@ Example (the code generator emits, the store keeps, the linker links)::
 from __future__ import annotations
 
 from graphcell_ir.backend.native.abi import (ABI, JIT_ABI, MISMATCH, OK, ObjectEntry,
-                                             PointerKernel, PointerLoop, array_layout, jit_id,
+                                             PointerKernel, PointerLoop, array_layout,
+                                             data_address, jit_id,
                                              kernel_kinds, kinds_of, loop_key, native_id,
                                              signature, source_hash, symbol_of)
 from graphcell_ir.backend.native.linking import (LoopRecorder, NativeKernels, NativeLoops,
@@ -40,7 +41,7 @@ from graphcell_ir.backend.native.target import (NativeError, Target, emit_target
                                                 target_machine)
 
 __all__ = ["ABI", "JIT_ABI", "MISMATCH", "OK", "ObjectEntry", "PointerKernel", "PointerLoop",
-           "array_layout", "jit_id", "kernel_kinds", "kinds_of", "loop_key", "native_id",
+           "array_layout", "data_address", "jit_id", "kernel_kinds", "kinds_of", "loop_key", "native_id",
            "signature", "source_hash", "symbol_of", "LoopRecorder", "NativeKernels",
            "NativeLoops", "in_process", "link", "link_entry", "check_linkable", "check_object",
            "checkable", "Found", "NativeObject", "ObjectStore", "NativeError", "Target",

@@ -323,6 +323,37 @@ def test_native_loops_fall_back_for_kinds_without_code():
     assert calls == ["col2im"]
 
 
+def test_native_loops_choose_by_kind_on_every_call():
+    """The loops namespace remembers which entry a call's argument kinds take: a later call
+    with arrays of another dtype, rank or order must not reach the entry of the first."""
+    source = loops.source()
+    cols, out = np.arange(16.0).reshape(1, 4, 4), np.zeros((1, 1, 3, 3))
+    args = (2, 2, 1, 1, 1, 1, 2, 2)
+    linked = N.link([objects.emit_loop(source, "col2im", N.kinds_of((cols, *args, out)))])
+    calls = []
+
+    class Fallback:
+        def __getattr__(self, name):
+            return lambda *a: calls.append(name)
+    native = linked.loops(source, Fallback)
+    native.col2im(cols, *args, out)
+    assert calls == [] and out.any()
+    native.col2im(cols.astype(np.float32), *args, out.astype(np.float32))   # another dtype
+    native.col2im(np.zeros((1, 8, 4))[:, ::2], *args, np.zeros((1, 1, 3, 3)))   # not C order
+    native.col2im(cols, *(float(a) for a in args), out)                      # float scalars
+    assert calls == ["col2im"] * 3
+    again = np.zeros_like(out)
+    native.col2im(cols, *args, again)                                        # the entry again
+    np.testing.assert_array_equal(again, out)
+    assert len(calls) == 3
+
+
+def test_data_addresses_are_numpys():
+    base = np.arange(40, dtype=np.float32).reshape(5, 8)
+    for a in (base, base[2:], base[:, 3:], base.T, np.zeros(0), np.float64(1) * np.ones(3)):
+        assert N.data_address()(a) == a.ctypes.data
+
+
 @pytest.mark.slow
 @settings(max_examples=24, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
