@@ -134,17 +134,18 @@ def usable() -> str | None:
 # --- the JIT -------------------------------------------------------------------------------------------
 
 def jit_function(source: str, name: str, kinds, key: str, *, label: str | None = None,
-                 no_overflow: bool = False) -> tuple:
+                 no_overflow: bool = False, parallel: bool = False) -> tuple:
     """``(entry, "")``: function ``name`` of module ``source`` for arguments of ``kinds``, linked
     (an ``abi.ObjectEntry``: from the store, else compiled now and stored); ``(None, why)`` when
     it has no native code (refused by the generator, now or earlier; the generator failed; this
-    process cannot link). ``key`` names the source; ``label`` the function in reports."""
+    process cannot link). ``key`` names the source; ``label`` the function in reports;
+    ``parallel``: its final ``prange`` loop runs on the native thread pool (``native/pool.py``)."""
     why = usable()
     if why is not None:
         return None, why
     kinds = tuple(tuple(k) for k in kinds)
     label = label or key
-    id_, target = abi.jit_id(key, kinds), host_target()
+    id_, target = abi.jit_id(f"{key}+pool" if parallel else key, kinds), host_target()
     t0 = time.perf_counter()
     found = store().get(id_, target)
     if found.refused:
@@ -161,7 +162,7 @@ def jit_function(source: str, name: str, kinds, key: str, *, label: str | None =
     try:
         layout = abi.array_layout()
         text = codegen.lower_module(source, name, kinds, abi.symbol_of(id_), entry="object",
-                                    layout=layout, no_overflow=no_overflow)
+                                    layout=layout, no_overflow=no_overflow, parallel=parallel)
         obj = _object(text, key, id_, kinds, target)
     except Unsupported as e:
         reason = f"not in the code generator's subset ({e})"

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import llvmlite.ir as ir
 import numpy as np
 
+from graphcell_ir.backend.codegen import parallel
 from graphcell_ir.backend.codegen import typerules as T
 from graphcell_ir.backend.codegen.arith import Arith
 from graphcell_ir.backend.codegen.llvmtypes import (I1, I8, I64, PTR, VOID, memory_type,
@@ -58,8 +59,10 @@ class ModuleLowering:
     """The functions of one kernel module, lowered on demand into one LLVM module (each function
     once per argument types; helpers are internal and always inlined)."""
 
-    def __init__(self, tree: ast.Module, no_overflow: bool = False):
+    def __init__(self, tree: ast.Module, no_overflow: bool = False,
+                 parallel_entry: str | None = None):
         self.no_overflow = no_overflow
+        self.parallel_entry = parallel_entry   # whose last prange loop runs on the pool
         self.defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
         self.module = ir.Module(name="graphcell_codegen")
         self.typer = T.Typer(self.defs)
@@ -250,6 +253,8 @@ class FunctionLowering:
         self.b.position_at_end(done)
 
     def _For(self, st):
+        if parallel.outlinable(self, st):
+            return parallel.lower_prange(self, st)
         start, stop, step = self.range_of(st.iter)
         counter = self.entry_alloca(I64, "for.i")
         self.b.store(start, counter)

@@ -27,6 +27,10 @@ from graphcell_ir.backend.native.store import NativeObject
 from graphcell_ir.backend.native.target import NativeError, Target, host_target, llvm_binding
 
 
+RUNTIME_SYMBOL = "graphcell_parallel_for"
+"""The one symbol of graphcell's own runtime kernels may call (``pool.SYMBOL``)."""
+
+
 class Linker:
     """The process's ORC JIT and the objects linked into it (see the module docstring)."""
 
@@ -34,8 +38,9 @@ class Linker:
         self._jit = None
         self._linked: dict[tuple, tuple] = {}   # (id, sha256) -> (tracker, address)
         self._names = itertools.count()
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()   # re-entered: linking an object may link the pool first
         self._process = None
+        self._runtime: dict[str, int] = {}   # graphcell's own runtime (the pool): name -> address
 
     def _lljit(self):
         if self._jit is None:
@@ -83,10 +88,40 @@ class Linker:
             builder.add_object_img(obj.data)
             builder.export_symbol(obj.symbol)
         builder.add_current_process()   # libm (tanhf, expf...) is in the process already
+        if any(RUNTIME_SYMBOL in o.needs for o in objects):
+            self.runtime_address(RUNTIME_SYMBOL)   # the pool, linked before what calls it
+        for name, address in self._runtime.items():
+            builder.import_symbol(name, address)
         return builder.link(self._lljit(), f"graphcell-native-{next(self._names)}")
 
+    def link_runtime(self, text: str, symbols: list) -> tuple[dict, object]:
+        """Compile LLVM IR ``text`` (graphcell's runtime: the thread pool of :mod:`.pool`) and
+        link it; ``({symbol: address}, what keeps it linked)``. Objects linked later that call
+        these symbols are given their addresses."""
+        from graphcell_ir.backend.codegen import object_code
+        data, _ = object_code(text, host_target())
+        with self._lock:
+            builder = llvm_binding().JITLibraryBuilder()
+            builder.add_object_img(data)
+            for name in symbols:
+                builder.export_symbol(name)
+            builder.add_current_process()
+            tracker = builder.link(self._lljit(), f"graphcell-runtime-{next(self._names)}")
+            addresses = {name: tracker[name] for name in symbols}
+            self._runtime.update(addresses)
+        return addresses, tracker
+
+    def runtime_address(self, name: str) -> int:
+        """The address of runtime symbol ``name`` (the pool is linked at the first need)."""
+        from graphcell_ir.backend.native import pool
+        if name not in self._runtime:
+            pool.pool()
+        return self._runtime[name]
+
     def in_process(self, name: str) -> bool:
-        """Whether this process defines symbol ``name`` (libm...)."""
+        """Whether this process defines symbol ``name`` (libm..., or graphcell's thread pool)."""
+        if name == RUNTIME_SYMBOL:
+            return True
         if self._process is None:
             self._process = ctypes.CDLL(None)
         try:
