@@ -142,7 +142,7 @@ def _runner(ks: KernelSource):
     if kinds is None:   # a Python-scalar operand: its kind is known at the call
         return _PerKinds(ks) if objects.usable() is None else _Numba(ks, objects.usable())
     fn, why = objects.jit_function(ks.module_text, "kernel", kinds, ks.key, label=_label(ks),
-                                   parallel=ks.parallel)
+                                   parallel=ks.parallel, noalias=True)
     if fn is None:
         return _Numba(ks, why)
     return _Native(fn, ks)
@@ -211,7 +211,7 @@ class _PerKinds:
             if kinds not in self.by_kinds:
                 self.by_kinds[kinds] = objects.jit_function(
                     self.ks.module_text, "kernel", kinds, self.ks.key, label=_label(self.ks),
-                    parallel=self.ks.parallel)
+                    parallel=self.ks.parallel, noalias=True)
             fn, why = self.by_kinds[kinds]
             if fn is not None:
                 if fn.cfunc not in fns:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import ast
 import functools
 
-VERSION = "graphcell-codegen-3"
+VERSION = "graphcell-codegen-4"
 """Part of every stored object's name: a change to what the generator emits must change it."""
 
 
@@ -62,7 +62,7 @@ def arg_types(kinds) -> tuple:
 
 def lower_module(source: str, name: str, kinds, symbol: str, *, entry: str = "object",
                  layout=None, shapes=None, no_overflow: bool = False,
-                 parallel: bool = False) -> str:
+                 parallel: bool = False, noalias: bool = False) -> str:
     """The LLVM IR (text) of function ``name`` of module ``source`` for arguments of ``kinds``,
     behind an entry ``symbol`` of ``native/abi.py``:
 
@@ -74,14 +74,19 @@ def lower_module(source: str, name: str, kinds, symbol: str, *, entry: str = "ob
     ``no_overflow``: the source's integer arithmetic is index arithmetic that never overflows
     (``nsw``: LLVM then sees consecutive accesses; im2col ran 2.7x faster with it).
     ``parallel``: ``name``'s final ``prange`` loop runs on the native thread pool
-    (:mod:`.parallel`); otherwise ``prange`` is ``range``."""
+    (:mod:`.parallel`); otherwise ``prange`` is ``range``. ``noalias``: no array argument
+    overlaps one the function writes (``lower.py``'s kernels: fresh outputs), so its pointers
+    are marked ``noalias``."""
     import llvmlite.ir as ir
 
     from graphcell_ir.backend.codegen.lowering import ModuleLowering
     from graphcell_ir.backend.lower import Unsupported
     from graphcell_ir.backend.native import abi
-    mod = ModuleLowering(ast.parse(source), no_overflow, name if parallel else None)
+    from graphcell_ir.backend.codegen.parallel import mark_noalias
+    mod = ModuleLowering(ast.parse(source), no_overflow, name if parallel else None, noalias)
     impl = mod.function(name, arg_types(kinds))
+    if noalias:
+        mark_noalias(impl)
     if not isinstance(impl.function_type.return_type, ir.VoidType):
         raise Unsupported(f"{name}() returns a value: a kernel writes its results into arrays")
     impl.linkage = "internal"
@@ -93,13 +98,13 @@ def lower_module(source: str, name: str, kinds, symbol: str, *, entry: str = "ob
 
 
 def optimized_ir(source: str, name: str, kinds, no_overflow: bool = False,
-                 parallel: bool = False) -> str:
+                 parallel: bool = False, noalias: bool = False) -> str:
     """The LLVM IR of ``name`` for ``kinds`` after LLVM's passes, behind a pointer entry taking
     data pointers and dimensions: what to read when a kernel is slow (is its loop vectorised?).
     ``save_graphs`` dumps it beside each kernel's source."""
     from graphcell_ir.backend.native.target import host_target
     text = lower_module(source, name, kinds, name, entry="pointers", no_overflow=no_overflow,
-                        parallel=parallel)
+                        parallel=parallel, noalias=noalias)
     return str(_optimized(text, host_target())[0])
 
 

@@ -60,8 +60,9 @@ class ModuleLowering:
     once per argument types; helpers are internal and always inlined)."""
 
     def __init__(self, tree: ast.Module, no_overflow: bool = False,
-                 parallel_entry: str | None = None):
+                 parallel_entry: str | None = None, noalias: bool = False):
         self.no_overflow = no_overflow
+        self.noalias = noalias                 # the entry's arrays never overlap one it writes
         self.parallel_entry = parallel_entry   # whose last prange loop runs on the pool
         self.defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
         self.module = ir.Module(name="graphcell_codegen")

@@ -13,6 +13,11 @@ Only a ``prange`` loop that is the entry function's last top-level statement is 
 ``lower.py`` writes): its iterations write disjoint elements and nothing after it reads what its
 body assigned, so running chunks in any order on any thread gives the serial loop's results.
 Any other ``prange`` is a serial ``range``.
+
+With ``noalias`` (a kernel's arrays never overlap what it writes) the kernel's and the body's
+array pointers are marked so: an accumulator ``acc[0, c, 0, 0]`` then stays in a register
+across the loop instead of being stored and reloaded at every element (which also kept LLVM
+from vectorising).
 """
 from __future__ import annotations
 
@@ -72,8 +77,11 @@ def _work(fl):
 
 
 class _Task:
-    """The task function of one outlined loop: private copies of the locals, then the loop over
-    the chunk, lowered by a copy of the kernel's :class:`FunctionLowering`."""
+    """The task function of one outlined loop: ``task(ctx, lo, hi)`` loads the locals' values
+    and calls ``body(values..., lo, hi)``, whose array pointers are ``noalias`` when the
+    kernel's are (:func:`mark_noalias`): LLVM then keeps accumulators in registers and
+    vectorises without run-time overlap checks. The body lowers the loop over the chunk with a
+    copy of the kernel's :class:`FunctionLowering`, the values its private locals."""
 
     def __init__(self, parent, fn: ir.Function, st: ast.For, slots: list, start=None):
         self.parent, self.fn, self.st, self.slots = parent, fn, st, slots
@@ -81,21 +89,42 @@ class _Task:
         #                      index's sign (no wrap-around selects, contiguous vector accesses)
 
     def run(self) -> None:
-        fl = copy.copy(self.parent)
-        fl.fn = self.fn
+        kinds = [s.allocated_type for s in self.slots]
+        body = ir.Function(self.fn.module, ir.FunctionType(VOID, kinds + [I64, I64, I64]),
+                           f"{self.fn.name}.body")
+        body.linkage = "internal"
+        if self.parent.mod.noalias:
+            for arg, t in zip(body.args, kinds):
+                if isinstance(t, ir.PointerType):
+                    arg.add_attribute("noalias")
+        self.trampoline(body)
+        self.lower_body(body)
+
+    def trampoline(self, body: ir.Function) -> None:
         ctx, lo, hi = self.fn.args
-        fl.b = b = ir.IRBuilder(self.fn.append_basic_block("entry"))
-        fl.A = Arith(b, fl.mod, fl.mod.no_overflow)
-        fl.loops, fl.lambdas = [], []
-        fl.exit = self.fn.append_basic_block("exit")
+        b = ir.IRBuilder(self.fn.append_basic_block("entry"))
 
         def parent_slot(k):
             return b.load(b.gep(ctx, [I64(k)], inbounds=True, source_etype=PTR), typ=PTR)
 
+        values = [b.load(parent_slot(k), typ=s.allocated_type) for k, s in enumerate(self.slots)]
+        start = self.start if self.start is not None else \
+            b.load(parent_slot(len(self.slots)), typ=I64)
+        b.call(body, values + [start, lo, hi])
+        b.ret_void()
+
+    def lower_body(self, body: ir.Function) -> None:
+        fl = copy.copy(self.parent)
+        fl.fn = body
+        *values, start, lo, hi = body.args
+        fl.b = b = ir.IRBuilder(body.append_basic_block("entry"))
+        fl.A = Arith(b, fl.mod, fl.mod.no_overflow)
+        fl.loops, fl.lambdas = [], []
+        fl.exit = body.append_basic_block("exit")
         mine = {}
-        for k, s in enumerate(self.slots):
+        for s, v in zip(self.slots, values):
             own = b.alloca(s.allocated_type, name=s.name)
-            b.store(b.load(parent_slot(k), typ=s.allocated_type), own)
+            b.store(v, own)
             mine[id(s)] = own
         fl.locals = {name: type(local)(local.type, [mine[id(s)] for s in local.slots])
                      for name, local in self.parent.locals.items()}
@@ -103,14 +132,22 @@ class _Task:
         assume = fl.mod.declare("llvm.assume", VOID, [ir.IntType(1)])
         b.call(assume, [b.icmp_signed(">=", lo, I64(0))])
         b.call(assume, [b.icmp_signed("<=", lo, hi)])
-        start = self.start if self.start is not None else \
-            b.load(parent_slot(len(self.slots)), typ=I64)
+        if self.start is not None:
+            start = self.start
         first, last = b.add(start, lo, flags=["nsw"]), b.add(start, hi, flags=["nsw"])
         _loop(fl, self.st, first, last)
         if not b.block.is_terminated:
             b.branch(fl.exit)
         b.position_at_end(fl.exit)
         b.ret_void()
+
+
+def mark_noalias(fn: ir.Function) -> None:
+    """Mark ``fn``'s pointer parameters ``noalias``: for a kernel whose arrays never overlap
+    one it writes (``lower.py``'s kernels: outputs are fresh arrays, operands only read)."""
+    for arg in fn.args:
+        if isinstance(arg.type, ir.PointerType):
+            arg.add_attribute("noalias")
 
 
 def _loop(fl, st: ast.For, first, last) -> None:

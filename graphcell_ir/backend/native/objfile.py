@@ -197,9 +197,11 @@ _LIBM = ("exp exp2 exp10 expm1 log log2 log10 log1p pow sqrt cbrt sin cos tan si
          "atan atan2 sinh cosh tanh asinh acosh atanh erf erfc lgamma tgamma fmod remainder "
          "hypot floor ceil trunc round rint nearbyint fabs copysign fmin fmax ldexp frexp "
          "modf").split()
-IMPORTS = frozenset(_LIBM + [f + "f" for f in _LIBM] + ["memset", "memcpy", "memmove"])
-"""The outside functions graphcell's kernels may call: libm's (double and float) and the C
-library's memory functions LLVM turns loops into."""
+IMPORTS = frozenset(_LIBM + [f + "f" for f in _LIBM] + ["memset", "memcpy", "memmove",
+                                                      "graphcell_parallel_for"])
+"""The outside functions graphcell's kernels may call: libm's (double and float), the C
+library's memory functions LLVM turns loops into, and graphcell's thread pool
+(``native/pool.py``, which the linker provides)."""
 _RUNTIME_HELPERS = re.compile(r"^__(extend|trunc)[sdh]f[sdh]f2$|^__gnu_[hf]2[hf]_ieee$"
                               r"|^__(u?div|u?mod)ti3$|^__powi[sd]f2$")
 """The compiler runtime's helpers LLVM may call: float16 conversions, 128-bit division, powi."""

@@ -315,6 +315,14 @@ class Pool:
             self.threads = want
             self.state[_THREADS] = want
 
+    def limit(self, threads: int) -> int:
+        """Use at most ``threads`` of the started threads from now on (1: every loop serial);
+        the previous limit. For measuring one thread against all in the same process."""
+        with self.lock:
+            before = int(self.state[_THREADS])
+            self.state[_THREADS] = max(1, min(threads, len(self.workers) + 1))
+            return before
+
     def stop(self, timeout: float = 5.0) -> None:
         """Stop and join the workers: loops run serially from now on (:meth:`start` again)."""
         with self.lock:
