@@ -115,7 +115,11 @@ class Linker:
         """The address of runtime symbol ``name`` (the pool is linked at the first need)."""
         from graphcell_ir.backend.native import pool
         if name not in self._runtime:
-            pool.pool()
+            try:
+                pool.pool()
+            except Exception as e:   # what needs it is not linked: the caller falls back
+                raise RuntimeError(f"graphcell's thread pool could not be built "
+                                   f"({type(e).__name__}: {e})") from e
         return self._runtime[name]
 
     def in_process(self, name: str) -> bool:
