@@ -209,6 +209,8 @@ class FunctionLowering:
             self.store_local(target.id, value, t)
         else:
             ptr, elem = self.element_address(target)
+            if self.mod.noalias and _accumulates(target, st.value, elem):
+                value.flags.append("reassoc")   # see _accumulates
             self.store_element(ptr, elem, value, t)
 
     def _AugAssign(self, st):
@@ -584,6 +586,17 @@ class FunctionLowering:
         if dtype == T.BOOL:
             v = self.b.zext(v, I8)
         self.b.store(v, ptr)
+
+
+def _accumulates(target: ast.Subscript, value: ast.expr, elem) -> bool:
+    """Whether ``target = target + x`` (or ``*``) accumulates into a float64 array element: a
+    reduction of ``lower.py``'s kernels (float64 accumulators only). Its add may be reassociated
+    (``reassoc``): LLVM then sums in vector lanes, combined in a fixed order at the end, instead
+    of one element at a time (4 cycles each) — the order is the compiled code's, the same on
+    every call and any number of threads, but not the source's index order."""
+    return (elem == T.F64 and isinstance(value, ast.BinOp)
+            and isinstance(value.op, (ast.Add, ast.Mult))
+            and ast.unparse(value.left) == ast.unparse(target))
 
 
 def _indices(node: ast.Subscript) -> list:
