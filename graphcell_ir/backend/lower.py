@@ -52,11 +52,13 @@ from graphcell_ir.ops.shape_rules import normalize_axes
 PARALLEL_MIN = 1 << 18
 """Domains with at least this many elements may get a ``prange`` outer loop (the native pool's
 own threshold, ``native/pool.MIN_WORK``, decides each call: sizes are read at run time)."""
-PARALLEL_MIN_WORK = 1 << 20
-"""...and at least this many element-ops (elements x ops of the group). The pool's chunks are
-claimed dynamically, so a core that is busy elsewhere costs the caller nothing but its share (the
-Python-level row blocks this replaced waited for it: W1's 1M-element SGD update took 5.5 ms
-instead of 0.5 ms on a loaded machine, which kept this at 32M)."""
+PARALLEL_MIN_WORK = 1 << 22
+"""...and at least this many element-ops (elements x ops of the group): a memory-bound group
+(a ReLU, an SGD update: 1-2 ops an element) gains little from a second core. The pool's chunks
+are claimed dynamically and a call that waited for a descheduled worker makes the next ones
+serial, so a busy core costs less than it did with the Python-level row blocks this replaced
+(W1's 1M-element SGD update: 0.5 ms serial, 5.5 ms on them on a loaded machine, which had
+kept this at 32M)."""
 
 LOWEST, HIGHEST = "lowest", "highest"
 _IDENTITY = {R.reduce_sum: 0, R.reduce_mean: 0, R.reduce_prod: 1, R.reduce_any: False,

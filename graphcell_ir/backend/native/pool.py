@@ -19,7 +19,8 @@ threading layer because graphcell uses nothing private of numba's. A job is publ
 64-bit word (job number, chunk count, next chunk): a thread claims a chunk with a
 compare-and-swap on that word, so a thread that wakes late can never claim a chunk of a job
 that ended (the job number differs) and the caller runs every chunk itself when no worker
-comes (a busy machine costs no wait). Idle workers spin :data:`SPIN` rounds (a step's next
+comes. A call that had to yield its core waiting for a worker's chunk (a busy machine: the
+worker was descheduled) makes the next :data:`BACKOFF_CALLS` calls serial. Idle workers spin :data:`SPIN` rounds (a step's next
 kernel usually comes within them) and then sleep on a futex (Linux); elsewhere the pool has no
 workers and every loop runs serially.
 
@@ -54,17 +55,24 @@ from graphcell_ir import switches
 
 SYMBOL = "graphcell_parallel_for"
 """The function kernels call (resolved by the linker to this process's pool)."""
-MIN_WORK = 1 << 18
-"""Loops touching fewer elements run serially: handing out chunks and waking a worker costs a
-few microseconds, what ~256k float32 elements of a fused elementwise kernel take on one core
-(measured in ``tests/graphcell_ir/backend/test_pool.py``'s neighbourhood with
-``tools/bench_kernels.py``)."""
+MIN_WORK = 1 << 20
+"""Loops touching fewer elements run serially. Publishing a job and waking a worker cost
+microseconds, and a memory-bound kernel's 256k float32 elements take ~20 us on one core (a ReLU
+in cache): with a second thread it took 96 us on this shared machine (load 8-9), so below 1M
+elements the second core is not worth asking for (measured with ``/tmp``-style A/B of the same
+kernel, serial against the pool; an idle machine could not be had to refine it)."""
 CHUNKS_PER_THREAD = 4
 """Chunks per thread: more than one, so a thread that is descheduled (a busy machine) holds up
 a small part, which the others take over."""
 SPIN = 2000
 """Rounds an idle worker polls for the next job (a ``pause`` each, some microseconds in all)
-before it sleeps on the futex."""
+before it sleeps on the futex; also the rounds a caller polls for chunks other threads hold
+before it yields its core."""
+BACKOFF_CALLS = 64
+"""Calls that run serially after one that had to yield its core waiting for a worker's chunk
+(a worker descheduled: the machine is busy). On a loaded machine a second thread of ours
+only competes with the first, and waiting for a descheduled worker costs a scheduler tick;
+the pool then tries again every this many calls."""
 
 _FUTEX_SYSCALL = {"x86_64": 202, "aarch64": 98}
 _FUTEX_WAIT_PRIVATE, _FUTEX_WAKE_PRIVATE = 128, 129
@@ -73,6 +81,7 @@ _FUTEX_WAIT_PRIVATE, _FUTEX_WAKE_PRIVATE = 128, 129
 _WORD, _DONE, _BELL, _SLEEPERS, _BUSY = 0, 8, 16, 24, 32
 _FN, _CTX, _N = 40, 41, 42
 _THREADS, _SHUTDOWN, _MIN_WORK = 48, 49, 50
+_BACKOFF = 56
 _SLOTS = 64
 
 
@@ -148,7 +157,15 @@ def _build_ir(state_address: int, futex: int | None) -> str:
     threads = load(b, _THREADS)
     small = b.or_(b.icmp_signed("<", threads, i64(2)), b.icmp_signed("<", n_a, i64(2)))
     small = b.or_(small, b.icmp_signed("<", work_a, load(b, _MIN_WORK)))
-    b.cbranch(small, serial, take)
+    backoff = pf.append_basic_block("backoff")
+    b.cbranch(small, serial, backoff)
+    b.position_at_end(backoff)
+    busy_machine = b.icmp_signed(">", load(b, _BACKOFF), i64(0))
+    count_down = pf.append_basic_block("count_down")
+    b.cbranch(busy_machine, count_down, take)
+    b.position_at_end(count_down)
+    b.atomic_rmw("sub", slot(b, _BACKOFF), i64(1), "seq_cst")
+    b.branch(serial)
     b.position_at_end(serial)
     b.call(_FnPtr(fn_a, task_t), [ctx_a, i64(0), n_a])
     b.ret_void()
@@ -187,6 +204,7 @@ def _build_ir(state_address: int, futex: int | None) -> str:
     relax(b)
     b.cbranch(b.icmp_signed("<", k, i64(SPIN)), wait, yld)
     b.position_at_end(yld)
+    b.atomic_rmw("xchg", slot(b, _BACKOFF), i64(BACKOFF_CALLS), "seq_cst")
     b.call(sched_yield, [])
     b.branch(wait)
     b.position_at_end(done)
@@ -316,9 +334,11 @@ class Pool:
             self.state[_THREADS] = want
 
     def limit(self, threads: int) -> int:
-        """Use at most ``threads`` of the started threads from now on (1: every loop serial);
-        the previous limit. For measuring one thread against all in the same process."""
+        """Use at most ``threads`` of the started threads from now on (1: every loop serial),
+        forgetting any back-off; the previous limit. For measuring one thread against all in
+        the same process."""
         with self.lock:
+            self.state[_BACKOFF] = 0
             before = int(self.state[_THREADS])
             self.state[_THREADS] = max(1, min(threads, len(self.workers) + 1))
             return before
