@@ -29,7 +29,7 @@ import llvmlite.ir as ir
 from graphcell_ir.backend.codegen import typerules as T
 from graphcell_ir.backend.codegen.arith import Arith
 from graphcell_ir.backend.codegen.llvmtypes import I64, PTR, VOID
-from graphcell_ir.backend.native.linking import RUNTIME_SYMBOL
+from graphcell_ir.backend.native.abi import PARALLEL_FOR
 
 _TASK = ir.FunctionType(VOID, [PTR, I64, I64])
 
@@ -60,7 +60,7 @@ def lower_prange(fl, st: ast.For) -> None:
     task = ir.Function(fl.mod.module, _TASK, f"{fl.fn.name}.prange")
     task.linkage = "internal"
     _Task(fl, task, st, slots, start if isinstance(start, ir.Constant) else None).run()
-    pfor = fl.mod.declare(RUNTIME_SYMBOL, VOID, [PTR, PTR, I64, I64])
+    pfor = fl.mod.declare(PARALLEL_FOR, VOID, [PTR, PTR, I64, I64])
     b.call(pfor, [task, ctx, b.sub(stop, start), _work(fl)])
 
 

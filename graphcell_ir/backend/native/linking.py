@@ -20,15 +20,11 @@ import itertools
 import threading
 from dataclasses import dataclass, field
 
-from graphcell_ir.backend.native.abi import (ObjectEntry, PointerKernel, PointerLoop, kinds_of,
+from graphcell_ir.backend.native.abi import (PARALLEL_FOR, ObjectEntry, PointerKernel, PointerLoop, kinds_of,
                                              loop_key, signature, source_hash)
-from graphcell_ir.backend.native.objfile import check_linkable
+from graphcell_ir.backend.native.objfile import check_linkable, undefined_symbols
 from graphcell_ir.backend.native.store import NativeObject
 from graphcell_ir.backend.native.target import NativeError, Target, host_target, llvm_binding
-
-
-RUNTIME_SYMBOL = "graphcell_parallel_for"
-"""The one symbol of graphcell's own runtime kernels may call (``pool.SYMBOL``)."""
 
 
 class Linker:
@@ -38,9 +34,8 @@ class Linker:
         self._jit = None
         self._linked: dict[tuple, tuple] = {}   # (id, sha256) -> (tracker, address)
         self._names = itertools.count()
-        self._lock = threading.RLock()   # re-entered: linking an object may link the pool first
+        self._lock = threading.Lock()
         self._process = None
-        self._runtime: dict[str, int] = {}   # graphcell's own runtime (the pool): name -> address
 
     def _lljit(self):
         if self._jit is None:
@@ -88,43 +83,22 @@ class Linker:
             builder.add_object_img(obj.data)
             builder.export_symbol(obj.symbol)
         builder.add_current_process()   # libm (tanhf, expf...) is in the process already
-        if any(RUNTIME_SYMBOL in o.needs for o in objects):
-            self.runtime_address(RUNTIME_SYMBOL)   # the pool, linked before what calls it
-        for name, address in self._runtime.items():
-            builder.import_symbol(name, address)
+        if any(PARALLEL_FOR in (o.needs or undefined_symbols(o.data)) for o in objects):
+            builder.import_symbol(PARALLEL_FOR, self.runtime_address(PARALLEL_FOR))
         return builder.link(self._lljit(), f"graphcell-native-{next(self._names)}")
-
-    def link_runtime(self, text: str, symbols: list) -> tuple[dict, object]:
-        """Compile LLVM IR ``text`` (graphcell's runtime: the thread pool of :mod:`.pool`) and
-        link it; ``({symbol: address}, what keeps it linked)``. Objects linked later that call
-        these symbols are given their addresses."""
-        from graphcell_ir.backend.codegen import object_code
-        data, _ = object_code(text, host_target())
-        with self._lock:
-            builder = llvm_binding().JITLibraryBuilder()
-            builder.add_object_img(data)
-            for name in symbols:
-                builder.export_symbol(name)
-            builder.add_current_process()
-            tracker = builder.link(self._lljit(), f"graphcell-runtime-{next(self._names)}")
-            addresses = {name: tracker[name] for name in symbols}
-            self._runtime.update(addresses)
-        return addresses, tracker
 
     def runtime_address(self, name: str) -> int:
         """The address of runtime symbol ``name`` (the pool is linked at the first need)."""
         from graphcell_ir.backend.native import pool
-        if name not in self._runtime:
-            try:
-                pool.pool()
-            except Exception as e:   # what needs it is not linked: the caller falls back
-                raise RuntimeError(f"graphcell's thread pool could not be built "
-                                   f"({type(e).__name__}: {e})") from e
-        return self._runtime[name]
+        try:
+            return pool.pool().addresses[name]
+        except Exception as e:   # what needs it is not linked: the caller falls back
+            raise RuntimeError(f"graphcell's thread pool could not be built "
+                               f"({type(e).__name__}: {e})") from e
 
     def in_process(self, name: str) -> bool:
         """Whether this process defines symbol ``name`` (libm..., or graphcell's thread pool)."""
-        if name == RUNTIME_SYMBOL:
+        if name == PARALLEL_FOR:   # graphcell's thread pool, linked at the first need
             return True
         if self._process is None:
             self._process = ctypes.CDLL(None)

@@ -233,6 +233,14 @@ def checkable(triple: str) -> bool:
     return _ELF_MACHINES.get(triple.split("-", 1)[0]) in RELOCATIONS
 
 
+def undefined_symbols(data: bytes) -> tuple:
+    """The symbols object file ``data`` imports (an artifact's object records none)."""
+    try:
+        return tuple(read_elf(data).undefined())
+    except NativeError:
+        return ()
+
+
 def check_linkable(data: bytes, symbol: str, triple: str) -> None:
     """NativeError unless ``data`` is an object graphcell could have emitted for ``triple``: one
     entry ``symbol``, imports of :data:`IMPORTS` only, relocations of :data:`RELOCATIONS`,

@@ -52,15 +52,16 @@ import platform
 import threading
 
 from graphcell_ir import switches
+from graphcell_ir.backend.native.abi import PARALLEL_FOR
 
-SYMBOL = "graphcell_parallel_for"
-"""The function kernels call (resolved by the linker to this process's pool)."""
+SYMBOL = PARALLEL_FOR
+"""The function kernels call (the linker gives them this process's pool's address)."""
 MIN_WORK = 1 << 20
 """Loops touching fewer elements run serially. Publishing a job and waking a worker cost
 microseconds, and a memory-bound kernel's 256k float32 elements take ~20 us on one core (a ReLU
 in cache): with a second thread it took 96 us on this shared machine (load 8-9), so below 1M
-elements the second core is not worth asking for (measured with ``/tmp``-style A/B of the same
-kernel, serial against the pool; an idle machine could not be had to refine it)."""
+elements the second core is not worth asking for (the same kernel serial against the pool,
+interleaved; an idle machine could not be had to refine it: ``tools/bench_kernels.py``)."""
 CHUNKS_PER_THREAD = 4
 """Chunks per thread: more than one, so a thread that is descheduled (a busy machine) holds up
 a small part, which the others take over."""
@@ -278,6 +279,24 @@ class _FnPtr:
         return getattr(self.value, name)
 
 
+def _link(text: str, symbols: list) -> tuple[dict, tuple]:
+    """Compile LLVM IR ``text`` and link it into this process with an LLJIT of its own (the
+    kernels' linker asks this module for the addresses, not the other way round);
+    ``({symbol: address}, what keeps it linked)``."""
+    from graphcell_ir.backend.codegen import object_code
+    from graphcell_ir.backend.native.target import host_target, llvm_binding
+    llvm = llvm_binding()
+    data, _ = object_code(text, host_target())
+    jit = llvm.create_lljit_compiler(suppress_errors=True)
+    builder = llvm.JITLibraryBuilder()
+    builder.add_object_img(data)
+    for name in symbols:
+        builder.export_symbol(name)
+    builder.add_current_process()   # syscall, sched_yield
+    tracker = builder.link(jit, "graphcell-pool")
+    return {name: tracker[name] for name in symbols}, (jit, tracker)
+
+
 def _default_threads() -> int:
     try:
         return len(os.sched_getaffinity(0))
@@ -297,10 +316,9 @@ class Pool:
         self.state = (ctypes.c_int64 * _SLOTS)()
         self.futex = _FUTEX_SYSCALL.get(platform.machine()) if os.name == "posix" and \
             platform.system() == "Linux" else None
-        from graphcell_ir.backend.native.linking import linker
-        self.addresses, self._keep = linker().link_runtime(
-            _build_ir(ctypes.addressof(self.state), self.futex),
-            [SYMBOL, "graphcell_pool_worker", "graphcell_pool_wake"])
+        self.addresses, self._keep = _link(_build_ir(ctypes.addressof(self.state), self.futex),
+                                           [SYMBOL, "graphcell_pool_worker",
+                                            "graphcell_pool_wake"])
         self._worker = ctypes.CFUNCTYPE(None)(self.addresses["graphcell_pool_worker"])
         self._wake = ctypes.CFUNCTYPE(None)(self.addresses["graphcell_pool_wake"])
         self.parallel_for = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p,

@@ -243,11 +243,9 @@ def test_fused_elementwise_above_and_below_the_threshold_is_the_interpreters(poo
 def test_without_a_pool_a_parallel_kernel_is_left_to_the_fallback(pool, monkeypatch):
     """When the pool cannot be built, what calls it is not linked: ``(None, why)``, so the
     kernel runs on the fallback (numba) instead of failing."""
-    from graphcell_ir.backend.native import linking
 
     def broken():
         raise OSError("no futex today")
-    monkeypatch.setattr(linking.linker(), "_runtime", {})
     monkeypatch.setattr(P, "pool", broken)
     fn, why = objects.jit_function(AXPY, "kernel", (FLOAT1, FLOAT1), "test-pool-broken",
                                    parallel=True, noalias=True)
