@@ -40,7 +40,7 @@ def test_reading_a_switch(monkeypatch, text, on):
     assert switches.on("GRAPHCELL_PROGRESS") is on
     monkeypatch.setenv("GRAPHCELL_PRINT_AFTER", "cse, fuse")
     assert switches.words("GRAPHCELL_PRINT_AFTER") == ["cse", "fuse"]
-    monkeypatch.setenv("GRAPHCELL_NUM_THREADS", "three")
-    assert switches.number("GRAPHCELL_NUM_THREADS") is None
+    monkeypatch.setenv("GRAPHCELL_KERNEL_THREADS", "three")
+    assert switches.number("GRAPHCELL_KERNEL_THREADS") is None
     with pytest.raises(KeyError):
         switches.value("GRAPHCELL_NO_SUCH_SWITCH")

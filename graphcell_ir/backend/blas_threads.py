@@ -34,6 +34,7 @@ import time
 import numpy as np
 
 from graphcell_ir import switches
+from graphcell_ir.backend.native import pool
 
 PROBES = 3
 """Calls timed per candidate thread count in one measuring round (the median decides)."""
@@ -62,15 +63,10 @@ _API = _openblas()
 
 
 def _cpus() -> int:
-    """The CPUs this process may run on (``GRAPHCELL_NUM_THREADS`` when set), at most
-    OpenBLAS's thread count: what :func:`limit` (a process of a job sharing the cores) or the
-    user set for BLAS caps graphcell's split too."""
-    n = switches.number("GRAPHCELL_NUM_THREADS")
-    if not n:
-        try:
-            n = len(os.sched_getaffinity(0))
-        except (AttributeError, OSError):
-            n = os.cpu_count() or 1
+    """The kernel pool's thread count (``GRAPHCELL_KERNEL_THREADS``, else the CPUs this process
+    may run on), at most OpenBLAS's thread count: what :func:`limit` (a process of a job sharing
+    the cores) or the user set for BLAS caps graphcell's split too."""
+    n = pool.configured_threads()
     return min(n, _API[1]()) if _API is not None else n
 
 

@@ -209,7 +209,8 @@ def _kernel_ir(ks) -> str | None:
     if kinds is None or not codegen.available():
         return None
     try:
-        return codegen.optimized_ir(ks.module_text, "kernel", kinds)
+        return codegen.optimized_ir(ks.module_text, "kernel", kinds, parallel=ks.parallel,
+                                    noalias=True)
     except Unsupported:
         return None
 

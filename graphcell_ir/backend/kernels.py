@@ -11,7 +11,7 @@ finishes reductions). What runs the loop nest:
   oracle;
 - otherwise native code, by the one route of :mod:`.objects` (the object store, else
   graphcell's code generator): for the kernel's argument kinds at once (:class:`_Native`; a
-  parallel kernel runs that serial code on blocks of rows, one per thread: :class:`_Blocks`), or,
+  parallel kernel's ``prange`` loop runs on the native thread pool, ``native/pool.py``), or,
   for a kernel with a Python-scalar operand, per kinds at the first call with them
   (:class:`_PerKinds`: a float scalar is float64, an int int64, a numpy scalar its dtype);
 - what has no native code (the generator refuses it, this process cannot link) is compiled by
@@ -42,7 +42,7 @@ from graphcell_ir import switches
 from graphcell_ir.backend import objects, report
 from graphcell_ir.backend.cache_dir import cache_dir
 from graphcell_ir.backend.lower import KernelSource
-from graphcell_ir.backend.native import abi
+from graphcell_ir.backend.native import abi, pool
 
 log = logging.getLogger("graphcell.backend")
 
@@ -113,6 +113,8 @@ def compile_kernel(ks: KernelSource, jit: bool | None = None, native=None) -> Ke
     """The :class:`Kernel` for ``ks`` (see the module docstring); ``native``: an artifact's
     linked kernels, used as they are when they have ``ks``."""
     jit = jit_enabled(jit)
+    if jit and ks.parallel:
+        pool.ensure_started()   # a no-op unless the pool exists without workers (a fork)
     fn = native.lookup(ks) if native is not None and jit else None
     if fn is not None:
         return Kernel(ks, fn)
@@ -139,10 +141,11 @@ def _runner(ks: KernelSource):
     kinds = abi.kernel_kinds(ks)
     if kinds is None:   # a Python-scalar operand: its kind is known at the call
         return _PerKinds(ks) if objects.usable() is None else _Numba(ks, objects.usable())
-    fn, why = objects.jit_function(ks.module_text, "kernel", kinds, ks.key, label=_label(ks))
+    fn, why = objects.jit_function(ks.module_text, "kernel", kinds, ks.key, label=_label(ks),
+                                   parallel=ks.parallel, noalias=True)
     if fn is None:
         return _Numba(ks, why)
-    return _Blocks(fn, ks) if ks.parallel else _Native(fn, ks)
+    return _Native(fn, ks)
 
 
 class _Native:
@@ -207,7 +210,8 @@ class _PerKinds:
         if kinds is not None:
             if kinds not in self.by_kinds:
                 self.by_kinds[kinds] = objects.jit_function(
-                    self.ks.module_text, "kernel", kinds, self.ks.key, label=_label(self.ks))
+                    self.ks.module_text, "kernel", kinds, self.ks.key, label=_label(self.ks),
+                    parallel=self.ks.parallel, noalias=True)
             fn, why = self.by_kinds[kinds]
             if fn is not None:
                 if fn.cfunc not in fns:
@@ -224,59 +228,6 @@ class _PerKinds:
         n = len(self.ks.in_shapes)
         return tuple(np.ascontiguousarray(a) if i < n and a.__class__ is np.ndarray
                      and not a.flags.c_contiguous else a for i, a in enumerate(args))
-
-
-class _Blocks(_Native):
-    """A parallel kernel's (serial) native code run on blocks of rows, one per thread: the
-    blocks split the outer axis of every array that spans it (a broadcast one is passed whole)
-    and run at once, because ctypes releases the GIL for the call. Lowering marks a kernel
-    parallel only when the outer axis is not reduced, so blocks never write the same element."""
-
-    def __init__(self, fn, ks: KernelSource):
-        super().__init__(fn, ks)
-        extent = ks.outputs[0].shape[0]
-        shapes = list(ks.in_shapes) + [c.shape for c in ks.consts] + [o.shape for o in ks.outputs]
-        self.split = [s[0] == extent for s in shapes]
-        self.threads = _threads()
-
-    def __call__(self, *args) -> None:
-        n = args[-1].shape[0]
-        parts = min(self.threads, n)
-        if parts < 2:
-            return super().__call__(*args)
-        edges = [n * k // parts for k in range(parts + 1)]
-        blocks = [[a[lo:hi] if split else a for a, split in zip(args, self.split)]
-                  for lo, hi in zip(edges, edges[1:])]
-        pending = [_pool().submit(self.cfunc, *b) for b in blocks[1:]]
-        statuses = [self.cfunc(*blocks[0])] + [f.result() for f in pending]
-        if any(statuses):
-            self._other(args)   # the whole call again, for its kinds
-
-
-_POOL = None
-_POOL_LOCK = threading.Lock()
-
-
-def _threads() -> int:
-    """Threads a parallel kernel uses: ``GRAPHCELL_NUM_THREADS``, else the CPUs this process
-    may run on."""
-    n = switches.number("GRAPHCELL_NUM_THREADS")
-    if n:
-        return n
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
-
-
-def _pool():
-    global _POOL
-    with _POOL_LOCK:
-        if _POOL is None:
-            from concurrent.futures import ThreadPoolExecutor
-            _POOL = ThreadPoolExecutor(max_workers=max(1, _threads() - 1),
-                                       thread_name_prefix="graphcell-kernel")
-        return _POOL
 
 
 # --- numba, for what has no native code --------------------------------------------------------------

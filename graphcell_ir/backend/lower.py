@@ -23,9 +23,11 @@ into one flat loop. Loop bounds are read at run time from arrays that span each 
 source (the cache key) holds the broadcasting pattern but not the sizes: a network's optimizer
 updates, one per parameter shape, share one compiled kernel. A group with enough work
 (:data:`PARALLEL_MIN` elements and :data:`PARALLEL_MIN_WORK` element-ops) gets a ``prange`` outer
-loop (unless a reduction reduces it). The source never mentions a location, so it is also the cache key: two
-structurally equal groups share one kernel (names are numbered, never the program's: two
-parameters' updates differ only in their names).
+loop over an axis every reduction keeps (moved outside when the domain's first axis is reduced:
+:func:`_loop_order`), which the code generator runs on the native thread pool (whose own
+threshold applies to each call's sizes). The source never mentions a location, so it is also
+the cache key: two structurally equal groups share one kernel (names are numbered, never the
+program's: two parameters' updates differ only in their names).
 
 :func:`lower_fused` raises :class:`Unsupported` (with the reason) for what it cannot lower; the
 executable then runs that group with the reference implementations.
@@ -47,15 +49,16 @@ from graphcell_ir.ops import reduction as R
 from graphcell_ir.ops.registry import Kind
 from graphcell_ir.ops.shape_rules import normalize_axes
 
-PARALLEL_MIN = 1 << 20
-"""Domains with at least this many elements may get a ``prange`` outer loop. Below it, waking
-the worker threads costs about what the loop does (a 150k-element select ran no faster on 2
-cores)."""
-PARALLEL_MIN_WORK = 1 << 25
+PARALLEL_MIN = 1 << 18
+"""Domains with at least this many elements may get a ``prange`` outer loop (the native pool's
+own threshold, ``native/pool.MIN_WORK``, decides each call: sizes are read at run time)."""
+PARALLEL_MIN_WORK = 1 << 22
 """...and at least this many element-ops (elements x ops of the group): a memory-bound group
-(an SGD update: 2 ops an element) gains little from a second core, and loses much when that core
-is busy (W1's 1M-element update: 0.5 ms serial, 5.5 ms parallel on a loaded machine), while W3's
-GELU (11 ops, 4M elements) is compute-bound."""
+(a ReLU, an SGD update: 1-2 ops an element) gains little from a second core. The pool's chunks
+are claimed dynamically and a call that waited for a descheduled worker makes the next ones
+serial, so a busy core costs less than it did with the Python-level row blocks this replaced
+(W1's 1M-element SGD update: 0.5 ms serial, 5.5 ms on them on a loaded machine, which had
+kept this at 32M)."""
 
 LOWEST, HIGHEST = "lowest", "highest"
 _IDENTITY = {R.reduce_sum: 0, R.reduce_mean: 0, R.reduce_prod: 1, R.reduce_any: False,
@@ -63,6 +66,9 @@ _IDENTITY = {R.reduce_sum: 0, R.reduce_mean: 0, R.reduce_prod: 1, R.reduce_any: 
 """Where each reduction's accumulator starts (the templates only say how it folds)."""
 _MEANS = frozenset({R.reduce_mean})
 """Reductions whose sum is divided by the number of elements reduced."""
+_NAN_PROPAGATING = frozenset({R.reduce_sum, R.reduce_mean, R.reduce_prod})
+"""Float reductions whose arithmetic itself propagates a NaN (IEEE ``+``/``*``): they need no
+NaN test per element, which kept the loop branchy (no vector stores of the other outputs)."""
 
 
 class Unsupported(Exception):
@@ -223,10 +229,11 @@ class _Lowering:
             size = int(np.prod(dom))
             pad = lambda s, n=n, full=dom: (size,) if _pad(s, n) == full else (1,)  # noqa: E731
             dom, n = (size,), 1
-        reduced0 = any(0 in self.reduced_axes(o, n) for o in reductions)
+        order = _loop_order(dom, [set(self.reduced_axes(o, n)) for o in reductions])
         size = int(np.prod(dom))
         parallel = (size >= PARALLEL_MIN and size * len(self.ops) >= PARALLEL_MIN_WORK
-                    and dom[0] > 1 and not reduced0)
+                    and order is not None)
+        order = order or tuple(range(n))
         idx = lambda s: ", ".join(f"i{k}" if s[k] == dom[k] else "0" for k in range(n))  # noqa: E731
 
         params, in_shapes = [], []
@@ -283,8 +290,8 @@ class _Lowering:
         arrays_by_name += [(p, out.shape) for p, out in outputs]
         bounds = [_extent(arrays_by_name, dom, k) for k in range(n)]
         indent = "    "
-        for k in range(n):
-            rng = "prange" if parallel and k == 0 else "range"
+        for j, k in enumerate(order):
+            rng = "prange" if parallel and j == 0 else "range"
             lines.append(f"{indent}for i{k} in {rng}({bounds[k]}):")
             indent += "    "
         lines += [indent + line for line in loads + body + stores]
@@ -350,7 +357,8 @@ class _Lowering:
             acc_dtype = np.dtype(np.int64)
         xv = self.names[x]
         step = o.opdef.kernel.format(acc=cell, x=xv)
-        if acc_dtype.kind == "f":  # numpy propagates NaN through every float reduction
+        if acc_dtype.kind == "f" and o.opdef not in _NAN_PROPAGATING:
+            # numpy propagates NaN through every float reduction; max/min would drop it
             body.append(f"{cell} = {xv} if {xv} != {xv} else ({step} if {cell} == {cell} "
                         f"else {cell})  # {o.opdef.name}")
         else:
@@ -359,6 +367,26 @@ class _Lowering:
             if o.opdef in _MEANS else 0
         return Output(shape, acc_dtype, o.results[0].type.shape, r_dtype,
                       _identity(o.opdef, acc_dtype), count)
+
+
+def _loop_order(dom: tuple, reduced: list) -> tuple | None:
+    """The loop nest's axes, outermost first, when it can run in parallel over its outer loop;
+    None when it cannot. The outer loop must be an axis every reduction keeps (its iterations
+    then write disjoint elements and accumulators), of extent > 1: the domain's first axis,
+    else the first such one moved outside (batch-norm's statistics over N, H, W of NCHW run
+    over C). Moving a kept axis out leaves each accumulator's summands in the same order, so
+    the results are the serial nest's bits.
+
+    >>> _loop_order((32, 16, 8, 8), [{0, 2, 3}])
+    (1, 0, 2, 3)
+    >>> _loop_order((4, 5), [{0, 1}]) is None
+    True
+    """
+    kept = [k for k in range(len(dom)) if dom[k] > 1 and not any(k in r for r in reduced)]
+    if not kept:
+        return None
+    first = kept[0]
+    return (first,) + tuple(k for k in range(len(dom)) if k != first)
 
 
 def _extent(arrays: list, dom: tuple, k: int) -> str:

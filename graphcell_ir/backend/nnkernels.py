@@ -87,6 +87,7 @@ import numpy as np
 
 from graphcell_ir.backend import blas_threads, kernels, nn_loops
 from graphcell_ir.backend.loops import namespace
+from graphcell_ir.backend.native import pool
 from graphcell_ir.ops import contraction as C_
 from graphcell_ir.ops import conv as C
 from graphcell_ir.ops import elementwise as E
@@ -154,7 +155,7 @@ def in_blocks(n: int, count: int, run, threads: int | None = None) -> None:
     write only its block's part of the outputs; the blocks are fixed by ``n`` and ``count``
     alone, and run under the caller's numpy error state. The one place the split meets a
     pool: another pool can drive it."""
-    threads = (blas_threads.split_threads() or kernels._threads()) if threads is None \
+    threads = (blas_threads.split_threads() or pool.configured_threads()) if threads is None \
         else threads
     edges = [n * k // count for k in range(count + 1)]
     if count < 2 or threads < 2:
@@ -175,12 +176,29 @@ def in_blocks(n: int, count: int, run, threads: int | None = None) -> None:
         with np.errstate(**state):
             drain()
 
-    helpers = [kernels._pool().submit(helper) for _ in range(min(threads, count) - 1)]
+    helpers = [_block_workers().submit(helper) for _ in range(min(threads, count) - 1)]
     try:
         drain()
     finally:
         for h in helpers:
             h.result()   # every block written (or its error raised) before the caller reads
+
+
+_WORKERS = None
+_WORKERS_LOCK = threading.Lock()
+
+
+def _block_workers():
+    """The Python threads that help :func:`in_blocks` (started on first use). Not the native
+    kernel pool (``native/pool.py``): that one runs native loop bodies, these run Python
+    callables whose native loops and BLAS calls release the GIL."""
+    global _WORKERS
+    with _WORKERS_LOCK:
+        if _WORKERS is None:
+            from concurrent.futures import ThreadPoolExecutor
+            _WORKERS = ThreadPoolExecutor(max_workers=max(1, pool.configured_threads() - 1),
+                                          thread_name_prefix="graphcell-blocks")
+        return _WORKERS
 
 
 _scratch = threading.local()

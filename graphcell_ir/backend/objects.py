@@ -134,17 +134,21 @@ def usable() -> str | None:
 # --- the JIT -------------------------------------------------------------------------------------------
 
 def jit_function(source: str, name: str, kinds, key: str, *, label: str | None = None,
-                 no_overflow: bool = False) -> tuple:
+                 no_overflow: bool = False, parallel: bool = False,
+                 noalias: bool = False) -> tuple:
     """``(entry, "")``: function ``name`` of module ``source`` for arguments of ``kinds``, linked
     (an ``abi.ObjectEntry``: from the store, else compiled now and stored); ``(None, why)`` when
     it has no native code (refused by the generator, now or earlier; the generator failed; this
-    process cannot link). ``key`` names the source; ``label`` the function in reports."""
+    process cannot link). ``key`` names the source; ``label`` the function in reports;
+    ``parallel``: its final ``prange`` loop runs on the native thread pool (``native/pool.py``);
+    ``noalias``: no array argument overlaps one it writes (see ``codegen.lower_module``)."""
     why = usable()
     if why is not None:
         return None, why
     kinds = tuple(tuple(k) for k in kinds)
     label = label or key
-    id_, target = abi.jit_id(key, kinds), host_target()
+    id_, target = abi.jit_id(key + "+pool" * parallel + "+noalias" * noalias, kinds), \
+        host_target()
     t0 = time.perf_counter()
     found = store().get(id_, target)
     if found.refused:
@@ -161,7 +165,8 @@ def jit_function(source: str, name: str, kinds, key: str, *, label: str | None =
     try:
         layout = abi.array_layout()
         text = codegen.lower_module(source, name, kinds, abi.symbol_of(id_), entry="object",
-                                    layout=layout, no_overflow=no_overflow)
+                                    layout=layout, no_overflow=no_overflow, parallel=parallel,
+                                    noalias=noalias)
         obj = _object(text, key, id_, kinds, target)
     except Unsupported as e:
         reason = f"not in the code generator's subset ({e})"
@@ -211,7 +216,8 @@ def emit_kernel(ks, input_dtypes) -> NativeObject:
     NativeError when there can be none (a scalar operand, the generator refuses it)."""
     args = abi.signature(ks, input_dtypes)
     kinds = [("array", d, len(s)) for d, s in args]
-    return _emitted(ks.module_text, "kernel", kinds, ks.key, args, [s for _, s in args], False)
+    return _emitted(ks.module_text, "kernel", kinds, ks.key, args, [s for _, s in args], False,
+                    parallel=ks.parallel, noalias=True)
 
 
 def emit_loop(source: str, name: str, kinds) -> NativeObject:
@@ -222,7 +228,8 @@ def emit_loop(source: str, name: str, kinds) -> NativeObject:
     return _emitted(source, name, kinds, key, kinds, None, True)
 
 
-def _emitted(source: str, name: str, kinds, key: str, args, shapes, no_overflow: bool):
+def _emitted(source: str, name: str, kinds, key: str, args, shapes, no_overflow: bool,
+             parallel: bool = False, noalias: bool = False):
     if not codegen.available():
         raise NativeError("this llvmlite cannot run the code generator")
     id_, target = abi.native_id(key, args), emit_target()
@@ -233,7 +240,8 @@ def _emitted(source: str, name: str, kinds, key: str, args, shapes, no_overflow:
         raise NativeError(found.why)
     try:
         text = codegen.lower_module(source, name, kinds, abi.symbol_of(id_), entry="pointers",
-                                    shapes=shapes, no_overflow=no_overflow)
+                                    shapes=shapes, no_overflow=no_overflow, parallel=parallel,
+                                    noalias=noalias)
         data, needs = codegen.object_code(text, target)
     except Unsupported as e:
         reason = f"not in the code generator's subset ({e})"

@@ -12,8 +12,8 @@ The kernels graphcell generates (``backend/lower.py``) and its convolution/pooli
 20-130 ms a function, where numba took 0.1-0.7 s after 0.5 s of start-up, and the same
 arithmetic, so the results are numba's bits (numba stays the tests' oracle).
 
-``prange`` is ``range`` here: the caller runs a parallel kernel's code on blocks of rows
-(``kernels._Blocks``). Anything outside the subset raises
+A kernel's final ``prange`` loop calls the native thread pool (:mod:`.parallel`,
+``native/pool.py``); any other ``prange`` is ``range``. Anything outside the subset raises
 :class:`~graphcell_ir.backend.lower.Unsupported`; ``backend/objects.py`` (the route: code
 generator, object store, linker) records the refusal and the caller falls back to numba.
 
@@ -30,7 +30,7 @@ from __future__ import annotations
 import ast
 import functools
 
-VERSION = "graphcell-codegen-2"
+VERSION = "graphcell-codegen-5"
 """Part of every stored object's name: a change to what the generator emits must change it."""
 
 
@@ -61,7 +61,8 @@ def arg_types(kinds) -> tuple:
 
 
 def lower_module(source: str, name: str, kinds, symbol: str, *, entry: str = "object",
-                 layout=None, shapes=None, no_overflow: bool = False) -> str:
+                 layout=None, shapes=None, no_overflow: bool = False,
+                 parallel: bool = False, noalias: bool = False) -> str:
     """The LLVM IR (text) of function ``name`` of module ``source`` for arguments of ``kinds``,
     behind an entry ``symbol`` of ``native/abi.py``:
 
@@ -71,14 +72,21 @@ def lower_module(source: str, name: str, kinds, symbol: str, *, entry: str = "ob
       ``shapes`` gives them: one tuple per argument, constants in the code).
 
     ``no_overflow``: the source's integer arithmetic is index arithmetic that never overflows
-    (``nsw``: LLVM then sees consecutive accesses; im2col ran 2.7x faster with it)."""
+    (``nsw``: LLVM then sees consecutive accesses; im2col ran 2.7x faster with it).
+    ``parallel``: ``name``'s final ``prange`` loop runs on the native thread pool
+    (:mod:`.parallel`); otherwise ``prange`` is ``range``. ``noalias``: no array argument
+    overlaps one the function writes (``lower.py``'s kernels: fresh outputs), so its pointers
+    are marked ``noalias``."""
     import llvmlite.ir as ir
 
     from graphcell_ir.backend.codegen.lowering import ModuleLowering
     from graphcell_ir.backend.lower import Unsupported
     from graphcell_ir.backend.native import abi
-    mod = ModuleLowering(ast.parse(source), no_overflow)
+    from graphcell_ir.backend.codegen.parallel import mark_noalias
+    mod = ModuleLowering(ast.parse(source), no_overflow, name if parallel else None, noalias)
     impl = mod.function(name, arg_types(kinds))
+    if noalias:
+        mark_noalias(impl)
     if not isinstance(impl.function_type.return_type, ir.VoidType):
         raise Unsupported(f"{name}() returns a value: a kernel writes its results into arrays")
     impl.linkage = "internal"
@@ -89,12 +97,14 @@ def lower_module(source: str, name: str, kinds, symbol: str, *, entry: str = "ob
     return str(mod.module)
 
 
-def optimized_ir(source: str, name: str, kinds, no_overflow: bool = False) -> str:
+def optimized_ir(source: str, name: str, kinds, no_overflow: bool = False,
+                 parallel: bool = False, noalias: bool = False) -> str:
     """The LLVM IR of ``name`` for ``kinds`` after LLVM's passes, behind a pointer entry taking
     data pointers and dimensions: what to read when a kernel is slow (is its loop vectorised?).
     ``save_graphs`` dumps it beside each kernel's source."""
     from graphcell_ir.backend.native.target import host_target
-    text = lower_module(source, name, kinds, name, entry="pointers", no_overflow=no_overflow)
+    text = lower_module(source, name, kinds, name, entry="pointers", no_overflow=no_overflow,
+                        parallel=parallel, noalias=noalias)
     return str(_optimized(text, host_target())[0])
 
 

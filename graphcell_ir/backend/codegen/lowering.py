@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import llvmlite.ir as ir
 import numpy as np
 
+from graphcell_ir.backend.codegen import parallel
 from graphcell_ir.backend.codegen import typerules as T
 from graphcell_ir.backend.codegen.arith import Arith
 from graphcell_ir.backend.codegen.llvmtypes import (I1, I8, I64, PTR, VOID, memory_type,
@@ -58,8 +59,11 @@ class ModuleLowering:
     """The functions of one kernel module, lowered on demand into one LLVM module (each function
     once per argument types; helpers are internal and always inlined)."""
 
-    def __init__(self, tree: ast.Module, no_overflow: bool = False):
+    def __init__(self, tree: ast.Module, no_overflow: bool = False,
+                 parallel_entry: str | None = None, noalias: bool = False):
         self.no_overflow = no_overflow
+        self.noalias = noalias                 # the entry's arrays never overlap one it writes
+        self.parallel_entry = parallel_entry   # whose last prange loop runs on the pool
         self.defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
         self.module = ir.Module(name="graphcell_codegen")
         self.typer = T.Typer(self.defs)
@@ -205,6 +209,8 @@ class FunctionLowering:
             self.store_local(target.id, value, t)
         else:
             ptr, elem = self.element_address(target)
+            if self.mod.noalias and _accumulates(target, st.value, elem):
+                value.flags.append("reassoc")   # see _accumulates
             self.store_element(ptr, elem, value, t)
 
     def _AugAssign(self, st):
@@ -250,6 +256,8 @@ class FunctionLowering:
         self.b.position_at_end(done)
 
     def _For(self, st):
+        if parallel.outlinable(self, st):
+            return parallel.lower_prange(self, st)
         start, stop, step = self.range_of(st.iter)
         counter = self.entry_alloca(I64, "for.i")
         self.b.store(start, counter)
@@ -578,6 +586,17 @@ class FunctionLowering:
         if dtype == T.BOOL:
             v = self.b.zext(v, I8)
         self.b.store(v, ptr)
+
+
+def _accumulates(target: ast.Subscript, value: ast.expr, elem) -> bool:
+    """Whether ``target = target + x`` (or ``*``) accumulates into a float64 array element: a
+    reduction of ``lower.py``'s kernels (float64 accumulators only). Its add may be reassociated
+    (``reassoc``): LLVM then sums in vector lanes, combined in a fixed order at the end, instead
+    of one element at a time (4 cycles each) — the order is the compiled code's, the same on
+    every call and any number of threads, but not the source's index order."""
+    return (elem == T.F64 and isinstance(value, ast.BinOp)
+            and isinstance(value.op, (ast.Add, ast.Mult))
+            and ast.unparse(value.left) == ast.unparse(target))
 
 
 def _indices(node: ast.Subscript) -> list:

@@ -56,6 +56,9 @@ TYPE_NUMS = {n: np.dtype(n).num for n in ("bool", "int8", "int16", "int32", "int
 """The array dtypes native code takes, with numpy's type numbers (what the object entry checks)."""
 SCALAR_CTYPES = {"int64": ctypes.c_int64, "float64": ctypes.c_double, "float32": ctypes.c_float}
 """The scalar dtypes native code takes, as ctypes passes them."""
+PARALLEL_FOR = "graphcell_parallel_for"
+"""The one function of graphcell's own runtime native code may call: the thread pool's
+(``native/pool.py``; the linker gives objects its address)."""
 
 
 # --- kinds and names -------------------------------------------------------------------------------

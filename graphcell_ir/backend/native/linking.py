@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from graphcell_ir.backend.native.abi import (ObjectEntry, PointerKernel, PointerLoop, kinds_of,
-                                             loop_key, signature, source_hash)
-from graphcell_ir.backend.native.objfile import check_linkable
+from graphcell_ir.backend.native.abi import (PARALLEL_FOR, ObjectEntry, PointerKernel, PointerLoop,
+                                             kinds_of, loop_key, signature, source_hash)
+from graphcell_ir.backend.native.objfile import check_linkable, undefined_symbols
 from graphcell_ir.backend.native.store import NativeObject
 from graphcell_ir.backend.native.target import NativeError, Target, host_target, llvm_binding
 
@@ -85,10 +85,23 @@ class Linker:
             builder.add_object_img(obj.data)
             builder.export_symbol(obj.symbol)
         builder.add_current_process()   # libm (tanhf, expf...) is in the process already
+        if any(PARALLEL_FOR in (o.needs or undefined_symbols(o.data)) for o in objects):
+            builder.import_symbol(PARALLEL_FOR, self.runtime_address(PARALLEL_FOR))
         return builder.link(self._lljit(), f"graphcell-native-{next(self._names)}")
 
+    def runtime_address(self, name: str) -> int:
+        """The address of runtime symbol ``name`` (the pool is linked at the first need)."""
+        from graphcell_ir.backend.native import pool
+        try:
+            return pool.pool().addresses[name]
+        except Exception as e:   # what needs it is not linked: the caller falls back
+            raise RuntimeError(f"graphcell's thread pool could not be built "
+                               f"({type(e).__name__}: {e})") from e
+
     def in_process(self, name: str) -> bool:
-        """Whether this process defines symbol ``name`` (libm...)."""
+        """Whether this process defines symbol ``name`` (libm..., or graphcell's thread pool)."""
+        if name == PARALLEL_FOR:   # graphcell's thread pool, linked at the first need
+            return True
         if self._process is None:
             self._process = ctypes.CDLL(None)
         try:

@@ -197,9 +197,11 @@ _LIBM = ("exp exp2 exp10 expm1 log log2 log10 log1p pow sqrt cbrt sin cos tan si
          "atan atan2 sinh cosh tanh asinh acosh atanh erf erfc lgamma tgamma fmod remainder "
          "hypot floor ceil trunc round rint nearbyint fabs copysign fmin fmax ldexp frexp "
          "modf").split()
-IMPORTS = frozenset(_LIBM + [f + "f" for f in _LIBM] + ["memset", "memcpy", "memmove"])
-"""The outside functions graphcell's kernels may call: libm's (double and float) and the C
-library's memory functions LLVM turns loops into."""
+IMPORTS = frozenset(_LIBM + [f + "f" for f in _LIBM] + ["memset", "memcpy", "memmove",
+                                                      "graphcell_parallel_for"])
+"""The outside functions graphcell's kernels may call: libm's (double and float), the C
+library's memory functions LLVM turns loops into, and graphcell's thread pool
+(``native/pool.py``, which the linker provides)."""
 _RUNTIME_HELPERS = re.compile(r"^__(extend|trunc)[sdh]f[sdh]f2$|^__gnu_[hf]2[hf]_ieee$"
                               r"|^__(u?div|u?mod)ti3$|^__powi[sd]f2$")
 """The compiler runtime's helpers LLVM may call: float16 conversions, 128-bit division, powi."""
@@ -229,6 +231,14 @@ _SHF_WRITE, _SHF_EXECINSTR, _SHF_TLS = 0x1, 0x4, 0x400
 def checkable(triple: str) -> bool:
     """Whether :func:`check_linkable` knows what graphcell emits for ``triple``'s machine."""
     return _ELF_MACHINES.get(triple.split("-", 1)[0]) in RELOCATIONS
+
+
+def undefined_symbols(data: bytes) -> tuple:
+    """The symbols object file ``data`` imports (an artifact's object records none)."""
+    try:
+        return tuple(read_elf(data).undefined())
+    except NativeError:
+        return ()
 
 
 def check_linkable(data: bytes, symbol: str, triple: str) -> None:

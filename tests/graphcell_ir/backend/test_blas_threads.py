@@ -27,7 +27,7 @@ def blas(monkeypatch):
     fake = FakeBlas(4)
     monkeypatch.setattr(B, "_API", (fake.set, fake.get))
     monkeypatch.delenv("GRAPHCELL_BLAS_THREADS", raising=False)
-    monkeypatch.setenv("GRAPHCELL_NUM_THREADS", "4")   # the CPUs, as the tuner sees them
+    monkeypatch.setenv("GRAPHCELL_KERNEL_THREADS", "4")   # the CPUs, as the tuner sees them
     return fake
 
 
@@ -76,14 +76,14 @@ def test_environment_setting(blas, monkeypatch, setting, want, outside):
 
 
 def test_one_cpu_means_no_split(blas, monkeypatch):
-    monkeypatch.setenv("GRAPHCELL_NUM_THREADS", "1")
+    monkeypatch.setenv("GRAPHCELL_KERNEL_THREADS", "1")
     t = B.Tuner()
     assert t.candidates == (1,) and t(B.split_threads) == 1
 
 
 def test_without_openblas_the_split_is_still_tuned(monkeypatch):
     monkeypatch.setattr(B, "_API", None)
-    monkeypatch.setenv("GRAPHCELL_NUM_THREADS", "2")
+    monkeypatch.setenv("GRAPHCELL_KERNEL_THREADS", "2")
     monkeypatch.delenv("GRAPHCELL_BLAS_THREADS", raising=False)
     t = B.Tuner()
     assert t.candidates == (1, 2) and t(lambda: 7) == 7

@@ -356,14 +356,14 @@ def test_a_refused_kernel_is_compiled_by_numba(tmp_path, monkeypatch):
     assert isinstance(runner, kernels._Numba)
 
 
-# --- parallel kernels: the serial code on blocks of rows -----------------------------------------
+# --- parallel kernels: the prange loop on the native thread pool ---------------------------------
 
-def test_parallel_kernel_runs_blocks_of_rows(tmp_path, monkeypatch):
-    """A kernel lowering marks parallel runs the generated serial code on blocks of the outer
-    axis, one per thread; a broadcast operand (extent 1 there) is passed whole to each."""
+def test_parallel_kernel_runs_its_prange_loop_on_the_pool(tmp_path, monkeypatch):
+    """A kernel lowering marks parallel calls the native pool from its entry (the object needs
+    ``graphcell_parallel_for``), with the serial results; a broadcast operand included."""
     from graphcell_ir.backend import lower
+    from graphcell_ir.backend.native import pool
     monkeypatch.setenv("GRAPHCELL_CACHE_DIR", str(tmp_path))
-    monkeypatch.setenv("GRAPHCELL_NUM_THREADS", "3")
     monkeypatch.setattr(lower, "PARALLEL_MIN", 1)
     monkeypatch.setattr(lower, "PARALLEL_MIN_WORK", 1)
     kernels.reset_cache()
@@ -371,12 +371,19 @@ def test_parallel_kernel_runs_blocks_of_rows(tmp_path, monkeypatch):
     x = rng.standard_normal((7, 5)).astype(np.float32)
     row = rng.standard_normal((1, 5)).astype(np.float32)
     m, args = one_op_module(REGISTRY["mul"], (x, row), {})
-    exe = compile_executable(m, "main", jit=True, kernel_min_size=0)
-    (got,) = exe(args)
+    old = pool.pool().state[pool._MIN_WORK]
+    pool.pool().state[pool._MIN_WORK] = 0   # this small loop runs in chunks too
+    try:
+        exe = compile_executable(m, "main", jit=True, kernel_min_size=0)
+        (got,) = exe(args)
+    finally:
+        pool.pool().state[pool._MIN_WORK] = old
     np.testing.assert_array_equal(got, x * row)
     (fn,) = kernels._MEMORY.runners.values()
-    assert isinstance(fn, kernels._Blocks) and fn.ks.parallel and fn.split == [True, False, True]
+    assert isinstance(fn, kernels._Native) and fn.ks.parallel
     assert "prange" in fn.ks.source
+    found = objects.store().get(fn.native.id, N.host_target())
+    assert pool.SYMBOL in found.obj.needs
 
 
 RETURNS = textwrap.dedent("""

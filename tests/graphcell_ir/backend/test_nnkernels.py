@@ -247,7 +247,7 @@ def test_split_loops_match_and_do_not_depend_on_threads(dtype, monkeypatch):
         attrs = op.check_attrs(attrs)
         runs = []
         for threads in ("1", "2"):
-            monkeypatch.setenv("GRAPHCELL_NUM_THREADS", threads)
+            monkeypatch.setenv("GRAPHCELL_KERNEL_THREADS", threads)
             monkeypatch.setenv("GRAPHCELL_BLAS_THREADS", threads)
             runs.append(kernel(op, jit=True)(*operands, **attrs))
         assert_matches(runs[1], op.ref(*operands, **attrs), op, "split")
