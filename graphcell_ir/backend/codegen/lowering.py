@@ -112,6 +112,7 @@ class FunctionLowering:
         self.locals: dict[str, Local] = {}
         self.lambdas: list[dict] = []      # scopes of lambda parameters: name -> (value, type)
         self.loops: list[tuple] = []       # (continue block, break block)
+        self.counters = _counters(node)    # names that only count up from 0 or more
 
     # -- the function --
     def run(self) -> None:
@@ -536,10 +537,15 @@ class FunctionLowering:
         """An index as int64, a negative one wrapped once (numba's wraparound)."""
         v, t = self.expr(node)
         v = self.A.cast(v, t, T.I64)
-        if isinstance(v, ir.Constant) and v.constant >= 0:
+        if isinstance(v, ir.Constant) and v.constant >= 0 or self.is_counter(node):
             return v
         return self.b.select(self.b.icmp_signed("<", v, I64(0)),
                              self.b.add(v, dim, flags=["nsw"]), v)
+
+    def is_counter(self, node: ast.expr) -> bool:
+        """Whether ``node`` names a loop counter never negative (no wraparound to emit: three
+        instructions an index that LLVM's passes spend compile time proving dead)."""
+        return isinstance(node, ast.Name) and node.id in self.counters
 
     def offset(self, array: ArrayValue, indices: list):
         """The element offset of the leading ``indices`` (C order), times the trailing size.
@@ -578,6 +584,33 @@ class FunctionLowering:
         if dtype == T.BOOL:
             v = self.b.zext(v, I8)
         self.b.store(v, ptr)
+
+
+def _counters(fn: ast.FunctionDef) -> frozenset:
+    """The names ``fn`` binds only as the targets of ``for ... in range(...)`` loops counting up
+    from a non-negative constant (not as a parameter, a lambda's, nor by any other store):
+    never negative, whatever the bounds."""
+    counting, other, targets = set(), set(), set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
+            targets.add(id(node.target))
+            (counting if _counts_up_from_zero_or_more(node.iter) else other).add(node.target.id)
+    for node in ast.walk(fn):
+        if isinstance(node, ast.arg):
+            other.add(node.arg)
+        elif (isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)
+              and id(node) not in targets):
+            other.add(node.id)
+    return frozenset(counting - other)
+
+
+def _counts_up_from_zero_or_more(it: ast.expr) -> bool:
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
+            and it.func.id in ("range", "prange") and 1 <= len(it.args) <= 3):
+        return False
+    start = 0 if len(it.args) == 1 else _constant_int(it.args[0])
+    step = 1 if len(it.args) < 3 else _constant_int(it.args[2])
+    return start is not None and start >= 0 and step is not None and step > 0
 
 
 def _indices(node: ast.Subscript) -> list:
