@@ -591,16 +591,15 @@ def _counters(fn: ast.FunctionDef) -> frozenset:
     from a non-negative constant (not as a parameter, a lambda's, nor by any other store):
     never negative, whatever the bounds."""
     counting, other, targets = set(), set(), set()
-    for node in ast.walk(fn):
+    for node in ast.walk(fn):   # parents before children: a for-target is known when seen
         if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
-            targets.add(id(node.target))
+            targets.add(node.target)
             (counting if _counts_up_from_zero_or_more(node.iter) else other).add(node.target.id)
-    for node in ast.walk(fn):
-        if isinstance(node, ast.arg):
+        elif isinstance(node, ast.Name):
+            if node.ctx.__class__ is not ast.Load and node not in targets:
+                other.add(node.id)
+        elif isinstance(node, ast.arg):
             other.add(node.arg)
-        elif (isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)
-              and id(node) not in targets):
-            other.add(node.id)
     return frozenset(counting - other)
 
 
