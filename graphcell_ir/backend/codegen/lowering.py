@@ -112,14 +112,22 @@ class FunctionLowering:
         self.locals: dict[str, Local] = {}
         self.lambdas: list[dict] = []      # scopes of lambda parameters: name -> (value, type)
         self.loops: list[tuple] = []       # (continue block, break block)
-        self.counters = _counters(node)    # names that only count up from 0 or more
+        self.counters, self.bound = _bindings(node)   # see _bindings
+        self.fixed: dict[str, ArrayValue] = {}   # array parameters never rebound: the arguments
 
     # -- the function --
     def run(self) -> None:
         entry = self.fn.append_basic_block("entry")
         self.b = ir.IRBuilder(entry)
         self.A = Arith(self.b, self.mod, self.mod.no_overflow)
+        args = iter(self.fn.args)
+        passed = {name: [next(args) for _ in param_types(t)] for name, t in self.params.items()}
+        for name, t in self.params.items():
+            if isinstance(t, T.Array) and name not in self.bound:
+                self.fixed[name] = ArrayValue(passed[name][0], passed[name][1:])
         for name, t in self.types.items():
+            if name in self.fixed:   # no allocas: nothing for LLVM to promote, nothing to load
+                continue
             if isinstance(t, T.Array):
                 slots = [self.b.alloca(PTR, name=name)] + \
                     [self.b.alloca(I64, name=f"{name}.d{k}") for k in range(t.ndim)]
@@ -128,10 +136,10 @@ class FunctionLowering:
             else:
                 raise Unsupported(f"the local {name!r} holds a {t}")
             self.locals[name] = Local(t, slots)
-        args = iter(self.fn.args)
-        for name, t in self.params.items():
-            for slot in self.locals[name].slots:
-                self.b.store(next(args), slot)
+        for name in self.params:
+            if name not in self.fixed:
+                for value, slot in zip(passed[name], self.locals[name].slots):
+                    self.b.store(value, slot)
         if self.returns is not None:   # falling off the end returns whatever the slot holds
             self.result = self.b.alloca(value_type(self.returns), name="result")
         self.exit = self.fn.append_basic_block("exit")
@@ -320,6 +328,9 @@ class FunctionLowering:
             self.b.store(self.A.cast(value, t, local.type), local.slots[0])
 
     def load_local(self, name: str):
+        fixed = self.fixed.get(name)
+        if fixed is not None:
+            return fixed, self.params[name]
         local = self.locals[name]
         if isinstance(local.type, T.Array):
             return ArrayValue(self.b.load(local.slots[0]),
@@ -352,7 +363,7 @@ class FunctionLowering:
         for scope in reversed(self.lambdas):
             if node.id in scope:
                 return scope[node.id]
-        if node.id in self.locals:
+        if node.id in self.locals or node.id in self.fixed:
             return self.load_local(node.id)
         return None, self.typeof(node)
 
@@ -586,21 +597,24 @@ class FunctionLowering:
         self.b.store(v, ptr)
 
 
-def _counters(fn: ast.FunctionDef) -> frozenset:
-    """The names ``fn`` binds only as the targets of ``for ... in range(...)`` loops counting up
-    from a non-negative constant (not as a parameter, a lambda's, nor by any other store):
-    never negative, whatever the bounds."""
-    counting, other, targets = set(), set(), set()
+def _bindings(fn: ast.FunctionDef) -> tuple[frozenset, frozenset]:
+    """``(counters, bound)`` of ``fn``: the names it binds only as the targets of
+    ``for ... in range(...)`` loops counting up from a non-negative constant (not as a
+    parameter, a lambda's, nor by any other store: never negative, whatever the bounds), and
+    the names it binds anywhere in its body (a parameter not among them never changes)."""
+    counting, other, targets, bound = set(), set(), set(), set()
     for node in ast.walk(fn):   # parents before children: a for-target is known when seen
         if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
             targets.add(node.target)
             (counting if _counts_up_from_zero_or_more(node.iter) else other).add(node.target.id)
         elif isinstance(node, ast.Name):
-            if node.ctx.__class__ is not ast.Load and node not in targets:
-                other.add(node.id)
+            if node.ctx.__class__ is not ast.Load:
+                bound.add(node.id)
+                if node not in targets:
+                    other.add(node.id)
         elif isinstance(node, ast.arg):
             other.add(node.arg)
-    return frozenset(counting - other)
+    return frozenset(counting - other), frozenset(bound)
 
 
 def _counts_up_from_zero_or_more(it: ast.expr) -> bool:
