@@ -2,7 +2,8 @@
 
 One :class:`FunctionLowering` per function and argument types. Every local lives in an
 ``alloca`` of its inferred type (LLVM's mem2reg turns them into SSA values), so loop-carried
-accumulators and names assigned in branches need nothing special. An array is its data pointer
+accumulators and names assigned in branches need nothing special; an array parameter the
+function never rebinds is its arguments themselves (fewer instructions for LLVM to promote). An array is its data pointer
 and its dimensions (C order: no strides); a view ``x[n, c]`` is a pointer and the trailing
 dimensions. Conditional expressions and ``and``/``or`` branch, so a guarded read
 (``x[i] if 0 <= i < n else 0``) never loads out of bounds; LLVM turns what is safe into selects.

@@ -9,11 +9,12 @@ int64/float32/float64. The code generator compiles a function once per tuple of 
 **The object entry** (:data:`JIT_ABI`, the JIT): ``i32 symbol(args...)`` with each array passed as
 the ndarray object itself (``PyObject *``: ctypes converts nothing, ~1 us a call) and each scalar
 by value. The entry reads each array's rank, flags and dtype number from numpy's array struct —
-``PyArrayObject_fields`` and ``PyArray_Descr`` of numpy's C API — and returns :data:`MISMATCH`
-without running when one is not its kind (or not C-contiguous); otherwise it calls the function
-with each array's data pointer and dimensions and returns :data:`OK`. The struct's offsets are
-measured in each process against numpy's own accessors (:func:`array_layout`) and are part of
-every object entry's id, so code is never paired with another layout.
+``PyArrayObject_fields`` and ``PyArray_Descr`` of numpy's C API, in one check function its
+module shares — and returns :data:`MISMATCH` without running when one is not its kind (or not
+C-contiguous); otherwise it calls the function with each array's data pointer and dimensions
+and returns :data:`OK`. The struct's offsets are measured in each process against numpy's own
+accessors (:func:`array_layout`) and are part of every object entry's id, so code is never
+paired with another layout.
 
 **The pointer entry** (:data:`ABI`, exported artifacts): ``i32 symbol(ptr ret, ptr exc,
 args...)`` with each array as its data pointer followed by its dimensions — or without them when
