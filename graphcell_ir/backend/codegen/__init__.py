@@ -30,7 +30,7 @@ from __future__ import annotations
 import ast
 import functools
 
-VERSION = "graphcell-codegen-5"
+VERSION = "graphcell-codegen-6"
 """Part of every stored object's name: a change to what the generator emits must change it."""
 
 
@@ -90,6 +90,7 @@ def lower_module(source: str, name: str, kinds, symbol: str, *, entry: str = "ob
     if not isinstance(impl.function_type.return_type, ir.VoidType):
         raise Unsupported(f"{name}() returns a value: a kernel writes its results into arrays")
     impl.linkage = "internal"
+    impl.attributes.add("alwaysinline")
     if entry == "object":
         abi.add_object_entry(mod.module, impl, kinds, symbol, layout)
     else:

@@ -2,7 +2,8 @@
 
 One :class:`FunctionLowering` per function and argument types. Every local lives in an
 ``alloca`` of its inferred type (LLVM's mem2reg turns them into SSA values), so loop-carried
-accumulators and names assigned in branches need nothing special. An array is its data pointer
+accumulators and names assigned in branches need nothing special; an array parameter the
+function never rebinds is its arguments themselves (fewer instructions for LLVM to promote). An array is its data pointer
 and its dimensions (C order: no strides); a view ``x[n, c]`` is a pointer and the trailing
 dimensions. Conditional expressions and ``and``/``or`` branch, so a guarded read
 (``x[i] if 0 <= i < n else 0``) never loads out of bounds; LLVM turns what is safe into selects.
@@ -116,13 +117,23 @@ class FunctionLowering:
         self.locals: dict[str, Local] = {}
         self.lambdas: list[dict] = []      # scopes of lambda parameters: name -> (value, type)
         self.loops: list[tuple] = []       # (continue block, break block)
+        self.counters, self.bound = _bindings(node)   # see _bindings
+        self.fixed: dict[str, ArrayValue] = {}   # array parameters never rebound: the arguments
 
     # -- the function --
     def run(self) -> None:
         entry = self.fn.append_basic_block("entry")
         self.b = ir.IRBuilder(entry)
         self.A = Arith(self.b, self.mod, self.mod.no_overflow)
+        args = iter(self.fn.args)
+        passed = {name: [next(args) for _ in param_types(t)] for name, t in self.params.items()}
+        outlines = self.mod.parallel_entry == self.node.name   # its locals pass by address
+        for name, t in self.params.items():
+            if isinstance(t, T.Array) and name not in self.bound and not outlines:
+                self.fixed[name] = ArrayValue(passed[name][0], passed[name][1:])
         for name, t in self.types.items():
+            if name in self.fixed:   # no allocas: nothing for LLVM to promote, nothing to load
+                continue
             if isinstance(t, T.Array):
                 slots = [self.b.alloca(PTR, name=name)] + \
                     [self.b.alloca(I64, name=f"{name}.d{k}") for k in range(t.ndim)]
@@ -131,10 +142,10 @@ class FunctionLowering:
             else:
                 raise Unsupported(f"the local {name!r} holds a {t}")
             self.locals[name] = Local(t, slots)
-        args = iter(self.fn.args)
-        for name, t in self.params.items():
-            for slot in self.locals[name].slots:
-                self.b.store(next(args), slot)
+        for name in self.params:
+            if name not in self.fixed:
+                for value, slot in zip(passed[name], self.locals[name].slots):
+                    self.b.store(value, slot)
         if self.returns is not None:   # falling off the end returns whatever the slot holds
             self.result = self.b.alloca(value_type(self.returns), name="result")
         self.exit = self.fn.append_basic_block("exit")
@@ -327,6 +338,9 @@ class FunctionLowering:
             self.b.store(self.A.cast(value, t, local.type), local.slots[0])
 
     def load_local(self, name: str):
+        fixed = self.fixed.get(name)
+        if fixed is not None:
+            return fixed, self.params[name]
         local = self.locals[name]
         if isinstance(local.type, T.Array):
             return ArrayValue(self.b.load(local.slots[0]),
@@ -359,7 +373,7 @@ class FunctionLowering:
         for scope in reversed(self.lambdas):
             if node.id in scope:
                 return scope[node.id]
-        if node.id in self.locals:
+        if node.id in self.locals or node.id in self.fixed:
             return self.load_local(node.id)
         return None, self.typeof(node)
 
@@ -544,10 +558,15 @@ class FunctionLowering:
         """An index as int64, a negative one wrapped once (numba's wraparound)."""
         v, t = self.expr(node)
         v = self.A.cast(v, t, T.I64)
-        if isinstance(v, ir.Constant) and v.constant >= 0:
+        if isinstance(v, ir.Constant) and v.constant >= 0 or self.is_counter(node):
             return v
         return self.b.select(self.b.icmp_signed("<", v, I64(0)),
                              self.b.add(v, dim, flags=["nsw"]), v)
+
+    def is_counter(self, node: ast.expr) -> bool:
+        """Whether ``node`` names a loop counter never negative (no wraparound to emit: three
+        instructions an index that LLVM's passes spend compile time proving dead)."""
+        return isinstance(node, ast.Name) and node.id in self.counters
 
     def offset(self, array: ArrayValue, indices: list):
         """The element offset of the leading ``indices`` (C order), times the trailing size.
@@ -597,6 +616,35 @@ def _accumulates(target: ast.Subscript, value: ast.expr, elem) -> bool:
     return (elem == T.F64 and isinstance(value, ast.BinOp)
             and isinstance(value.op, (ast.Add, ast.Mult))
             and ast.unparse(value.left) == ast.unparse(target))
+
+
+def _bindings(fn: ast.FunctionDef) -> tuple[frozenset, frozenset]:
+    """``(counters, bound)`` of ``fn``: the names it binds only as the targets of
+    ``for ... in range(...)`` loops counting up from a non-negative constant (not as a
+    parameter, a lambda's, nor by any other store: never negative, whatever the bounds), and
+    the names it binds anywhere in its body (a parameter not among them never changes)."""
+    counting, other, targets, bound = set(), set(), set(), set()
+    for node in ast.walk(fn):   # parents before children: a for-target is known when seen
+        if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
+            targets.add(node.target)
+            (counting if _counts_up_from_zero_or_more(node.iter) else other).add(node.target.id)
+        elif isinstance(node, ast.Name):
+            if node.ctx.__class__ is not ast.Load:
+                bound.add(node.id)
+                if node not in targets:
+                    other.add(node.id)
+        elif isinstance(node, ast.arg):
+            other.add(node.arg)
+    return frozenset(counting - other), frozenset(bound)
+
+
+def _counts_up_from_zero_or_more(it: ast.expr) -> bool:
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
+            and it.func.id in ("range", "prange") and 1 <= len(it.args) <= 3):
+        return False
+    start = 0 if len(it.args) == 1 else _constant_int(it.args[0])
+    step = 1 if len(it.args) < 3 else _constant_int(it.args[2])
+    return start is not None and start >= 0 and step is not None and step > 0
 
 
 def _indices(node: ast.Subscript) -> list:

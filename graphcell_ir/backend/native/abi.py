@@ -9,11 +9,12 @@ int64/float32/float64. The code generator compiles a function once per tuple of 
 **The object entry** (:data:`JIT_ABI`, the JIT): ``i32 symbol(args...)`` with each array passed as
 the ndarray object itself (``PyObject *``: ctypes converts nothing, ~1 us a call) and each scalar
 by value. The entry reads each array's rank, flags and dtype number from numpy's array struct —
-``PyArrayObject_fields`` and ``PyArray_Descr`` of numpy's C API — and returns :data:`MISMATCH`
-without running when one is not its kind (or not C-contiguous); otherwise it calls the function
-with each array's data pointer and dimensions and returns :data:`OK`. The struct's offsets are
-measured in each process against numpy's own accessors (:func:`array_layout`) and are part of
-every object entry's id, so code is never paired with another layout.
+``PyArrayObject_fields`` and ``PyArray_Descr`` of numpy's C API, in one check function its
+module shares — and returns :data:`MISMATCH` without running when one is not its kind (or not
+C-contiguous); otherwise it calls the function with each array's data pointer and dimensions
+and returns :data:`OK`. The struct's offsets are measured in each process against numpy's own
+accessors (:func:`array_layout`) and are part of every object entry's id, so code is never
+paired with another layout.
 
 **The pointer entry** (:data:`ABI`, exported artifacts): ``i32 symbol(ptr ret, ptr exc,
 args...)`` with each array as its data pointer followed by its dimensions — or without them when
@@ -41,8 +42,9 @@ import numpy as np
 
 ABI = "graphcell-native-1"
 """The pointer entry's convention and naming; an artifact recording another one is not linked."""
-JIT_ABI = "graphcell-jit-native-2"
-"""The object entry's convention (version 1 passed arrays on as numba flattens them)."""
+JIT_ABI = "graphcell-jit-native-3"
+"""The object entry's convention (version 1 passed arrays on as numba flattens them; version 2
+checked each array inline)."""
 OK = 0
 """What an entry returns when it ran."""
 MISMATCH = 7777
@@ -218,7 +220,10 @@ def _scalar_type(dtype: str):
 
 def add_object_entry(module, impl, kinds, symbol: str, layout: ArrayLayout):
     """Add the object entry ``symbol`` calling ``impl`` (which takes each array as its data
-    pointer and dimensions, each scalar by value) to llvmlite module ``module``."""
+    pointer and dimensions, each scalar by value) to llvmlite module ``module``. Every array is
+    checked by one call of the module's :func:`_array_check` (not inlined: a kernel of ten
+    arrays had 150 instructions of checks in its entry, each one compile time in LLVM's every
+    pass; a call costs nanoseconds at run time)."""
     ir = _ir()
     i1, i8, i32, i64, ptr = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64), \
         ir.PointerType()
@@ -230,15 +235,10 @@ def add_object_entry(module, impl, kinds, symbol: str, layout: ArrayLayout):
     def field(base, offset: int, typ):
         return b.load(b.gep(base, [i64(offset)], source_etype=i8), typ=typ)
 
-    ok = i1(1)
+    check, ok = _array_check(module, layout), i1(1)
     for arg, kind in zip(fn.args, kinds):
-        if kind[0] != "array":
-            continue
-        c_order = b.icmp_unsigned("!=", b.and_(field(arg, layout.flags, i32), i32(1)), i32(0))
-        type_num = field(field(arg, layout.descr, ptr), layout.type_num, i32)
-        ok = b.and_(ok, b.icmp_signed("==", field(arg, layout.nd, i32), i32(kind[2])))
-        ok = b.and_(ok, c_order)
-        ok = b.and_(ok, b.icmp_signed("==", type_num, i32(TYPE_NUMS[kind[1]])))
+        if kind[0] == "array":
+            ok = b.and_(ok, b.call(check, [arg, i32(kind[2]), i32(TYPE_NUMS[kind[1]])]))
     b.cbranch(ok, run, bad)
     b.position_at_end(run)
     args = []
@@ -253,6 +253,32 @@ def add_object_entry(module, impl, kinds, symbol: str, layout: ArrayLayout):
     b.ret(i32(OK))
     b.position_at_end(bad)
     b.ret(i32(MISMATCH))
+    return fn
+
+
+def _array_check(module, layout: ArrayLayout):
+    """The module's ``i1 gc.array_check(ptr array, i32 ndim, i32 type_num)``: whether ndarray
+    ``array`` has rank ``ndim``, dtype number ``type_num`` and C order (read from numpy's array
+    struct at ``layout``'s offsets). Added once; internal and never inlined."""
+    ir = _ir()
+    name = "gc.array_check"
+    if name in module.globals:
+        return module.globals[name]
+    i1, i8, i32, i64, ptr = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64), \
+        ir.PointerType()
+    fn = ir.Function(module, ir.FunctionType(i1, [ptr, i32, i32]), name)
+    fn.linkage = "internal"
+    fn.attributes.add("noinline")
+    array, ndim, type_num = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+
+    def field(base, offset: int, typ):
+        return b.load(b.gep(base, [i64(offset)], source_etype=i8), typ=typ)
+
+    c_order = b.icmp_unsigned("!=", b.and_(field(array, layout.flags, i32), i32(1)), i32(0))
+    rank_ok = b.icmp_signed("==", field(array, layout.nd, i32), ndim)
+    dtype = field(field(array, layout.descr, ptr), layout.type_num, i32)
+    b.ret(b.and_(b.and_(rank_ok, c_order), b.icmp_signed("==", dtype, type_num)))
     return fn
 
 

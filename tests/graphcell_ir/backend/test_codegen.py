@@ -482,3 +482,46 @@ def test_scalar_operands_get_native_code_at_the_first_call(tmp_path, monkeypatch
     runner(xs, 0.1, got)
     kernels._numba_kernel(runner.ks)(xs, 0.1, want)
     assert runner.numba is None and len(runner.by_kinds) == 2 and same_bits(got, want)
+
+
+COUNTERS = textwrap.dedent("""
+    def counters(x, out):
+        n = x.shape[0]
+        for i in range(n):
+            out[0, i] = x[i]
+        for j in range(-1, n - 1):
+            out[1, j + 1] = x[j]
+        for k in range(n - 1, -n - 1, -1):
+            out[2, k + n] = x[k]
+        for m in range(n):
+            m = m - 1
+            out[3, m] = x[m]
+        for p in range(n):
+            out[4, p] = (lambda p: x[p])(p - n)
+""")
+
+
+@pytest.mark.parametrize("n", [1, 2, 5])
+def test_loop_counters_skip_wraparound_and_everything_else_keeps_it(n):
+    """An index that is a loop counter counting up from 0 (or more) needs no wraparound; one
+    starting below 0, counting down, rebound in the body or shadowed by a lambda's parameter
+    keeps it (Python's semantics, so Python is the oracle)."""
+    x = np.arange(1, n + 1, dtype=np.float64)
+    (_, got), (_, want) = both(COUNTERS, "counters", x, np.zeros((5, 2 * n)))
+    np.testing.assert_array_equal(got, want)
+
+
+def test_a_counter_index_has_no_wraparound_in_the_ir():
+    src = textwrap.dedent("""
+        def copy(x, out):
+            for i in range(x.shape[0]):
+                out[i] = x[i]
+        def shifted(x, out):
+            for i in range(-1, x.shape[0] - 1):
+                out[i + 1] = x[i]
+    """)
+    kinds = (("array", "float32", 1), ("array", "float32", 1))
+    plain = codegen.lower_module(src, "copy", kinds, "e", entry="pointers")
+    assert "select" not in plain.split('define i32 @"e"')[0]
+    shifted = codegen.lower_module(src, "shifted", kinds, "e", entry="pointers")
+    assert shifted.split('define i32 @"e"')[0].count("select") == 2   # x[i] and out[i + 1]

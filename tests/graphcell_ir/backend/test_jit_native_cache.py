@@ -15,7 +15,7 @@ import sys
 import numpy as np
 import pytest
 
-from graphcell_ir.backend import kernels, objects
+from graphcell_ir.backend import codegen, kernels, objects
 from graphcell_ir.backend import native as N
 from graphcell_ir.backend.native import store as store_module
 
@@ -227,3 +227,34 @@ def test_a_refusal_is_remembered_and_numba_runs_the_kernel(tmp_path, monkeypatch
     fn, why = objects.jit_function(ks.module_text, "kernel", N.kernel_kinds(ks), ks.key)
     assert fn is None and why.startswith("not in the code generator's subset")
     assert len(kernels.cache_stats().misses) == 1
+
+
+def test_the_lean_entry_checks_every_array_with_one_shared_check(tmp_path, monkeypatch):
+    """The object entry checks each array by a call of one check function of its module (not
+    the checks inlined per array), and still answers MISMATCH, without running, for an array
+    of another dtype, rank or order in any position — operand or output, after a scalar."""
+    monkeypatch.setenv("GRAPHCELL_CACHE_DIR", str(tmp_path))
+    src = ("def axpy(x, a, y, out):\n    for i in range(x.shape[0]):\n"
+           "        out[i] = a * x[i] + y[i]\n")
+    kinds = (("array", "float32", 1), ("scalar", "float64"), ("array", "float64", 1),
+             ("array", "float32", 1))
+    text = codegen.lower_module(src, "axpy", kinds, "entry", layout=N.array_layout())
+    assert text.count('define internal i1 @"gc.array_check"') == 1
+    entry = text.split('define i32 @"entry"')[1]
+    assert entry.count('call i1 @"gc.array_check"') == 3
+    fn, why = objects.jit_function(src, "axpy", kinds, "test-lean-entry")
+    assert why == ""
+    x, y = np.arange(4, dtype=np.float32), np.ones(4)
+    out = np.zeros(4, np.float32)
+    assert fn.cfunc(x, 2.0, y, out) == N.OK
+    np.testing.assert_array_equal(out, 2 * x + 1)
+    good = [x, 2.0, y, out]
+    for at in (0, 2, 3):
+        a = good[at]
+        other_dtype = a.astype(np.float64 if a.dtype == np.float32 else np.float32)
+        for bad in (other_dtype, a.reshape(2, 2), np.repeat(a, 2)[::2]):
+            args = list(good)
+            args[at] = bad
+            before = out.copy()
+            assert fn.cfunc(*args) == N.MISMATCH, (at, bad.dtype, bad.shape, bad.strides)
+            np.testing.assert_array_equal(out, before)   # nothing ran
