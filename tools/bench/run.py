@@ -90,7 +90,7 @@ def _median(t) -> float:
     return t.median if isinstance(t, Timing) else t
 
 
-def peer_rows(results: dict, only: set, mismatches: list, losses: dict) -> list:
+def peer_rows(results: dict, only: set, losses: dict) -> list:
     """The peers' rows; their losses go into ``losses[key][peer]``."""
     rows = []
     for peer, res in results.items():
@@ -133,6 +133,8 @@ def main(argv=None) -> int:
                     help="comma-separated peers (default: %(default)s)")
     ap.add_argument("--quick", action="store_true",
                     help="tiny sizes, two repeats: checks the harness, measures nothing")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="measure everything this many times, peers and graphcell taking turns")
     ap.add_argument("--compile-repeat", type=int, default=1,
                     help="R18COMPILE: fresh processes per framework (median)")
     args = ap.parse_args(argv)
@@ -150,14 +152,45 @@ def main(argv=None) -> int:
     if "W3" in only:
         data["w3_x"] = w3.data()
 
-    rows, losses, mismatches, failures = [], {}, [], []
+    failures, rounds, losses = [], [], {}
+    for i in range(args.rounds):
+        if args.rounds > 1:
+            print(f"(round {i + 1} of {args.rounds})", file=sys.stderr, flush=True)
+        rows, round_losses = one_round(args, only, steps, data, failures)
+        rounds.append(rows)
+        losses = losses or round_losses
+    rows = merge(rounds)
+    if "R18COMPILE" in only:
+        rows += compile_rows(args.compile_repeat)
+
+    mismatches = [m for key, ls in losses.items() for m in workloads.check_losses(key, ls)]
+    if args.quick:
+        print("--quick: tiny sizes, two repeats (the titles give the full sizes)")
+    if args.rounds > 1:
+        print(f"{args.rounds} rounds: each row's median is the median of the rounds' medians, "
+              "its min the min of all")
+    print(table(rows))
+    print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if not args.no_peers and not any(is_peer(r[1]) for r in rows):
+        print("(PyTorch and JAX not available: peers not measured)")
+    for m in mismatches:
+        print(f"LOSS MISMATCH: {m}")
+    for f in failures:
+        print(f"FAILED: {f}")
+    return 1 if mismatches or failures else 0
+
+
+def one_round(args, only: set, steps: list, data: dict, failures: list) -> tuple[list, dict]:
+    """Every requested row measured once: ``(rows, {workload: {framework: losses}})``; a
+    graphcell train step that fails is noted in ``failures`` and its row."""
+    rows, losses = [], {}
     if not args.no_peers and (steps or "W3" in only):
         with tempfile.TemporaryDirectory() as d:
             npz = os.path.join(d, "bench.npz")
             np.savez(npz, **data)
             spec = {"workloads": [w.spec() for w in steps]}
-            results = peers.run(npz, spec, [p.strip() for p in args.peers.split(",") if p.strip()])
-        rows += peer_rows(results, only, mismatches, losses)
+            results = peers.run(npz, spec, selected_peers(args))
+        rows += peer_rows(results, only, losses)
     if "W3" in only:
         rows += w3.numpy_rows(data["w3_x"]) + w3.graphcell_rows(data["w3_x"])
     if "W1" in only and not args.quick:
@@ -174,25 +207,40 @@ def main(argv=None) -> int:
         rows += [(w.key, fw, t, None, None) for fw, t in timings]
         losses.setdefault(w.key, {}).update(ours)
     if "W4" in only:
-        rows += w4.rows(with_peers=not args.no_peers)
+        rows += w4.rows(with_peers=not args.no_peers and "torch eager" in selected_peers(args))
     if "W5" in only:
         rows += w5.latency_rows()
-    if "R18COMPILE" in only:
-        rows += compile_rows(args.compile_repeat)
+    return rows, losses
 
-    for key, ls in losses.items():
-        mismatches += workloads.check_losses(key, ls)
-    if args.quick:
-        print("--quick: tiny sizes, two repeats (the titles give the full sizes)")
-    print(table(rows))
-    print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    if not args.no_peers and not any(is_peer(r[1]) for r in rows):
-        print("(PyTorch and JAX not available: peers not measured)")
-    for m in mismatches:
-        print(f"LOSS MISMATCH: {m}")
-    for f in failures:
-        print(f"FAILED: {f}")
-    return 1 if mismatches or failures else 0
+
+def selected_peers(args) -> list:
+    names = [p.strip() for p in args.peers.split(",") if p.strip()]
+    unknown = set(names) - set(peers.PEERS)
+    if unknown:
+        raise SystemExit(f"--peers: unknown peers {sorted(unknown)} (known: {', '.join(peers.PEERS)})")
+    return names
+
+
+def merge(rounds: list) -> list:
+    """One row per (workload, framework): the median of the rounds' medians, the min of their
+    mins (a failed round's note is kept)."""
+    by_row: dict[tuple, list] = {}
+    for rows in rounds:
+        for r in rows:
+            r = tuple(r) + (None,) * (5 - len(r))
+            by_row.setdefault(r[:2], []).append(r)
+    merged = []
+    for (group, fw), rs in by_row.items():
+        ts = [r[2] for r in rs if r[2] is not None]
+        note = next((r[4] for r in rs if r[4]), None)
+        if not ts:
+            merged.append((group, fw, None, rs[0][3], note))
+        elif isinstance(ts[0], Timing):
+            merged.append((group, fw, Timing(float(np.median([t.median for t in ts])),
+                                             min(t.min for t in ts)), rs[0][3], note))
+        else:
+            merged.append((group, fw, float(np.median(ts)), rs[0][3], note))
+    return merged
 
 
 if __name__ == "__main__":
