@@ -13,7 +13,9 @@ Rows (``--only`` keys; the default runs all but R18COMPILE):
 - W5: the W2 step's compile latency, cold and warm (:mod:`tools.bench.w5`), against JAX's and
   torch.compile's first two steps minus two steady ones;
 - R18COMPILE: the RESNET18 step's cold compile against MindSpore 2.10's graph mode, fresh
-  processes (``tools/bench_model_compile.py``; ``--compile-repeat`` of them, median).
+  processes (``tools/bench_model_compile.py``; ``--compile-repeat`` of them, median):
+  graphcell's first call minus its second, MindSpore's ``step.compile()`` (its steady step takes
+  ~20 s here, whose noise swamps first minus second).
 
 Peers (:mod:`tools.bench.peers`): PyTorch eager, torch.compile and JAX jit, each in its own
 process from the same weights and inputs; numpy rows are references, not peers. Each row: the
@@ -46,7 +48,7 @@ TITLES = {"W3 fwd": "W3 GELU-tanh 4M f32 forward", "W3 grad": "W3 GELU-tanh 4M f
           "W4 add": "W4 PyNative x + y [4] f32, per op",
           "W4 add taped": "W4 same under grad (fwd + bwd), per op",
           "W5 cold": "W5 LeNet5 step compile, cold", "W5 warm": "W5 LeNet5 step compile, warm",
-          "R18COMPILE": "ResNet-18 32x32 b8 step cold compile (first - second call)",
+          "R18COMPILE": "R18COMPILE ResNet-18 32x32 b8 train step, cold compile",
           **{w.key: f"{w.key} {w.title} train step" for w in workloads.WORKLOADS}}
 
 
@@ -118,10 +120,11 @@ def compile_rows(repeat: int) -> list:
     """R18COMPILE: graphcell's and MindSpore's cold compile of the ResNet-18 step."""
     from tools import bench_model_compile as bmc
     frameworks = ["graphcell"] + (["mindspore"] if os.path.exists(bmc.MINDSPORE_PYTHON) else [])
-    cells = bmc.medians(frameworks, "resnet18_cifar", repeat)
+    cells = bmc.medians(frameworks, "resnet18_cifar", repeat, explicit_compile={"mindspore"})
     names = {"graphcell": "graphcell GRAPH_MODE", "mindspore": "mindspore 2.10 GRAPH_MODE"}
-    return [("R18COMPILE", names[f], c["compile"], None, f"steady step {seconds(c['second'])}")
-            for f, c in zip(frameworks, cells)]
+    how = {"graphcell": "first - second call", "mindspore": "step.compile()"}
+    return [("R18COMPILE", names[f], c["compile"], None,
+             f"{how[f]}; steady step {seconds(c['second'])}") for f, c in zip(frameworks, cells)]
 
 
 def main(argv=None) -> int:
@@ -217,7 +220,8 @@ def selected_peers(args) -> list:
     names = [p.strip() for p in args.peers.split(",") if p.strip()]
     unknown = set(names) - set(peers.PEERS)
     if unknown:
-        raise SystemExit(f"--peers: unknown peers {sorted(unknown)} (known: {', '.join(peers.PEERS)})")
+        known = ", ".join(peers.PEERS)
+        raise SystemExit(f"--peers: unknown peers {sorted(unknown)} (known: {known})")
     return names
 
 
