@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 PEER_PY = "/opt/torchvenv/bin/python"
@@ -38,6 +39,16 @@ def python_for(module: str) -> str | None:
     return PEER_PY if ok.returncode == 0 else None
 
 
+def cold_cache_env(cache: str) -> dict:
+    """The environment with the peers' compile caches in a new, empty directory, so that their
+    first steps compile cold, as graphcell's W5 cold does (torch.compile keeps compiled graphs
+    in /tmp/torchinductor_<user> across processes otherwise; JAX's persistent cache is off
+    unless configured)."""
+    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=os.path.join(cache, "inductor"))
+    env.pop("JAX_COMPILATION_CACHE_DIR", None)
+    return env
+
+
 def run(npz: str, spec: dict, names=PEERS) -> dict:
     """``{peer: {"steps": {...}, "extra": {...}} | {"error": text}}`` for each installed peer
     (``common.py`` gives the shape of a peer's answer)."""
@@ -51,8 +62,10 @@ def run(npz: str, spec: dict, names=PEERS) -> dict:
             continue
         print(f"(running peer {name}...)", file=sys.stderr, flush=True)
         try:
-            out = subprocess.run([py, str(HERE / program), npz, str(spec_path), *flags],
-                                 capture_output=True, text=True, timeout=TIMEOUT, cwd=HERE)
+            with tempfile.TemporaryDirectory(prefix="bench-peer-cache-") as cache:
+                out = subprocess.run([py, str(HERE / program), npz, str(spec_path), *flags],
+                                     capture_output=True, text=True, timeout=TIMEOUT, cwd=HERE,
+                                     env=cold_cache_env(cache))
         except subprocess.TimeoutExpired:
             results[name] = {"error": f"timed out after {TIMEOUT} s"}
             continue
