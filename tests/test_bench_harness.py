@@ -30,11 +30,14 @@ def test_graphcell_rows_get_the_ratio_to_the_fastest_peer_that_did_not_fail():
     rows = [("W2", "torch eager", Timing(0.004, 0.003), None, None),
             ("W2", "jax jit", Timing(0.002, 0.002), None, None),
             ("W2", "torch.compile", None, None, "failed: no compiler"),
-            ("W2", "graphcell GRAPH_MODE", Timing(0.003, 0.003), None)]
+            ("W2", "graphcell GRAPH_MODE", Timing(0.003, 0.003), None),
+            ("W5 cold", "jax jit", 0.8, None, "first 2 steps - 2 steady"),
+            ("W5 cold", "graphcell", 0.4, None)]
     text = run.table(rows)
     assert "(best peer: jax jit)" in text
     line = next(ln for ln in text.splitlines() if "graphcell GRAPH_MODE" in ln)
     assert line.split()[-1] == "1.50x"
+    assert text.splitlines()[-1].split()[-1] == "0.50x"    # a peer's note is not a failure
     assert "failed: no compiler" in text
 
 

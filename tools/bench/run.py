@@ -73,8 +73,8 @@ def table(rows: list) -> str:
     order = [g for k in ALL for g in TITLES if g.split()[0] == k and g in groups]
     lines = [f"{'workload / framework':44} {'median':>10} {'min':>10} {'GB/s':>6} {'vs best':>8}"]
     for g in order:
-        best = min(((_median(t), fw) for _, fw, t, _, note in groups[g]
-                    if is_peer(fw) and t is not None and not note), default=None)
+        best = min(((_median(t), fw) for _, fw, t, _, _ in groups[g]
+                    if is_peer(fw) and t is not None), default=None)   # None: the peer failed
         lines.append(TITLES[g] + (f"  (best peer: {best[1]})" if best else ""))
         for _, fw, t, size, note in groups[g]:
             if t is None:
