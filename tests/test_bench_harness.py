@@ -1,13 +1,16 @@
 """The benchmark harness (``python -m tools.bench``) works without its peers: ``--quick`` runs
 the rows at tiny sizes and prints the table; it times nothing that is checked here."""
+import json
+
 import pytest
 
 from tools.bench import run, workloads
 from tools.bench.timing import Timing
 
 
-def test_quick_run_without_peers_prints_every_requested_row(capsys):
-    status = run.main(["--quick", "--no-peers", "--only", "W4,MLP64B1,RESBLOCK"])
+def test_quick_run_without_peers_prints_every_requested_row(capsys, tmp_path):
+    status = run.main(["--quick", "--no-peers", "--only", "W4,MLP64B1,RESBLOCK",
+                       "--json", str(tmp_path / "rows.json")])
     out = capsys.readouterr().out
     assert status == 0, out
     for title in ("W4 PyNative x + y [4] f32, per op", "MLP64B1 MLP 784-64-64-10 b1",
@@ -17,6 +20,11 @@ def test_quick_run_without_peers_prints_every_requested_row(capsys):
     assert table.count("graphcell GRAPH_MODE") == 2      # MLP64B1 and RESBLOCK
     assert table.count("graphcell PyNative") == 4        # the same two, and W4's two rows
     assert "torch" not in table and "jax" not in table
+    saved = json.loads((tmp_path / "rows.json").read_text())
+    assert {(r["workload"], r["framework"]) for r in saved["rows"]} >= {
+        ("MLP64B1", "graphcell GRAPH_MODE"), ("RESBLOCK", "graphcell PyNative"),
+        ("W4 add", "graphcell PyNative")}
+    assert all(r["median"] > 0 for r in saved["rows"])
 
 
 def test_unknown_row_is_refused_with_the_known_ones(capsys):

@@ -26,6 +26,7 @@ peers' (``workloads.check_losses``): a difference is printed and the command exi
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import tempfile
@@ -138,6 +139,8 @@ def main(argv=None) -> int:
                     help="tiny sizes, two repeats: checks the harness, measures nothing")
     ap.add_argument("--rounds", type=int, default=1,
                     help="measure everything this many times, peers and graphcell taking turns")
+    ap.add_argument("--json", metavar="PATH",
+                    help="also write the rows and the load averages to PATH as JSON")
     ap.add_argument("--compile-repeat", type=int, default=1,
                     help="R18COMPILE: fresh processes per framework (median)")
     args = ap.parse_args(argv)
@@ -145,7 +148,8 @@ def main(argv=None) -> int:
     unknown = only - set(ALL)
     if unknown:
         ap.error(f"--only: unknown rows {sorted(unknown)} (known: {','.join(ALL)})")
-    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+    load_at_start = os.getloadavg()
+    print(f"load average at start: {' '.join(f'{x:.2f}' for x in load_at_start)}", flush=True)
 
     steps = [w for w in workloads.WORKLOADS if w.key in only or (w.key == "W2" and "W5" in only)]
     steps = [workloads.quick(w) for w in steps] if args.quick else steps
@@ -176,6 +180,8 @@ def main(argv=None) -> int:
     print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if not args.no_peers and not any(is_peer(r[1]) for r in rows):
         print("(PyTorch and JAX not available: peers not measured)")
+    if args.json:
+        write_json(args.json, rows, load_at_start, mismatches + failures)
     for m in mismatches:
         print(f"LOSS MISMATCH: {m}")
     for f in failures:
@@ -214,6 +220,19 @@ def one_round(args, only: set, steps: list, data: dict, failures: list) -> tuple
     if "W5" in only:
         rows += w5.latency_rows()
     return rows, losses
+
+
+def write_json(path: str, rows: list, load_at_start, problems: list) -> None:
+    """The rows as ``{"rows": [{workload, framework, median, min, note}], ...}``."""
+    out = []
+    for r in rows:
+        group, fw, t, _, note = tuple(r) + (None,) * (5 - len(r))
+        med, lo = ((t.median, t.min) if isinstance(t, Timing) else (t, t)) if t is not None \
+            else (None, None)
+        out.append({"workload": group, "framework": fw, "median": med, "min": lo, "note": note})
+    Path(path).write_text(json.dumps({"load_at_start": load_at_start,
+                                      "load_at_end": os.getloadavg(), "rows": out,
+                                      "problems": problems}, indent=1))
 
 
 def selected_peers(args) -> list:
