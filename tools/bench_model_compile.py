@@ -35,14 +35,28 @@ MINDSPORE_PYTHON = "/opt/msvenv/bin/python"
 UNSET = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 
 
-def time_train_step(ms, name: str) -> dict:
-    """Seconds of the first and the second call of the model's train step in GRAPH_MODE."""
+def time_train_step(ms, name: str, explicit_compile: bool = False) -> dict:
+    """Seconds of the first and the second call of the model's train step in GRAPH_MODE.
+
+    ``explicit_compile``: ``compile`` is the time of ``step.compile(inputs)`` before the calls
+    instead — for a framework whose steady step is so slow that its noise swamps
+    first - second (MindSpore's ResNet-18 step takes 20 s on this machine's CPU)."""
     ms.set_context(mode=ms.GRAPH_MODE)
     case = MODELS[name]
     net, inputs, label = build(ms, case)
     step = ms.nn.TrainOneStepCell(with_loss(ms, net, loss_function(ms, case)),
                                   optimizer(ms, case, net.trainable_params()))
     step.set_train()
+    if explicit_compile:
+        t0 = time.perf_counter()
+        step.compile(*inputs, label)
+        compiled = time.perf_counter() - t0
+        first = time.perf_counter()
+        step(*inputs, label).asnumpy()
+        second = time.perf_counter()
+        step(*inputs, label).asnumpy()
+        return {"first": second - first, "second": time.perf_counter() - second,
+                "compile": compiled}
     times = []
     for _ in range(3):
         t0 = time.perf_counter()
@@ -52,34 +66,36 @@ def time_train_step(ms, name: str) -> dict:
             "compile": times[0] - times[1]}
 
 
-def worker(framework: str, name: str) -> None:
+def worker(framework: str, name: str, explicit_compile: bool = False) -> None:
     if framework == "mindspore":
         ms = use_mindspore_as_graphcell()
     else:
         import graphcell as ms
-    print(json.dumps(time_train_step(ms, name)))
+    print(json.dumps(time_train_step(ms, name, explicit_compile)))
 
 
-def run_worker(framework: str, name: str) -> dict:
+def run_worker(framework: str, name: str, explicit_compile: bool = False) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in UNSET}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     python = MINDSPORE_PYTHON if framework == "mindspore" else sys.executable
     with tempfile.TemporaryDirectory() as cache:
         env["GRAPHCELL_CACHE_DIR"] = cache
-        run = subprocess.run([python, __file__, "--worker", framework, "--model", name],
+        flags = ["--explicit-compile"] if explicit_compile else []
+        run = subprocess.run([python, __file__, "--worker", framework, "--model", name, *flags],
                              capture_output=True, text=True, cwd=ROOT, env=env)
     if run.returncode != 0:
         raise RuntimeError(f"{framework} worker for {name} failed:\n{run.stderr[-3000:]}")
     return json.loads(run.stdout.strip().splitlines()[-1])
 
 
-def medians(frameworks: list[str], name: str, repeat: int) -> list[dict]:
+def medians(frameworks: list[str], name: str, repeat: int, explicit_compile=()) -> list[dict]:
     """Per framework, the median of ``repeat`` worker runs; the frameworks take turns, so a
-    change in the machine's load falls on both."""
+    change in the machine's load falls on both. The frameworks in ``explicit_compile`` time
+    ``step.compile`` (:func:`time_train_step`)."""
     runs = {f: [] for f in frameworks}
     for _ in range(repeat):
         for f in frameworks:
-            runs[f].append(run_worker(f, name))
+            runs[f].append(run_worker(f, name, f in explicit_compile))
     return [{k: statistics.median(r[k] for r in runs[f]) for k in runs[f][0]} for f in frameworks]
 
 
@@ -89,9 +105,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-mindspore", action="store_true")
     parser.add_argument("--worker", choices=("graphcell", "mindspore"), help=argparse.SUPPRESS)
+    parser.add_argument("--explicit-compile", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        worker(args.worker, args.model[0])
+        worker(args.worker, args.model[0], args.explicit_compile)
         return
     names = args.model or [n for n, case in MODELS.items() if not case.slow]
     frameworks = ["graphcell"] + ([] if args.no_mindspore else ["mindspore"])

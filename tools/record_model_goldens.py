@@ -88,6 +88,9 @@ MODELS = {
                           kwargs={"num_classes": 10}),
     "resnet50_full": ModelCase("resnet", "resnet50", (normal(1, 3, 224, 224),),
                                integers(1000, 1), kwargs={"num_classes": 1000}, slow=True),
+    # benchmark only (tools/bench's ResNet-18 row and its compile against MindSpore)
+    "resnet18_cifar": ModelCase("resnet", "resnet18", (normal(8, 3, 32, 32),), integers(10, 8),
+                                kwargs={"num_classes": 10, "small_input": True}, slow=True),
     "mobilenet_v2": ModelCase("mobilenet_v2", "mobilenet_v2", (normal(2, 3, 64, 64),),
                               integers(10, 2), kwargs={"num_classes": 10, "dropout": 0.0}),
     "densenet121": ModelCase("densenet", "densenet121", (normal(2, 3, 64, 64),),

@@ -1,9 +1,13 @@
-"""ResNet50 in the style of MindSpore's model zoo: helper functions for the convolutions and batch
-norms, a bottleneck ``ResidualBlock``, ``ResNet._make_layer`` stacking blocks into a
-``SequentialCell``, ``ops`` calls in ``construct``.
+"""ResNet50 and ResNet18 in the style of MindSpore's model zoo: helper functions for the
+convolutions and batch norms, a bottleneck ``ResidualBlock`` and a ``BasicBlock``,
+``ResNet._make_layer`` stacking blocks into a ``SequentialCell``, ``ops`` calls in ``construct``.
 
     net = resnet50(num_classes=10)      # the default tests: a 2x3x64x64 batch
     net = resnet50()                    # the full size: 1000 classes, 224x224 images
+    net = resnet18(num_classes=10, small_input=True)   # CIFAR-sized 32x32 images (benchmarks)
+
+The basic block pads its 3x3 convolutions explicitly (``pad_mode="pad"``, one pixel each side),
+as other frameworks do, so that the benchmarks (``tools/bench``) run the same network there.
 """
 from graphcell import nn, ops
 
@@ -76,18 +80,58 @@ class ResidualBlock(nn.Cell):
         return out
 
 
-class ResNet(nn.Cell):
-    """A stem (7x7/2 convolution, batch norm, ReLU, 3x3/2 max pool), four stages of ``block``,
-    a global average pool and a Dense classifier."""
+def _conv3x3_padded(in_channel, out_channel, stride=1):
+    return nn.Conv2d(in_channel, out_channel, kernel_size=3, stride=stride, padding=1,
+                     pad_mode="pad")
 
-    def __init__(self, block, layer_nums, in_channels, out_channels, strides, num_classes):
+
+class BasicBlock(nn.Cell):
+    """Two 3x3 convolutions (the first with the stride) with batch norms, added to the input
+    (through a strided 1x1 convolution and batch norm when the shape changes)."""
+
+    expansion = 1
+
+    def __init__(self, in_channel, out_channel, stride=1):
+        super().__init__()
+        self.conv1 = _conv3x3_padded(in_channel, out_channel, stride=stride)
+        self.bn1 = _bn(out_channel)
+        self.conv2 = _conv3x3_padded(out_channel, out_channel)
+        self.bn2 = _bn(out_channel)
+        self.relu = nn.ReLU()
+
+        self.down_sample = stride != 1 or in_channel != out_channel
+        self.down_sample_layer = None
+        if self.down_sample:
+            self.down_sample_layer = nn.SequentialCell([_conv1x1(in_channel, out_channel, stride),
+                                                        _bn(out_channel)])
+
+    def construct(self, x):
+        identity = x
+        out = self.relu(self.bn1(self.conv1(x)))
+        out = self.bn2(self.conv2(out))
+        if self.down_sample:
+            identity = self.down_sample_layer(identity)
+        return self.relu(out + identity)
+
+
+class ResNet(nn.Cell):
+    """A stem (7x7/2 convolution, batch norm, ReLU, 3x3/2 max pool; with ``small_input``, for
+    32x32 images: a 3x3/1 convolution, batch norm, ReLU), four stages of ``block``, a global
+    average pool and a Dense classifier."""
+
+    def __init__(self, block, layer_nums, in_channels, out_channels, strides, num_classes,
+                 small_input=False):
         super().__init__()
         if not len(layer_nums) == len(in_channels) == len(out_channels) == 4:
             raise ValueError("the length of layer_num, in_channels, out_channels list must be 4!")
-        self.conv1 = _conv7x7(3, 64, stride=2)
+        if small_input:
+            self.conv1 = _conv3x3_padded(3, 64)
+            self.maxpool = nn.Identity()
+        else:
+            self.conv1 = _conv7x7(3, 64, stride=2)
+            self.maxpool = nn.MaxPool2d(kernel_size=3, stride=2, pad_mode="same")
         self.bn1 = _bn(64)
         self.relu = ops.ReLU()
-        self.maxpool = nn.MaxPool2d(kernel_size=3, stride=2, pad_mode="same")
 
         self.layer1 = self._make_layer(block, layer_nums[0], in_channels[0], out_channels[0],
                                        strides[0])
@@ -136,3 +180,18 @@ def resnet50(num_classes=1000):
                   [256, 512, 1024, 2048],
                   [1, 2, 2, 2],
                   num_classes)
+
+
+def resnet18(num_classes=1000, small_input=False):
+    """ResNet18: basic-block stages of 2, 2, 2 and 2 blocks.
+
+    Example: ``resnet18(num_classes=10, small_input=True)(x)`` for ``x`` of shape (8, 3, 32, 32)
+    has shape (8, 10).
+    """
+    return ResNet(BasicBlock,
+                  [2, 2, 2, 2],
+                  [64, 64, 128, 256],
+                  [64, 128, 256, 512],
+                  [1, 2, 2, 2],
+                  num_classes,
+                  small_input=small_input)

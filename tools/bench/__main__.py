@@ -1,4 +1,6 @@
-"""``python -m tools.bench``: the backend benchmarks (see ``run.py``)."""
+"""``python -m tools.bench``: issue 21's benchmarks (see ``run.py``)."""
+import sys
+
 from tools.bench.run import main
 
-main()
+sys.exit(main())

@@ -1,30 +1,22 @@
-"""W1: MLP 784-1024-1024-10, batch 128, ReLU: the forward, and the SGD train step with softmax
-cross-entropy (mean), compiled as one GRAPH_MODE Function, against the step by hand in numpy.
-Every framework starts from the same weights (:func:`weights`)."""
+"""W1's extra rows: the MLP 784-1024-1024-10 forward (batch 128) compiled as one GRAPH_MODE
+Function, and the SGD train step written by hand in numpy (a peer on the ``W1`` row). The train
+step itself is the ``W1`` workload of :mod:`tools.bench.workloads`; these rows use its arrays
+(``W1/p0``..``W1/p5``, ``W1/x``, ``W1/y``)."""
 from __future__ import annotations
 
 import numpy as np
 
 from tools.bench.timing import measure
 
-SHAPES = [(1024, 784), (1024,), (1024, 1024), (1024,), (10, 1024), (10,)]
 LR = 0.01
 
 
-def weights() -> dict:
-    rng = np.random.default_rng(1)
-    ws = {f"w1_{i}": (rng.standard_normal(s) * 0.05).astype(np.float32) for i, s in enumerate(SHAPES)}
-    ws["w1_x"] = rng.random((128, 784), dtype=np.float32)
-    ws["w1_y"] = (np.arange(128) % 10).astype(np.int32)
-    return ws
-
-
 def _ws(data: dict) -> list:
-    return [data[f"w1_{i}"].copy() for i in range(len(SHAPES))]
+    return [data[f"W1/p{i}"].copy() for i in range(6)]
 
 
 def numpy_rows(data: dict) -> list:
-    x, labels, ws = data["w1_x"], data["w1_y"], _ws(data)
+    x, labels, ws = data["W1/x"], data["W1/y"], _ws(data)
 
     def fwd():
         h = np.maximum(x @ ws[0].T + ws[1], 0)
@@ -42,40 +34,20 @@ def numpy_rows(data: dict) -> list:
         grads = [dz.T @ a2, dz.sum(0), dh2.T @ a1, dh2.sum(0), dh1.T @ x, dh1.sum(0)]
         for i, g in zip((4, 5, 2, 3, 0, 1), grads):  # grads run from the last layer back
             ws[i] -= LR * g
-    return [("W1 fwd numpy", measure(fwd), None),
-            ("W1 train step numpy (by hand)", measure(step), None)]
-
-
-def mlp(data: dict):
-    from graphcell import Tensor, nn
-
-    class MLP(nn.Cell):
-        def __init__(self):
-            super().__init__()
-            self.l1, self.l2, self.l3 = nn.Dense(784, 1024), nn.Dense(1024, 1024), nn.Dense(1024, 10)
-            self.relu = nn.ReLU()
-
-        def construct(self, x):
-            return self.l3(self.relu(self.l2(self.relu(self.l1(x)))))
-
-    net = MLP()
-    for p, w in zip(net.trainable_params(), _ws(data)):
-        p.set_data(Tensor(w))
-    return net
+    return [("W1 fwd", "numpy", measure(fwd), None),
+            ("W1", "numpy (by hand)", measure(step), None)]
 
 
 def graphcell_rows(data: dict) -> list:
     import graphcell as ms
-    from graphcell import nn
+    from tools.bench.graphcell_steps import network
+    from tools.bench.workloads import BY_KEY
     ms.set_context(mode=ms.GRAPH_MODE)
     try:
-        x, y = ms.Tensor(data["w1_x"]), ms.Tensor(data["w1_y"])
-        fwd = mlp(data)
-        net = mlp(data)
-        loss = nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"))
-        step = nn.TrainOneStepCell(loss, nn.SGD(net.trainable_params(), learning_rate=LR))
-        step.set_train()
-        return [("W1 fwd graphcell GRAPH_MODE", measure(lambda: fwd(x)), None),
-                ("W1 train step graphcell GRAPH_MODE", measure(lambda: step(x, y)), None)]
+        net = network(BY_KEY["W1"])
+        for p, w in zip(net.trainable_params(), _ws(data)):
+            p.set_data(ms.Tensor(w))
+        x = ms.Tensor(data["W1/x"])
+        return [("W1 fwd", "graphcell GRAPH_MODE", measure(lambda: net(x)), None)]
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)

@@ -35,9 +35,9 @@ def gelu_grad_np(x):
 
 
 def numpy_rows(x) -> list:
-    return [("W3 numpy copy (roof)", measure(lambda: x.copy()), BYTES),
-            ("W3 fwd numpy expression", measure(lambda: gelu_np(x)), BYTES),
-            ("W3 grad numpy by hand", measure(lambda: gelu_grad_np(x)), BYTES)]
+    return [("W3 fwd", "numpy copy (roof)", measure(lambda: x.copy()), BYTES),
+            ("W3 fwd", "numpy expression", measure(lambda: gelu_np(x)), BYTES),
+            ("W3 grad", "numpy by hand", measure(lambda: gelu_grad_np(x)), BYTES)]
 
 
 def graphcell_rows(x) -> list:
@@ -59,7 +59,7 @@ def graphcell_rows(x) -> list:
         t = ms.Tensor(x)
         np.testing.assert_allclose(fwd(t).asnumpy(), gelu_np(x), rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(grad(t).asnumpy(), gelu_grad_np(x), rtol=1e-4, atol=1e-5)
-        return [("W3 fwd graphcell jit", measure(lambda: fwd(t)), BYTES),
-                ("W3 grad graphcell GRAPH_MODE", measure(lambda: grad(t)), BYTES)]
+        return [("W3 fwd", "graphcell jit", measure(lambda: fwd(t)), BYTES),
+                ("W3 grad", "graphcell GRAPH_MODE", measure(lambda: grad(t)), BYTES)]
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
