@@ -425,8 +425,9 @@ class _Gen:
         # -- which callable runs a non-fused primitive (nnkernels: conv/pool kernels, else ref) --
         impl = implementation(op.opdef, self.opts.jit,
                               getattr(self.opts.native, "nn_loops", None))   # an artifact's own
-        fn = (impl is op.opdef.ref and specialized(op)) or (
-            functools.partial(impl, **attrs) if attrs else impl)
+        # a form specialised to the static types replaces both (it declines the sizes where
+        # an nn kernel's own policy matters, as matmul declines the GEMMs nnkernels splits)
+        fn = specialized(op) or (functools.partial(impl, **attrs) if attrs else impl)
         args = ", ".join(self.use(v) for v in op.operands)
         if len(op.results) > 1:
             fn = _unpacking(fn, len(op.results), op.opdef.name)

@@ -1,5 +1,5 @@
-"""References specialised to static types (``OpDef.specialize``: reshape, take and the row
-scatters) in compiled runners, against the reference interpreter: in ``while`` bodies (in place
+"""References specialised to static types (``OpDef.specialize``: reshape, take, the row
+scatters and small products) in compiled runners, against the reference interpreter: in ``while`` bodies (in place
 and copying), with negative and repeated indices, and an index out of range, which must raise
 the interpreter's error."""
 from __future__ import annotations
@@ -42,13 +42,14 @@ func @f(%xs: f32[5,3], %h0: f32[3]) -> f32[5,3], f32[2,3], f32[3] {
 """
 
 # Outside a loop: copying scatters, one at repeated indices (the last write wins; the adds all
-# count, through np.add.at), and a take of a vector of indices
+# count, through np.add.at), a take of a vector of indices and a small product (transposed)
 ROWS = """
-func @f(%x: f32[4,3], %i: i32[3], %u: f32[3,3]) -> f32[4,3], f32[4,3], f32[3,3], f32[4,3] {
+func @f(%x: f32[4,3], %i: i32[3], %u: f32[3,3]) -> f32[4,3], f32[4,3], f32[3,3], f32[4,3], f32[4,3] {
   %0 = scatter_update(%x, %i, %u) {axis=0} : f32[4,3]
   %1 = scatter_add(%x, %i, %u) {axis=0} : f32[4,3]
   %2 = take(%x, %i) {axis=0} : f32[3,3]
-  return %0, %1, %2, %x
+  %3 = matmul(%x, %u) {transpose_a=false, transpose_b=true} : f32[4,3]
+  return %0, %1, %2, %x, %3
 }
 """
 
@@ -89,7 +90,7 @@ def test_copying_scatters_and_repeated_indices_match_the_interpreter():
     u = rng.standard_normal((3, 3)).astype(np.float32)
     m, exe = _compiled(ROWS)
     _same(exe, m, x, np.array([1, -1, 1], np.int32), u)
-    assert {"scatter_update", "take"} <= _specialised_sites(exe)
+    assert {"scatter_update", "take", "matmul"} <= _specialised_sites(exe)
     assert "scatter_add" not in _specialised_sites(exe)   # a vector of indices: np.add.at
 
 
