@@ -113,6 +113,9 @@ MODELS = {
     "lstm_classifier_full": ModelCase("lstm_classifier", "lstm_classifier",
                                       (integers(20000, 1, 500),), integers(2, 1),
                                       kwargs={"size": "full"}, slow=True),
+    "gru_classifier_full": ModelCase("lstm_classifier", "lstm_classifier",
+                                     (integers(20000, 1, 500),), integers(2, 1),
+                                     kwargs={"size": "full_gru"}, slow=True),  # benchmark only
 }
 
 

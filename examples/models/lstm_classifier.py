@@ -24,6 +24,7 @@ class LSTMClassifierConfig:
     num_layers: int
     bidirectional: bool
     num_classes: int
+    cell: str = "LSTM"          # the recurrent layer: nn.LSTM, nn.GRU or nn.RNN
 
 
 # The default tests' size (the tests feed 2 sequences of 8 tokens).
@@ -33,7 +34,10 @@ SMALL = LSTMClassifierConfig(vocab_size=50, embed_size=16, hidden_size=16, num_l
 # reviews of 500 tokens).
 FULL = LSTMClassifierConfig(vocab_size=20000, embed_size=300, hidden_size=100, num_layers=2,
                             bidirectional=True, num_classes=2)
-CONFIGS = {"small": SMALL, "full": FULL}
+# The same network with a GRU in place of the LSTM (a benchmark of the other gated layer).
+FULL_GRU = LSTMClassifierConfig(vocab_size=20000, embed_size=300, hidden_size=100, num_layers=2,
+                                bidirectional=True, num_classes=2, cell="GRU")
+CONFIGS = {"small": SMALL, "full": FULL, "full_gru": FULL_GRU}
 
 
 class SentimentNet(nn.Cell):
@@ -44,9 +48,10 @@ class SentimentNet(nn.Cell):
         self.embedding = nn.Embedding(config.vocab_size, config.embed_size)
         self.permute = ops.Transpose()
         self.perm = (1, 0, 2)
-        self.encoder = nn.LSTM(input_size=config.embed_size, hidden_size=config.hidden_size,
-                               num_layers=config.num_layers, has_bias=True,
-                               bidirectional=config.bidirectional, dropout=0.0)
+        self.encoder = getattr(nn, config.cell)(
+            input_size=config.embed_size, hidden_size=config.hidden_size,
+            num_layers=config.num_layers, has_bias=True, bidirectional=config.bidirectional,
+            dropout=0.0)
         self.concat = ops.Concat(axis=1)
         directions = 2 if config.bidirectional else 1
         self.decoder = nn.Dense(config.hidden_size * directions * 2, config.num_classes)
@@ -59,6 +64,7 @@ class SentimentNet(nn.Cell):
 
 
 def lstm_classifier(size="small"):
-    """An LSTM classifier of one of the sizes of ``CONFIGS`` (``"small"``, ``"full"``)."""
+    """An LSTM classifier of one of the sizes of ``CONFIGS`` (``"small"``, ``"full"``; or
+    ``"full_gru"``, the full size with a GRU)."""
     return SentimentNet(CONFIGS[size])
 

@@ -96,24 +96,70 @@ def backward_while(bw, op: Op, saves: WhileSaves, tape: Tape, douts: list, ct: d
     with b.insertion_point(cond_block):
         b.yield_(F.greater(cond_block.args[0], 0))
     first, captured = _backward_body(bw, op, saves, tape, body_block, carried)
-    keys = list(captured)
+    products = {k: g for k, g in captured.items() if _stackable_product(g, saves, body_block)}
+    keys = [k for k in captured if k not in products]
     acc_types = [_join_type(k, [captured[k]]) for k in keys]
+    factors = [v for g in products.values() for v in g.op.operands]
+    stack_types = [TensorType(v.type.dtype, (saves.capacity, *v.type.shape)) for v in factors]
     with b.insertion_point(body_block):
         accs = [body_block.add_arg(t) for t in acc_types]
-        for t in acc_types:
+        stacks = [body_block.add_arg(t) for t in stack_types]
+        for t in acc_types + stack_types:
             cond_block.add_arg(t)
         nexts = [_accumulate(a, materialize_as(b, captured[k], t)) for a, k, t in
                  zip(accs, keys, acc_types)]
-        b.yield_(*first, *nexts)
-    new.set_operands([*new.operands, *[materialize_as(b, None, t) for t in acc_types]])
-    new.set_result_types(types + acc_types)
+        rows = [F.scatter_update(s, first[0], v, axis=0) for s, v in zip(stacks, factors)]
+        b.yield_(*first, *nexts, *rows)
+    new.set_operands([*new.operands, *[materialize_as(b, None, t) for t in acc_types],
+                      *[materialize_as(b, None, t) for t in stack_types]])
+    new.set_result_types(types + acc_types + stack_types)
     b.insert(new)
     for pos, i in enumerate(carried):
         v = op.operands[i]
         if not isinstance(v, Literal) and v in bw.active:
             accumulate(b, ct, v, new.results[1 + pos])
-    for k, r in zip(keys, new.results[1 + len(carried):]):
+    results = new.results[1 + len(carried):]
+    for k, r in zip(keys, results):
         accumulate(b, ct, k, r)
+    filled = iter(results[len(keys):])
+    for k, g in products.items():
+        accumulate(b, ct, k, _product_of_stacks(g, next(filled), next(filled)))
+
+
+STACKED_PRODUCT_MAX = 1 << 24
+"""Elements (both factors, every iteration) up to which a capture's per-iteration product is
+stacked and contracted once after the loop (64 MB in float32)."""
+
+
+def _stackable_product(g, saves: WhileSaves, body: Block) -> bool:
+    """Whether a capture's per-iteration cotangent ``g`` is ``a^T b`` (``matmul`` with
+    ``transpose_a``, both 2-D: the gradient of a weight multiplied by a per-step value) made in
+    the body of a counted loop. Summed over the iterations, it is one product of the stacked
+    factors: ``A^T B`` with ``A``, ``B`` the iterations' rows one after the other. Stacking two
+    rows per iteration and one GEMM after the loop replaces an outer product and an add of the
+    whole weight per iteration (a recurrent layer's ``W_hh``: 400x100 per step)."""
+    op = getattr(g, "op", None)
+    if not saves.counted or op is None or op.opdef is not _MATMUL or op.parent is not body:
+        return False
+    if not op.attrs.get("transpose_a") or op.attrs.get("transpose_b"):
+        return False
+    a, bb = op.operands
+    if any(not isinstance(v.type, TensorType) or len(v.type.shape) != 2 for v in (a, bb)):
+        return False
+    size = saves.capacity * (_numel(a.type) + _numel(bb.type))
+    return len(g.uses) == 0 and size <= STACKED_PRODUCT_MAX
+
+
+def _numel(t: TensorType) -> int:
+    return int(np.prod(t.shape, dtype=np.int64))
+
+
+def _product_of_stacks(g: Value, sa: Value, sb: Value) -> Value:
+    """``sum_k a_k^T b_k`` as one ``matmul`` of the stacks ``sa`` (k, r, m), ``sb`` (k, r, n)."""
+    (_, r, m), n = sa.type.shape, sb.type.shape[2]
+    rows = sa.type.shape[0] * r
+    return F.matmul(F.reshape(sa, shape=(rows, m)), F.reshape(sb, shape=(rows, n)),
+                    transpose_a=True, transpose_b=False)
 
 
 def _accumulate(acc: Value, g: Value) -> Value:
@@ -130,7 +176,7 @@ def _accumulate(acc: Value, g: Value) -> Value:
     return F.add(acc, g)
 
 
-_SCATTER_ADD, _FILL = lookup("scatter_add"), lookup("fill")
+_SCATTER_ADD, _FILL, _MATMUL = lookup("scatter_add"), lookup("fill"), lookup("matmul")
 
 
 def _backward_body(bw, op: Op, saves: WhileSaves, tape: Tape, dst: Block, carried):

@@ -348,7 +348,8 @@ class _Gen:
         elif d is assign and self.fresh_only_for(op):
             self.assign(op, ind, self.use(op.operands[1]), "assign (the kernel's new buffer)")
         elif op in self.into:
-            fn = functools.partial(d.ref_into, **op.attrs) if op.attrs else d.ref_into
+            fn = specialized(op, into=True) or (
+                functools.partial(d.ref_into, **op.attrs) if op.attrs else d.ref_into)
             args = ", ".join(self.use(v) for v in op.operands)
             r = self.site(op, naming.kernel_name(op, self.ir_names), "op", fn)
             self.assign(op, ind, f"{r}({args})", f"{d.name} (in place)")
@@ -425,7 +426,9 @@ class _Gen:
         # -- which callable runs a non-fused primitive (nnkernels: conv/pool kernels, else ref) --
         impl = implementation(op.opdef, self.opts.jit,
                               getattr(self.opts.native, "nn_loops", None))   # an artifact's own
-        fn = functools.partial(impl, **attrs) if attrs else impl
+        # a form specialised to the static types replaces both (it declines the sizes where
+        # an nn kernel's own policy matters, as matmul declines the GEMMs nnkernels splits)
+        fn = specialized(op) or (functools.partial(impl, **attrs) if attrs else impl)
         args = ", ".join(self.use(v) for v in op.operands)
         if len(op.results) > 1:
             fn = _unpacking(fn, len(op.results), op.opdef.name)
@@ -507,6 +510,17 @@ class _Gen:
             self.lines.append(f"{inner}{tup(carried)} = {tup(outs)}")
             res = [self.var(r) for r in op.results]
             self.lines.append(f"{ind}{tup(res)} = {tup(carried)}")
+
+
+def specialized(op: Op, into: bool = False):
+    """``op``'s reference (``ref_into`` when ``into``) specialised to its operands' static types
+    (``OpDef.specialize``), or None: a literal operand may be a Python number, which the
+    specialised forms do not take."""
+    d = op.opdef
+    if d.specialize is None or any(isinstance(v, Literal) or not isinstance(v.type, TensorType)
+                                   for v in op.operands):
+        return None
+    return d.specialize(tuple(v.type for v in op.operands), dict(op.attrs), into)
 
 
 def in_place_updates(op: Op) -> dict[Op, int]:

@@ -88,7 +88,33 @@ def _matmul_cost(ins, outs, *, transpose_a, transpose_b) -> int:
     return 2 * elements(outs[0]) * k   # a multiply-add per result element per k
 
 
+SMALL_PRODUCT = 1 << 16
+"""Multiply-adds up to which a 2-D product is specialised (a recurrent layer's step, 100x400):
+one BLAS call, which runs it on one thread at this size, with the transposes decided once."""
+
+
+def _specialize_matmul(types, attrs, into):
+    """A small 2-D product as one ``np.matmul`` of (views of) its operands. Larger ones are
+    left to the backend's GEMM policy. Written here, a registry module, so the warnings filter
+    of the references silences numpy's floating-point warnings at no cost per call."""
+    x, y = types
+    if len(x.shape) != 2 or len(y.shape) != 2:
+        return None
+    ta, tb = attrs.get("transpose_a", False), attrs.get("transpose_b", False)
+    (m, k), n = _t(tuple(x.shape), ta), _t(tuple(y.shape), tb)[1]
+    if m * k * n > SMALL_PRODUCT:
+        return None
+    if ta and tb:
+        return lambda x, y: np.matmul(x.T, y.T)
+    if ta:
+        return lambda x, y: np.matmul(x.T, y)
+    if tb:
+        return lambda x, y: np.matmul(x, y.T)
+    return lambda x, y: np.matmul(x, y)   # called from this module: the filter applies
+
+
 matmul = defop("matmul", ("x", "y"), kind=Kind.CONTRACTION, ms_name="MatMul",
                attrs=[attr("transpose_a", AttrKind.BOOL, False), attr("transpose_b", AttrKind.BOOL, False)],
                prim_init=("transpose_a", "transpose_b"), aliases=("batch_matmul",),
-               infer=_matmul_infer, ref=_matmul_ref, bprop=bprop_matmul, cost=_matmul_cost)
+               infer=_matmul_infer, ref=_matmul_ref, bprop=bprop_matmul, cost=_matmul_cost,
+               specialize=_specialize_matmul)

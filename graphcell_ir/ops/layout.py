@@ -47,10 +47,16 @@ def _reshape_infer(x, *, shape):
     return TensorType(x.dtype, resolve_shape(x.shape, shape))
 
 
+def _specialize_reshape(types, attrs, into):
+    shape = resolve_shape(tuple(types[0].shape), tuple(attrs["shape"]))
+    return lambda x: x.reshape(shape)
+
+
 reshape = defop("reshape", ("x",), kind=LAYOUT, ms_name="Reshape", attrs=[attr("shape", AttrKind.INTS)],
                 infer=_reshape_infer,
                 ref=lambda x, *, shape: np.reshape(x, resolve_shape(x.shape, shape)),
-                bprop=lambda x, out, dout, shape: (F.reshape(dout, tuple(x.shape)),))
+                bprop=lambda x, out, dout, shape: (F.reshape(dout, tuple(x.shape)),),
+                specialize=_specialize_reshape)
 
 
 def _perm(perm, ndim):
@@ -225,10 +231,18 @@ def _take_ref(x, indices, *, axis):
     return np.take(x, indices, axis=a)
 
 
+def _specialize_take(types, attrs, into):
+    """numpy's own take: an index out of range raises IndexError, and the runner's fallback
+    (the interpreter, running ``_take_ref``) reports it as the ShapeError ``ref`` gives."""
+    axis = attrs["axis"] % len(types[0].shape)
+    return lambda x, indices: x.take(indices, axis=axis)
+
+
 take = defop("take", ("x", "indices"), kind=LAYOUT, ms_name="Gather", aliases=("gather",),
              attrs=[attr("axis", AttrKind.INT, 0)], infer=_take_infer, ref=_take_ref,
              bprop=lambda x, indices, out, dout, axis: (
-                 F.scatter_add(F.zeros_like(x), indices, dout, axis=axis), None))
+                 F.scatter_add(F.zeros_like(x), indices, dout, axis=axis), None),
+             specialize=_specialize_take)
 
 
 def _scatter_infer(x, indices, updates, *, axis):
@@ -266,6 +280,36 @@ def _scatter_update_into(x, indices, updates, *, axis):
     return x
 
 
+def _rows_on_axis_0(types, attrs) -> bool:
+    """Whether a scatter writes whole rows of axis 0 at a scalar or a vector of indices: then
+    numpy's own indexing writes what the references write (the last of repeated indices wins,
+    as in ``_scatter_update_into``)."""
+    x, indices, _ = types
+    return attrs["axis"] % len(x.shape) == 0 and len(indices.shape) <= 1
+
+
+def _specialize_scatter_update(types, attrs, into):
+    if not _rows_on_axis_0(types, attrs):
+        return None
+
+    def write(x, indices, updates):
+        x[indices] = updates
+        return x
+    return write if into else lambda x, indices, updates: write(x.copy(), indices, updates)
+
+
+def _specialize_scatter_add(types, attrs, into):
+    """At one index only (repeated indices need ``np.add.at``), updates of x's dtype."""
+    x, indices, updates = types
+    if not _rows_on_axis_0(types, attrs) or indices.shape != () or updates.dtype != x.dtype:
+        return None
+
+    def add(x, indices, updates):
+        x[indices] += updates
+        return x
+    return add if into else lambda x, indices, updates: add(x.copy(), indices, updates)
+
+
 def _scatter_add_ref(x, indices, updates, *, axis):
     return _scatter_add_into(np.array(x, copy=True), indices, updates, axis=axis)
 
@@ -276,7 +320,7 @@ def _scatter_update_ref(x, indices, updates, *, axis):
 
 scatter_add = defop("scatter_add", ("x", "indices", "updates"), kind=LAYOUT,
                     attrs=[attr("axis", AttrKind.INT, 0)], infer=_scatter_infer, ref=_scatter_add_ref,
-                    ref_into=_scatter_add_into,
+                    ref_into=_scatter_add_into, specialize=_specialize_scatter_add,
                     bprop=lambda x, indices, updates, out, dout, axis: (
                         dout, None, F.cast_like(F.sum_to(F.take(dout, indices, axis=axis),
                                                          tuple(updates.shape)), updates)))
@@ -292,7 +336,7 @@ def bprop_scatter_update(x, indices, updates, out, dout, axis):
 scatter_update = defop("scatter_update", ("x", "indices", "updates"), kind=LAYOUT,
                        attrs=[attr("axis", AttrKind.INT, 0)],
                        infer=_scatter_infer, ref=_scatter_update_ref, ref_into=_scatter_update_into,
-                       bprop=bprop_scatter_update)
+                       bprop=bprop_scatter_update, specialize=_specialize_scatter_update)
 
 
 # --- concat ------------------------------------------------------------------------------------

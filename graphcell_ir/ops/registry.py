@@ -191,7 +191,10 @@ class OpDef:
     whose result is operand 0 updated (the scatters): the executable uses it where it owns that
     array, a buffer a loop carries from step to step, so a step costs its update, not a copy.
     ``cost`` estimates the op's FLOPs from its types (``graphcell_ir.ops.cost``); None means
-    what the ``kind`` implies.
+    what the ``kind`` implies. ``specialize(types, attrs, into)`` returns ``ref`` (``ref_into``
+    when ``into``) for operands of exactly these static types, its checks and shape work done
+    once, or None where it has no faster form: compiled runners call it in loops, where the
+    references' per-call work (resolving shapes, checking indices) costs more than the copy.
     """
 
     name: str
@@ -210,6 +213,7 @@ class OpDef:
     doc: str = ""
     ref_into: RefFn | None = None
     cost: Callable[..., int] | None = None
+    specialize: Callable[..., RefFn | None] | None = None
     attr_index: MappingProxyType = field(init=False, repr=False)
     bprop_takes_needs: bool = field(init=False, repr=False)
     operand_count: int | None = field(init=False, repr=False)
@@ -299,7 +303,8 @@ def defop(name: str, operands: tuple[str, ...] | list[str], *, kind: Kind, infer
           ref: RefFn, bprop: BpropFn | _NonDiff, attrs=(), kernel: str | None = None,
           traits=(), ms_name: str = "", prim_init=(), aliases=(), mutates=(),
           doc: str = "", ref_into: RefFn | None = None,
-          cost: Callable[..., int] | None = None) -> OpDef:
+          cost: Callable[..., int] | None = None,
+          specialize: Callable[..., RefFn | None] | None = None) -> OpDef:
     """Declare a primitive. Only the family modules call this, at import time."""
     if _frozen:
         raise RegistryError(f"cannot declare op {name!r}: the registry is frozen; "
@@ -307,7 +312,7 @@ def defop(name: str, operands: tuple[str, ...] | list[str], *, kind: Kind, infer
     op = OpDef(name=name, operands=tuple(operands), kind=kind, infer=infer, ref=ref, bprop=bprop,
                attrs=tuple(attrs), kernel=kernel, traits=frozenset(traits), ms_name=ms_name,
                prim_init=tuple(prim_init), aliases=tuple(aliases), mutates=tuple(mutates), doc=doc,
-               ref_into=ref_into, cost=cost)
+               ref_into=ref_into, cost=cost, specialize=specialize)
     _add(op)
     return op
 

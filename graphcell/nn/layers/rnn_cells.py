@@ -1,5 +1,6 @@
 """Recurrent cells: ``RNNCell``, ``LSTMCell``, ``GRUCell`` — one step of a recurrence — and the
-step functions the multi-step layers (``rnns.py``) run in their loops.
+step functions the multi-step layers (``rnns.py``) run in their loops, given the input's
+projection (``input_projection``), which a layer computes for the whole sequence before its loop.
 
 Parameters are MindSpore 2.10's: ``weight_ih`` ``(chunks * hidden_size, input_size)``,
 ``weight_hh`` ``(chunks * hidden_size, hidden_size)``, ``bias_ih`` and ``bias_hh``
@@ -35,14 +36,23 @@ FLOATS = (float16, float32, float64)
 float64, for finite differences)."""
 
 
-# --- one step, as functions of the weights (the layers' loops call these) -------------------------
+# --- one step, as functions of the weights --------------------------------------------------------
 
-def _projections(x, h, w_ih, w_hh, b_ih, b_hh):
-    gi = F.matmul(x, w_ih, transpose_b=True)
-    gh = F.matmul(h, w_hh, transpose_b=True)
+def input_projection(x, w_ih, b_ih):
+    """``x W_ih^T + b_ih`` for ``x`` of shape ``(..., input_size)``: the part of a step that
+    does not depend on the state. A layer computes it for the whole sequence at once, before its
+    time loop (one GEMM instead of one per step, and so is its gradient), as cuDNN and oneDNN do."""
+    lead = x.shape[:-1]
+    flat = x if len(lead) == 1 else F.reshape(x, shape=(-1, x.shape[-1]))
+    gi = F.matmul(flat, w_ih, transpose_b=True)
     if b_ih is not None:
-        gi, gh = F.add(gi, b_ih), F.add(gh, b_hh)
-    return gi, gh
+        gi = F.add(gi, b_ih)
+    return gi if len(lead) == 1 else F.reshape(gi, shape=tuple(lead) + (gi.shape[-1],))
+
+
+def _recurrent(h, w_hh, b_hh):
+    gh = F.matmul(h, w_hh, transpose_b=True)
+    return gh if b_hh is None else F.add(gh, b_hh)
 
 
 def _chunks(x, n: int) -> list:
@@ -51,34 +61,30 @@ def _chunks(x, n: int) -> list:
     return [F.getitem(x, key=(slice(None), slice(k * size, (k + 1) * size))) for k in range(n)]
 
 
-def rnn_tanh_step(x, h, w_ih, w_hh, b_ih, b_hh):
-    """``tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)``."""
-    gi, gh = _projections(x, h, w_ih, w_hh, b_ih, b_hh)
-    return F.tanh(F.add(gi, gh))
+# Each ``*_update`` is a step given the input's projection ``gi = x W_ih^T + b_ih``.
+
+def rnn_tanh_update(gi, h, w_hh, b_hh):
+    """``tanh(gi + h W_hh^T + b_hh)``."""
+    return F.tanh(F.add(gi, _recurrent(h, w_hh, b_hh)))
 
 
-def rnn_relu_step(x, h, w_ih, w_hh, b_ih, b_hh):
-    """``relu(x W_ih^T + b_ih + h W_hh^T + b_hh)``."""
-    gi, gh = _projections(x, h, w_ih, w_hh, b_ih, b_hh)
-    return F.relu(F.add(gi, gh))
+def rnn_relu_update(gi, h, w_hh, b_hh):
+    """``relu(gi + h W_hh^T + b_hh)``."""
+    return F.relu(F.add(gi, _recurrent(h, w_hh, b_hh)))
 
 
-def lstm_step(x, hidden, w_ih, w_hh, b_ih, b_hh):
+def lstm_update(gi, hidden, w_hh, b_hh):
     """One LSTM step on ``hidden = (h, c)``; returns the new ``(h, c)``."""
     h, c = hidden
-    gates = F.add(F.matmul(x, w_ih, transpose_b=True), F.matmul(h, w_hh, transpose_b=True))
-    if b_ih is not None:
-        gates = F.add(F.add(gates, b_ih), b_hh)
-    i, f, g, o = _chunks(gates, 4)
+    i, f, g, o = _chunks(F.add(gi, _recurrent(h, w_hh, b_hh)), 4)
     c = F.add(F.mul(F.sigmoid(f), c), F.mul(F.sigmoid(i), F.tanh(g)))
     return F.mul(F.sigmoid(o), F.tanh(c)), c
 
 
-def gru_step(x, h, w_ih, w_hh, b_ih, b_hh):
+def gru_update(gi, h, w_hh, b_hh):
     """One GRU step: reset ``r``, update ``z``, new ``n``; ``h' = n + z * (h - n)``."""
-    gi, gh = _projections(x, h, w_ih, w_hh, b_ih, b_hh)
     i_r, i_z, i_n = _chunks(gi, 3)
-    h_r, h_z, h_n = _chunks(gh, 3)
+    h_r, h_z, h_n = _chunks(_recurrent(h, w_hh, b_hh), 3)
     r = F.sigmoid(F.add(i_r, h_r))
     z = F.sigmoid(F.add(i_z, h_z))
     n = F.tanh(F.add(i_n, F.mul(r, h_n)))
@@ -144,8 +150,9 @@ class RNNCell(RNNCellBase):
 
     def construct(self, x, hx):
         self._check_step(x, hx, "hx")
-        step = rnn_tanh_step if self.nonlinearity == "tanh" else rnn_relu_step
-        return step(x, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        update = rnn_tanh_update if self.nonlinearity == "tanh" else rnn_relu_update
+        return update(input_projection(x, self.weight_ih, self.bias_ih), hx, self.weight_hh,
+                      self.bias_hh)
 
 
 class LSTMCell(RNNCellBase):
@@ -161,7 +168,8 @@ class LSTMCell(RNNCellBase):
                             f"{describe(hx)}")
         self._check_step(x, hx[0], "hx[0]")
         self._check_step(x, hx[1], "hx[1]")
-        return lstm_step(x, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        return lstm_update(input_projection(x, self.weight_ih, self.bias_ih), hx, self.weight_hh,
+                           self.bias_hh)
 
 
 class GRUCell(RNNCellBase):
@@ -173,4 +181,5 @@ class GRUCell(RNNCellBase):
 
     def construct(self, x, hx):
         self._check_step(x, hx, "hx")
-        return gru_step(x, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        return gru_update(input_projection(x, self.weight_ih, self.bias_ih), hx, self.weight_hh,
+                          self.bias_hh)

@@ -33,8 +33,8 @@ from graphcell.nn.cell import Cell
 from graphcell.nn.layers._validate import (_is_number, check_bool, check_positive_int,
                                            check_string, describe)
 from graphcell.nn.layers.basic import Dropout
-from graphcell.nn.layers.rnn_cells import (check_float_tensor, gru_step, lstm_step,
-                                           rnn_relu_step, rnn_tanh_step)
+from graphcell.nn.layers.rnn_cells import (check_float_tensor, gru_update, input_projection,
+                                           lstm_update, rnn_relu_update, rnn_tanh_update)
 from graphcell.ops.function.control_func import scan
 from graphcell.parameter import Parameter, ParameterTuple
 from graphcell.tensor import Tensor
@@ -43,9 +43,9 @@ from graphcell_ir.ops import functional as F
 
 __all__ = ["RNN", "LSTM", "GRU"]
 
-_MODES = {"RNN_TANH": (1, rnn_tanh_step), "RNN_RELU": (1, rnn_relu_step),
-          "LSTM": (4, lstm_step), "GRU": (3, gru_step)}
-"""mode -> (stacked gates, the step function)."""
+_MODES = {"RNN_TANH": (1, rnn_tanh_update), "RNN_RELU": (1, rnn_relu_update),
+          "LSTM": (4, lstm_update), "GRU": (3, gru_update)}
+"""mode -> (stacked gates, the step given the input's projection)."""
 
 
 class _RNNBase(Cell):
@@ -138,30 +138,33 @@ class _RNNBase(Cell):
         return layer_input, ((h_n, _stack(c_n)) if self.is_lstm else h_n)
 
     def _direction(self, x, h, seq_length, k: int, reverse: bool):
-        """One layer in one direction over the whole sequence: ``(outputs, last state)``."""
+        """One layer in one direction over the whole sequence: ``(outputs, last state)``. The
+        input's projection is one GEMM over the whole sequence, before the loop; the loop steps
+        on its rows."""
         step, lstm = self.step, self.is_lstm
         w_ih, w_hh = _as(self.w_ih_list[k], x), _as(self.w_hh_list[k], x)
         b_ih = _as(self.b_ih_list[k], x) if self.has_bias else None
         b_hh = _as(self.b_hh_list[k], x) if self.has_bias else None
+        gi = input_projection(x, w_ih, b_ih)
         if seq_length is None:
-            def plain(state, x_t):
-                state = step(x_t, state, w_ih, w_hh, b_ih, b_hh)
+            def plain(state, gi_t):
+                state = step(gi_t, state, w_hh, b_hh)
                 return state, (state[0] if lstm else state)
-            return _swap(scan(plain, h, x, reverse=reverse))
+            return _swap(scan(plain, h, gi, reverse=reverse))
         last = x.shape[0] - 1
         lengths = F.broadcast_to(F.expand_dims(F.cast(seq_length, dtype=int64), axis=1),
                                  shape=(x.shape[1], self.hidden_size))
         zeros = F.zeros_like(h[0] if lstm else h)
 
-        def masked(carry, x_t):
+        def masked(carry, gi_t):
             state, count = carry
             valid = F.greater(lengths, last - count if reverse else count)
-            new = step(x_t, state, w_ih, w_hh, b_ih, b_hh)
+            new = step(gi_t, state, w_hh, b_hh)
             if lstm:
                 kept = (F.select(valid, new[0], state[0]), F.select(valid, new[1], state[1]))
                 return (kept, count + 1), F.select(valid, new[0], zeros)
             return (F.select(valid, new, state), count + 1), F.select(valid, new, zeros)
-        (state, _), ys = scan(masked, (h, 0), x, reverse=reverse)
+        (state, _), ys = scan(masked, (h, 0), gi, reverse=reverse)
         return ys, state
 
     # -- checks --

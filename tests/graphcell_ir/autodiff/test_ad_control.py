@@ -424,6 +424,41 @@ def test_a_counted_loop_saves_one_slot_per_iteration():
                        for op in backward_body)
 
 
+def test_a_weight_gradient_of_a_counted_loop_is_one_product_after_it():
+    """``w``'s cotangent is ``h_k^T dy_k`` summed over the iterations: the backward loop stacks
+    the two factors row by row (two row writes per iteration, no outer product and no add of
+    w's size) and one matmul of the stacks after the loop sums them; the finite differences
+    agree."""
+    from graphcell_ir.ir.structural import WHILE
+    from graphcell_ir.ir.walk import walk
+    rng = np.random.default_rng(22)
+    args = [rng.standard_normal((6, 2)), rng.standard_normal(2), rng.standard_normal((2, 2))]
+    g, _ = check_grad_function(_counted(), "f", args, [0, 1, 2], rng=rng)
+    backward = [op for op in walk(g) if op.opdef is WHILE][1]
+    body = list(walk(backward.regions[1]))
+    assert not any(op.opdef.name in ("matmul", "add") and op.results[0].shape == (2, 2)
+                   for op in body)
+    assert sorted(tuple(r.shape) for r in backward.results if len(r.shape) == 3) == \
+        [(6, 1, 2), (6, 1, 2)]
+    after = [op for op in g.body if op.opdef.name == "matmul"
+             and any(getattr(v, "op", None) is not None and v.op.opdef.name == "reshape"
+                     and v.op.operands[0] in backward.results for v in op.operands)]
+    assert len(after) == 1 and after[0].results[0].shape == (2, 2)
+
+
+def test_a_weight_gradient_of_a_loop_without_a_known_trip_count_is_summed_per_iteration():
+    """Without a known trip count there is no stack to fill: the product is added per
+    iteration, as before."""
+    from graphcell_ir.ir.structural import WHILE
+    from graphcell_ir.ir.walk import walk
+    rng = np.random.default_rng(23)
+    args = [rng.standard_normal((6, 2)), rng.standard_normal(2), rng.standard_normal((2, 2))]
+    g, _ = check_grad_function(_counted(step=2), "f", args, [0, 1, 2], rng=rng)
+    backward = [op for op in walk(g) if op.opdef is WHILE][1]
+    assert any(op.opdef.name == "matmul" and op.results[0].shape == (2, 2)
+               for op in walk(backward.regions[1]))
+
+
 @pytest.mark.parametrize("start, stop, step, counted", [
     (2, 6, 1, True),      # from another constant: 4 iterations
     (0, 6, 2, False),     # another step: the trip count is not taken as known

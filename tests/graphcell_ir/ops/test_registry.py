@@ -4,7 +4,8 @@ For each OpDef: it has a sample row; its bprop is a rule or NONDIFF; ``infer_typ
 the dtype and shape of ``ref`` on drawn inputs; bad inputs raise ShapeError/OpTypeError naming
 the op; an elementwise op has a kernel template, and that template, evaluated as a Python scalar
 expression, agrees with ``ref`` (including at NaN/±Inf/±0 where the row asks for it); an
-in-place reference (``ref_into``) writes what ``ref`` returns.
+in-place reference (``ref_into``) writes what ``ref`` returns, and so do the references
+specialised to static types (``specialize``).
 """
 from __future__ import annotations
 
@@ -116,6 +117,33 @@ def test_ref_into_writes_what_ref_returns(name, dtype, data):
     got = op.ref_into(target, *operands[1:], **attrs)
     assert got is target
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("name,dtype", _cases("specialize",
+                                              where=lambda op: op.specialize is not None))
+@EXAMPLES
+@given(data=st.data())
+def test_specialized_refs_compute_what_ref_computes(name, dtype, data):
+    """An op's reference specialised to its operands' static types (compiled runners call it)
+    returns what ``ref`` returns, and its in-place form writes it into operand 0's array; where
+    it declines (None) the runner calls ``ref``."""
+    op, row = REGISTRY[name], SAMPLES[name]
+    operands, attrs = row.make(Gen(data), dtype)
+    attrs = op.check_attrs(attrs)
+    types = tuple(type_of_value(v) for v in operands)
+    want = op.ref(*operands, **attrs)
+    fast = op.specialize(types, dict(attrs), False)
+    if fast is not None:
+        before = [np.array(v, copy=True) for v in operands]
+        np.testing.assert_array_equal(fast(*operands), want)
+        for v, b in zip(operands, before):   # the copying form leaves its operands alone
+            np.testing.assert_array_equal(v, b)
+    into = op.specialize(types, dict(attrs), True) if op.ref_into is not None else None
+    if into is not None:
+        target = np.array(operands[0], copy=True)
+        got = into(target, *operands[1:])
+        assert got is target
+        np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("name", _cases("bad", dtypes=False))
