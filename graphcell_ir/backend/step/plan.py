@@ -7,8 +7,8 @@ first-fit (:func:`place`), so two buffers overlap in memory only when their life
 
 - **Escaping values** (what ``return`` yields) are not in the arena: the caller keeps them, and
   memory the next call overwrites must never reach it; the runner allocates them fresh per call.
-- **Views** (``views(op)`` says so: a reshape of contiguous memory, ``depend``) take their
-  operand's buffer: one buffer, living as long as its last member. A view of an argument or a
+- **Views** (``views(op)`` names the operand: a reshape of contiguous memory, ``depend``, an
+  ``assign`` taking a new value nobody else holds) take that operand's buffer: one buffer, living as long as its last member. A view of an argument or a
   constant is external too (no arena bytes).
 - **In place**: ``in_place(op, i)`` says whether ``op`` may write its result into operand ``i``'s
   bytes (an elementwise kernel reading element k before writing element k); the result then
@@ -100,11 +100,11 @@ def place(intervals: list[Interval]) -> tuple[dict, int]:
     return offsets, top
 
 
-def _no(*_args) -> bool:
-    return False
+def _no(*_args) -> None:
+    return None
 
 
-def plan_function(fn: Function, *, views: Callable[[Op], bool] = _no,
+def plan_function(fn: Function, *, views: Callable[[Op], int | None] = _no,
                   in_place: Callable[[Op, int], bool] = _no) -> Plan:
     """The static buffer plan of ``fn``'s body (see the module docstring). PlanError when a
     value has no static shape or an op other than ``fused`` has regions (control flow)."""
@@ -172,12 +172,13 @@ def _last_uses(ops: list[Op], returned: list[Value]) -> dict[Value, int]:
 
 def _shared_operand(op: Op, k: int, result: Value, views, in_place, find, last, n,
                     external):
-    """The buffer root ``result`` shares: its operand's when ``op`` is a view (result 0 of
-    operand 0), or that of an operand ``op`` may overwrite, whose buffer nothing reads after
+    """The buffer root ``result`` shares: operand ``views(op)``'s when ``op`` is a view (its
+    result 0), or that of an operand ``op`` may overwrite, whose buffer nothing reads after
     ``op``, of the result's size and dtype, not an argument's or a constant's (the caller's
     memory), and not taken by an earlier result of ``op``."""
-    if k == 0 and op.operands and views(op) and not isinstance(op.operands[0], Literal):
-        return find(op.operands[0])
+    src = views(op) if k == 0 else None
+    if src is not None and not isinstance(op.operands[src], Literal):
+        return find(op.operands[src])
     for i, v in enumerate(op.operands):
         if isinstance(v, Literal) or not isinstance(v.type, TensorType) or not in_place(op, i):
             continue
