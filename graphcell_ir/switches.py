@@ -38,6 +38,9 @@ SWITCHES = MappingProxyType({s.name: s for s in (
     Switch("GRAPHCELL_BACKEND", "",
            "interp: run compiled functions on the reference interpreter instead of the "
            "executable"),
+    Switch("GRAPHCELL_NATIVE_STEP", "1",
+           "0: run compiled functions with their generated Python runner instead of one native "
+           "call (backend/step)"),
     Switch("GRAPHCELL_NUM_THREADS", "",
            "threads a parallel kernel runs on (default: the CPUs the process may use)"),
     Switch("GRAPHCELL_BLAS_THREADS", "",

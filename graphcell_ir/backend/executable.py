@@ -40,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
+from graphcell_ir import switches
 from graphcell_ir.backend import naming, profile, report
 from graphcell_ir.backend.blas_threads import Tuner
 from graphcell_ir.backend.interp import Interpreter
@@ -151,8 +152,8 @@ def _build(fn: Function, opts: _Options, done: dict) -> Executable:
             source = gen.function()
             ns = dict(gen.globals)
             exec(compile(source, f"<graphcell runner @{fn.name}>", "exec"), ns)
-            exe = Executable(fn, ns["run"], source, gen.kernels, gen.fallbacks,
-                             dict(gen.globals), gen.sites)
+            exe = Executable(fn, _runner(fn, opts, ns["run"], gen.fallbacks), source,
+                             gen.kernels, gen.fallbacks, dict(gen.globals), gen.sites)
         except Exception as e:  # never crash: the interpreter runs it
             log.warning("@%s runs on the interpreter: %s: %s", fn.name, type(e).__name__, e)
             exe = Executable(fn, lambda args: slow(args), "", [], [f"whole function: {e}"])
@@ -161,6 +162,36 @@ def _build(fn: Function, opts: _Options, done: dict) -> Executable:
     if opts.dump_dir is not None:
         _dump(exe, opts.dump_dir)
     return exe
+
+
+def _runner(fn: Function, opts: _Options, python_run, fallbacks: list):
+    """What runs ``fn``: its native step (one call into machine code, :mod:`.step`) when it
+    has one, the generated Python runner otherwise — and whenever the step declines a call
+    (arguments of other shapes, another thread inside it): the runner's guards then send the
+    call on as before. Why a function has no step is kept in ``fallbacks``. Not for an
+    artifact's kernels (``native``), without the JIT, or with ``kernel_min_size`` (which asks
+    for references on small groups)."""
+    if opts.native is not None or not opts.jit or opts.min_size or \
+            not switches.on("GRAPHCELL_NATIVE_STEP"):
+        return python_run
+    from graphcell_ir.backend.step import emit
+    try:
+        step = emit.build(fn)
+    except Unsupported as e:
+        fallbacks.append(f"native step: {e}")
+        log.info("@%s: no native step (%s); the Python runner runs it", fn.name, e)
+        return python_run
+    except Exception as e:   # a bug of the emitter: the runner still runs the function
+        fallbacks.append(f"native step: {type(e).__name__}: {e}")
+        log.warning("@%s: the native step failed to build (%s: %s); the Python runner runs it",
+                    fn.name, type(e).__name__, e)
+        return python_run
+
+    def run(args):
+        results = step(args)
+        return python_run(args) if results is None else results
+    run.step = step
+    return run
 
 
 class _Counts:
