@@ -29,6 +29,12 @@ the same error as it always does. A rerun restores the random generator's state 
 ops draw the same numbers, once); a call that fails after a host callback or a collective ran
 (``Trait.EXTERNAL``) is not rerun.
 Compiling never raises either: a function the generator cannot handle runs on the interpreter.
+
+A function of fixed shapes whose every op has a native lowering runs as one native call instead
+(:mod:`.step`: a static buffer plan and an llvmlite function calling the kernels' pointer
+entries and BLAS); the runner above stays for the calls it declines, for profiled runs, and for
+every other function (``exe.step_fallback`` says why it has no step; ``GRAPHCELL_NATIVE_STEP=0``
+turns it off).
 Functions that run GEMMs time their calls to choose BLAS's thread count (:mod:`.blas_threads`).
 """
 from __future__ import annotations
@@ -112,6 +118,7 @@ class Executable:
         self.source = source
         self.kernels = kernels        # the Kernel objects it calls
         self.fallbacks = fallbacks    # why each op that could have been a kernel is not
+        self.step_fallback = "no runner"   # why the function has no native step (None: it has)
 
     def __call__(self, args) -> list:
         run = self.run if profile.active() is None else self.timed_run()
@@ -152,8 +159,9 @@ def _build(fn: Function, opts: _Options, done: dict) -> Executable:
             source = gen.function()
             ns = dict(gen.globals)
             exec(compile(source, f"<graphcell runner @{fn.name}>", "exec"), ns)
-            exe = Executable(fn, _runner(fn, opts, ns["run"], gen.fallbacks), source,
-                             gen.kernels, gen.fallbacks, dict(gen.globals), gen.sites)
+            exe = Executable(fn, ns["run"], source, gen.kernels, gen.fallbacks,
+                             dict(gen.globals), gen.sites)
+            exe.run, exe.step_fallback = _runner(fn, opts, exe.run)
         except Exception as e:  # never crash: the interpreter runs it
             log.warning("@%s runs on the interpreter: %s: %s", fn.name, type(e).__name__, e)
             exe = Executable(fn, lambda args: slow(args), "", [], [f"whole function: {e}"])
@@ -164,34 +172,31 @@ def _build(fn: Function, opts: _Options, done: dict) -> Executable:
     return exe
 
 
-def _runner(fn: Function, opts: _Options, python_run, fallbacks: list):
-    """What runs ``fn``: its native step (one call into machine code, :mod:`.step`) when it
-    has one, the generated Python runner otherwise — and whenever the step declines a call
-    (arguments of other shapes, another thread inside it): the runner's guards then send the
-    call on as before. Why a function has no step is kept in ``fallbacks``. Not for an
-    artifact's kernels (``native``), without the JIT, or with ``kernel_min_size`` (which asks
-    for references on small groups)."""
+def _runner(fn: Function, opts: _Options, python_run) -> tuple:
+    """``(run, why not native)``: what runs ``fn`` — its native step (one call into machine
+    code, :mod:`.step`) when it has one, the generated Python runner otherwise, and whenever the
+    step declines a call (arguments of other shapes, another thread inside it): the runner's
+    guards then send the call on as before. Not for an artifact's kernels (``native``), without
+    the JIT, or with ``kernel_min_size`` (which asks for references on small groups)."""
     if opts.native is not None or not opts.jit or opts.min_size or \
             not switches.on("GRAPHCELL_NATIVE_STEP"):
-        return python_run
+        return python_run, "not asked for"
     from graphcell_ir.backend.step import emit
     try:
         step = emit.build(fn)
     except Unsupported as e:
-        fallbacks.append(f"native step: {e}")
         log.info("@%s: no native step (%s); the Python runner runs it", fn.name, e)
-        return python_run
+        return python_run, str(e)
     except Exception as e:   # a bug of the emitter: the runner still runs the function
-        fallbacks.append(f"native step: {type(e).__name__}: {e}")
         log.warning("@%s: the native step failed to build (%s: %s); the Python runner runs it",
                     fn.name, type(e).__name__, e)
-        return python_run
+        return python_run, f"{type(e).__name__}: {e}"
 
     def run(args):
         results = step(args)
         return python_run(args) if results is None else results
     run.step = step
-    return run
+    return run, None
 
 
 class _Counts:
@@ -212,6 +217,9 @@ def _dump(exe: Executable, d: Path) -> None:
         d.mkdir(parents=True, exist_ok=True)
         (d / f"runner_{exe.function.name}.py").write_text(exe.source)
         (d / f"ir_{exe.function.name}.gcir").write_text(_ir_with_kernels(exe))
+        step = getattr(exe.run, "step", None)
+        if step is not None:
+            (d / f"step_{exe.function.name}.ll").write_text(step.text)
         for g, k in zip(exe.kernel_names, exe.kernels):
             head = naming.header(exe.sites[g], k.ks.key)
             (d / f"kernel_{g}.py").write_text(head + k.ks.module_text)

@@ -68,9 +68,10 @@ class NativeStep:
     argument is not what it was compiled for, or another thread is inside it (its arena is one
     per step): the caller then runs its other runner."""
 
-    def __init__(self, cfunc, outputs, results, keep, n_ops: int):
+    def __init__(self, cfunc, outputs, results, keep, n_ops: int, text: str = ""):
         self.cfunc, self.outputs, self.results, self.keep = cfunc, outputs, results, keep
         self.n_ops = n_ops    # the ops it runs (what a report says)
+        self.text = text      # its LLVM IR (save_graphs dumps it)
         self.lock = threading.Lock()
 
     def __call__(self, args):
@@ -166,7 +167,7 @@ class _Emitter:
             address)
         outputs = [(v.type.shape, v.type.dtype.np_dtype) for v in self.escaping]
         results = [self.result(v) for v in self.fn.body.terminator.operands]
-        return NativeStep(cfunc, outputs, results, self.keep, self.n_ops)
+        return NativeStep(cfunc, outputs, results, self.keep, self.n_ops, text)
 
     def guard(self, layout) -> None:
         """Check every argument (rank, dimensions, dtype, C order) and read the data pointers
