@@ -255,8 +255,12 @@ class _Emitter:
         if d in (reshape, depend):
             return   # the plan gave the result its operand's buffer
         if d is assign:
-            if not self.plan.shares(op.results[0], op.operands[1]):
-                self.copy(op.operands[1], op.results[0])
+            value, (r,) = op.operands[1], op.results
+            if isinstance(value, Literal) or value.type != r.type:
+                raise Unsupported(f"assign of a {getattr(value, 'type', value)} value to a "
+                                  f"{r.type} variable (a conversion)")
+            if not self.plan.shares(r, value):
+                self.copy(value, r)
             return
         if d is FUSED:
             return self.kernel(op, lower_fused(op))

@@ -149,3 +149,17 @@ func @f(%p: bool[], %x: f32[3]) -> f32[3] {
     assert exe.step_fallback.startswith("if has regions")
     x = np.arange(3, dtype=np.float32)
     np.testing.assert_array_equal(exe([np.array(True), x])[0], -x)
+
+
+def test_an_assign_that_converts_keeps_the_python_runner(monkeypatch):
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    module = parse_module("""
+func @f(%b: f32[3]) -> f32[3] {
+  %v = const() {value=[7, 8, 9]} : i64[3]
+  %u = assign(%b, %v) : f32[3]
+  return %u
+}
+""")
+    exe = compile_executable(module, "f")
+    assert "conversion" in exe.step_fallback
+    np.testing.assert_array_equal(exe([np.zeros(3, np.float32)])[0], [7.0, 8.0, 9.0])
