@@ -107,6 +107,31 @@ def build(fn: Function) -> NativeStep:
     return _Emitter(fn, plan).run()
 
 
+_LOWERED = frozenset({CONST, reshape, depend, assign, FUSED, matmul, N.softmax,
+                      N.sparse_softmax_cross_entropy, N.one_hot})
+"""The ops the step lowers besides lone elementwise and reduction ops (``_Emitter.op``)."""
+
+
+def unsupported(fn: Function) -> str | None:
+    """Why ``fn`` surely has no native step (an op the step has no lowering for, control flow,
+    an argument that is not a tensor), or None when :func:`build` may succeed — a cheap scan
+    before anything is compiled."""
+    for a in fn.args:
+        if not isinstance(a.type, TensorType) or 0 in a.type.shape:
+            return f"argument of type {a.type}"
+    for op in fn.body:
+        d = op.opdef
+        if op.is_terminator:
+            break
+        if d.has(Trait.RANDOM) or d.has(Trait.EXTERNAL):
+            return f"{d.name} draws random numbers or acts outside the program"
+        if op.regions and d is not FUSED:
+            return f"{d.name} has regions: control flow has no static plan"
+        if d not in _LOWERED and d.kind not in (Kind.ELEMENTWISE, Kind.REDUCTION):
+            return f"{d.name} has no native lowering in the step"
+    return None
+
+
 def _view_of(op: Op) -> int | None:
     """The operand whose buffer ``op``'s result is (a reshape of C-ordered memory, ``depend``'s
     value, ``assign``'s new value when only the assign holds it and a kernel wrote it)."""
@@ -155,7 +180,7 @@ class _Emitter:
             self.op(op)
         self.b.ret(self.i32(abi.OK))
         text = str(self.module)
-        data, needs = codegen.object_code(text, host_target())
+        data, needs = codegen.object_code(text, host_target(), optimize=False)
         obj = NativeObject("step", self.symbol[len("graphcell_kernel_"):], (), data,
                            host_target(), needs)
         try:
@@ -490,11 +515,11 @@ class _Emitter:
         self.loop(count, lambda i: self.b.store(const, self.b.gep(base, [i], source_etype=typ)))
 
     def copy(self, src: Value, dst: Value) -> None:
-        a, z = self.pointer(src), self.pointer(dst)
-        i8 = self.i8
-        self.loop(src.type.size * src.type.dtype.np_dtype.itemsize, lambda i: self.b.store(
-            self.b.load(self.b.gep(a, [i], source_etype=i8), typ=i8),
-            self.b.gep(z, [i], source_etype=i8)))
+        """dst = src, by LLVM's memcpy (the step is not optimised: a loop would stay a loop)."""
+        memcpy = self.module.declare_intrinsic("llvm.memcpy", [self.ptr, self.ptr, self.i64])
+        self.b.call(memcpy, [self.pointer(dst), self.pointer(src),
+                             self.i64(src.type.size * src.type.dtype.np_dtype.itemsize),
+                             self.ir.IntType(1)(0)])
 
 
 def _element_type(ir, dtype: np.dtype):

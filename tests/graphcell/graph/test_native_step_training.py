@@ -100,7 +100,15 @@ def built(monkeypatch):
             raise
         record["steps"] += 1
         return step
+    scan = emit.unsupported
+
+    def scanning(fn):
+        why = scan(fn)
+        if why is not None:
+            record["refused"].append(why)
+        return why
     monkeypatch.setattr(emit, "build", counting)
+    monkeypatch.setattr(emit, "unsupported", scanning)
     return record
 
 

@@ -60,7 +60,10 @@ def _inputs(seed=0):
 def _exe(monkeypatch, native: bool):
     monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1" if native else "0")
     module = _module()
-    return module, compile_executable(module, "step")
+    exe = compile_executable(module, "step")
+    for _ in range(2):   # the step is built at the second call
+        exe(_inputs())
+    return module, exe
 
 
 def test_the_train_step_runs_natively_with_the_interpreters_results(monkeypatch):
@@ -161,5 +164,29 @@ func @f(%b: f32[3]) -> f32[3] {
 }
 """)
     exe = compile_executable(module, "f")
+    for _ in range(2):
+        exe([np.zeros(3, np.float32)])
     assert "conversion" in exe.step_fallback
     np.testing.assert_array_equal(exe([np.zeros(3, np.float32)])[0], [7.0, 8.0, 9.0])
+
+
+def test_an_assign_of_a_value_others_hold_is_a_copy(monkeypatch):
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    module = parse_module("""
+func @f(%b: f32[300], %x: f32[300]) -> f32[300], f32[300] {
+  %v = exp(%x) : f32[300]
+  %u = assign(%b, %v) : f32[300]
+  %w = neg(%v) : f32[300]
+  return %u, %w
+}
+""")
+    exe = compile_executable(module, "f")
+    assert exe.step_fallback.startswith("not built yet")
+    for _ in range(2):
+        exe([np.zeros(300, np.float32), np.zeros(300, np.float32)])
+    assert exe.step_fallback is None
+    x = np.linspace(-1, 1, 300, dtype=np.float32)
+    u, w = exe([np.zeros(300, np.float32), x])
+    np.testing.assert_allclose(u, np.exp(x), rtol=1e-6)
+    np.testing.assert_allclose(w, -np.exp(x), rtol=1e-6)
+    assert not np.shares_memory(u, w)
