@@ -162,8 +162,6 @@ def _build(fn: Function, opts: _Options, done: dict) -> Executable:
             exe = Executable(fn, ns["run"], source, gen.kernels, gen.fallbacks,
                              dict(gen.globals), gen.sites)
             exe.run, exe.step_fallback = _runner(fn, opts, exe.run)
-            if isinstance(exe.run, _Stepping):
-                exe.run.exe = exe
         except Exception as e:  # never crash: the interpreter runs it
             log.warning("@%s runs on the interpreter: %s: %s", fn.name, type(e).__name__, e)
             exe = Executable(fn, lambda args: slow(args), "", [], [f"whole function: {e}"])
@@ -176,59 +174,34 @@ def _build(fn: Function, opts: _Options, done: dict) -> Executable:
 
 def _runner(fn: Function, opts: _Options, python_run) -> tuple:
     """``(run, why not native)``: what runs ``fn`` — its native step (one call into machine
-    code, :mod:`.step`), built at the function's second call (a function called once never pays
-    for it), else the generated Python runner, which also takes every call the step declines
-    (arguments of other shapes, another thread inside it): its guards send the call on as
-    before. Not for an artifact's kernels (``native``), without the JIT, or with
-    ``kernel_min_size`` (which asks for references on small groups)."""
+    code, :mod:`.step`) when it has one, else the generated Python runner, which also takes the
+    calls the step declines (arguments of other shapes or dtypes): its guards send them on as
+    before. Every call an executable runs with given arguments takes the same route, so its
+    results do not depend on which call it is or on other threads (the runner's numpy and the
+    step's kernels may round differently). Not for an artifact's kernels (``native``), without
+    the JIT, or with ``kernel_min_size`` (which asks for references on small groups)."""
     if opts.native is not None or not opts.jit or opts.min_size or \
             not switches.on("GRAPHCELL_NATIVE_STEP"):
         return python_run, "not asked for"
     from graphcell_ir.backend.step import emit
-    why = emit.unsupported(fn)
+    why = emit.unsupported(fn)   # a cheap scan first: refusals compile nothing
+    if why is None:
+        try:
+            step = emit.build(fn)
+        except Unsupported as e:
+            why = str(e)
+        except Exception as e:   # a bug of the emitter: the runner still runs the function
+            why = f"{type(e).__name__}: {e}"
+            log.warning("@%s: the native step failed to build (%s)", fn.name, why)
     if why is not None:
         log.info("@%s: no native step (%s); the Python runner runs it", fn.name, why)
         return python_run, why
-    return _Stepping(fn, python_run), "not built yet (at the second call)"
 
-
-class _Stepping:
-    """The runner of a function that has a native step: the Python runner for the first call,
-    then the step (built once), the Python runner for what the step declines."""
-
-    def __init__(self, fn: Function, python_run):
-        self.fn, self.python_run, self.step, self.calls = fn, python_run, None, 0
-        self.exe = None   # the Executable, told why when the step cannot be built
-
-    def __call__(self, args):
-        step = self.step
-        if step is None:
-            self.calls += 1
-            if self.calls != 2:
-                return self.python_run(args)
-            step = self.build()
-            if step is None:
-                return self.python_run(args)
+    def run(args):
         results = step(args)
-        return self.python_run(args) if results is None else results
-
-    def build(self):
-        from graphcell_ir.backend.step import emit
-        try:
-            self.step = emit.build(self.fn)
-            why = None
-        except Unsupported as e:
-            why = str(e)
-            log.info("@%s: no native step (%s); the Python runner runs it", self.fn.name, e)
-        except Exception as e:   # a bug of the emitter: the runner still runs the function
-            why = f"{type(e).__name__}: {e}"
-            log.warning("@%s: the native step failed to build (%s); the Python runner runs it",
-                        self.fn.name, why)
-        if self.step is None:
-            self.calls = 3   # never again
-        if self.exe is not None:
-            self.exe.step_fallback = why
-        return self.step
+        return python_run(args) if results is None else results
+    run.step = step
+    return run, None
 
 
 class _Counts:
@@ -249,7 +222,7 @@ def _dump(exe: Executable, d: Path) -> None:
         d.mkdir(parents=True, exist_ok=True)
         (d / f"runner_{exe.function.name}.py").write_text(exe.source)
         (d / f"ir_{exe.function.name}.gcir").write_text(_ir_with_kernels(exe))
-        step = getattr(exe.run, "step", None)   # built at the second call: dumped if it was
+        step = getattr(exe.run, "step", None)
         if step is not None:
             (d / f"step_{exe.function.name}.ll").write_text(step.text)
         for g, k in zip(exe.kernel_names, exe.kernels):

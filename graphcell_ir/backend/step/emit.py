@@ -65,8 +65,9 @@ _IDS = itertools.count()
 
 class NativeStep:
     """A linked native step: ``step(args)`` -> the function's results, or None when an
-    argument is not what it was compiled for, or another thread is inside it (its arena is one
-    per step): the caller then runs its other runner."""
+    argument is not what it was compiled for (the caller then runs its other runner). Its
+    arena is one per step: calls from several threads take turns (the native call releases the
+    GIL, so other work goes on meanwhile)."""
 
     def __init__(self, cfunc, outputs, results, keep, n_ops: int, text: str = ""):
         self.cfunc, self.outputs, self.results, self.keep = cfunc, outputs, results, keep
@@ -78,14 +79,10 @@ class NativeStep:
         for a in args:
             if a.__class__ is not np.ndarray:
                 return None
-        if not self.lock.acquire(False):
-            return None
-        try:
-            outs = [np.empty(shape, dtype) for shape, dtype in self.outputs]
+        outs = [np.empty(shape, dtype) for shape, dtype in self.outputs]
+        with self.lock:
             if self.cfunc(*args, *outs):
                 return None
-        finally:
-            self.lock.release()
         return [pick(args, outs) for pick in self.results]
 
     def __repr__(self) -> str:
