@@ -17,6 +17,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 CONFIGS = [("W1 784-1024-1024-10 b128", 784, 1024, 128, 20),
@@ -86,8 +87,14 @@ print(json.dumps(sorted(ts)[3]))
 
 
 def _run(python: str, code: str, env: dict) -> float:
-    out = subprocess.run([python, "-c", code], env=env, capture_output=True, text=True,
-                         check=True)
+    """Run ``code`` from a file (graph mode reads the cells' source) and return its number."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "bench_step.py")
+        with open(path, "w") as f:
+            f.write(code)
+        out = subprocess.run([python, path], env=env, capture_output=True, text=True)
+    if out.returncode:
+        raise SystemExit(f"{python} failed:\n{out.stderr[-2000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
