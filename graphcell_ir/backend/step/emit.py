@@ -387,15 +387,22 @@ class _Emitter:
         k = x.type.shape[0] if ta else x.type.shape[1]
         if 0 in (m, n, k):
             raise Unsupported("matmul with an empty dimension")
-        ir, i32 = self.ir, self.i32
+        ir, i32, b = self.ir, self.i32, self.b
         it = ir.IntType(bits)
         real = ir.FloatType() if dtype == np.float32 else ir.DoubleType()
         ftype = ir.FunctionType(ir.VoidType(), [i32, i32, i32, it, it, it, real, self.ptr, it,
                                                 self.ptr, it, real, self.ptr, it])
-        self.b.call(self.b.inttoptr(self.i64(address), ir.PointerType(ftype)),
-                    [i32(ROW_MAJOR), i32(TRANS if ta else NO_TRANS), i32(TRANS if tb else NO_TRANS),
-                     it(m), it(n), it(k), real(1.0), self.pointer(x), it(x.type.shape[1]),
-                     self.pointer(y), it(y.type.shape[1]), real(0.0), self.pointer(r), it(n)])
+        fn = b.inttoptr(self.i64(address), ir.PointerType(ftype))
+        lda, item = x.type.shape[1], dtype.itemsize
+        a, c = self.pointer(x), self.pointer(r)
+        for lo, hi in _row_blocks(m, n, k):   # the GEMM policy of nnkernels.matmul
+            # rows lo..hi of op(A): rows of A, or columns of A when it is transposed
+            a_at = b.gep(a, [self.i64((lo if ta else lo * lda) * item)], source_etype=self.i8)
+            c_at = b.gep(c, [self.i64(lo * n * item)], source_etype=self.i8)
+            b.call(fn, [i32(ROW_MAJOR), i32(TRANS if ta else NO_TRANS),
+                        i32(TRANS if tb else NO_TRANS), it(hi - lo), it(n), it(k), real(1.0),
+                        a_at, it(lda), self.pointer(y), it(y.type.shape[1]), real(0.0), c_at,
+                        it(n)])
 
     # -- the softmax family and one_hot (the loops of nn_loops.py, and inline loops) --
     def nn_loop(self, name: str, arrays) -> None:
@@ -517,6 +524,19 @@ class _Emitter:
         self.b.call(memcpy, [self.pointer(dst), self.pointer(src),
                              self.i64(src.type.size * src.type.dtype.np_dtype.itemsize),
                              self.ir.IntType(1)(0)])
+
+
+def _row_blocks(m: int, n: int, k: int) -> list[tuple[int, int]]:
+    """The row blocks one product runs as: whole, or for a mid-sized one (more than
+    ``GEMM_BLOCK`` and at most ``SMALL_GEMM`` multiply-adds) blocks of at most ``GEMM_BLOCK``,
+    each small enough that OpenBLAS does not wake its second thread — the policy
+    ``nnkernels.matmul`` applies in the Python runner (its constants, read from there)."""
+    from graphcell_ir.backend import nnkernels
+    size, block = m * k * n, nnkernels.GEMM_BLOCK
+    rows = block // max(k * n, 1)
+    if size <= block or size > nnkernels.SMALL_GEMM or rows < 1:
+        return [(0, m)]
+    return [(i, min(i + rows, m)) for i in range(0, m, rows)]
 
 
 def _element_type(ir, dtype: np.dtype):

@@ -183,3 +183,26 @@ func @f(%b: f32[300], %x: f32[300]) -> f32[300], f32[300] {
     np.testing.assert_allclose(u, np.exp(x), rtol=1e-6)
     np.testing.assert_allclose(w, -np.exp(x), rtol=1e-6)
     assert not np.shares_memory(u, w)
+
+
+@pytest.mark.parametrize("ta,tb", [(False, False), (True, False), (False, True), (True, True)])
+def test_mid_sized_products_run_in_row_blocks_with_numpys_results(monkeypatch, ta, tb):
+    from graphcell_ir.backend import nnkernels
+    from graphcell_ir.backend.step.emit import _row_blocks
+    m, k, n = 100, 96, 80
+    monkeypatch.setattr(nnkernels, "GEMM_BLOCK", 96 * 80 * 7)   # 7 rows a block: 15 blocks
+    assert len(_row_blocks(m, n, k)) == 15
+    xs, ys = ((k, m) if ta else (m, k)), ((n, k) if tb else (k, n))
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    module = parse_module(f"""
+func @f(%x: f32[{xs[0]},{xs[1]}], %y: f32[{ys[0]},{ys[1]}]) -> f32[{m},{n}] {{
+  %r = matmul(%x, %y) {{transpose_a={str(ta).lower()}, transpose_b={str(tb).lower()}}} : f32[{m},{n}]
+  return %r
+}}
+""")
+    exe = compile_executable(module, "f")
+    assert exe.step_fallback is None
+    rng = np.random.default_rng(3)
+    x, y = rng.standard_normal(xs).astype(np.float32), rng.standard_normal(ys).astype(np.float32)
+    expect = (x.T if ta else x) @ (y.T if tb else y)
+    np.testing.assert_allclose(exe([x, y])[0], expect, rtol=1e-5, atol=1e-5)
