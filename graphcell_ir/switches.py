@@ -41,6 +41,9 @@ SWITCHES = MappingProxyType({s.name: s for s in (
     Switch("GRAPHCELL_KERNEL_THREADS", "",
            "threads the native kernel pool runs parallel loops on, the caller included (1: "
            "every loop serial; default: the CPUs the process may use)"),
+    Switch("GRAPHCELL_NATIVE_STEP", "1",
+           "0: run compiled functions with their generated Python runner instead of one native "
+           "call (backend/step)"),
     Switch("GRAPHCELL_BLAS_THREADS", "",
            "threads a GEMM or nn loop is split over (OpenBLAS single-threaded in each block): "
            "N fixes N, 0 leaves BLAS alone (no split); default: chosen by timing"),

@@ -187,10 +187,11 @@ class Executable:
             session.end()
 
     def _write_back(self, values: list, args: list) -> None:
+        given = {id(a) for a in args}   # once, not per parameter: a train step mutates dozens
         for p, v in zip(self._mutated, values):
             if not isinstance(v, np.ndarray):
                 v = np.asarray(v)
-            if not v.flags.writeable or any(v is a for a in args):
+            if not v.flags.writeable or id(v) in given:
                 v = v.copy()
             if v.dtype != p._data.dtype:
                 v = v.astype(p._data.dtype)

@@ -29,6 +29,12 @@ the same error as it always does. A rerun restores the random generator's state 
 ops draw the same numbers, once); a call that fails after a host callback or a collective ran
 (``Trait.EXTERNAL``) is not rerun.
 Compiling never raises either: a function the generator cannot handle runs on the interpreter.
+
+A function of fixed shapes whose every op has a native lowering runs as one native call instead
+(:mod:`.step`: a static buffer plan and an llvmlite function calling the kernels' pointer
+entries and BLAS); the runner above stays for the calls it declines, for profiled runs, and for
+every other function (``exe.step_fallback`` says why it has no step; ``GRAPHCELL_NATIVE_STEP=0``
+turns it off).
 Functions that run GEMMs time their calls to choose BLAS's thread count (:mod:`.blas_threads`).
 """
 from __future__ import annotations
@@ -40,6 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
+from graphcell_ir import switches
 from graphcell_ir.backend import naming, profile, report
 from graphcell_ir.backend.blas_threads import Tuner
 from graphcell_ir.backend.interp import Interpreter
@@ -111,6 +118,7 @@ class Executable:
         self.source = source
         self.kernels = kernels        # the Kernel objects it calls
         self.fallbacks = fallbacks    # why each op that could have been a kernel is not
+        self.step_fallback = "no runner"   # why the function has no native step (None: it has)
 
     def __call__(self, args) -> list:
         run = self.run if profile.active() is None else self.timed_run()
@@ -153,6 +161,7 @@ def _build(fn: Function, opts: _Options, done: dict) -> Executable:
             exec(compile(source, f"<graphcell runner @{fn.name}>", "exec"), ns)
             exe = Executable(fn, ns["run"], source, gen.kernels, gen.fallbacks,
                              dict(gen.globals), gen.sites)
+            exe.run, exe.step_fallback = _runner(fn, opts, exe.run)
         except Exception as e:  # never crash: the interpreter runs it
             log.warning("@%s runs on the interpreter: %s: %s", fn.name, type(e).__name__, e)
             exe = Executable(fn, lambda args: slow(args), "", [], [f"whole function: {e}"])
@@ -161,6 +170,38 @@ def _build(fn: Function, opts: _Options, done: dict) -> Executable:
     if opts.dump_dir is not None:
         _dump(exe, opts.dump_dir)
     return exe
+
+
+def _runner(fn: Function, opts: _Options, python_run) -> tuple:
+    """``(run, why not native)``: what runs ``fn`` — its native step (one call into machine
+    code, :mod:`.step`) when it has one, else the generated Python runner, which also takes the
+    calls the step declines (arguments of other shapes or dtypes): its guards send them on as
+    before. Every call an executable runs with given arguments takes the same route, so its
+    results do not depend on which call it is or on other threads (the runner's numpy and the
+    step's kernels may round differently). Not for an artifact's kernels (``native``), without
+    the JIT, or with ``kernel_min_size`` (which asks for references on small groups)."""
+    if opts.native is not None or not opts.jit or opts.min_size or \
+            not switches.on("GRAPHCELL_NATIVE_STEP"):
+        return python_run, "not asked for"
+    from graphcell_ir.backend.step import emit
+    why = emit.unsupported(fn)   # a cheap scan first: refusals compile nothing
+    if why is None:
+        try:
+            step = emit.build(fn)
+        except Unsupported as e:
+            why = str(e)
+        except Exception as e:   # a bug of the emitter: the runner still runs the function
+            why = f"{type(e).__name__}: {e}"
+            log.warning("@%s: the native step failed to build (%s)", fn.name, why)
+    if why is not None:
+        log.info("@%s: no native step (%s); the Python runner runs it", fn.name, why)
+        return python_run, why
+
+    def run(args):
+        results = step(args)
+        return python_run(args) if results is None else results
+    run.step = step
+    return run, None
 
 
 class _Counts:
@@ -181,6 +222,9 @@ def _dump(exe: Executable, d: Path) -> None:
         d.mkdir(parents=True, exist_ok=True)
         (d / f"runner_{exe.function.name}.py").write_text(exe.source)
         (d / f"ir_{exe.function.name}.gcir").write_text(_ir_with_kernels(exe))
+        step = getattr(exe.run, "step", None)
+        if step is not None:
+            (d / f"step_{exe.function.name}.ll").write_text(step.text)
         for g, k in zip(exe.kernel_names, exe.kernels):
             head = naming.header(exe.sites[g], k.ks.key)
             (d / f"kernel_{g}.py").write_text(head + k.ks.module_text)

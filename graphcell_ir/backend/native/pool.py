@@ -19,8 +19,10 @@ threading layer because graphcell uses nothing private of numba's. A job is publ
 64-bit word (job number, chunk count, next chunk): a thread claims a chunk with a
 compare-and-swap on that word, so a thread that wakes late can never claim a chunk of a job
 that ended (the job number differs) and the caller runs every chunk itself when no worker
-comes. A call that had to yield its core waiting for a worker's chunk (a busy machine: the
-worker was descheduled) makes the next :data:`BACKOFF_CALLS` calls serial. Idle workers spin :data:`SPIN` rounds (a step's next
+comes. A call that waits for a worker's chunk more than twice as long as it took to run its own
+share (a busy machine: the worker was descheduled; cycle counter) makes the next
+:data:`BACKOFF_CALLS` calls serial — a worker merely still busy with a long chunk (a GEMM block)
+does not. Idle workers spin :data:`SPIN` rounds (a step's next
 kernel usually comes within them) and then sleep on a futex (Linux); elsewhere the pool has no
 workers and every loop runs serially.
 
@@ -96,6 +98,7 @@ def _build_ir(state_address: int, futex: int | None) -> str:
     task_t = ir.FunctionType(void, [ptr, i64, i64])
     syscall = ir.Function(m, ir.FunctionType(i64, [i64], var_arg=True), "syscall")
     sched_yield = ir.Function(m, ir.FunctionType(i32, []), "sched_yield")
+    cycles = ir.Function(m, ir.FunctionType(i64, []), "llvm.readcyclecounter")
     pause = ir.Function(m, ir.FunctionType(void, []), "llvm.x86.sse2.pause") \
         if platform.machine() == "x86_64" else None
 
@@ -191,7 +194,9 @@ def _build_ir(state_address: int, futex: int | None) -> str:
     wake_all(b)
     b.branch(drained)
     b.position_at_end(drained)
+    began = b.call(cycles, [])
     b.call(drain, [])
+    drained_at = b.call(cycles, [])
     # wait for chunks other threads claimed: spin, then yield the core
     wait, spin, yld, done = (pf.append_basic_block(x) for x in ("wait", "spin", "yield", "done"))
     spins = b.alloca(i64)
@@ -205,7 +210,17 @@ def _build_ir(state_address: int, futex: int | None) -> str:
     relax(b)
     b.cbranch(b.icmp_signed("<", k, i64(SPIN)), wait, yld)
     b.position_at_end(yld)
+    # a worker still running a chunk is no sign of a busy machine (a GEMM block takes ms); one
+    # that has taken more than twice the caller's own share of the work since the caller
+    # finished it was descheduled: back off
+    late = b.icmp_unsigned(">", b.sub(b.call(cycles, []), drained_at),
+                           b.mul(b.sub(drained_at, began), i64(2)))
+    back_off, yield_core = pf.append_basic_block("back_off"), pf.append_basic_block("yield_core")
+    b.cbranch(late, back_off, yield_core)
+    b.position_at_end(back_off)
     b.atomic_rmw("xchg", slot(b, _BACKOFF), i64(BACKOFF_CALLS), "seq_cst")
+    b.branch(yield_core)
+    b.position_at_end(yield_core)
     b.call(sched_yield, [])
     b.branch(wait)
     b.position_at_end(done)

@@ -1,0 +1,211 @@
+"""The native step (``backend/step/emit.py``): a softmax-regression train step — GEMMs, fused
+groups, softmax, sparse cross-entropy, one_hot, a mean, parameter assigns — runs as one native
+call, with the results of the reference interpreter and of the generated Python runner, in fresh
+arrays the next call never overwrites; arguments it was not compiled for, and bad labels, take
+the runner's path (the interpreter's results and errors); a function it cannot run keeps the
+Python runner and says why."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from graphcell_ir.backend.executable import compile_executable
+from graphcell_ir.backend.interp import interpret
+from graphcell_ir.errors import InterpError
+from graphcell_ir.passes import run_pipeline
+from graphcell_ir.text import parse_module
+
+pytestmark = pytest.mark.skipif(
+    not __import__("graphcell_ir.backend.codegen", fromlist=["available"]).available(),
+    reason="this llvmlite cannot run the code generator")
+
+STEP = """
+func @step(%x: f32[8,16], %y: i32[8], %w: f32[10,16], %b: f32[10], %lr: f32[]) -> f32[], f32[10,16], f32[10], f32[8,10] {
+  %h = matmul(%x, %w) {transpose_b=true} : f32[8,10]
+  %z = add(%h, %b) : f32[8,10]
+  %l = sparse_softmax_cross_entropy(%z, %y) : f32[8]
+  %m = reduce_mean(%l) {axis=none, keep_dims=false} : f32[]
+  %p = softmax(%z) {axis=[-1]} : f32[8,10]
+  %o = one_hot(%y) {depth=10, on_value=1.0, off_value=0.0, axis=-1, dtype=f32} : f32[8,10]
+  %d0 = sub(%p, %o) : f32[8,10]
+  %d = div(%d0, 8.0:f32) : f32[8,10]
+  %dw = matmul(%d, %x) {transpose_a=true} : f32[10,16]
+  %db = reduce_sum(%d) {axis=[0], keep_dims=false} : f32[10]
+  %sw = mul(%dw, %lr) : f32[10,16]
+  %nw = sub(%w, %sw) : f32[10,16]
+  %uw = assign(%w, %nw) : f32[10,16]
+  %sb = mul(%db, %lr) : f32[10]
+  %nb = sub(%b, %sb) : f32[10]
+  %ub = assign(%b, %nb) : f32[10]
+  %r = reshape(%p) {shape=[8,10]} : f32[8,10]
+  return %m, %uw, %ub, %r
+}
+"""
+
+
+def _module():
+    module = parse_module(STEP)
+    run_pipeline(module)
+    return module
+
+
+def _inputs(seed=0):
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal((8, 16)).astype(np.float32),
+            (np.arange(8) % 10).astype(np.int32),
+            (rng.standard_normal((10, 16)) * 0.1).astype(np.float32),
+            np.zeros(10, np.float32), np.array(0.5, np.float32)]
+
+
+def _exe(monkeypatch, native: bool):
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1" if native else "0")
+    module = _module()
+    exe = compile_executable(module, "step")
+    return module, exe
+
+
+def test_the_train_step_runs_natively_with_the_interpreters_results(monkeypatch):
+    module, exe = _exe(monkeypatch, True)
+    assert getattr(exe.run, "step", None) is not None, exe.step_fallback
+    assert exe.step_fallback is None
+    _, runner = _exe(monkeypatch, False)
+    assert getattr(runner.run, "step", None) is None
+    args = _inputs()
+    w_ref, b_ref = args[2], args[3]
+    w, b = args[2], args[3]
+    for _ in range(4):   # train: the new parameters go back in
+        x, y, lr = args[0], args[1], args[4]
+        got = exe([x, y, w, b, lr])
+        expect = interpret(module["step"], x, y, w_ref, b_ref, lr)
+        python = runner([x, y, w, b, lr])
+        for g, e, p in zip(got, expect, python):
+            np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
+            np.testing.assert_allclose(g, p, rtol=1e-6, atol=1e-7)
+            assert g.dtype == e.dtype and g.shape == e.shape
+        w, b = got[1], got[2]
+        w_ref, b_ref = expect[1], expect[2]
+
+
+def test_results_are_fresh_arrays_and_arguments_are_left_alone(monkeypatch):
+    _, exe = _exe(monkeypatch, True)
+    step = exe.run.step
+    args = _inputs()
+    before = [a.copy() for a in args]
+    first = exe(args)
+    kept = [r.copy() for r in first]
+    second = exe(_inputs(seed=1))
+    for a, b in zip(args, before):
+        np.testing.assert_array_equal(a, b)
+    for r, k in zip(first, kept):   # the second call wrote nothing the first returned
+        np.testing.assert_array_equal(r, k)
+    for r in first + second:
+        assert not any(np.shares_memory(r, a) for a in step.keep if isinstance(a, np.ndarray))
+    assert not np.shares_memory(first[1], second[1])
+
+
+def test_arguments_it_was_not_compiled_for_take_the_runners_path(monkeypatch):
+    module, exe = _exe(monkeypatch, True)
+    args = _inputs()
+    strided = np.asfortranarray(args[2])         # not C-ordered: the Python runner copies
+    got = exe([args[0], args[1], strided, args[3], args[4]])
+    expect = interpret(module["step"], *args)
+    for g, e in zip(got, expect):
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
+    assert exe.run.step([args[0], args[1], strided, args[3], args[4]]) is None
+    wrong = [a.astype(np.float64) if a.dtype == np.float32 else a for a in args]
+    assert exe.run.step(wrong) is None           # another dtype: the interpreter's error
+    with pytest.raises(InterpError, match="argument 0 of @step should be f32"):
+        exe(wrong)
+
+
+def test_a_label_out_of_range_raises_the_references_error(monkeypatch):
+    module, exe = _exe(monkeypatch, True)
+    args = _inputs()
+    args[1] = args[1].copy()
+    args[1][3] = 10
+    assert exe.run.step(args) is None
+    with pytest.raises(Exception) as native:
+        exe(args)
+    with pytest.raises(Exception) as reference:
+        interpret(module["step"], *args)
+    assert type(native.value) is type(reference.value)
+    assert str(native.value) == str(reference.value)
+
+
+def test_a_function_with_control_flow_keeps_the_python_runner(monkeypatch):
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    module = parse_module("""
+func @f(%p: bool[], %x: f32[3]) -> f32[3] {
+  %y = if(%p) : (f32[3]) then {
+    %a = neg(%x) : f32[3]
+    yield %a
+  } else {
+    yield %x
+  }
+  return %y
+}
+""")
+    exe = compile_executable(module, "f")
+    assert getattr(exe.run, "step", None) is None
+    assert exe.step_fallback.startswith("if has regions")
+    x = np.arange(3, dtype=np.float32)
+    np.testing.assert_array_equal(exe([np.array(True), x])[0], -x)
+
+
+def test_an_assign_that_converts_keeps_the_python_runner(monkeypatch):
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    module = parse_module("""
+func @f(%b: f32[3]) -> f32[3] {
+  %v = const() {value=[7, 8, 9]} : i64[3]
+  %u = assign(%b, %v) : f32[3]
+  return %u
+}
+""")
+    exe = compile_executable(module, "f")
+    assert "conversion" in exe.step_fallback
+    np.testing.assert_array_equal(exe([np.zeros(3, np.float32)])[0], [7.0, 8.0, 9.0])
+
+
+def test_an_assign_of_a_value_others_hold_is_a_copy(monkeypatch):
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    module = parse_module("""
+func @f(%b: f32[300], %x: f32[300]) -> f32[300], f32[300] {
+  %v = exp(%x) : f32[300]
+  %u = assign(%b, %v) : f32[300]
+  %w = neg(%v) : f32[300]
+  return %u, %w
+}
+""")
+    exe = compile_executable(module, "f")
+    assert exe.step_fallback is None
+    x = np.linspace(-1, 1, 300, dtype=np.float32)
+    u, w = exe([np.zeros(300, np.float32), x])
+    np.testing.assert_allclose(u, np.exp(x), rtol=1e-6)
+    np.testing.assert_allclose(w, -np.exp(x), rtol=1e-6)
+    assert not np.shares_memory(u, w)
+
+
+@pytest.mark.parametrize("ta,tb", [(False, False), (True, False), (False, True), (True, True)])
+@pytest.mark.parametrize("m,n", [(100, 80), (80, 100)])   # blocks of rows, of columns
+def test_large_products_run_in_blocks_on_the_pool_with_numpys_results(monkeypatch, ta, tb,
+                                                                      m, n):
+    from graphcell_ir.backend import nnkernels
+    from graphcell_ir.backend.step.emit import _gemm_blocks
+    k = 96
+    monkeypatch.setattr(nnkernels, "BLAS_WAKES", 1000)
+    monkeypatch.setattr(nnkernels, "GEMM_UNIT", m * n * k // 8)   # MAX_BLOCKS (4) blocks
+    assert _gemm_blocks(m, n, k) == (nnkernels.MAX_BLOCKS, m >= n)
+    xs, ys = ((k, m) if ta else (m, k)), ((n, k) if tb else (k, n))
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    module = parse_module(f"""
+func @f(%x: f32[{xs[0]},{xs[1]}], %y: f32[{ys[0]},{ys[1]}]) -> f32[{m},{n}] {{
+  %r = matmul(%x, %y) {{transpose_a={str(ta).lower()}, transpose_b={str(tb).lower()}}} : f32[{m},{n}]
+  return %r
+}}
+""")
+    exe = compile_executable(module, "f")
+    assert exe.step_fallback is None
+    rng = np.random.default_rng(3)
+    x, y = rng.standard_normal(xs).astype(np.float32), rng.standard_normal(ys).astype(np.float32)
+    expect = (x.T if ta else x) @ (y.T if tb else y)
+    np.testing.assert_allclose(exe([x, y])[0], expect, rtol=1e-5, atol=1e-5)
