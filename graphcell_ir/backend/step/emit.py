@@ -53,7 +53,7 @@ from graphcell_ir.ir.types import TensorType
 from graphcell_ir.ops import nn as N
 from graphcell_ir.ops.contraction import matmul
 from graphcell_ir.ops.effects import assign, depend
-from graphcell_ir.ops.layout import reshape
+from graphcell_ir.ops.layout import broadcast_to, reshape
 from graphcell_ir.ops.registry import Kind, Trait
 
 __all__ = ["build", "NativeStep"]
@@ -107,7 +107,7 @@ def build(fn: Function) -> NativeStep:
 
 
 _LOWERED = frozenset({CONST, reshape, depend, assign, FUSED, matmul, N.softmax,
-                      N.sparse_softmax_cross_entropy, N.one_hot})
+                      N.sparse_softmax_cross_entropy, N.one_hot, broadcast_to})
 """The ops the step lowers besides lone elementwise and reduction ops (``_Emitter.op``)."""
 
 
@@ -296,6 +296,8 @@ class _Emitter:
             return self.sparse_cross_entropy(op)
         if d is N.one_hot:
             return self.one_hot(op)
+        if d is broadcast_to:
+            return self.broadcast(op)
         if d.kind in (Kind.ELEMENTWISE, Kind.REDUCTION) and not op.regions:
             return self.kernel(op, lower_single(op))
         raise Unsupported(f"{d.name} has no native lowering in the step")
@@ -536,6 +538,30 @@ class _Emitter:
             b.branch(skip)
             b.position_at_end(skip)
         self.loop(idx.type.size, hot)
+
+    def broadcast(self, op: Op) -> None:
+        """``broadcast_to``: each element of the result reads the operand's element at its
+        index, with the broadcast axes' index 0 (an inline loop: in a train step it broadcasts
+        the loss's sensitivity, a handful of elements; big broadcasts are fused into kernels)."""
+        (x,), (r,) = op.operands, op.results
+        if isinstance(x, Literal) or x.type.dtype != r.type.dtype:
+            raise Unsupported("broadcast_to of a literal or to another dtype")
+        src_shape = (1,) * (r.type.ndim - x.type.ndim) + tuple(x.type.shape)
+        typ = _element_type(self.ir, r.type.dtype.np_dtype)
+        src, dst, b, i64 = self.pointer(x), self.pointer(r), self.b, self.i64
+        out_strides = [int(np.prod(r.type.shape[d + 1:], dtype=np.int64))
+                       for d in range(r.type.ndim)]
+        in_strides = [int(np.prod(src_shape[d + 1:], dtype=np.int64)) for d in range(r.type.ndim)]
+
+        def element(i):
+            at = i64(0)
+            for d, n in enumerate(r.type.shape):
+                if src_shape[d] != 1:
+                    index = b.urem(b.udiv(i, i64(out_strides[d])), i64(n))
+                    at = b.add(at, b.mul(index, i64(in_strides[d])))
+            value = b.load(b.gep(src, [at], source_etype=typ), typ=typ)
+            b.store(value, b.gep(dst, [i], source_etype=typ))
+        self.loop(r.type.size, element)
 
     # -- small loops --
     def loop(self, count: int, body) -> None:

@@ -209,3 +209,21 @@ func @f(%x: f32[{xs[0]},{xs[1]}], %y: f32[{ys[0]},{ys[1]}]) -> f32[{m},{n}] {{
     x, y = rng.standard_normal(xs).astype(np.float32), rng.standard_normal(ys).astype(np.float32)
     expect = (x.T if ta else x) @ (y.T if tb else y)
     np.testing.assert_allclose(exe([x, y])[0], expect, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("src,dst", [("[]", "[6]"), ("[1,3]", "[4,3]"), ("[4,1]", "[2,4,5]"),
+                                     ("[3]", "[3]")])
+def test_broadcast_to_runs_natively_with_the_interpreters_results(monkeypatch, src, dst):
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    shape = [int(d) for d in dst.strip("[]").split(",")]
+    module = parse_module(f"""
+func @f(%x: f32{src}) -> f32{dst} {{
+  %r = broadcast_to(%x) {{shape={shape}}} : f32{dst}
+  return %r
+}}
+""")
+    exe = compile_executable(module, "f")
+    assert exe.step_fallback is None
+    x = np.arange(np.prod([int(d) for d in src.strip("[]").split(",") if d]),
+                  dtype=np.float32).reshape([int(d) for d in src.strip("[]").split(",") if d])
+    np.testing.assert_array_equal(exe([x])[0], interpret(module["f"], x))   # its one result
