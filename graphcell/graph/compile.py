@@ -25,6 +25,7 @@ from graphcell.graph import warn
 from graphcell.graph.entry import Entry
 from graphcell.graph.errors import without_frames
 from graphcell.graph.executor import Executable, Program
+from graphcell.graph.gc_pause import collector_paused
 from graphcell.graph.guards import Guards
 from graphcell.graph.lowered import Lowered
 from graphcell.graph.reads import ReadRecorder
@@ -73,7 +74,9 @@ def compile_call(fn: Callable | Entry, self_obj: Any, args: tuple, kwargs: dict 
     the executable's first run, which compiles the kernels."""
     session = report.begin(name, on=bool(context.get_context("compile_report")))
     try:
-        compiled = _compile(fn, self_obj, args, dict(kwargs or {}), name, arg_names, jit_level)
+        with collector_paused():
+            compiled = _compile(fn, self_obj, args, dict(kwargs or {}), name, arg_names,
+                                jit_level)
     except BaseException:
         session.end()
         raise

@@ -34,6 +34,7 @@ from typing import Any, Callable
 import numpy as np
 
 from graphcell.graph.errors import without_frames
+from graphcell.graph.gc_pause import collector_paused
 from graphcell.tensor import Tensor
 from graphcell_ir.errors import InterpError, OpError
 from graphcell import context
@@ -181,7 +182,7 @@ class Executable:
         session, self.session = self.session, None
         session.resume()
         try:
-            with report.timed("first run"):
+            with report.timed("first run"), collector_paused():   # it compiles kernels
                 return self._run(args)
         finally:
             session.end()

@@ -185,3 +185,37 @@ def test_copies_start_with_an_empty_cache(graph_mode):
     out = twin(f32(2, 3))
     np.testing.assert_allclose(out.asnumpy(), f32(2, 3).asnumpy() * 2.0, rtol=1e-6)
     assert log_of(twin)[:2] == (0, 1)
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_a_compile_pauses_the_garbage_collector_and_leaves_it_as_it_was(monkeypatch, enabled):
+    import gc
+
+    from graphcell.graph import compile as compile_module
+    seen = []
+    real = compile_module._compile
+
+    def spying(*args):
+        seen.append(gc.isenabled())
+        return real(*args)
+    monkeypatch.setattr(compile_module, "_compile", spying)
+    was = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        out = ms.jit(lambda x: x * 2)(f32(3))
+        assert seen == [False]
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
+    np.testing.assert_allclose(out.asnumpy(), f32(3).asnumpy() * 2)
+
+
+def test_a_failed_compile_leaves_the_garbage_collector_on():
+    import gc
+    assert gc.isenabled()
+
+    def bad(x):
+        return x.no_such_method()
+    with pytest.raises(Exception):
+        ms.jit(bad)(f32(3))
+    assert gc.isenabled()
