@@ -31,6 +31,14 @@ def _bn(channel):
     return nn.BatchNorm2d(channel, eps=1e-5, momentum=0.9)
 
 
+def _shortcut(in_channel, out_channel, stride):
+    """The projection a block's identity takes when its shape changes (a strided 1x1
+    convolution and batch norm), else None."""
+    if stride == 1 and in_channel == out_channel:
+        return None
+    return nn.SequentialCell([_conv1x1(in_channel, out_channel, stride), _bn(out_channel)])
+
+
 def _fc(in_channel, out_channel):
     return nn.Dense(in_channel, out_channel, has_bias=True)
 
@@ -52,11 +60,8 @@ class ResidualBlock(nn.Cell):
         self.bn3 = _bn(out_channel)
         self.relu = nn.ReLU()
 
-        self.down_sample = stride != 1 or in_channel != out_channel
-        self.down_sample_layer = None
-        if self.down_sample:
-            self.down_sample_layer = nn.SequentialCell([_conv1x1(in_channel, out_channel, stride),
-                                                        _bn(out_channel)])
+        self.down_sample_layer = _shortcut(in_channel, out_channel, stride)
+        self.down_sample = self.down_sample_layer is not None
 
     def construct(self, x):
         identity = x
@@ -99,11 +104,8 @@ class BasicBlock(nn.Cell):
         self.bn2 = _bn(out_channel)
         self.relu = nn.ReLU()
 
-        self.down_sample = stride != 1 or in_channel != out_channel
-        self.down_sample_layer = None
-        if self.down_sample:
-            self.down_sample_layer = nn.SequentialCell([_conv1x1(in_channel, out_channel, stride),
-                                                        _bn(out_channel)])
+        self.down_sample_layer = _shortcut(in_channel, out_channel, stride)
+        self.down_sample = self.down_sample_layer is not None
 
     def construct(self, x):
         identity = x
