@@ -426,6 +426,16 @@ def _blas_blocks(n: int, count: int, run) -> None:
     blas_threads.single(lambda: in_blocks(n, count, run, threads))
 
 
+def gemm_blocks(m: int, n: int, k: int) -> tuple[int, bool]:
+    """``(blocks, by rows)`` of an ``(m, k) @ (k, n)`` product: one block below
+    :data:`BLAS_WAKES`, else fixed blocks of rows, or of columns when the product is wider than
+    tall — the split :func:`matmul` runs and the native step (``backend/step``) emits."""
+    size = m * k * n
+    if size < BLAS_WAKES:
+        return 1, True
+    return blocks(max(m, n), size, GEMM_UNIT), m >= n
+
+
 @_quiet
 def matmul(L, x, y, *, transpose_a=False, transpose_b=False):
     """A 2-D product (batched ones: :func:`_batched`): below :data:`BLAS_WAKES` one BLAS
@@ -445,18 +455,17 @@ def matmul(L, x, y, *, transpose_a=False, transpose_b=False):
     (m, k), n = a.shape, b.shape[1]
     if m * k * n < BLAS_WAKES:
         return np.matmul(a, b)
-    extent = max(m, n)
-    count = blocks(extent, m * k * n, GEMM_UNIT)
+    count, by_rows = gemm_blocks(m, n, k)
     if count == 1 and blas_threads.split_threads() is not None:
         return blas_threads.single(lambda: np.matmul(a, b))
     out = np.empty((m, n), a.dtype)
-    if m >= n:
+    if by_rows:
         def run(lo, hi):
             np.matmul(a[lo:hi], b, out=out[lo:hi])
     else:
         def run(lo, hi):
             np.matmul(a, b[:, lo:hi], out=out[:, lo:hi])
-    _blas_blocks(extent, count, run)
+    _blas_blocks(max(m, n), count, run)
     return out
 
 

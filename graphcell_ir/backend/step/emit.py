@@ -603,15 +603,12 @@ class _Emitter:
 
 
 def _gemm_blocks(m: int, n: int, k: int) -> tuple[int, bool]:
-    """``(blocks, by rows)`` of one product: the policy ``nnkernels.matmul`` applies in the
-    Python runner (its constants, read from there) — whole below ``BLAS_WAKES`` or when
-    ``GRAPHCELL_BLAS_THREADS=0`` (BLAS alone), else ``blocks(...)`` fixed blocks of rows, or of
-    columns when the product is wider than tall."""
+    """``nnkernels.gemm_blocks`` (the runner's split), or one block when
+    ``GRAPHCELL_BLAS_THREADS=0`` leaves BLAS alone."""
     from graphcell_ir.backend import nnkernels
-    size = m * k * n
-    if size < nnkernels.BLAS_WAKES or switches.number("GRAPHCELL_BLAS_THREADS") == 0:
+    if switches.number("GRAPHCELL_BLAS_THREADS") == 0:
         return 1, True
-    return nnkernels.blocks(max(m, n), size, nnkernels.GEMM_UNIT), m >= n
+    return nnkernels.gemm_blocks(m, n, k)
 
 
 def _element_type(ir, dtype: np.dtype):
