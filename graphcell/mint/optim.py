@@ -39,26 +39,11 @@ class Adam(AdamW):
     *, maximize=False)``: PyTorch's Adam — ``weight_decay * p`` is added to the gradient (L2),
     then the bias-corrected Adam step of :class:`AdamW` without its decoupled decay."""
 
+    decoupled_decay = False
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
                  amsgrad=False, *, maximize=False):
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
-
-    def construct(self, gradients):
-        ops.assign_add(self.state_step, ops.ones((), self.state_step.dtype))
-        t = ops.cast(self.state_step, float32)
-        for group_id, group in enumerate(self.param_groups):
-            beta1, beta2 = group["betas"]
-            start, end = self.group_start_id[group_id], self.group_start_id[group_id + 1]
-            lr = self.lrs[group_id]
-            step_size = lr / (1.0 - ops.pow(beta1, t))
-            correction2 = ops.sqrt(1.0 - ops.pow(beta2, t))
-            for i in range(start, end):
-                g = -gradients[i] if group["maximize"] else gradients[i]
-                if group["weight_decay"] != 0.0:
-                    g = g + self.parameters[i] * group["weight_decay"]
-                self._update(i, g, 1.0, step_size, correction2, beta1, beta2, group["eps"],
-                             group["amsgrad"])
-        return True
 
 
 class SGD(Optimizer):

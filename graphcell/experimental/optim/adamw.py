@@ -39,6 +39,10 @@ class AdamW(Optimizer):
         array([0.95], dtype=float32)
     """
 
+    decoupled_decay = True
+    """AdamW's decay scales the parameter; False (``mint.optim.Adam``): it is added to the
+    gradient (``g + weight_decay * p``) and the parameter is not scaled."""
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
                  amsgrad=False, *, maximize=False):
         owner = type(self).__name__
@@ -68,11 +72,14 @@ class AdamW(Optimizer):
             beta1, beta2 = group["betas"]
             start, end = self.group_start_id[group_id], self.group_start_id[group_id + 1]
             lr = self.lrs[group_id]
-            decay_factor = 1.0 - lr * group["weight_decay"]
+            wd = group["weight_decay"]
+            decay_factor = 1.0 - lr * wd if self.decoupled_decay else 1.0
             step_size = lr / (1.0 - ops.pow(beta1, t))
             correction2 = ops.sqrt(1.0 - ops.pow(beta2, t))
             for i in range(start, end):
                 g = -gradients[i] if group["maximize"] else gradients[i]
+                if not self.decoupled_decay and wd != 0.0:
+                    g = g + self.parameters[i] * wd
                 self._update(i, g, decay_factor, step_size, correction2, beta1, beta2,
                              group["eps"], group["amsgrad"])
         return True
