@@ -14,13 +14,14 @@ from __future__ import annotations
 from graphcell import ops
 # mint's function is ops' function (the same object or the same signature in MindSpore 2.10)
 from graphcell.ops import (  # noqa: F401 - re-exported
-    abs, acos, acosh, addbmm, addmm, addmv, arccos, arccosh, arcsin, arcsinh, arctan,
-    arctan2, arctanh, asin, asinh, atan, atan2, atanh, bitwise_and, bitwise_or, bitwise_xor, ceil,
-    cos, cosh, cross, divide, equal, erf, erfc, erfinv, exp, exp2, expm1, float_power, floor,
-    gcd, greater, gt, isclose, isfinite, isinf, isneginf, le, less, less_equal, log, log1p, log2,
-    log10, logaddexp, logaddexp2, logical_and, logical_not, logical_or, logical_xor, lt, matmul,
-    maximum, minimum, mm, nan_to_num, ne, neg, negative, not_equal, outer, pow, reciprocal, round,
-    rsqrt, sigmoid, sign, sin, sinc, sinh, square, tan, tanh, trace, trunc)
+    abs, acos, acosh, addbmm, addmm, addmv, arccos, arccosh, arcsin, arcsinh, arctan, arctan2,
+    arctanh, asin, asinh, atan, atan2, atanh, bitwise_and, bitwise_or, bitwise_xor, ceil, clamp,
+    cos, cosh, cross, divide, eq, equal, erf, erfc, erfinv, exp, exp2, expm1, float_power, floor,
+    floor_divide, fmod, gcd, greater, greater_equal, gt, imag, inverse, isclose, isfinite, isinf,
+    isnan, isneginf, le, lerp, less, less_equal, log, log10, log1p, log2, logaddexp, logaddexp2,
+    logical_and, logical_not, logical_or, logical_xor, lt, matmul, maximum, minimum, mm, mul,
+    nan_to_num, ne, neg, negative, not_equal, outer, pow, real, reciprocal, remainder, round,
+    rsqrt, sigmoid, sign, sin, sinc, sinh, square, tan, tanh, trace, trunc, xlogy)
 
 __all__ = [
     "abs", "acos", "acosh", "add", "addbmm", "addcdiv", "addcmul", "addmm", "addmv",
@@ -47,11 +48,6 @@ def add(input, other, *, alpha=1):  # noqa: A002 - mint's argument names
 def sub(input, other, *, alpha=1):  # noqa: A002
     """``input - alpha * other``."""
     return ops.sub(input, other if alpha == 1 else ops.mul(other, alpha))
-
-
-def mul(input, other):  # noqa: A002
-    """``input * other``."""
-    return ops.mul(input, other)
 
 
 def div(input, other, *, rounding_mode=None):  # noqa: A002
@@ -90,55 +86,9 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     return ops.cdist(x1, x2, p)
 
 
-def eq(input, other):  # noqa: A002
-    """``input == other`` elementwise."""
-    return ops.eq(input, other)
-
-
-def greater_equal(input, other):  # noqa: A002
-    """``input >= other`` elementwise."""
-    return ops.greater_equal(input, other)
-
-
+fix = trunc
 ge = greater_equal
-
-
-def clamp(input, min=None, max=None):  # noqa: A002
-    """``input`` limited to ``[min, max]`` (either bound may be None)."""
-    return ops.clamp(input, min, max)
-
-
 clip = clamp
-
-
-def fmod(input, other):  # noqa: A002
-    """The remainder of ``input / other`` with the sign of ``input``."""
-    return ops.fmod(input, other)
-
-
-def remainder(input, other):  # noqa: A002
-    """The remainder of ``input / other`` with the sign of ``other``."""
-    return ops.remainder(input, other)
-
-
-def floor_divide(input, other):  # noqa: A002
-    """``floor(input / other)``."""
-    return ops.floor_divide(input, other)
-
-
-def lerp(input, end, weight):  # noqa: A002
-    """``input + weight * (end - input)``."""
-    return ops.lerp(input, end, weight)
-
-
-def xlogy(input, other):  # noqa: A002
-    """``input * log(other)``, 0 where ``input`` is 0."""
-    return ops.xlogy(input, other)
-
-
-def fix(input):  # noqa: A002
-    """Rounds toward zero (an alias of ``trunc``)."""
-    return ops.trunc(input)
 
 
 def frac(input):  # noqa: A002
@@ -149,21 +99,6 @@ def frac(input):  # noqa: A002
 def sqrt(input):  # noqa: A002
     """The square root."""
     return ops.sqrt(input)
-
-
-def isnan(input):  # noqa: A002
-    """Where ``input`` is NaN."""
-    return ops.isnan(input)
-
-
-def real(input):  # noqa: A002
-    """The real part (the input itself: graphcell has no complex dtypes)."""
-    return ops.real(input)
-
-
-def imag(input):  # noqa: A002
-    """The imaginary part (zeros: graphcell has no complex dtypes)."""
-    return ops.imag(input)
 
 
 def bitwise_not(input):  # noqa: A002
@@ -192,11 +127,6 @@ def dot(input, other):  # noqa: A002
 def vdot(input, other):  # noqa: A002
     """The inner product of two 1-D tensors (no complex dtypes in graphcell: as :func:`dot`)."""
     return dot(input, other)
-
-
-def inverse(input):  # noqa: A002
-    """The inverse of each square matrix of ``input``."""
-    return ops.inverse(input)
 
 
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):  # noqa: N803
