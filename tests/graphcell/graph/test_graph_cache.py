@@ -216,6 +216,7 @@ def test_a_failed_compile_leaves_the_garbage_collector_on():
 
     def bad(x):
         return x.no_such_method()
-    with pytest.raises(Exception):
+    from graphcell_ir.errors import GraphCompileError
+    with pytest.raises(GraphCompileError, match="no_such_method"):
         ms.jit(bad)(f32(3))
     assert gc.isenabled()
