@@ -266,6 +266,8 @@ def conv2d(L, x, w, *, out_channel=0, kernel_size=None, mode=1, data_format="NCH
                             data_format=data_format, **win)
     g, grp = _conv_geo(x.shape, w.shape, tuple(win.items())), win["group"]
     n, o = x.shape[0], w.shape[0]
+    if _wide(x.shape, g):
+        return _conv2d_wide(L, x, w, g, grp)
     xc, cols = _c(x), _cols(x, g)
     wg, cg = w.reshape(grp, o // grp, -1), cols.reshape(n, grp, -1, g.oh * g.ow)
     y = np.empty((n, grp, o // grp, g.oh * g.ow), x.dtype)
@@ -283,6 +285,8 @@ def conv2d_backprop_filter(L, dy, x, *, filter_size, **win):
         return C.conv2d_backprop_filter.ref(dy, x, filter_size=filter_size, **win)
     g, grp = _conv_geo(x.shape, tuple(filter_size), tuple(win.items())), win["group"]
     n, o = x.shape[0], filter_size[0]
+    if _wide(x.shape, g):
+        return _filter_wide(L, dy, x, g, grp).reshape(filter_size)
     xc, cols = _c(x), _cols(x, g)
     cg = cols.reshape(n, grp, -1, g.oh * g.ow)
     d = _c(dy).reshape(n, grp, o // grp, g.oh * g.ow)
@@ -302,6 +306,8 @@ def conv2d_backprop_input(L, dy, w, *, input_size, **win):
     g, grp = _conv_geo(tuple(input_size), w.shape, tuple(win.items())), win["group"]
     n, c, h, wd = input_size
     o = w.shape[0]
+    if _wide(tuple(input_size), g):
+        return _crop(_input_wide(L, dy, w, g, grp, tuple(input_size)), g, h, wd)
     wt = w.reshape(grp, o // grp, -1).transpose(0, 2, 1)          # (G, Cg*KH*KW, Og)
     d = _c(dy).reshape(n, grp, o // grp, g.oh * g.ow)
     dcols = _workspace((n, grp, wt.shape[1], d.shape[3]), dy.dtype)
@@ -313,6 +319,77 @@ def conv2d_backprop_input(L, dy, w, *, input_size, **win):
         L.col2im(flat[lo:hi], *_win(g), g.oh, g.ow, dxp[lo:hi])
     _blas_blocks(n, blocks(n, dcols.size * (o // grp + COPY_MACS), GEMM_UNIT), run)
     return _crop(dxp, g, h, wd)
+
+
+# --- convolution, the samples side by side (few output positions) -----------------------------
+
+WIDE_POSITIONS = 64
+"""Convolutions with at most this many output positions (8x8) put a batch's columns side by
+side, ``(C*KH*KW, N*OH*OW)``, and run one GEMM for all the samples, split like any product
+(:func:`gemm_blocks`), then move the result to NCHW (a copy of the output). Per sample, such a
+GEMM is a thin ``(O, C*KH*KW) @ (C*KH*KW, OH*OW)`` that packs the whole filter for a few columns
+(at 4x4, 256 channels: 154 GFLOP/s per sample, 217 wide; the filter gradient 127 and 209, the
+input gradient 133 and 214; one core, CPU time, docs/performance.md); from 16x16 (256
+positions) the per-sample GEMMs were as fast or faster (LeNet's 10x10 too), so they stay."""
+WIDE_MAX = 1 << 23
+"""At most this many column elements (32 MB of float32) for the wide layout: a batch's columns
+exist at once, where the per-sample path reuses a block's."""
+
+
+def _wide(x_shape, g: C.Window) -> bool:
+    n, c = x_shape[:2]
+    return g.oh * g.ow <= WIDE_POSITIONS and n * c * g.kh * g.kw * g.oh * g.ow <= WIDE_MAX
+
+
+def _wide_cols(L, x: np.ndarray, g: C.Window) -> np.ndarray:
+    """The batch's columns ``(C*KH*KW, N, OH*OW)``, filled in blocks of samples."""
+    n, c = x.shape[:2]
+    xc = _c(x)
+    cols = _workspace((c * g.kh * g.kw, n, g.oh * g.ow), x.dtype)
+    in_blocks(n, blocks(n, cols.size, LOOP_UNIT), lambda lo, hi: L.im2col_wide(
+        xc, *_win(g), g.pt, g.pl, g.oh, g.ow, cols, lo, hi))
+    return cols
+
+
+def _product(L, a: np.ndarray, b: np.ndarray, transpose_a=False, transpose_b=False):
+    """``a @ b`` of (G, m, k) and (G, k, n) operands (transposed views allowed): one 2-D
+    product split by :func:`matmul` when G is 1, else by groups."""
+    if a.shape[0] == 1:
+        return matmul(L, a[0], b[0], transpose_a=transpose_a, transpose_b=transpose_b)[None]
+    a = np.swapaxes(a, 1, 2) if transpose_a else a
+    b = np.swapaxes(b, 1, 2) if transpose_b else b
+    return _batched(a, b)
+
+
+def _conv2d_wide(L, x, w, g: C.Window, grp: int) -> np.ndarray:
+    n, o, p = x.shape[0], w.shape[0], g.oh * g.ow
+    cols = _wide_cols(L, x, g)
+    y = _product(L, w.reshape(grp, o // grp, -1), cols.reshape(grp, -1, n * p))   # (G, Og, N*P)
+    return np.ascontiguousarray(y.reshape(o, n, p).transpose(1, 0, 2)).reshape(n, o, g.oh, g.ow)
+
+
+def _channels_first(dy: np.ndarray, grp: int) -> np.ndarray:
+    """``dy`` (N, O, OH, OW) as ``(G, Og, N*OH*OW)``: the wide GEMMs' layout (a copy)."""
+    n, o = dy.shape[:2]
+    return np.ascontiguousarray(dy.reshape(n, o, -1).transpose(1, 0, 2)).reshape(grp, o // grp, -1)
+
+
+def _filter_wide(L, dy, x, g: C.Window, grp: int) -> np.ndarray:
+    n = x.shape[0]
+    cols = _wide_cols(L, x, g)
+    return _product(L, _channels_first(dy, grp), cols.reshape(grp, -1, n * g.oh * g.ow),
+                    transpose_b=True)
+
+
+def _input_wide(L, dy, w, g: C.Window, grp: int, input_size: tuple) -> np.ndarray:
+    n, o = input_size[0], w.shape[0]
+    dcols = _product(L, w.reshape(grp, o // grp, -1), _channels_first(dy, grp),
+                     transpose_a=True)                                # (G, Cg*KH*KW, N*P)
+    dcols = dcols.reshape(-1, n, g.oh * g.ow)
+    dxp = _padded_zeros(input_size, g, dy.dtype)
+    in_blocks(n, blocks(n, dcols.size, LOOP_UNIT), lambda lo, hi: L.col2im_wide(
+        dcols, *_win(g), g.oh, g.ow, dxp, lo, hi))
+    return dxp
 
 
 # --- pooling ----------------------------------------------------------------------------------
