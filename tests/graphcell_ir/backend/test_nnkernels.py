@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -526,3 +528,59 @@ def test_importing_graphcell_does_not_import_numba():
     code = "import sys, graphcell, graphcell_ir.ops; print('numba' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("own,waited,want", [
+    (1e-3, 2e-4, False),     # a wake-up's wait
+    (1e-3, 1.5e-3, False),   # a helper's block simply finished later
+    (1e-3, 8e-3, True),      # a scheduler slice: the helper was descheduled
+    (1e-5, 3e-4, False),     # twice a tiny share, but below LATE_MIN
+    (0.0, 6e-4, True),
+])
+def test_late_is_the_native_pools_rule(own, waited, want):
+    assert nnkernels.late(own, waited) is want
+
+
+def test_a_late_helper_makes_the_next_splits_serial(monkeypatch):
+    """After a split whose helper came back late, the next ``BACKOFF_CALLS`` splits run on the
+    caller alone (the native pool's back-off), then the split is tried again."""
+    backoff = nnkernels._Backoff()
+    monkeypatch.setattr(nnkernels, "_BACKOFF", backoff)
+    monkeypatch.setattr(nnkernels.pool, "BACKOFF_CALLS", 3)
+    main = threading.get_ident()
+    helper_started, where = threading.Event(), []
+
+    def slow_helper(lo, hi):   # the helper's block takes far longer than the caller's
+        where.append(threading.get_ident() == main)
+        if threading.get_ident() == main:
+            helper_started.wait(5.0)   # the helper takes the other block
+        else:
+            helper_started.set()
+            time.sleep(0.02)
+    nnkernels.in_blocks(2, 2, slow_helper, threads=2)
+    assert sorted(where) == [False, True]
+    assert backoff.left == 3
+    for _ in range(3):
+        where.clear()
+        nnkernels.in_blocks(4, 4, slow_helper, threads=2)
+        assert where == [True] * 4   # all on the caller
+    assert backoff.left == 0
+
+
+def test_the_caller_does_not_wait_for_a_helper_that_took_no_block(monkeypatch):
+    """A helper that starts after the caller ran every block finds nothing to do and the
+    caller has returned already."""
+    gate = threading.Event()
+
+    class Stalled:   # a pool whose helper starts only when the test lets it
+        def submit(self, fn):
+            def later():
+                gate.wait()
+                fn()
+            threading.Thread(target=later, daemon=True).start()
+    monkeypatch.setattr(nnkernels, "_block_workers", lambda: Stalled())
+    monkeypatch.setattr(nnkernels, "_BACKOFF", nnkernels._Backoff())
+    seen = []
+    nnkernels.in_blocks(4, 4, lambda lo, hi: seen.append(lo), threads=2)
+    assert seen == [0, 1, 2, 3]
+    gate.set()
