@@ -18,7 +18,9 @@ nothing is checked again inside a loop):
   position a window reads lies inside the padded image;
 - ``cols`` is im2col's ``(N, C*KH*KW, OH*OW)``: row ``(c*kh + i)*kw + j`` holds what kernel
   offset ``(i, j)`` of channel ``c`` sees at every output position, so convolution is one
-  batched GEMM ``(O, C*KH*KW) @ cols`` that lands directly in NCHW order;
+  batched GEMM ``(O, C*KH*KW) @ cols`` that lands directly in NCHW order; the ``_wide``
+  loops' ``cols`` is ``(C*KH*KW, N, OH*OW)`` (one GEMM for the batch) and they take a sample
+  range ``lo, hi`` (a block of a C-ordered array is not C-ordered);
 - pooling reads an input the caller has padded already (the dtype's lowest value for max, zero
   for g; no copy in 'valid' mode), so its loops test no bounds;
 - scatter-backs (col2im, the pool gradients) add into a zeroed *padded* buffer, the caller crops
