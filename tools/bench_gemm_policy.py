@@ -5,11 +5,12 @@
 For products of the sizes graphcell's workloads run (W1's layers and their gradients, LeNet5's
 dense layers, a ResNet block's convolution GEMM per sample, a width-256 MLP) and for W1's whole
 train step's 8 products in order (the number to hold against numpy's threaded call), the
-median wall time of: one BLAS call with numpy's OpenBLAS on 1 thread, on all its threads, and graphcell's
-``matmul`` kernel (blocks over the kernel pool, each BLAS call single-threaded). ``--busy``
-runs a spinning process for the duration (a second core held by another job). The columns
-are measured in interleaved rounds (:data:`ROUNDS`), so they see the same load; ``uptime``'s load is
-printed first. Run with ``env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE``.
+median wall time of: one BLAS call with numpy's OpenBLAS on 1 thread, on all its threads,
+and graphcell's ``matmul`` kernel (blocks over the kernel pool, each BLAS call
+single-threaded). ``--busy`` runs a spinning process for the duration (a second core held by
+another job). The columns are measured in interleaved rounds (:data:`ROUNDS`), so they see
+the same load; ``uptime``'s load is printed first. Run with
+``env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE``.
 """
 from __future__ import annotations
 

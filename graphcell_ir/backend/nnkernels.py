@@ -403,10 +403,11 @@ WIDE_POSITIONS = 64
 """Convolutions with at most this many output positions (8x8) put a batch's columns side by
 side, ``(C*KH*KW, N*OH*OW)``, and run one GEMM for all the samples, split like any product
 (:func:`gemm_blocks`), then move the result to NCHW (a copy of the output). Per sample, such a
-GEMM is a thin ``(O, C*KH*KW) @ (C*KH*KW, OH*OW)`` that packs the whole filter for a few columns
-(at 4x4, 256 channels: 154 GFLOP/s per sample, 217 wide; the filter gradient 127 and 209, the
-input gradient 133 and 214; one core, CPU time, docs/performance.md); from 16x16 (256
-positions) the per-sample GEMMs were as fast or faster (LeNet's 10x10 too), so they stay."""
+GEMM is a thin ``(O, C*KH*KW) @ (C*KH*KW, OH*OW)`` that packs the whole filter for a few
+columns (ResNet-18's 4x4, 512 channels, batch 8, one core: forward, filter and input gradient
+5.3-6.2, 12.3-12.7 and 7.4-7.6 ms per sample, 4.0, 3.6 and 3.8 wide; docs/performance.md);
+from 16x16 (256 positions) the per-sample GEMMs were as fast or faster (LeNet's 10x10 too),
+so they stay."""
 WIDE_MAX = 1 << 23
 """At most this many column elements (32 MB of float32) for the wide layout: a batch's columns
 exist at once, where the per-sample path reuses a block's."""
@@ -447,7 +448,8 @@ def _conv2d_wide(L, x, w, g: C.Window, grp: int) -> np.ndarray:
 def _channels_first(dy: np.ndarray, grp: int) -> np.ndarray:
     """``dy`` (N, O, OH, OW) as ``(G, Og, N*OH*OW)``: the wide GEMMs' layout (a copy)."""
     n, o = dy.shape[:2]
-    return np.ascontiguousarray(dy.reshape(n, o, -1).transpose(1, 0, 2)).reshape(grp, o // grp, -1)
+    moved = np.ascontiguousarray(dy.reshape(n, o, -1).transpose(1, 0, 2))
+    return moved.reshape(grp, o // grp, -1)
 
 
 def _filter_wide(L, dy, x, g: C.Window, grp: int) -> np.ndarray:

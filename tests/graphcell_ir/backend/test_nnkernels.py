@@ -326,9 +326,11 @@ def test_both_conv_layouts_match_the_reference(geometry, wide, dtype, monkeypatc
 def test_the_wide_layout_is_chosen_by_the_output_positions():
     """ResNet-18's 8x8 and smaller maps take the wide layout, a ResNet block's 32x32 and LeNet's
     10x10 the per-sample GEMMs; so does a batch whose columns would not fit ``WIDE_MAX``."""
-    geo = lambda x, w: nnkernels._conv_geo(x, w, (("pad_mode", "same"), ("pad", (0, 0, 0, 0)),   # noqa: E731
-                                                  ("stride", (1, 1)), ("dilation", (1, 1)),
-                                                  ("group", 1)))
+    window = (("pad_mode", "same"), ("pad", (0, 0, 0, 0)), ("stride", (1, 1)),
+              ("dilation", (1, 1)), ("group", 1))
+
+    def geo(x, w):
+        return nnkernels._conv_geo(x, w, window)
     assert nnkernels._wide((8, 64, 8, 8), geo((8, 64, 8, 8), (64, 64, 3, 3)))
     assert nnkernels._wide((8, 512, 1, 1), geo((8, 512, 1, 1), (512, 512, 3, 3)))
     assert not nnkernels._wide((32, 32, 32, 32), geo((32, 32, 32, 32), (32, 32, 3, 3)))
