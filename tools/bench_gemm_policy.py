@@ -3,12 +3,14 @@
     python tools/bench_gemm_policy.py [--busy] [--repeats N]
 
 For products of the sizes graphcell's workloads run (W1's layers and their gradients, LeNet5's
-dense layers, a ResNet block's convolution GEMM per sample, a width-256 MLP), the median wall
-time of: one BLAS call with numpy's OpenBLAS on 1 thread, on all its threads, and graphcell's
-``matmul`` kernel (blocks over the kernel pool, each BLAS call single-threaded). ``--busy``
-runs a spinning process for the duration (a second core held by another job). The columns
-are measured interleaved, call by call, so they see the same load; ``uptime``'s load is
-printed first. Run with ``env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE``.
+dense layers, a ResNet block's convolution GEMM per sample, a width-256 MLP) and for W1's whole
+train step's 8 products in order (the number to hold against numpy's threaded call), the
+median wall time of: one BLAS call with numpy's OpenBLAS on 1 thread, on all its threads,
+and graphcell's ``matmul`` kernel (blocks over the kernel pool, each BLAS call
+single-threaded). ``--busy`` runs a spinning process for the duration (a second core held by
+another job). The columns are measured in interleaved rounds (:data:`ROUNDS`), so they see
+the same load; ``uptime``'s load is printed first. Run with
+``env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE``.
 """
 from __future__ import annotations
 
@@ -33,6 +35,13 @@ SHAPES = [   # (label, m, k, n, transpose_a, transpose_b)
     ("W1 dW2 (128x1024)^T @ 128x1024", 1024, 128, 1024, True, False),
     ("W1 dx 128x1024 @ 1024x1024", 128, 1024, 1024, False, False),
 ]
+W1_STEP = [   # (m, k, n, transpose_a, transpose_b): the 8 products of one W1 train step
+    (128, 784, 1024, False, True), (128, 1024, 1024, False, True), (128, 1024, 10, False, True),
+    (128, 10, 1024, False, False), (10, 128, 1024, True, False),
+    (128, 1024, 1024, False, False), (1024, 128, 1024, True, False),
+    (1024, 128, 784, True, False),
+]
+CASES = [(label, [shape]) for label, *shape in SHAPES] + [("W1 step's 8 GEMMs, in order", W1_STEP)]
 
 
 ROUNDS = 3
@@ -61,13 +70,18 @@ def measure(repeats: int) -> list[tuple]:
     kernel = nnkernels.kernel(REGISTRY["matmul"])
     rng = np.random.default_rng(0)
     rows = []
-    for label, m, k, n, ta, tb in SHAPES:
-        x, y = _operands(m, k, n, ta, tb, rng)
-        a, b = (x.T if ta else x), (y.T if tb else y)
+    for label, shapes in CASES:
+        calls = [(*_operands(m, k, n, ta, tb, rng), ta, tb) for m, k, n, ta, tb in shapes]
+
+        def plain():
+            for x, y, ta, tb in calls:
+                np.matmul(x.T if ta else x, y.T if tb else y)
+
+        def ours():
+            for x, y, ta, tb in calls:
+                kernel(x, y, transpose_a=ta, transpose_b=tb)
         times = {"1": [], "graphcell": [], "all": []}
-        runs = {"1": (1, lambda: np.matmul(a, b)),
-                "graphcell": (full, lambda: kernel(x, y, transpose_a=ta, transpose_b=tb)),
-                "all": (full, lambda: np.matmul(a, b))}
+        runs = {"1": (1, plain), "graphcell": (full, ours), "all": (full, plain)}
         for _ in range(ROUNDS):
             for name, (threads, run) in runs.items():
                 setter(threads)
@@ -78,8 +92,8 @@ def measure(repeats: int) -> list[tuple]:
                     times[name].append(time.perf_counter() - t0)
             time.sleep(OPENBLAS_SPIN)
         setter(full)
-        rows.append((label, m * k * n) + tuple(statistics.median(t) * 1e3
-                                               for t in times.values()))
+        macs = sum(m * k * n for m, k, n, _, _ in shapes)
+        rows.append((label, macs) + tuple(statistics.median(t) * 1e3 for t in times.values()))
     return rows
 
 

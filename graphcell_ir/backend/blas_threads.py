@@ -9,9 +9,13 @@ layers: 1.3-1.6 ms on one thread, 8-32 ms on two), and after a threaded call the
 s, holding the core that graphcell's next block wants. The blocks degrade gracefully instead,
 but not for free: on a busy machine splitting costs 3-30% against one thread (the pool's
 wake-up, a block that a preempted worker holds). So a :class:`Tuner` per executable times its
-calls with the split on (all the CPUs) and off (1 thread), keeps the faster, and measures
-again every :data:`RETUNE` calls as the load changes; :func:`split_threads` is what the
-kernels ask. docs/performance.md has the measurements.
+calls with the split on (all the CPUs) and off (1 thread), alternating, and measures again every
+:data:`RETUNE` calls as the load changes; :func:`decide` is the policy: the split stays on
+unless one thread was faster by more than :data:`MARGIN` (median of :data:`PROBES` calls each):
+a few noisy probes on an idle machine can no longer switch the second core off (seen: 5.2 ms
+on 1 thread against 3.3 on 2 for a 512x1024x1024 product, chosen from 3 probes), and on a busy
+machine the split is given up only where it costs more than the margin. :func:`split_threads`
+is what the kernels ask. docs/performance.md has the measurements.
 
 ``GRAPHCELL_BLAS_THREADS=N`` fixes the split at N threads (no timing); ``0`` leaves BLAS alone
 (one call per product on OpenBLAS's own threads, no split). Outside a compiled function's call
@@ -36,8 +40,16 @@ import numpy as np
 from graphcell_ir import switches
 from graphcell_ir.backend.native import pool
 
-PROBES = 3
-"""Calls timed per candidate thread count in one measuring round (the median decides)."""
+PROBES = 5
+"""Calls timed per candidate thread count in one measuring round (the median decides): 3 let
+one stalled call on an idle machine decide."""
+WARMUP = 3
+"""Calls not timed after the executable's first: the first compiles kernels, the next ones
+still fault in workspaces and start the block workers."""
+MARGIN = 0.10
+"""How much faster (a fraction of the split's median) one thread must be to switch the split
+off: the split's cost on a busy machine was 3-30%, and 1 thread is never faster on an idle
+one, so only a clear loss gives the second core up."""
 RETUNE = 200
 """Calls between measuring rounds."""
 
@@ -120,9 +132,27 @@ def single(run):
         setter(saved)
 
 
+def decide(times: dict[int, list[float]], default: int) -> int:
+    """The thread count a measuring round chose: ``default`` (the CPUs) unless another count's
+    median time beats it by more than :data:`MARGIN` of its own, then the fastest such count.
+    A pure function of the probes (tested as such).
+
+    >>> decide({1: [1.0, 1.0, 1.0], 2: [1.05, 0.5, 1.05]}, default=2)   # within the margin
+    2
+    >>> decide({1: [0.5, 0.5, 0.5], 2: [1.0, 1.0, 1.0]}, default=2)
+    1
+    """
+    median = {c: float(np.median(v)) for c, v in times.items() if v}
+    if default not in median:
+        return default
+    bar = median[default] * (1.0 - MARGIN)
+    faster = [c for c in median if median[c] < bar]
+    return min(faster, key=median.__getitem__) if faster else default
+
+
 class Tuner:
-    """Runs calls with the split thread count that has been fastest lately, OpenBLAS on one
-    thread (see the module)."""
+    """Runs calls with the split thread count :func:`decide` chose from the latest measuring
+    round, OpenBLAS on one thread (see the module)."""
 
     _depth = 0  # a compiled function called by another runs under its caller's choice
 
@@ -149,18 +179,21 @@ class Tuner:
 
     def _next(self) -> int:
         """The count for this call: while measuring, the candidate with the fewest probes
-        (so the candidates alternate and see the same load), else the choice."""
-        if self.calls % RETUNE == 0 and self.calls > 1:
+        (so the candidates alternate and see the same load), else the choice; the choice
+        (the CPUs at first) while warming up."""
+        if self.calls <= WARMUP:
+            return self.choice
+        if self.calls % RETUNE == 0 and self.calls > WARMUP:
             self.times = {c: [] for c in self.candidates}
         c = min(self.candidates, key=lambda c: len(self.times[c]))
         return c if len(self.times[c]) < PROBES else self.choice
 
     def _record(self, n: int, dt: float) -> None:
         self.calls += 1
-        if self.calls == 1:
-            return  # the first call compiles kernels: no measure of anything
+        if self.calls <= 1 + WARMUP:
+            return  # compiling, faulting in: no measure of anything
         probes = self.times.get(n)
         if probes is not None and len(probes) < PROBES:
             probes.append(dt)
             if all(len(v) == PROBES for v in self.times.values()):
-                self.choice = min(self.candidates, key=lambda c: float(np.median(self.times[c])))
+                self.choice = decide(self.times, self.candidates[-1])

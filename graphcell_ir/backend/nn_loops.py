@@ -18,7 +18,9 @@ nothing is checked again inside a loop):
   position a window reads lies inside the padded image;
 - ``cols`` is im2col's ``(N, C*KH*KW, OH*OW)``: row ``(c*kh + i)*kw + j`` holds what kernel
   offset ``(i, j)`` of channel ``c`` sees at every output position, so convolution is one
-  batched GEMM ``(O, C*KH*KW) @ cols`` that lands directly in NCHW order;
+  batched GEMM ``(O, C*KH*KW) @ cols`` that lands directly in NCHW order; the ``_wide``
+  loops' ``cols`` is ``(C*KH*KW, N, OH*OW)`` (one GEMM for the batch) and they take a sample
+  range ``lo, hi`` (a block of a C-ordered array is not C-ordered);
 - pooling reads an input the caller has padded already (the dtype's lowest value for max, zero
   for g; no copy in 'valid' mode), so its loops test no bounds;
 - scatter-backs (col2im, the pool gradients) add into a zeroed *padded* buffer, the caller crops
@@ -47,27 +49,48 @@ prange = range  # the loader puts numba's prange here when it compiles
 def im2col(x, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, cols):
     """cols[n, (c*kh + i)*kw + j, y*ow + v] = x[n, c, y*sh + i*dh - pt, v*sw + j*dw - pl], 0
     where that is padding."""
-    n_, c_, h, wd = x.shape
+    n_, c_ = x.shape[0], x.shape[1]
     for n in prange(n_):
         for c in range(c_):
             for i in range(kh):
                 for j in range(kw):
-                    r = (c * kh + i) * kw + j
-                    off = j * dw - pl
-                    for y in range(oh):
-                        hy = y * sh + i * dh - pt
-                        o = y * ow
-                        if hy < 0 or hy >= h:
-                            for v in range(ow):
-                                cols[n, r, o + v] = 0
-                        elif sw == 1:
-                            for v in range(ow):
-                                wx = v + off
-                                cols[n, r, o + v] = x[n, c, hy, wx] if 0 <= wx < wd else 0
-                        else:
-                            for v in range(ow):
-                                wx = v * sw + off
-                                cols[n, r, o + v] = x[n, c, hy, wx] if 0 <= wx < wd else 0
+                    _window_row(x, n, c, i, j, sh, sw, dh, dw, pt, pl, oh, ow,
+                                cols[n, (c * kh + i) * kw + j])
+
+
+def im2col_wide(x, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, cols, lo, hi):
+    """:func:`im2col` of samples ``lo:hi`` with the samples side by side: ``cols`` is
+    ``(C*KH*KW, N, OH*OW)``, so a batch's columns are one ``(C*KH*KW, N*OH*OW)`` matrix (one
+    GEMM for all the samples)."""
+    c_ = x.shape[1]
+    for k in prange(hi - lo):
+        n = lo + k
+        for c in range(c_):
+            for i in range(kh):
+                for j in range(kw):
+                    _window_row(x, n, c, i, j, sh, sw, dh, dw, pt, pl, oh, ow,
+                                cols[(c * kh + i) * kw + j, n])
+
+
+def _window_row(x, n, c, i, j, sh, sw, dh, dw, pt, pl, oh, ow, row):
+    """row[y*ow + v] = x[n, c, y*sh + i*dh - pt, v*sw + j*dw - pl], 0 where that is padding:
+    what kernel offset (i, j) of channel c sees at every output position."""
+    h, wd = x.shape[2], x.shape[3]
+    off = j * dw - pl
+    for y in range(oh):
+        hy = y * sh + i * dh - pt
+        o = y * ow
+        if hy < 0 or hy >= h:
+            for v in range(ow):
+                row[o + v] = 0
+        elif sw == 1:
+            for v in range(ow):
+                wx = v + off
+                row[o + v] = x[n, c, hy, wx] if 0 <= wx < wd else 0
+        else:
+            for v in range(ow):
+                wx = v * sw + off
+                row[o + v] = x[n, c, hy, wx] if 0 <= wx < wd else 0
 
 
 def col2im(dcols, kh, kw, sh, sw, dh, dw, oh, ow, dxp):
@@ -78,17 +101,35 @@ def col2im(dcols, kh, kw, sh, sw, dh, dw, oh, ow, dxp):
         for c in range(c_):
             for i in range(kh):
                 for j in range(kw):
-                    src = dcols[n, (c * kh + i) * kw + j]
-                    off = j * dw
-                    for y in range(oh):
-                        row = dxp[n, c, y * sh + i * dh]
-                        o = y * ow
-                        if sw == 1 and off >= 0:   # always (dilation >= 1); it tells LLVM
-                            for v in range(ow):       # that no index wraps: a vector loop
-                                row[v + off] += src[o + v]
-                        else:
-                            for v in range(ow):
-                                row[v * sw + off] += src[o + v]
+                    _spread_row(dcols[n, (c * kh + i) * kw + j], n, c, i, j, sh, sw, dh, dw,
+                                oh, ow, dxp)
+
+
+def col2im_wide(dcols, kh, kw, sh, sw, dh, dw, oh, ow, dxp, lo, hi):
+    """The adjoint of :func:`im2col_wide`, samples ``lo:hi``: ``dcols`` is
+    ``(C*KH*KW, N, OH*OW)``."""
+    c_ = dxp.shape[1]
+    for k in prange(hi - lo):
+        n = lo + k
+        for c in range(c_):
+            for i in range(kh):
+                for j in range(kw):
+                    _spread_row(dcols[(c * kh + i) * kw + j, n], n, c, i, j, sh, sw, dh, dw,
+                                oh, ow, dxp)
+
+
+def _spread_row(src, n, c, i, j, sh, sw, dh, dw, oh, ow, dxp):
+    """Add the column row ``src`` of kernel offset (i, j) of channel c into ``dxp[n, c]``."""
+    off = j * dw
+    for y in range(oh):
+        row = dxp[n, c, y * sh + i * dh]
+        o = y * ow
+        if sw == 1 and off >= 0:   # always (dilation >= 1); it tells LLVM
+            for v in range(ow):       # that no index wraps: a vector loop
+                row[v + off] += src[o + v]
+        else:
+            for v in range(ow):
+                row[v * sw + off] += src[o + v]
 
 
 def _window_argmax(xp, n, c, y, kh, kw, sh, sw, best, at):

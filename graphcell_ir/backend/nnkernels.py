@@ -10,8 +10,12 @@ executable (for every primitive outside a fused group). Choices, measured on the
 - ``conv2d``: an im2col loop into ``(N, C*KH*KW, OH*OW)``, then one batched BLAS GEMM
   ``(G, Og, Cg*KH*KW) @ cols`` whose result is already NCHW (no transpose); a direct
   loop nest was 1.6-4x slower;
-- ``conv2d_backprop_filter``: the same im2col, GEMM ``dy @ cols^T`` per sample, summed;
+- ``conv2d_backprop_filter``: the same im2col, GEMM ``cols @ dy^T`` per sample, summed, then
+  transposed;
 - ``conv2d_backprop_input``: GEMM ``w^T @ dy``, then a col2im loop into a padded buffer;
+- all three, at most :data:`WIDE_POSITIONS` output positions (ResNet-18's 8x8 and smaller
+  maps): the batch's columns side by side, ``(C*KH*KW, N*OH*OW)``, and one GEMM for the batch,
+  split like any product, instead of thin per-sample GEMMs (3-5x faster at 4x4);
 - ``max_pool2d_grad`` (and ``max_pool2d_grad_grad``): a direct loop that finds each
   window's first maximum again in one pass and scatters ``dy`` there (the reference needs a
   pass per kernel offset, masks and a ``where``); ``avg_pool2d_grad``: a direct scatter loop;
@@ -81,6 +85,7 @@ from __future__ import annotations
 import functools
 import itertools
 import threading
+import time
 from types import MappingProxyType
 
 import numpy as np
@@ -144,6 +149,45 @@ def blocks(n: int, work: int, unit: int) -> int:
     return max(1, min(n, MAX_BLOCKS, work // unit))
 
 
+LATE_MIN = 5e-4
+"""Seconds a caller may wait for a helper's block without it counting as late (a wake-up, a
+block that simply started later); beyond this *and* twice the caller's own share, the helper
+was descheduled."""
+
+
+def late(own: float, waited: float) -> bool:
+    """Whether a split call's wait for its helpers (``waited`` seconds after the caller ran
+    its ``own`` blocks) means another process holds the helpers' core: the native pool's rule
+    (``native/pool.py``), so both pools back off alike. A pure function.
+
+    >>> late(own=1e-3, waited=2e-4), late(own=1e-3, waited=8e-3)
+    (False, True)
+    """
+    return waited > LATE_MIN and waited > 2.0 * own
+
+
+class _Backoff:
+    """Split calls left to run on the caller alone after a late helper (:func:`late`), as the
+    native pool's ``BACKOFF_CALLS``: on a busy machine a descheduled helper costs a scheduler
+    slice per call (W1's blocks: 4-8 ms stalls), one thread only a lost core."""
+
+    def __init__(self):
+        self.left = 0
+
+    def serial(self) -> bool:
+        """Whether this split call runs serially (counting it down)."""
+        if self.left <= 0:
+            return False
+        self.left -= 1   # a race between two callers only shortens the back-off by one
+        return True
+
+    def arm(self) -> None:
+        self.left = pool.BACKOFF_CALLS
+
+
+_BACKOFF = _Backoff()
+
+
 def in_blocks(n: int, count: int, run, threads: int | None = None) -> None:
     """Run ``run(lo, hi)`` over ``count`` contiguous blocks of ``range(n)``, on the calling
     thread and (``threads`` - 1) workers of the kernel pool; by default the count
@@ -151,23 +195,32 @@ def in_blocks(n: int, count: int, run, threads: int | None = None) -> None:
     Each block goes to whichever thread asks first and the caller takes blocks too: when
     another process holds the other core the caller runs them all, losing the pool's wake-up
     (~20 us), where OpenBLAS's own threads wait for each other for a scheduler slice (12-48
-    ms a GEMM, measured). ``run`` must release the GIL (a compiled loop or a BLAS call) and
-    write only its block's part of the outputs; the blocks are fixed by ``n`` and ``count``
-    alone, and run under the caller's numpy error state. The one place the split meets a
-    pool: another pool can drive it."""
+    ms a GEMM, measured). A helper that took a block and was then descheduled makes the caller
+    wait (:func:`late`): the next ``pool.BACKOFF_CALLS`` splits run on the caller alone, as the
+    native pool does. ``run`` must release the GIL (a compiled loop or a BLAS call) and write
+    only its block's part of the outputs; the blocks are fixed by ``n`` and ``count`` alone,
+    and run under the caller's numpy error state. The one place the split meets a pool:
+    another pool can drive it."""
     threads = (blas_threads.split_threads() or pool.configured_threads()) if threads is None \
         else threads
     edges = [n * k // count for k in range(count + 1)]
-    if count < 2 or threads < 2:
-        for lo, hi in zip(edges, edges[1:]):
-            run(lo, hi)
+    if count < 2 or threads < 2 or _BACKOFF.serial():
+        _serially(edges, run)
         return
     taken = itertools.count()   # its next() is atomic: each block runs once
+    ran, errors, lock, finished = [0], [], threading.Lock(), threading.Event()
 
     def drain():
         k = next(taken)
         while k < count:
-            run(edges[k], edges[k + 1])
+            try:
+                run(edges[k], edges[k + 1])
+            except BaseException as e:   # noqa: BLE001 - raised on the caller after every
+                errors.append(e)          # block ran; counted, so the caller never hangs
+            with lock:
+                ran[0] += 1
+                if ran[0] == count:
+                    finished.set()
             k = next(taken)
 
     state = np.geterr()
@@ -176,12 +229,31 @@ def in_blocks(n: int, count: int, run, threads: int | None = None) -> None:
         with np.errstate(**state):
             drain()
 
-    helpers = [_block_workers().submit(helper) for _ in range(min(threads, count) - 1)]
-    try:
-        drain()
-    finally:
-        for h in helpers:
-            h.result()   # every block written (or its error raised) before the caller reads
+    for _ in range(min(threads, count) - 1):
+        _block_workers().submit(helper)
+    began = time.perf_counter()
+    drain()
+    drained = time.perf_counter()
+    # wait for the blocks helpers took, not for the helpers: one that has not started yet (its
+    # core held by another process) finds nothing left and returns
+    finished.wait()
+    if late(drained - began, time.perf_counter() - drained):
+        _BACKOFF.arm()
+    if errors:
+        raise errors[0]
+
+
+def _serially(edges: list, run) -> None:
+    """Every block on the caller, in order; like the split, all run before an error is
+    raised."""
+    errors = []
+    for lo, hi in zip(edges, edges[1:]):
+        try:
+            run(lo, hi)
+        except Exception as e:   # noqa: BLE001 - raised after the others ran
+            errors.append(e)
+    if errors:
+        raise errors[0]
 
 
 _WORKERS = None
@@ -266,6 +338,8 @@ def conv2d(L, x, w, *, out_channel=0, kernel_size=None, mode=1, data_format="NCH
                             data_format=data_format, **win)
     g, grp = _conv_geo(x.shape, w.shape, tuple(win.items())), win["group"]
     n, o = x.shape[0], w.shape[0]
+    if _wide(x.shape, g):
+        return _conv2d_wide(L, x, w, g, grp)
     xc, cols = _c(x), _cols(x, g)
     wg, cg = w.reshape(grp, o // grp, -1), cols.reshape(n, grp, -1, g.oh * g.ow)
     y = np.empty((n, grp, o // grp, g.oh * g.ow), x.dtype)
@@ -283,16 +357,22 @@ def conv2d_backprop_filter(L, dy, x, *, filter_size, **win):
         return C.conv2d_backprop_filter.ref(dy, x, filter_size=filter_size, **win)
     g, grp = _conv_geo(x.shape, tuple(filter_size), tuple(win.items())), win["group"]
     n, o = x.shape[0], filter_size[0]
+    if _wide(x.shape, g):
+        return _filter_wide(L, dy, x, g, grp).reshape(filter_size)
     xc, cols = _c(x), _cols(x, g)
     cg = cols.reshape(n, grp, -1, g.oh * g.ow)
     d = _c(dy).reshape(n, grp, o // grp, g.oh * g.ow)
-    dws = np.empty((n, grp, o // grp, cg.shape[2]), x.dtype)   # per sample, summed after
+    # per sample, summed after: the transposed product cols @ dy^T, (Cg*KH*KW, Og), packs the
+    # thin dy once (ResNet block 144 GFLOP/s against 82 for dy @ cols^T, LeNet's second
+    # layer 130 against 64; one core)
+    dws = np.empty((n, grp, cg.shape[2], o // grp), x.dtype)
 
     def run(lo, hi):
         _im2col(L, xc, g, cols, lo, hi)
-        np.matmul(d[lo:hi], cg[lo:hi].transpose(0, 1, 3, 2), out=dws[lo:hi])
+        np.matmul(cg[lo:hi], d[lo:hi].transpose(0, 1, 3, 2), out=dws[lo:hi])
     _blas_blocks(n, blocks(n, dws.size * d.shape[3] + cols.size * COPY_MACS, GEMM_UNIT), run)
-    return dws.sum(axis=0).reshape(filter_size)   # (G, Og, Cg*KH*KW), in sample order
+    total = dws.sum(axis=0)   # (G, Cg*KH*KW, Og), in sample order
+    return np.ascontiguousarray(total.transpose(0, 2, 1)).reshape(filter_size)
 
 
 @_quiet
@@ -302,6 +382,8 @@ def conv2d_backprop_input(L, dy, w, *, input_size, **win):
     g, grp = _conv_geo(tuple(input_size), w.shape, tuple(win.items())), win["group"]
     n, c, h, wd = input_size
     o = w.shape[0]
+    if _wide(tuple(input_size), g):
+        return _crop(_input_wide(L, dy, w, g, grp, tuple(input_size)), g, h, wd)
     wt = w.reshape(grp, o // grp, -1).transpose(0, 2, 1)          # (G, Cg*KH*KW, Og)
     d = _c(dy).reshape(n, grp, o // grp, g.oh * g.ow)
     dcols = _workspace((n, grp, wt.shape[1], d.shape[3]), dy.dtype)
@@ -313,6 +395,79 @@ def conv2d_backprop_input(L, dy, w, *, input_size, **win):
         L.col2im(flat[lo:hi], *_win(g), g.oh, g.ow, dxp[lo:hi])
     _blas_blocks(n, blocks(n, dcols.size * (o // grp + COPY_MACS), GEMM_UNIT), run)
     return _crop(dxp, g, h, wd)
+
+
+# --- convolution, the samples side by side (few output positions) -----------------------------
+
+WIDE_POSITIONS = 64
+"""Convolutions with at most this many output positions (8x8) put a batch's columns side by
+side, ``(C*KH*KW, N*OH*OW)``, and run one GEMM for all the samples, split like any product
+(:func:`gemm_blocks`), then move the result to NCHW (a copy of the output). Per sample, such a
+GEMM is a thin ``(O, C*KH*KW) @ (C*KH*KW, OH*OW)`` that packs the whole filter for a few
+columns (ResNet-18's 4x4, 512 channels, batch 8, one core: forward, filter and input gradient
+5.3-6.2, 12.3-12.7 and 7.4-7.6 ms per sample, 4.0, 3.6 and 3.8 wide; docs/performance.md);
+from 16x16 (256 positions) the per-sample GEMMs were as fast or faster (LeNet's 10x10 too),
+so they stay."""
+WIDE_MAX = 1 << 23
+"""At most this many column elements (32 MB of float32) for the wide layout: a batch's columns
+exist at once, where the per-sample path reuses a block's."""
+
+
+def _wide(x_shape, g: C.Window) -> bool:
+    n, c = x_shape[:2]
+    return g.oh * g.ow <= WIDE_POSITIONS and n * c * g.kh * g.kw * g.oh * g.ow <= WIDE_MAX
+
+
+def _wide_cols(L, x: np.ndarray, g: C.Window) -> np.ndarray:
+    """The batch's columns ``(C*KH*KW, N, OH*OW)``, filled in blocks of samples."""
+    n, c = x.shape[:2]
+    xc = _c(x)
+    cols = _workspace((c * g.kh * g.kw, n, g.oh * g.ow), x.dtype)
+    in_blocks(n, blocks(n, cols.size, LOOP_UNIT), lambda lo, hi: L.im2col_wide(
+        xc, *_win(g), g.pt, g.pl, g.oh, g.ow, cols, lo, hi))
+    return cols
+
+
+def _product(L, a: np.ndarray, b: np.ndarray, transpose_a=False, transpose_b=False):
+    """``a @ b`` of (G, m, k) and (G, k, n) operands (transposed views allowed): one 2-D
+    product split by :func:`matmul` when G is 1, else by groups."""
+    if a.shape[0] == 1:
+        return matmul(L, a[0], b[0], transpose_a=transpose_a, transpose_b=transpose_b)[None]
+    a = np.swapaxes(a, 1, 2) if transpose_a else a
+    b = np.swapaxes(b, 1, 2) if transpose_b else b
+    return _batched(a, b)
+
+
+def _conv2d_wide(L, x, w, g: C.Window, grp: int) -> np.ndarray:
+    n, o, p = x.shape[0], w.shape[0], g.oh * g.ow
+    cols = _wide_cols(L, x, g)
+    y = _product(L, w.reshape(grp, o // grp, -1), cols.reshape(grp, -1, n * p))   # (G, Og, N*P)
+    return np.ascontiguousarray(y.reshape(o, n, p).transpose(1, 0, 2)).reshape(n, o, g.oh, g.ow)
+
+
+def _channels_first(dy: np.ndarray, grp: int) -> np.ndarray:
+    """``dy`` (N, O, OH, OW) as ``(G, Og, N*OH*OW)``: the wide GEMMs' layout (a copy)."""
+    n, o = dy.shape[:2]
+    moved = np.ascontiguousarray(dy.reshape(n, o, -1).transpose(1, 0, 2))
+    return moved.reshape(grp, o // grp, -1)
+
+
+def _filter_wide(L, dy, x, g: C.Window, grp: int) -> np.ndarray:
+    n = x.shape[0]
+    cols = _wide_cols(L, x, g)
+    return _product(L, _channels_first(dy, grp), cols.reshape(grp, -1, n * g.oh * g.ow),
+                    transpose_b=True)
+
+
+def _input_wide(L, dy, w, g: C.Window, grp: int, input_size: tuple) -> np.ndarray:
+    n, o = input_size[0], w.shape[0]
+    dcols = _product(L, w.reshape(grp, o // grp, -1), _channels_first(dy, grp),
+                     transpose_a=True)                                # (G, Cg*KH*KW, N*P)
+    dcols = dcols.reshape(-1, n, g.oh * g.ow)
+    dxp = _padded_zeros(input_size, g, dy.dtype)
+    in_blocks(n, blocks(n, dcols.size, LOOP_UNIT), lambda lo, hi: L.col2im_wide(
+        dcols, *_win(g), g.oh, g.ow, dxp, lo, hi))
+    return dxp
 
 
 # --- pooling ----------------------------------------------------------------------------------

@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -222,10 +224,14 @@ def _big_calls(rng, dtype) -> list:
     n, c = 16, 32
     x, w, dy = a(n, c, 16, 16), a(c, c, 3, 3), a(n, c, 16, 16)
     bn = (np.abs(a(c)) + 0.5, a(c), a(c), np.abs(a(c)) + 0.5)
+    xs, ws, dys = a(8, 64, 8, 8), a(64, 64, 3, 3), a(8, 64, 8, 8)   # 8x8: the wide layout
     return [
         ("conv2d", (x, w), dict(same)),
         ("conv2d_backprop_filter", (dy, x), dict(filter_size=w.shape, **same)),
         ("conv2d_backprop_input", (dy, w), dict(input_size=x.shape, **same)),
+        ("conv2d", (xs, ws), dict(same)),
+        ("conv2d_backprop_filter", (dys, xs), dict(filter_size=ws.shape, **same)),
+        ("conv2d_backprop_input", (dys, ws), dict(input_size=xs.shape, **same)),
         ("max_pool2d_grad", (x, a(n, c, 8, 8)), dict(pool)),
         ("max_pool2d_grad_grad", (x, dy), dict(pool)),
         ("avg_pool2d_grad", (a(n, c, 8, 8),), dict(input_size=x.shape, **pool)),
@@ -269,6 +275,68 @@ def test_big_calls_are_split(monkeypatch):
         op = REGISTRY[name]
         kernel(op, jit=True)(*operands, **op.check_attrs(attrs))
         assert counts and max(counts) > 1, name
+
+
+CONV_GEOMETRIES = [   # (x shape, w shape, window): stride, padding, dilation, groups, odd sizes
+    ((3, 4, 7, 5), (6, 4, 3, 3), dict(pad_mode="pad", pad=(1, 1, 1, 1), stride=(1, 1))),
+    ((2, 6, 9, 8), (4, 3, 3, 2), dict(pad_mode="pad", pad=(2, 0, 1, 1), stride=(2, 3),
+                                      group=2)),
+    ((5, 4, 9, 9), (6, 4, 2, 2), dict(pad_mode="valid", dilation=(2, 3))),
+    ((2, 8, 4, 4), (8, 1, 1, 1), dict(pad_mode="same", group=8)),          # depthwise 1x1
+    ((4, 3, 5, 6), (5, 3, 3, 3), dict(pad_mode="same", stride=(2, 2))),
+    ((1, 3, 11, 3), (2, 3, 5, 1), dict(pad_mode="same", dilation=(1, 1))),
+    ((3, 2, 1, 1), (4, 2, 1, 1), dict(pad_mode="valid")),                  # 1x1 images
+]
+
+
+def _conv_calls(x_shape, w_shape, window, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    win = dict(pad=(0,), stride=(1,), dilation=(1,), group=1) | window
+    x = rng.standard_normal(x_shape).astype(dtype)
+    w = rng.standard_normal(w_shape).astype(dtype)
+    y = REGISTRY["conv2d"].ref(x, w, **REGISTRY["conv2d"].check_attrs(win))
+    dy = rng.standard_normal(y.shape).astype(dtype)
+    return [("conv2d", (x, w), win),
+            ("conv2d_backprop_filter", (dy, x), dict(filter_size=w_shape, **win)),
+            ("conv2d_backprop_input", (dy, w), dict(input_size=x_shape, **win))]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("wide", [False, True], ids=["per-sample", "wide"])
+@pytest.mark.parametrize("geometry", CONV_GEOMETRIES, ids=str)
+def test_both_conv_layouts_match_the_reference(geometry, wide, dtype, monkeypatch):
+    """Each convolution kernel in each column layout (per-sample GEMMs, and the batch's
+    columns side by side: ``WIDE_POSITIONS``), compiled and as Python, against the reference."""
+    monkeypatch.setattr(nnkernels, "WIDE_POSITIONS", 10 ** 9 if wide else 0)
+    for name, operands, attrs in _conv_calls(*geometry, dtype):
+        op = REGISTRY[name]
+        attrs = op.check_attrs(attrs)
+        x_shape = operands[1].shape if name == "conv2d_backprop_filter" else \
+            attrs.get("input_size", operands[0].shape)
+        w_shape = attrs.get("filter_size", operands[-1].shape)
+        g = nnkernels._conv_geo(tuple(x_shape), tuple(w_shape),
+                                tuple((k, attrs[k]) for k in
+                                      ("pad_mode", "pad", "stride", "dilation", "group")))
+        assert nnkernels._wide(tuple(x_shape), g) is wide
+        want = op.ref(*operands, **attrs)
+        assert_matches(kernel(op, jit=True)(*operands, **attrs), want, op, f"{attrs}")
+        assert_matches(kernel(op, jit=False)(*operands, **attrs), want, op, f"Python {attrs}")
+
+
+def test_the_wide_layout_is_chosen_by_the_output_positions():
+    """ResNet-18's 8x8 and smaller maps take the wide layout, a ResNet block's 32x32 and LeNet's
+    10x10 the per-sample GEMMs; so does a batch whose columns would not fit ``WIDE_MAX``."""
+    window = (("pad_mode", "same"), ("pad", (0, 0, 0, 0)), ("stride", (1, 1)),
+              ("dilation", (1, 1)), ("group", 1))
+
+    def geo(x, w):
+        return nnkernels._conv_geo(x, w, window)
+    assert nnkernels._wide((8, 64, 8, 8), geo((8, 64, 8, 8), (64, 64, 3, 3)))
+    assert nnkernels._wide((8, 512, 1, 1), geo((8, 512, 1, 1), (512, 512, 3, 3)))
+    assert not nnkernels._wide((32, 32, 32, 32), geo((32, 32, 32, 32), (32, 32, 3, 3)))
+    assert not nnkernels._wide((8, 6, 10, 10), geo((8, 6, 10, 10), (16, 6, 5, 5)))
+    big = (nnkernels.WIDE_MAX // (64 * 9 * 64) + 1, 64, 8, 8)
+    assert not nnkernels._wide(big, geo(big, (64, 64, 3, 3)))
 
 
 def test_non_contiguous_inputs():
@@ -462,3 +530,59 @@ def test_importing_graphcell_does_not_import_numba():
     code = "import sys, graphcell, graphcell_ir.ops; print('numba' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("own,waited,want", [
+    (1e-3, 2e-4, False),     # a wake-up's wait
+    (1e-3, 1.5e-3, False),   # a helper's block simply finished later
+    (1e-3, 8e-3, True),      # a scheduler slice: the helper was descheduled
+    (1e-5, 3e-4, False),     # twice a tiny share, but below LATE_MIN
+    (0.0, 6e-4, True),
+])
+def test_late_is_the_native_pools_rule(own, waited, want):
+    assert nnkernels.late(own, waited) is want
+
+
+def test_a_late_helper_makes_the_next_splits_serial(monkeypatch):
+    """After a split whose helper came back late, the next ``BACKOFF_CALLS`` splits run on the
+    caller alone (the native pool's back-off), then the split is tried again."""
+    backoff = nnkernels._Backoff()
+    monkeypatch.setattr(nnkernels, "_BACKOFF", backoff)
+    monkeypatch.setattr(nnkernels.pool, "BACKOFF_CALLS", 3)
+    main = threading.get_ident()
+    helper_started, where = threading.Event(), []
+
+    def slow_helper(lo, hi):   # the helper's block takes far longer than the caller's
+        where.append(threading.get_ident() == main)
+        if threading.get_ident() == main:
+            helper_started.wait(5.0)   # the helper takes the other block
+        else:
+            helper_started.set()
+            time.sleep(0.02)
+    nnkernels.in_blocks(2, 2, slow_helper, threads=2)
+    assert sorted(where) == [False, True]
+    assert backoff.left == 3
+    for _ in range(3):
+        where.clear()
+        nnkernels.in_blocks(4, 4, slow_helper, threads=2)
+        assert where == [True] * 4   # all on the caller
+    assert backoff.left == 0
+
+
+def test_the_caller_does_not_wait_for_a_helper_that_took_no_block(monkeypatch):
+    """A helper that starts after the caller ran every block finds nothing to do and the
+    caller has returned already."""
+    gate = threading.Event()
+
+    class Stalled:   # a pool whose helper starts only when the test lets it
+        def submit(self, fn):
+            def later():
+                gate.wait()
+                fn()
+            threading.Thread(target=later, daemon=True).start()
+    monkeypatch.setattr(nnkernels, "_block_workers", lambda: Stalled())
+    monkeypatch.setattr(nnkernels, "_BACKOFF", nnkernels._Backoff())
+    seen = []
+    nnkernels.in_blocks(4, 4, lambda lo, hi: seen.append(lo), threads=2)
+    assert seen == [0, 1, 2, 3]
+    gate.set()
