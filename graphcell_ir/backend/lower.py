@@ -21,11 +21,22 @@ final dtype and shape). Example of what comes out for ``tanh(x * a)`` on ``f32[4
 When every array spans the whole domain (no broadcasting, no reduction) the nest is collapsed
 into one flat loop. Loop bounds are read at run time from arrays that span each axis, so the
 source (the cache key) holds the broadcasting pattern but not the sizes: a network's optimizer
-updates, one per parameter shape, share one compiled kernel. A group with enough work
-(:data:`PARALLEL_MIN` elements and :data:`PARALLEL_MIN_WORK` element-ops) gets a ``prange`` outer
-loop over an axis every reduction keeps (moved outside when the domain's first axis is reduced:
-:func:`_loop_order`), which the code generator runs on the native thread pool (whose own
-threshold applies to each call's sizes). The source never mentions a location, so it is also
+updates, one per parameter shape, share one compiled kernel.
+
+The loops run in memory order (:func:`loop_nest`): the innermost loop is the last, contiguous
+axis whether a reduction keeps or reduces it, so a bias gradient (a sum over axis 0 of a
+(128, 1024) array) adds each row into a row of accumulators held in L1, not one column at a
+time with 4 KiB strides. A group with enough work (:data:`PARALLEL_MIN` elements and
+:data:`PARALLEL_MIN_WORK` element-ops) gets a ``prange`` outer loop over an axis every
+reduction keeps — the first one, itself when nothing before it is longer than 1, else in tiles
+of :data:`TILE` elements with the loops in memory order inside each tile — which the code
+generator runs on the native thread pool (whose own threshold applies to each call's sizes).
+
+**Accumulation order.** Each accumulator element is folded in the order of the reduced axes
+(row-major, the domain's order) and by one thread (parallel loops split kept axes only): the
+same bits on every call and for any thread count. A float64 sum or product whose innermost loop
+is reduced is folded in the code's vector lanes, combined in a fixed order at the loop's end
+(``codegen.lowering._accumulates``): the compiled code's order, again the same on every call. The source never mentions a location, so it is also
 the cache key: two structurally equal groups share one kernel (names are numbered, never the
 program's: two parameters' updates differ only in their names).
 
@@ -59,6 +70,12 @@ are claimed dynamically and a call that waited for a descheduled worker makes th
 serial, so a busy core costs less than it did with the Python-level row blocks this replaced
 (W1's 1M-element SGD update: 0.5 ms serial, 5.5 ms on them on a loaded machine, which had
 kept this at 32M)."""
+
+TILE = 128
+"""Elements a tile of a parallel loop over a kept axis that is not the domain's first spans
+(that axis's extent per tile times the elements of the axes inside it, at least one index):
+its accumulators stay in L1 (128 float64 = 1 KiB) and a (64, 8, 768) bias gradient still has 6
+tiles for 2 threads to share."""
 
 LOWEST, HIGHEST = "lowest", "highest"
 _IDENTITY = {R.reduce_sum: 0, R.reduce_mean: 0, R.reduce_prod: 1, R.reduce_any: False,
@@ -229,11 +246,10 @@ class _Lowering:
             size = int(np.prod(dom))
             pad = lambda s, n=n, full=dom: (size,) if _pad(s, n) == full else (1,)  # noqa: E731
             dom, n = (size,), 1
-        order = _loop_order(dom, [set(self.reduced_axes(o, n)) for o in reductions])
+        nest = loop_nest(dom, [set(self.reduced_axes(o, n)) for o in reductions])
         size = int(np.prod(dom))
         parallel = (size >= PARALLEL_MIN and size * len(self.ops) >= PARALLEL_MIN_WORK
-                    and order is not None)
-        order = order or tuple(range(n))
+                    and nest.parallel is not None)
         idx = lambda s: ", ".join(f"i{k}" if s[k] == dom[k] else "0" for k in range(n))  # noqa: E731
 
         params, in_shapes = [], []
@@ -289,17 +305,39 @@ class _Lowering:
         arrays_by_name += [(p, c.shape) for p, c in zip(params[len(in_shapes):], consts)]
         arrays_by_name += [(p, out.shape) for p, out in outputs]
         bounds = [_extent(arrays_by_name, dom, k) for k in range(n)]
-        indent = "    "
-        for j, k in enumerate(order):
-            rng = "prange" if parallel and j == 0 else "range"
-            lines.append(f"{indent}for i{k} in {rng}({bounds[k]}):")
-            indent += "    "
+        lines += self.loops(nest, bounds, parallel)
+        indent = "    " * (n + 1 + (parallel and nest.tiled))
         lines += [indent + line for line in loads + body + stores]
         in_dtypes = tuple(_np_dtype(a).name if isinstance(a.type, TensorType) else None
                           for a in self.args)
         return KernelSource("\n".join(lines) + "\n", tuple(in_shapes), tuple(consts),
                             tuple(out for _, out in outputs), parallel,
                             tuple(o.opdef.name for o in self.ops), in_dtypes=in_dtypes)
+
+    def loops(self, nest: LoopNest, bounds: list, parallel: bool) -> list[str]:
+        """The ``for`` lines of ``nest`` (indented as in the function): serial loops in memory
+        order; when ``parallel``, a ``prange`` over the parallel axis, or over its tiles (a
+        local first computes the tile's extent of that axis from the extents inside it)."""
+        lines, indent = [], "    "
+        p = nest.parallel if parallel else None
+        order = nest.order
+        if p is not None and nest.tiled:
+            tile, t = self.fresh("tile", "tile"), self.fresh(f"t{p}", "t")
+            inner = [b for b in bounds[p + 1:] if b != "1"]
+            per = f"{TILE} // ({' * '.join(inner)})" if inner else str(TILE)
+            lines += [f"{indent}{tile} = max(1, {per})",
+                      f"{indent}for {t} in prange(({bounds[p]} + {tile} - 1) // {tile}):"]
+            indent += "    "
+        elif p is not None:   # nothing before it is longer than 1: moving it out is free
+            order = (p,) + tuple(k for k in order if k != p)
+        for k in order:
+            if k == p and nest.tiled:
+                rng = f"range({t} * {tile}, min({t} * {tile} + {tile}, {bounds[k]}))"
+            else:
+                rng = f"{'prange' if k == p else 'range'}({bounds[k]})"
+            lines.append(f"{indent}for i{k} in {rng}:")
+            indent += "    "
+        return lines
 
     # -- one op each --
     def value(self, v: Value, want: np.dtype | None) -> str:
@@ -369,24 +407,41 @@ class _Lowering:
                       _identity(o.opdef, acc_dtype), count)
 
 
-def _loop_order(dom: tuple, reduced: list) -> tuple | None:
-    """The loop nest's axes, outermost first, when it can run in parallel over its outer loop;
-    None when it cannot. The outer loop must be an axis every reduction keeps (its iterations
-    then write disjoint elements and accumulators), of extent > 1: the domain's first axis,
-    else the first such one moved outside (batch-norm's statistics over N, H, W of NCHW run
-    over C). Moving a kept axis out leaves each accumulator's summands in the same order, so
-    the results are the serial nest's bits.
+@dataclass(frozen=True)
+class LoopNest:
+    """How a kernel's loops run: ``order``, the axes outermost first (memory order), and
+    ``parallel``, the axis a parallel kernel's ``prange`` runs over (None: it cannot), over
+    tiles of it when ``tiled`` (an axis before it is longer than 1)."""
 
-    >>> _loop_order((32, 16, 8, 8), [{0, 2, 3}])
-    (1, 0, 2, 3)
-    >>> _loop_order((4, 5), [{0, 1}]) is None
-    True
+    order: tuple[int, ...]
+    parallel: int | None = None
+    tiled: bool = False
+
+
+def loop_nest(dom: tuple, reduced: list) -> LoopNest:
+    """The loop nest of a domain ``dom`` whose reductions reduce the axes of ``reduced`` (a set
+    each): the loops in memory order, so that the innermost runs over the last (contiguous)
+    axis whether it is kept or reduced and a kept inner axis's accumulators form a row; the
+    parallel loop over the first axis of extent > 1 that every reduction keeps (its iterations
+    write disjoint elements and accumulators: each accumulator's summands keep their order, the
+    serial nest's bits), over tiles of it when an axis before it is longer than 1 (the reduced
+    rows of a bias gradient, batch-norm's N before C).
+
+    >>> loop_nest((128, 1024), [{0}])                 # a bias gradient: tiles of the columns
+    LoopNest(order=(0, 1), parallel=1, tiled=True)
+    >>> loop_nest((32, 16, 8, 8), [{0, 2, 3}])        # batch-norm statistics: C in tiles
+    LoopNest(order=(0, 1, 2, 3), parallel=1, tiled=True)
+    >>> loop_nest((1, 64, 256), [{2}])                # LayerNorm rows: the rows in parallel
+    LoopNest(order=(0, 1, 2), parallel=1, tiled=False)
+    >>> loop_nest((4, 5), [{0, 1}])                   # a full reduction: serial
+    LoopNest(order=(0, 1), parallel=None, tiled=False)
     """
-    kept = [k for k in range(len(dom)) if dom[k] > 1 and not any(k in r for r in reduced)]
+    order = tuple(range(len(dom)))
+    kept = [k for k in order if dom[k] > 1 and not any(k in r for r in reduced)]
     if not kept:
-        return None
-    first = kept[0]
-    return (first,) + tuple(k for k in range(len(dom)) if k != first)
+        return LoopNest(order)
+    p = kept[0]
+    return LoopNest(order, p, any(dom[k] > 1 for k in range(p)))
 
 
 def _extent(arrays: list, dom: tuple, k: int) -> str:
