@@ -23,22 +23,25 @@ into one flat loop. Loop bounds are read at run time from arrays that span each 
 source (the cache key) holds the broadcasting pattern but not the sizes: a network's optimizer
 updates, one per parameter shape, share one compiled kernel.
 
+The source never mentions a location, so it is also the cache key: two structurally equal
+groups share one kernel (names are numbered, never the program's: two parameters' updates
+differ only in their names).
+
 The loops run in memory order (:func:`loop_nest`): the innermost loop is the last, contiguous
 axis whether a reduction keeps or reduces it, so a bias gradient (a sum over axis 0 of a
-(128, 1024) array) adds each row into a row of accumulators held in L1, not one column at a
-time with 4 KiB strides. A group with enough work (:data:`PARALLEL_MIN` elements and
-:data:`PARALLEL_MIN_WORK` element-ops) gets a ``prange`` outer loop over an axis every
-reduction keeps — the first one, itself when nothing before it is longer than 1, else in tiles
-of :data:`TILE` elements with the loops in memory order inside each tile — which the code
-generator runs on the native thread pool (whose own threshold applies to each call's sizes).
+(128, 1024) array) adds each row into a row of accumulators held in cache, not one column at
+a time with 4 KiB strides. A group of :data:`PARALLEL_MIN` elements or more gets a ``prange``
+outer loop over an axis every reduction keeps — the first one, itself when nothing before it is
+longer than 1, else in tiles (:data:`TILE`, :data:`MIN_TILES`) with the loops in memory order
+inside each tile — which the code generator runs on the native thread pool (whose own threshold
+applies to each call's sizes). A reduction that keeps no axis longer than 1 runs serially.
 
 **Accumulation order.** Each accumulator element is folded in the order of the reduced axes
 (row-major, the domain's order) and by one thread (parallel loops split kept axes only): the
-same bits on every call and for any thread count. A float64 sum or product whose innermost loop
-is reduced is folded in the code's vector lanes, combined in a fixed order at the loop's end
-(``codegen.lowering._accumulates``): the compiled code's order, again the same on every call. The source never mentions a location, so it is also
-the cache key: two structurally equal groups share one kernel (names are numbered, never the
-program's: two parameters' updates differ only in their names).
+same bits on every call and for any thread count or tile size. A float64 sum or product whose
+innermost loop is reduced is folded in the code's vector lanes, combined in a fixed order at
+the loop's end (``codegen.lowering._accumulates``): the compiled code's order, again the same
+on every call and thread count.
 
 :func:`lower_fused` raises :class:`Unsupported` (with the reason) for what it cannot lower; the
 executable then runs that group with the reference implementations.
@@ -61,21 +64,23 @@ from graphcell_ir.ops.registry import Kind
 from graphcell_ir.ops.shape_rules import normalize_axes
 
 PARALLEL_MIN = 1 << 18
-"""Domains with at least this many elements may get a ``prange`` outer loop (the native pool's
-own threshold, ``native/pool.MIN_WORK``, decides each call: sizes are read at run time)."""
-PARALLEL_MIN_WORK = 1 << 22
-"""...and at least this many element-ops (elements x ops of the group): a memory-bound group
-(a ReLU, an SGD update: 1-2 ops an element) gains little from a second core. The pool's chunks
-are claimed dynamically and a call that waited for a descheduled worker makes the next ones
-serial, so a busy core costs less than it did with the Python-level row blocks this replaced
-(W1's 1M-element SGD update: 0.5 ms serial, 5.5 ms on them on a loaded machine, which had
-kept this at 32M)."""
+"""Domains with at least this many elements get a ``prange`` outer loop when they have an axis
+to split (the native pool's own threshold, ``native/pool.MIN_WORK``, decides each call: sizes
+are read at run time). Memory-bound groups included: W1's 1M-element SGD update ``p - lr * g``
+took 0.13 ms on one thread and 0.09 ms on two on a loaded machine (load 2.7, interleaved,
+``tools/bench_kernels.py --shapes``); a descheduled worker makes the pool run the next calls
+serially, so a busy core costs little."""
 
-TILE = 128
-"""Elements a tile of a parallel loop over a kept axis that is not the domain's first spans
-(that axis's extent per tile times the elements of the axes inside it, at least one index):
-its accumulators stay in L1 (128 float64 = 1 KiB) and a (64, 8, 768) bias gradient still has 6
-tiles for 2 threads to share."""
+
+TILE = 1 << 14
+"""Elements of the contiguous run a tile of a parallel loop over a kept axis (one that is not
+the domain's first: see :func:`loop_nest`) spans at most: that axis's indices per tile times the
+elements of the axes inside it. Batch-norm's statistics of a (32, 32, 32, 32) NCHW array read
+4 channels' 16 KiB rows per batch index and tile (a channel's 4 KiB rows one at a time ran 15%
+slower on one thread: a jump every page), a bias gradient's accumulators stay a row in L1/L2."""
+MIN_TILES = 8
+"""...and an axis of at least this many indices has at least this many tiles (the pool's
+chunks on 2 threads): the (64, 8, 768) bias gradient's columns in 8 tiles of 96."""
 
 LOWEST, HIGHEST = "lowest", "highest"
 _IDENTITY = {R.reduce_sum: 0, R.reduce_mean: 0, R.reduce_prod: 1, R.reduce_any: False,
@@ -248,8 +253,7 @@ class _Lowering:
             dom, n = (size,), 1
         nest = loop_nest(dom, [set(self.reduced_axes(o, n)) for o in reductions])
         size = int(np.prod(dom))
-        parallel = (size >= PARALLEL_MIN and size * len(self.ops) >= PARALLEL_MIN_WORK
-                    and nest.parallel is not None)
+        parallel = size >= PARALLEL_MIN and nest.parallel is not None
         idx = lambda s: ", ".join(f"i{k}" if s[k] == dom[k] else "0" for k in range(n))  # noqa: E731
 
         params, in_shapes = [], []
@@ -325,7 +329,8 @@ class _Lowering:
             tile, t = self.fresh("tile", "tile"), self.fresh(f"t{p}", "t")
             inner = [b for b in bounds[p + 1:] if b != "1"]
             per = f"{TILE} // ({' * '.join(inner)})" if inner else str(TILE)
-            lines += [f"{indent}{tile} = max(1, {per})",
+            share = f"({bounds[p]} + {MIN_TILES - 1}) // {MIN_TILES}"
+            lines += [f"{indent}{tile} = max(1, min({per}, {share}))",
                       f"{indent}for {t} in prange(({bounds[p]} + {tile} - 1) // {tile}):"]
             indent += "    "
         elif p is not None:   # nothing before it is longer than 1: moving it out is free

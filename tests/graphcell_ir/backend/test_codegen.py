@@ -365,7 +365,6 @@ def test_parallel_kernel_runs_its_prange_loop_on_the_pool(tmp_path, monkeypatch)
     from graphcell_ir.backend.native import pool
     monkeypatch.setenv("GRAPHCELL_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(lower, "PARALLEL_MIN", 1)
-    monkeypatch.setattr(lower, "PARALLEL_MIN_WORK", 1)
     kernels.reset_cache()
     rng = np.random.default_rng(3)
     x = rng.standard_normal((7, 5)).astype(np.float32)
