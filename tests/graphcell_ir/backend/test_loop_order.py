@@ -31,6 +31,7 @@ def small_parallel(monkeypatch, pool):
     """Every kernel parallel, tiles of 3 contiguous elements, and the pool splitting every call
     (small shapes then take the parallel, tiled route)."""
     monkeypatch.setattr(lower, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(P, "MIN_WORK", 0)   # what tiled nests need at lowering
     monkeypatch.setattr(lower, "TILE", 3)
     old = pool.state[P._MIN_WORK]
     pool.state[P._MIN_WORK] = 0
@@ -205,6 +206,7 @@ def test_a_bias_gradients_tiled_inner_loop_is_vectorised(monkeypatch):
     """The tile's loop over the kept last axis starts at ``t * tile``: the code generator knows
     its index is never negative, so the loop works on vectors (what save_graphs dumps)."""
     monkeypatch.setattr(lower, "PARALLEL_MIN", 1)
+    monkeypatch.setattr(P, "MIN_WORK", 0)
     module = parse_module(reduction_module((64, 768), (0,), False))
     exe = compile_executable(module, "f", jit=True, kernel_min_size=0)
     (kernel,) = exe.kernels
@@ -213,3 +215,19 @@ def test_a_bias_gradients_tiled_inner_loop_is_vectorised(monkeypatch):
                                 parallel=True, noalias=True)
     body = text[text.index("prange"):]
     assert "x float>" in body and "fadd reassoc <" in body and "gather" not in body
+
+
+@pytest.mark.parametrize("shape, axes, parallel", [
+    ((64, 8, 768), (0, 1), False),       # tiled, below the pool's threshold: the plain nest
+    ((32, 32, 32, 32), (0, 2, 3), True),  # tiled, 1M elements: over tiles of C
+    ((8, 64, 768), (2,), True),          # LayerNorm-like rows: the first axis, untiled
+    ((128, 1024), (0,), False),          # below PARALLEL_MIN
+])
+def test_which_nests_are_parallel_at_the_default_thresholds(shape, axes, parallel):
+    """A tiled nest run serially is slower than the plain one, so it is parallel only from the
+    pool's own threshold, where the pool splits the call."""
+    module = parse_module(reduction_module(shape, axes, False))
+    (op,) = [o for o in module["f"].body.ops if o.opdef.name == "fused"]
+    ks = lower.lower_fused(op)
+    assert ks.parallel == parallel
+    assert ("prange" in ks.source) == parallel
