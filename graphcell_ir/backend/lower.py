@@ -31,11 +31,11 @@ The loops run in memory order (:func:`loop_nest`): the innermost loop is the las
 axis whether a reduction keeps or reduces it, so a bias gradient (a sum over axis 0 of a
 (128, 1024) array) adds each row into a row of accumulators held in cache, not one column at
 a time with 4 KiB strides. A group of :data:`PARALLEL_MIN` elements or more gets a ``prange``
-outer loop over an axis every reduction keeps — the first one, itself when nothing before it is
-longer than 1, else in tiles (:data:`TILE`, :data:`MIN_TILES`; from the pool's threshold) with
-the loops in memory order inside each tile — which the code generator runs on the native thread
-pool (whose own threshold applies to each call's sizes). A reduction that keeps no axis longer
-than 1 runs serially.
+outer loop over an axis every reduction keeps, the first one: itself when nothing before it is
+longer than 1, else (from :data:`PARALLEL_MIN_TILED` elements) its tiles (:data:`TILE`,
+:data:`MIN_TILES`) with the loops in memory order inside each tile. The code generator runs it
+on the native thread pool (whose own threshold applies to each call's sizes). A reduction that
+keeps no axis longer than 1 runs serially.
 
 **Accumulation order.** Each accumulator element is folded in the order of the reduced axes
 (row-major, the domain's order) and by one thread (parallel loops split kept axes only): the
@@ -57,7 +57,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from graphcell_ir.backend.native import pool
 from graphcell_ir.ir.core import BlockArg, Literal, Op, OpResult, Value
 from graphcell_ir.ir.structural import CONST, YIELD, const_array
 from graphcell_ir.ir.types import ScalarType, TensorType
@@ -82,10 +81,12 @@ elements of the axes inside it. Batch-norm's statistics of a (32, 32, 32, 32) NC
 slower on one thread: a jump every page), a bias gradient's accumulators stay a row in L1/L2."""
 MIN_TILES = 8
 """...and an axis of at least this many indices has at least this many tiles (the pool's
-chunks on 2 threads). A tiled nest is parallel only from the pool's own threshold
-(``pool.MIN_WORK``): below it the pool runs the loop on the caller, and the tiles run serially
-were slower than the plain nest (the (64, 8, 768) bias gradient in 8 tiles of 96 columns:
-0.068-0.074 ms against 0.053 ms, interleaved)."""
+chunks on 2 threads)."""
+PARALLEL_MIN_TILED = 1 << 20
+"""Domains from which a nest that needs tiles is parallel: not below the native pool's
+run-time threshold (``native/pool.MIN_WORK``, where it runs the loop on the caller), as tiles
+run serially were slower than the plain nest (the (64, 8, 768) bias gradient in 8 tiles of 96
+columns: 0.068-0.074 ms against 0.053 ms, interleaved)."""
 
 LOWEST, HIGHEST = "lowest", "highest"
 _IDENTITY = {R.reduce_sum: 0, R.reduce_mean: 0, R.reduce_prod: 1, R.reduce_any: False,
@@ -258,8 +259,8 @@ class _Lowering:
             dom, n = (size,), 1
         nest = loop_nest(dom, [set(self.reduced_axes(o, n)) for o in reductions])
         size = int(np.prod(dom))
-        parallel = size >= PARALLEL_MIN and nest.parallel is not None and (
-            not nest.tiled or size >= pool.MIN_WORK)
+        parallel = size >= (PARALLEL_MIN_TILED if nest.tiled else PARALLEL_MIN) and \
+            nest.parallel is not None
         idx = lambda s: ", ".join(f"i{k}" if s[k] == dom[k] else "0" for k in range(n))  # noqa: E731
 
         params, in_shapes = [], []

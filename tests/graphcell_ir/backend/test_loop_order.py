@@ -31,7 +31,7 @@ def small_parallel(monkeypatch, pool):
     """Every kernel parallel, tiles of 3 contiguous elements, and the pool splitting every call
     (small shapes then take the parallel, tiled route)."""
     monkeypatch.setattr(lower, "PARALLEL_MIN", 1)
-    monkeypatch.setattr(P, "MIN_WORK", 0)   # what tiled nests need at lowering
+    monkeypatch.setattr(lower, "PARALLEL_MIN_TILED", 1)
     monkeypatch.setattr(lower, "TILE", 3)
     old = pool.state[P._MIN_WORK]
     pool.state[P._MIN_WORK] = 0
@@ -206,7 +206,7 @@ def test_a_bias_gradients_tiled_inner_loop_is_vectorised(monkeypatch):
     """The tile's loop over the kept last axis starts at ``t * tile``: the code generator knows
     its index is never negative, so the loop works on vectors (what save_graphs dumps)."""
     monkeypatch.setattr(lower, "PARALLEL_MIN", 1)
-    monkeypatch.setattr(P, "MIN_WORK", 0)
+    monkeypatch.setattr(lower, "PARALLEL_MIN_TILED", 1)
     module = parse_module(reduction_module((64, 768), (0,), False))
     exe = compile_executable(module, "f", jit=True, kernel_min_size=0)
     (kernel,) = exe.kernels
@@ -224,8 +224,9 @@ def test_a_bias_gradients_tiled_inner_loop_is_vectorised(monkeypatch):
     ((128, 1024), (0,), False),          # below PARALLEL_MIN
 ])
 def test_which_nests_are_parallel_at_the_default_thresholds(shape, axes, parallel):
-    """A tiled nest run serially is slower than the plain one, so it is parallel only from the
-    pool's own threshold, where the pool splits the call."""
+    """A tiled nest run serially is slower than the plain one, so it is parallel only where the
+    pool splits the call (from its own threshold)."""
+    assert lower.PARALLEL_MIN_TILED >= P.MIN_WORK
     module = parse_module(reduction_module(shape, axes, False))
     (op,) = [o for o in module["f"].body.ops if o.opdef.name == "fused"]
     ks = lower.lower_fused(op)
