@@ -68,10 +68,9 @@ PARALLEL_MIN = 1 << 18
 """Domains with at least this many elements get a ``prange`` outer loop when they have an axis
 to split (the native pool's own threshold, ``native/pool.MIN_WORK``, decides each call: sizes
 are read at run time). Memory-bound groups included: W1's 1M-element SGD update ``p - lr * g``
-took 0.13 ms on one thread and 0.09 ms on two on a loaded machine (load 2.7, interleaved,
-``tools/bench_kernels.py --shapes``); a descheduled worker makes the pool run the next calls
-serially, so a busy core costs little."""
-
+took 0.13 ms on one thread and 0.09 ms on two (best of 30 interleaved calls at load 2.7); at
+load 3.5 some rounds' medians on two were 0.6 ms (calls waiting for a descheduled worker before
+the pool backs off to serial calls). ``tools/bench_kernels.py --shapes`` measures it."""
 
 TILE = 1 << 14
 """Elements of the contiguous run a tile of a parallel loop over a kept axis (one that is not
@@ -432,7 +431,8 @@ class LoopNest:
 
 def loop_nest(dom: tuple, reduced: list) -> LoopNest:
     """The loop nest of a domain ``dom`` whose reductions reduce the axes of ``reduced`` (a set
-    each): the loops in memory order, so that the innermost runs over the last (contiguous)
+    each): the loops in memory order (a kernel's arrays are C-ordered: ``kernels`` copies
+    others, so the axes' order is the memory's), so that the innermost runs over the last (contiguous)
     axis whether it is kept or reduced and a kept inner axis's accumulators form a row; the
     parallel loop over the first axis of extent > 1 that every reduction keeps (its iterations
     write disjoint elements and accumulators: each accumulator's summands keep their order, the
