@@ -35,12 +35,15 @@ outer loop over an axis every reduction keeps, the first one: itself when nothin
 longer than 1, else (from :data:`PARALLEL_MIN_TILED` elements) its tiles (:data:`TILE`,
 :data:`MIN_TILES`) with the loops in memory order inside each tile. The code generator runs it
 on the native thread pool (whose own threshold applies to each call's sizes). A reduction that
-keeps no axis longer than 1 runs serially.
+keeps no axis longer than 1 is split into tiles of the first axis (partial results per tile).
 
 **Accumulation order.** Each accumulator element is folded in the order of the reduced axes
 (row-major, the domain's order) and by one thread (parallel loops split kept axes only): the
-same bits on every call and for any thread count or tile size. A float64 sum or product whose
-innermost loop is reduced is folded in the code's vector lanes, combined in a fixed order at
+same bits on every call and for any thread count or tile size. A parallel whole-array
+reduction (no axis to keep) folds one partial result per tile (the tiles a function of the
+shapes), and the caller folds the partials in tile order (``kernels._finish``): the same bits
+for any thread count, not the serial nest's. A float64 sum or product whose innermost loop is
+reduced is folded in the code's vector lanes, combined in a fixed order at
 the loop's end (``codegen.lowering._accumulates``): the compiled code's order, again the same
 on every call and thread count.
 
@@ -91,6 +94,11 @@ LOWEST, HIGHEST = "lowest", "highest"
 _IDENTITY = {R.reduce_sum: 0, R.reduce_mean: 0, R.reduce_prod: 1, R.reduce_any: False,
              R.reduce_all: True, R.reduce_max: LOWEST, R.reduce_min: HIGHEST}
 """Where each reduction's accumulator starts (the templates only say how it folds)."""
+_COMBINE = {R.reduce_sum: "add", R.reduce_mean: "add", R.reduce_prod: "multiply",
+            R.reduce_any: "logical_or", R.reduce_all: "logical_and", R.reduce_max: "maximum",
+            R.reduce_min: "minimum"}
+"""How each reduction folds two partial results (numpy's ufunc; maximum/minimum propagate NaN
+as the kernels' max/min do)."""
 _MEANS = frozenset({R.reduce_mean})
 """Reductions whose sum is divided by the number of elements reduced."""
 _NAN_PROPAGATING = frozenset({R.reduce_sum, R.reduce_mean, R.reduce_prod})
@@ -121,7 +129,9 @@ class Output:
 
     ``shape``/``dtype``: the array the kernel writes (the domain-rank shape, keep-dims for a
     reduction); ``result_shape``/``result_dtype``: what the fused op yields. ``fill``: the
-    accumulator's start value (None for an elementwise output); ``count``: the mean's divisor.
+    accumulator's start value (None for an elementwise output); ``count``: the mean's divisor;
+    ``partial_axis``: where a split reduction keeps one partial per block (:func:`loop_nest`),
+    which the caller folds with ``numpy.<combine>.accumulate`` in block order before the rest.
     """
 
     shape: tuple[int, ...]
@@ -130,6 +140,8 @@ class Output:
     result_dtype: np.dtype
     fill: object = None
     count: int = 0
+    partial_axis: int | None = None   # the axis of per-block partials (a split whole reduction)
+    combine: str = ""                 # the numpy ufunc folding them, in block order
 
 
 @dataclass(frozen=True)
@@ -260,6 +272,13 @@ class _Lowering:
         size = int(np.prod(dom))
         parallel = size >= (PARALLEL_MIN_TILED if nest.tiled else PARALLEL_MIN) and \
             nest.parallel is not None
+        self.tiles = None   # (axis, tile extent's local, tile index's local, tiles) when tiled
+        if parallel and nest.tiled:
+            p = nest.parallel
+            inner = int(np.prod(dom[p + 1:]))
+            self.tiles = (p, self.fresh("tile", "tile"), self.fresh(f"t{p}", "t"),
+                          -(-dom[p] // _tile(dom[p], inner)))
+        self.partial = self.tiles[0] if parallel and nest.partial else None
         idx = lambda s: ", ".join(f"i{k}" if s[k] == dom[k] else "0" for k in range(n))  # noqa: E731
 
         params, in_shapes = [], []
@@ -332,7 +351,7 @@ class _Lowering:
         p = nest.parallel if parallel else None
         order = nest.order
         if p is not None and nest.tiled:
-            tile, t = self.fresh("tile", "tile"), self.fresh(f"t{p}", "t")
+            _, tile, t, _ = self.tiles
             inner = [b for b in bounds[p + 1:] if b != "1"]
             per = f"{TILE} // ({' * '.join(inner)})" if inner else str(TILE)
             share = f"({bounds[p]} + {MIN_TILES - 1}) // {MIN_TILES}"
@@ -398,7 +417,12 @@ class _Lowering:
             raise Unsupported("a reduction of a literal")
         red = set(self.reduced_axes(o, n))
         shape = tuple(1 if k in red else s for k, s in enumerate(_pad(x.type.shape, n)))
-        cell = f"{acc}[{', '.join('0' if k in red else f'i{k}' for k in range(n))}]"
+        index = ["0" if k in red else f"i{k}" for k in range(n)]
+        if self.partial is not None:   # one partial per tile of the split axis
+            axis, _, t, tiles = self.tiles
+            shape = shape[:axis] + (tiles,) + shape[axis + 1:]
+            index[axis] = t
+        cell = f"{acc}[{', '.join(index)}]"
         r_dtype = _np_dtype(o.results[0])
         acc_dtype = np.dtype(np.float64 if r_dtype.kind == "f" else
                             np.bool_ if r_dtype.kind == "b" else np.int64)
@@ -415,18 +439,21 @@ class _Lowering:
         count = int(np.prod([x.type.shape[k - (n - len(x.type.shape))] for k in red])) \
             if o.opdef in _MEANS else 0
         return Output(shape, acc_dtype, o.results[0].type.shape, r_dtype,
-                      _identity(o.opdef, acc_dtype), count)
+                      _identity(o.opdef, acc_dtype), count, self.partial,
+                      _COMBINE[o.opdef] if self.partial is not None else "")
 
 
 @dataclass(frozen=True)
 class LoopNest:
     """How a kernel's loops run: ``order``, the axes outermost first (memory order), and
     ``parallel``, the axis a parallel kernel's ``prange`` runs over (None: it cannot), over
-    tiles of it when ``tiled`` (an axis before it is longer than 1)."""
+    tiles of it when ``tiled`` (an axis before it is longer than 1), or, when ``partial``, over
+    tiles of an axis every reduction reduces, each tile folding its own partial results."""
 
     order: tuple[int, ...]
     parallel: int | None = None
     tiled: bool = False
+    partial: bool = False   # the parallel axis is reduced: one partial result per tile
 
 
 def loop_nest(dom: tuple, reduced: list) -> LoopNest:
@@ -440,20 +467,37 @@ def loop_nest(dom: tuple, reduced: list) -> LoopNest:
     rows of a bias gradient, batch-norm's N before C).
 
     >>> loop_nest((128, 1024), [{0}])                 # a bias gradient: tiles of the columns
-    LoopNest(order=(0, 1), parallel=1, tiled=True)
+    LoopNest(order=(0, 1), parallel=1, tiled=True, partial=False)
     >>> loop_nest((32, 16, 8, 8), [{0, 2, 3}])        # batch-norm statistics: C in tiles
-    LoopNest(order=(0, 1, 2, 3), parallel=1, tiled=True)
+    LoopNest(order=(0, 1, 2, 3), parallel=1, tiled=True, partial=False)
     >>> loop_nest((1, 64, 256), [{2}])                # LayerNorm rows: the rows in parallel
-    LoopNest(order=(0, 1, 2), parallel=1, tiled=False)
-    >>> loop_nest((4, 5), [{0, 1}])                   # a full reduction: serial
-    LoopNest(order=(0, 1), parallel=None, tiled=False)
+    LoopNest(order=(0, 1, 2), parallel=1, tiled=False, partial=False)
+
+    A domain with no such axis (a whole-array reduction) splits its first axis longer than 1
+    into tiles when every reduction reduces it: each tile folds a partial result per reduction,
+    which the caller folds in tile order (the tiles are a function of the shapes only, so the
+    bits are the same for any number of threads — but not the serial nest's).
+
+    >>> loop_nest((4, 5), [{0, 1}])                   # a whole-array reduction: partials
+    LoopNest(order=(0, 1), parallel=0, tiled=True, partial=True)
+    >>> loop_nest((4, 5), [{0}, {1}])                 # no axis kept or reduced by both
+    LoopNest(order=(0, 1), parallel=None, tiled=False, partial=False)
     """
     order = tuple(range(len(dom)))
     kept = [k for k in order if dom[k] > 1 and not any(k in r for r in reduced)]
     if not kept:
+        first = next((k for k in order if dom[k] > 1), None)
+        if reduced and first is not None and all(first in r for r in reduced):
+            return LoopNest(order, first, True, True)
         return LoopNest(order)
     p = kept[0]
     return LoopNest(order, p, any(dom[k] > 1 for k in range(p)))
+
+
+def _tile(extent: int, inner: int) -> int:
+    """A tile's indices of an axis of ``extent`` with ``inner`` elements inside it: what the
+    kernel computes at run time (:meth:`_Lowering.loops`), here for the partials' count."""
+    return max(1, min(TILE // inner, (extent + MIN_TILES - 1) // MIN_TILES))
 
 
 def _extent(arrays: list, dom: tuple, k: int) -> str:

@@ -47,8 +47,10 @@ def small_parallel(monkeypatch, pool):
     ((32, 32, 32, 32), [{0, 2, 3}], LoopNest((0, 1, 2, 3), 1, True)),   # batch norm, NCHW
     ((8, 64, 256), [{2}], LoopNest((0, 1, 2), 0, False)),         # LayerNorm's rows
     ((1, 64, 256), [{2}], LoopNest((0, 1, 2), 1, False)),         # ...a first axis of 1
-    ((1048576,), [{0}], LoopNest((0,))),                          # a full reduction: serial
+    ((1048576,), [{0}], LoopNest((0,), 0, True, True)),           # whole: partials per tile
+    ((1, 6, 5), [{0, 1, 2}], LoopNest((0, 1, 2), 1, True, True)),  # ...of the first axis > 1
     ((4, 5), [{0}, {1}], LoopNest((0, 1))),                       # no axis both keep
+    ((4, 5), [{0}, {0, 1}], LoopNest((0, 1), 0, True, True)),     # both reduce 0
     ((6, 7), [], LoopNest((0, 1), 0, False)),                     # elementwise, broadcast
 ])
 def test_loop_nest_runs_in_memory_order_and_splits_a_kept_axis(dom, reduced, want):
@@ -60,13 +62,20 @@ def test_loop_nest_runs_in_memory_order_and_splits_a_kept_axis(dom, reduced, wan
     lambda dom: st.tuples(st.just(tuple(dom)),
                           st.lists(st.sets(st.integers(0, len(dom) - 1)), max_size=2))))
 def test_loop_nest_properties(case):
-    """Memory order always; the parallel axis is kept by every reduction and longer than 1;
-    tiled exactly when an axis before it is longer than 1."""
+    """Memory order always; the parallel axis is kept by every reduction and longer than 1,
+    tiled exactly when an axis before it is longer than 1; else, with partials, the first axis
+    longer than 1, reduced by every reduction."""
     dom, reduced = case
     nest = loop_nest(dom, reduced)
     assert nest.order == tuple(range(len(dom)))
+    long = [k for k in range(len(dom)) if dom[k] > 1]
     if nest.parallel is None:
-        assert all(dom[k] == 1 or any(k in r for r in reduced) for k in range(len(dom)))
+        assert all(any(k in r for r in reduced) for k in long)
+        assert not (reduced and long and all(long[0] in r for r in reduced))
+    elif nest.partial:
+        assert nest.tiled and nest.parallel == long[0] and reduced
+        assert all(nest.parallel in r for r in reduced)
+        assert all(any(k in r for r in reduced) for k in long)
     else:
         assert dom[nest.parallel] > 1 and not any(nest.parallel in r for r in reduced)
         assert nest.tiled == any(dom[k] > 1 for k in range(nest.parallel))
@@ -136,9 +145,11 @@ def test_reductions_in_memory_order_are_the_interpreters(request, shape, axes, k
              if line.lstrip().startswith("for i")]
     assert loops == [f"i{k}" for k in range(len(shape))]   # the innermost is the last axis
     kept = [k for k in range(len(shape)) if k not in axes]
-    assert kernel.ks.parallel == (parallel and bool(kept))
-    if kernel.ks.parallel and kept[0] > 0:
+    assert kernel.ks.parallel == parallel
+    if parallel and kept and kept[0] > 0:
         assert f"for t{kept[0]} in prange(" in src
+    partial = kernel.ks.outputs[1].partial_axis
+    assert partial == (0 if parallel and not kept else None)
 
 
 @pytest.mark.parametrize("dtype, acc, op, rtol, atol", [
@@ -156,6 +167,26 @@ def test_other_dtypes_and_reductions_in_the_new_order(request, dtype, acc, op, r
     shape = (12, 5, 9)
     check(reduction_module(shape, (0, 1), False, dtype, acc, op), _inputs(shape, dtype, 7),
           rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("dtype, op, rtol, atol", [
+    ("f32", "reduce_sum", 2e-6, 1e-4), ("f64", "reduce_mean", 1e-12, 1e-12),
+    ("i32", "reduce_sum", 0, 0), ("f32", "reduce_max", 0, 0), ("f32", "reduce_min", 0, 0),
+    ("f64", "reduce_prod", 1e-12, 0),
+])
+def test_whole_array_reductions_fold_their_partials(small_parallel, dtype, op, rtol, atol):
+    """Split into tiles of the first axis, each with its partial result, folded in order."""
+    shape = (10, 3, 4)
+    x, y = _inputs(shape, dtype, 11)
+    if op == "reduce_prod":
+        x, y = 1 + x / 100, 1 + y / 100
+    if op == "reduce_max":
+        x[7, 1, 2] = np.nan   # NaN propagates through the partials' fold
+    exe, got = check(reduction_module(shape, (0, 1, 2), False, dtype, dtype, op), [x, y],
+                     rtol=rtol, atol=atol)
+    (kernel,) = exe.kernels
+    assert kernel.ks.outputs[1].partial_axis == 0 and kernel.ks.outputs[1].shape == (10, 1, 1)
+    assert np.isnan(got[1]) == (op == "reduce_max")
 
 
 def test_non_contiguous_operands(small_parallel):
@@ -182,7 +213,8 @@ def test_random_shapes_and_axes_are_the_interpreters(small_parallel, case):
 # --- determinism and vectorisation -------------------------------------------------------------
 
 @pytest.mark.parametrize("shape, axes", [((256, 1040), (0,)), ((32, 24, 1024), (0, 1)),
-                                         ((32, 16, 32, 32), (0, 2, 3)), ((512, 4, 80), (1,))])
+                                         ((32, 16, 32, 32), (0, 2, 3)), ((512, 4, 80), (1,)),
+                                         ((1 << 20,), (0,)), ((64, 96, 100), (0, 1, 2))])
 def test_the_same_bits_on_one_thread_and_on_two(small_parallel, monkeypatch, shape, axes):
     """Tiles split kept axes only: every accumulator is summed in one order whatever the number
     of threads (the pool splits every call here, below its threshold too)."""
