@@ -43,9 +43,9 @@ same bits on every call and for any thread count or tile size. A parallel whole-
 reduction (no axis to keep) folds one partial result per tile (the tiles a function of the
 shapes), and the caller folds the partials in tile order (``kernels._finish``): the same bits
 for any thread count, not the serial nest's. A float64 sum or product whose innermost loop is
-reduced is folded in the code's vector lanes, combined in a fixed order at
-the loop's end (``codegen.lowering._accumulates``): the compiled code's order, again the same
-on every call and thread count.
+reduced is folded in the code's vector lanes, combined in a fixed order at the loop's end
+(``codegen.lowering._accumulates``): the compiled code's order, again the same on every call
+and thread count.
 
 :func:`lower_fused` raises :class:`Unsupported` (with the reason) for what it cannot lower; the
 executable then runs that group with the reference implementations.
@@ -459,8 +459,9 @@ class LoopNest:
 def loop_nest(dom: tuple, reduced: list) -> LoopNest:
     """The loop nest of a domain ``dom`` whose reductions reduce the axes of ``reduced`` (a set
     each): the loops in memory order (a kernel's arrays are C-ordered: ``kernels`` copies
-    others, so the axes' order is the memory's), so that the innermost runs over the last (contiguous)
-    axis whether it is kept or reduced and a kept inner axis's accumulators form a row; the
+    others, so the axes' order is the memory's), so that the innermost runs over the last
+    (contiguous) axis whether it is kept or reduced and a kept inner axis's accumulators form a
+    row; the
     parallel loop over the first axis of extent > 1 that every reduction keeps (its iterations
     write disjoint elements and accumulators: each accumulator's summands keep their order, the
     serial nest's bits), over tiles of it when an axis before it is longer than 1 (the reduced
