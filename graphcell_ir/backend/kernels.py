@@ -380,7 +380,12 @@ class Kernel:
 
 
 def _finish(acc: np.ndarray, o) -> np.ndarray:
-    """A kernel output as the op's result: mean's division, the result dtype, the shape."""
+    """A kernel output as the op's result: partial results folded in block order (a split
+    whole-array reduction: ``accumulate`` folds one after the other, a fixed order), mean's
+    division, the result dtype, the shape."""
+    if o.partial_axis is not None:
+        acc = getattr(np, o.combine).accumulate(acc, axis=o.partial_axis)
+        acc = acc.take([-1], axis=o.partial_axis)
     if o.count:
         acc = acc / o.count
     if acc.dtype != o.result_dtype:

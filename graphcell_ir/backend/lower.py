@@ -21,13 +21,31 @@ final dtype and shape). Example of what comes out for ``tanh(x * a)`` on ``f32[4
 When every array spans the whole domain (no broadcasting, no reduction) the nest is collapsed
 into one flat loop. Loop bounds are read at run time from arrays that span each axis, so the
 source (the cache key) holds the broadcasting pattern but not the sizes: a network's optimizer
-updates, one per parameter shape, share one compiled kernel. A group with enough work
-(:data:`PARALLEL_MIN` elements and :data:`PARALLEL_MIN_WORK` element-ops) gets a ``prange`` outer
-loop over an axis every reduction keeps (moved outside when the domain's first axis is reduced:
-:func:`_loop_order`), which the code generator runs on the native thread pool (whose own
-threshold applies to each call's sizes). The source never mentions a location, so it is also
-the cache key: two structurally equal groups share one kernel (names are numbered, never the
-program's: two parameters' updates differ only in their names).
+updates, one per parameter shape, share one compiled kernel.
+
+The source never mentions a location, so it is also the cache key: two structurally equal
+groups share one kernel (names are numbered, never the program's: two parameters' updates
+differ only in their names).
+
+The loops run in memory order (:func:`loop_nest`): the innermost loop is the last, contiguous
+axis whether a reduction keeps or reduces it, so a bias gradient (a sum over axis 0 of a
+(128, 1024) array) adds each row into a row of accumulators held in cache, not one column at
+a time with 4 KiB strides. A group of :data:`PARALLEL_MIN` elements or more gets a ``prange``
+outer loop over an axis every reduction keeps, the first one: itself when nothing before it is
+longer than 1, else (from :data:`PARALLEL_MIN_TILED` elements) its tiles (:data:`TILE`,
+:data:`MIN_TILES`) with the loops in memory order inside each tile. The code generator runs it
+on the native thread pool (whose own threshold applies to each call's sizes). A reduction that
+keeps no axis longer than 1 is split into tiles of the first axis (partial results per tile).
+
+**Accumulation order.** Each accumulator element is folded in the order of the reduced axes
+(row-major, the domain's order) and by one thread (parallel loops split kept axes only): the
+same bits on every call and for any thread count or tile size. A parallel whole-array
+reduction (no axis to keep) folds one partial result per tile (the tiles a function of the
+shapes), and the caller folds the partials in tile order (``kernels._finish``): the same bits
+for any thread count, not the serial nest's. A float64 sum or product whose innermost loop is
+reduced is folded in the code's vector lanes, combined in a fixed order at the loop's end
+(``codegen.lowering._accumulates``): the compiled code's order, again the same on every call
+and thread count.
 
 :func:`lower_fused` raises :class:`Unsupported` (with the reason) for what it cannot lower; the
 executable then runs that group with the reference implementations.
@@ -50,20 +68,37 @@ from graphcell_ir.ops.registry import Kind
 from graphcell_ir.ops.shape_rules import normalize_axes
 
 PARALLEL_MIN = 1 << 18
-"""Domains with at least this many elements may get a ``prange`` outer loop (the native pool's
-own threshold, ``native/pool.MIN_WORK``, decides each call: sizes are read at run time)."""
-PARALLEL_MIN_WORK = 1 << 22
-"""...and at least this many element-ops (elements x ops of the group): a memory-bound group
-(a ReLU, an SGD update: 1-2 ops an element) gains little from a second core. The pool's chunks
-are claimed dynamically and a call that waited for a descheduled worker makes the next ones
-serial, so a busy core costs less than it did with the Python-level row blocks this replaced
-(W1's 1M-element SGD update: 0.5 ms serial, 5.5 ms on them on a loaded machine, which had
-kept this at 32M)."""
+"""Domains with at least this many elements get a ``prange`` outer loop when they have an axis
+to split (the native pool's own threshold, ``native/pool.MIN_WORK``, decides each call: sizes
+are read at run time). Memory-bound groups included: W1's 1M-element SGD update ``p - lr * g``
+took 0.13 ms on one thread and 0.09 ms on two (best of 30 interleaved calls at load 2.7); at
+load 3.5 some rounds' medians on two were 0.6 ms (calls waiting for a descheduled worker before
+the pool backs off to serial calls). ``tools/bench_kernels.py --shapes`` measures it."""
+
+TILE = 1 << 14
+"""Elements of the contiguous run a tile of a parallel loop over a kept axis (one that is not
+the domain's first: see :func:`loop_nest`) spans at most: that axis's indices per tile times the
+elements of the axes inside it. Batch-norm's statistics of a (32, 32, 32, 32) NCHW array read
+4 channels' 16 KiB rows per batch index and tile (a channel's 4 KiB rows one at a time ran 15%
+slower on one thread: a jump every page), a bias gradient's accumulators stay a row in L1/L2."""
+MIN_TILES = 8
+"""...and an axis of at least this many indices has at least this many tiles (the pool's
+chunks on 2 threads)."""
+PARALLEL_MIN_TILED = 1 << 20
+"""Domains from which a nest that needs tiles is parallel: not below the native pool's
+run-time threshold (``native/pool.MIN_WORK``, where it runs the loop on the caller), as tiles
+run serially were slower than the plain nest (the (64, 8, 768) bias gradient in 8 tiles of 96
+columns: 0.068-0.074 ms against 0.053 ms, interleaved)."""
 
 LOWEST, HIGHEST = "lowest", "highest"
 _IDENTITY = {R.reduce_sum: 0, R.reduce_mean: 0, R.reduce_prod: 1, R.reduce_any: False,
              R.reduce_all: True, R.reduce_max: LOWEST, R.reduce_min: HIGHEST}
 """Where each reduction's accumulator starts (the templates only say how it folds)."""
+_COMBINE = {R.reduce_sum: "add", R.reduce_mean: "add", R.reduce_prod: "multiply",
+            R.reduce_any: "logical_or", R.reduce_all: "logical_and", R.reduce_max: "maximum",
+            R.reduce_min: "minimum"}
+"""How each reduction folds two partial results (numpy's ufunc; maximum/minimum propagate NaN
+as the kernels' max/min do)."""
 _MEANS = frozenset({R.reduce_mean})
 """Reductions whose sum is divided by the number of elements reduced."""
 _NAN_PROPAGATING = frozenset({R.reduce_sum, R.reduce_mean, R.reduce_prod})
@@ -94,7 +129,9 @@ class Output:
 
     ``shape``/``dtype``: the array the kernel writes (the domain-rank shape, keep-dims for a
     reduction); ``result_shape``/``result_dtype``: what the fused op yields. ``fill``: the
-    accumulator's start value (None for an elementwise output); ``count``: the mean's divisor.
+    accumulator's start value (None for an elementwise output); ``count``: the mean's divisor;
+    ``partial_axis``: where a split reduction keeps one partial per block (:func:`loop_nest`),
+    which the caller folds with ``numpy.<combine>.accumulate`` in block order before the rest.
     """
 
     shape: tuple[int, ...]
@@ -103,6 +140,8 @@ class Output:
     result_dtype: np.dtype
     fill: object = None
     count: int = 0
+    partial_axis: int | None = None   # the axis of per-block partials (a split whole reduction)
+    combine: str = ""                 # the numpy ufunc folding them, in block order
 
 
 @dataclass(frozen=True)
@@ -229,11 +268,17 @@ class _Lowering:
             size = int(np.prod(dom))
             pad = lambda s, n=n, full=dom: (size,) if _pad(s, n) == full else (1,)  # noqa: E731
             dom, n = (size,), 1
-        order = _loop_order(dom, [set(self.reduced_axes(o, n)) for o in reductions])
+        nest = loop_nest(dom, [set(self.reduced_axes(o, n)) for o in reductions])
         size = int(np.prod(dom))
-        parallel = (size >= PARALLEL_MIN and size * len(self.ops) >= PARALLEL_MIN_WORK
-                    and order is not None)
-        order = order or tuple(range(n))
+        parallel = size >= (PARALLEL_MIN_TILED if nest.tiled else PARALLEL_MIN) and \
+            nest.parallel is not None
+        self.tiles = None   # (axis, tile extent's local, tile index's local, tiles) when tiled
+        if parallel and nest.tiled:
+            p = nest.parallel
+            inner = int(np.prod(dom[p + 1:]))
+            self.tiles = (p, self.fresh("tile", "tile"), self.fresh(f"t{p}", "t"),
+                          -(-dom[p] // _tile(dom[p], inner)))
+        self.partial = self.tiles[0] if parallel and nest.partial else None
         idx = lambda s: ", ".join(f"i{k}" if s[k] == dom[k] else "0" for k in range(n))  # noqa: E731
 
         params, in_shapes = [], []
@@ -289,17 +334,40 @@ class _Lowering:
         arrays_by_name += [(p, c.shape) for p, c in zip(params[len(in_shapes):], consts)]
         arrays_by_name += [(p, out.shape) for p, out in outputs]
         bounds = [_extent(arrays_by_name, dom, k) for k in range(n)]
-        indent = "    "
-        for j, k in enumerate(order):
-            rng = "prange" if parallel and j == 0 else "range"
-            lines.append(f"{indent}for i{k} in {rng}({bounds[k]}):")
-            indent += "    "
+        lines += self.loops(nest, bounds, parallel)
+        indent = "    " * (n + 1 + (parallel and nest.tiled))
         lines += [indent + line for line in loads + body + stores]
         in_dtypes = tuple(_np_dtype(a).name if isinstance(a.type, TensorType) else None
                           for a in self.args)
         return KernelSource("\n".join(lines) + "\n", tuple(in_shapes), tuple(consts),
                             tuple(out for _, out in outputs), parallel,
                             tuple(o.opdef.name for o in self.ops), in_dtypes=in_dtypes)
+
+    def loops(self, nest: LoopNest, bounds: list, parallel: bool) -> list[str]:
+        """The ``for`` lines of ``nest`` (indented as in the function): serial loops in memory
+        order; when ``parallel``, a ``prange`` over the parallel axis, or over its tiles (a
+        local first computes the tile's extent of that axis from the extents inside it)."""
+        lines, indent = [], "    "
+        p = nest.parallel if parallel else None
+        order = nest.order
+        if p is not None and nest.tiled:
+            _, tile, t, _ = self.tiles
+            inner = [b for b in bounds[p + 1:] if b != "1"]
+            per = f"{TILE} // ({' * '.join(inner)})" if inner else str(TILE)
+            share = f"({bounds[p]} + {MIN_TILES - 1}) // {MIN_TILES}"
+            lines += [f"{indent}{tile} = max(1, min({per}, {share}))",
+                      f"{indent}for {t} in prange(({bounds[p]} + {tile} - 1) // {tile}):"]
+            indent += "    "
+        elif p is not None:   # nothing before it is longer than 1: moving it out is free
+            order = (p,) + tuple(k for k in order if k != p)
+        for k in order:
+            if k == p and nest.tiled:
+                rng = f"range({t} * {tile}, min({t} * {tile} + {tile}, {bounds[k]}))"
+            else:
+                rng = f"{'prange' if k == p else 'range'}({bounds[k]})"
+            lines.append(f"{indent}for i{k} in {rng}:")
+            indent += "    "
+        return lines
 
     # -- one op each --
     def value(self, v: Value, want: np.dtype | None) -> str:
@@ -349,7 +417,12 @@ class _Lowering:
             raise Unsupported("a reduction of a literal")
         red = set(self.reduced_axes(o, n))
         shape = tuple(1 if k in red else s for k, s in enumerate(_pad(x.type.shape, n)))
-        cell = f"{acc}[{', '.join('0' if k in red else f'i{k}' for k in range(n))}]"
+        index = ["0" if k in red else f"i{k}" for k in range(n)]
+        if self.partial is not None:   # one partial per tile of the split axis
+            axis, _, t, tiles = self.tiles
+            shape = shape[:axis] + (tiles,) + shape[axis + 1:]
+            index[axis] = t
+        cell = f"{acc}[{', '.join(index)}]"
         r_dtype = _np_dtype(o.results[0])
         acc_dtype = np.dtype(np.float64 if r_dtype.kind == "f" else
                             np.bool_ if r_dtype.kind == "b" else np.int64)
@@ -366,27 +439,66 @@ class _Lowering:
         count = int(np.prod([x.type.shape[k - (n - len(x.type.shape))] for k in red])) \
             if o.opdef in _MEANS else 0
         return Output(shape, acc_dtype, o.results[0].type.shape, r_dtype,
-                      _identity(o.opdef, acc_dtype), count)
+                      _identity(o.opdef, acc_dtype), count, self.partial,
+                      _COMBINE[o.opdef] if self.partial is not None else "")
 
 
-def _loop_order(dom: tuple, reduced: list) -> tuple | None:
-    """The loop nest's axes, outermost first, when it can run in parallel over its outer loop;
-    None when it cannot. The outer loop must be an axis every reduction keeps (its iterations
-    then write disjoint elements and accumulators), of extent > 1: the domain's first axis,
-    else the first such one moved outside (batch-norm's statistics over N, H, W of NCHW run
-    over C). Moving a kept axis out leaves each accumulator's summands in the same order, so
-    the results are the serial nest's bits.
+@dataclass(frozen=True)
+class LoopNest:
+    """How a kernel's loops run: ``order``, the axes outermost first (memory order), and
+    ``parallel``, the axis a parallel kernel's ``prange`` runs over (None: it cannot), over
+    tiles of it when ``tiled`` (an axis before it is longer than 1), or, when ``partial``, over
+    tiles of an axis every reduction reduces, each tile folding its own partial results."""
 
-    >>> _loop_order((32, 16, 8, 8), [{0, 2, 3}])
-    (1, 0, 2, 3)
-    >>> _loop_order((4, 5), [{0, 1}]) is None
-    True
+    order: tuple[int, ...]
+    parallel: int | None = None
+    tiled: bool = False
+    partial: bool = False   # the parallel axis is reduced: one partial result per tile
+
+
+def loop_nest(dom: tuple, reduced: list) -> LoopNest:
+    """The loop nest of a domain ``dom`` whose reductions reduce the axes of ``reduced`` (a set
+    each): the loops in memory order (a kernel's arrays are C-ordered: ``kernels`` copies
+    others, so the axes' order is the memory's), so that the innermost runs over the last
+    (contiguous) axis whether it is kept or reduced and a kept inner axis's accumulators form a
+    row; the
+    parallel loop over the first axis of extent > 1 that every reduction keeps (its iterations
+    write disjoint elements and accumulators: each accumulator's summands keep their order, the
+    serial nest's bits), over tiles of it when an axis before it is longer than 1 (the reduced
+    rows of a bias gradient, batch-norm's N before C).
+
+    >>> loop_nest((128, 1024), [{0}])                 # a bias gradient: tiles of the columns
+    LoopNest(order=(0, 1), parallel=1, tiled=True, partial=False)
+    >>> loop_nest((32, 16, 8, 8), [{0, 2, 3}])        # batch-norm statistics: C in tiles
+    LoopNest(order=(0, 1, 2, 3), parallel=1, tiled=True, partial=False)
+    >>> loop_nest((1, 64, 256), [{2}])                # LayerNorm rows: the rows in parallel
+    LoopNest(order=(0, 1, 2), parallel=1, tiled=False, partial=False)
+
+    A domain with no such axis (a whole-array reduction) splits its first axis longer than 1
+    into tiles when every reduction reduces it: each tile folds a partial result per reduction,
+    which the caller folds in tile order (the tiles are a function of the shapes only, so the
+    bits are the same for any number of threads — but not the serial nest's).
+
+    >>> loop_nest((4, 5), [{0, 1}])                   # a whole-array reduction: partials
+    LoopNest(order=(0, 1), parallel=0, tiled=True, partial=True)
+    >>> loop_nest((4, 5), [{0}, {1}])                 # no axis kept or reduced by both
+    LoopNest(order=(0, 1), parallel=None, tiled=False, partial=False)
     """
-    kept = [k for k in range(len(dom)) if dom[k] > 1 and not any(k in r for r in reduced)]
+    order = tuple(range(len(dom)))
+    kept = [k for k in order if dom[k] > 1 and not any(k in r for r in reduced)]
     if not kept:
-        return None
-    first = kept[0]
-    return (first,) + tuple(k for k in range(len(dom)) if k != first)
+        first = next((k for k in order if dom[k] > 1), None)
+        if reduced and first is not None and all(first in r for r in reduced):
+            return LoopNest(order, first, True, True)
+        return LoopNest(order)
+    p = kept[0]
+    return LoopNest(order, p, any(dom[k] > 1 for k in range(p)))
+
+
+def _tile(extent: int, inner: int) -> int:
+    """A tile's indices of an axis of ``extent`` with ``inner`` elements inside it: what the
+    kernel computes at run time (:meth:`_Lowering.loops`), here for the partials' count."""
+    return max(1, min(TILE // inner, (extent + MIN_TILES - 1) // MIN_TILES))
 
 
 def _extent(arrays: list, dom: tuple, k: int) -> str:

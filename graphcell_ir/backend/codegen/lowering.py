@@ -620,31 +620,65 @@ def _accumulates(target: ast.Subscript, value: ast.expr, elem) -> bool:
 
 def _bindings(fn: ast.FunctionDef) -> tuple[frozenset, frozenset]:
     """``(counters, bound)`` of ``fn``: the names it binds only as the targets of
-    ``for ... in range(...)`` loops counting up from a non-negative constant (not as a
+    ``for ... in range(...)`` loops counting up from a start that is never negative (not as a
     parameter, a lambda's, nor by any other store: never negative, whatever the bounds), and
-    the names it binds anywhere in its body (a parameter not among them never changes)."""
-    counting, other, targets, bound = set(), set(), set(), set()
-    for node in ast.walk(fn):   # parents before children: a for-target is known when seen
+    the names it binds anywhere in its body (a parameter not among them never changes).
+
+    A start is never negative when it is built from non-negative integer constants, array
+    extents, counters and locals assigned once from such an expression, with ``+``, ``*``,
+    ``//``, ``min`` of such and ``max`` with one such (``lower.py``'s tiles:
+    ``range(t1 * tile, ...)`` after ``tile = max(1, ...)``)."""
+    loops, stores, bound = [], {}, set()
+    args = {a.arg for a in ast.walk(fn) if isinstance(a, ast.arg)}
+    for node in ast.walk(fn):
         if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
-            targets.add(node.target)
-            (counting if _counts_up_from_zero_or_more(node.iter) else other).add(node.target.id)
-        elif isinstance(node, ast.Name):
-            if node.ctx.__class__ is not ast.Load:
-                bound.add(node.id)
-                if node not in targets:
-                    other.add(node.id)
-        elif isinstance(node, ast.arg):
-            other.add(node.arg)
-    return frozenset(counting - other), frozenset(bound)
+            loops.append(node)
+        elif isinstance(node, ast.Name) and node.ctx.__class__ is not ast.Load:
+            bound.add(node.id)
+            stores[node.id] = stores.get(node.id, 0) + 1
+    once = {}   # locals stored once, by a plain assignment: their value
+    for node in ast.walk(fn):
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name) and stores[node.targets[0].id] == 1):
+            once[node.targets[0].id] = node.value
+    by_target: dict = {}
+    for f in loops:
+        by_target.setdefault(f.target.id, []).append(f)
+    only_loops = {n for n, fs in by_target.items() if stores[n] == len(fs) and n not in args}
+    known: set = set()
+    while True:   # a fixpoint: a start may use counters and locals found in an earlier round
+        found = {n for n in only_loops
+                 if all(_counts_up_from_non_negative(f.iter, known) for f in by_target[n])}
+        found |= {n for n, v in once.items() if n not in args and _non_negative(v, known)}
+        if found <= known:
+            break
+        known |= found
+    return frozenset(known & only_loops), frozenset(bound)
 
 
-def _counts_up_from_zero_or_more(it: ast.expr) -> bool:
+def _counts_up_from_non_negative(it: ast.expr, known: set) -> bool:
     if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
             and it.func.id in ("range", "prange") and 1 <= len(it.args) <= 3):
         return False
-    start = 0 if len(it.args) == 1 else _constant_int(it.args[0])
     step = 1 if len(it.args) < 3 else _constant_int(it.args[2])
-    return start is not None and start >= 0 and step is not None and step > 0
+    return (len(it.args) == 1 or _non_negative(it.args[0], known)) and step is not None \
+        and step > 0
+
+
+def _non_negative(node: ast.expr, known: set) -> bool:
+    """Whether integer expression ``node`` is never negative (see :func:`_bindings`)."""
+    if isinstance(node, ast.Constant):
+        return type(node.value) is int and node.value >= 0
+    if isinstance(node, ast.Name):
+        return node.id in known
+    if isinstance(node, ast.Subscript):   # an extent: x.shape[k]
+        return isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mult, ast.FloorDiv)):
+        return _non_negative(node.left, known) and _non_negative(node.right, known)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+        ok = [_non_negative(a, known) for a in node.args]
+        return bool(ok) and (node.func.id == "min" and all(ok) or node.func.id == "max" and any(ok))
+    return False
 
 
 def _indices(node: ast.Subscript) -> list:

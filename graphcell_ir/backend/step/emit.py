@@ -313,6 +313,8 @@ class _Emitter:
                     o.count and np.dtype(o.dtype).kind != "f":
                 raise Unsupported(f"{op.opdef.name}: an output finished after the kernel "
                                   f"(a dtype change other than between floats, an integer mean)")
+        if any(o.partial_axis is not None for o in ks.outputs):   # folded after, in Python
+            raise Unsupported(f"{op.opdef.name}: a whole-array reduction split into partials")
         operands = list(op.operands)
         if any(isinstance(v, Literal) for v in operands):
             raise Unsupported(f"{op.opdef.name}: a literal operand")

@@ -365,7 +365,6 @@ def test_parallel_kernel_runs_its_prange_loop_on_the_pool(tmp_path, monkeypatch)
     from graphcell_ir.backend.native import pool
     monkeypatch.setenv("GRAPHCELL_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(lower, "PARALLEL_MIN", 1)
-    monkeypatch.setattr(lower, "PARALLEL_MIN_WORK", 1)
     kernels.reset_cache()
     rng = np.random.default_rng(3)
     x = rng.standard_normal((7, 5)).astype(np.float32)
@@ -525,3 +524,49 @@ def test_a_counter_index_has_no_wraparound_in_the_ir():
     assert "select" not in plain.split('define i32 @"e"')[0]
     shifted = codegen.lower_module(src, "shifted", kinds, "e", entry="pointers")
     assert shifted.split('define i32 @"e"')[0].count("select") == 2   # x[i] and out[i + 1]
+
+
+TILE_STARTS = textwrap.dedent("""
+    def tiles(x, s, out):
+        n = x.shape[0]
+        tile = max(1, min(3, (n + 1) // 2))
+        for t in range((n + tile - 1) // tile):
+            for i in range(t * tile, min(t * tile + tile, n)):
+                out[0, i] = x[i]
+        for j in range(n - 2, n):
+            out[1, j + 2] = x[j]
+        for k in range(s * 1, s + 1):
+            out[2, k + 2] = x[k]
+        twice = 1
+        twice = -1
+        for m in range(twice, 0):
+            out[3, m + 2] = x[m]
+""")
+
+
+@pytest.mark.parametrize("n", [1, 2, 5])
+def test_a_range_from_a_non_negative_start_has_a_counter(n):
+    """A tile's loop ``range(t * tile, ...)`` after ``tile = max(1, ...)`` counts from a start
+    never negative: a counter (no wraparound); a start with a subtraction, a parameter or a name
+    stored twice keeps the wraparound (Python is the oracle: those indices go negative)."""
+    x = np.arange(1, n + 1, dtype=np.float64)
+    (_, got), (_, want) = both(TILE_STARTS, "tiles", x, -1, np.zeros((4, n + 2)))
+    np.testing.assert_array_equal(got, want)
+    kinds = (("array", "float64", 1), ("scalar", "int64"), ("array", "float64", 2))
+    text = codegen.lower_module(TILE_STARTS, "tiles", kinds, "e", entry="pointers")
+    blocks = _blocks(text.split('define i32 @"e"')[0])
+    assert "select" not in blocks["for.body.1"]   # out[0, i] = x[i]: i counts from t * tile
+    for loop in ("for.body.2", "for.body.3", "for.body.4"):   # j, k, m: x[...] wraps
+        assert "select" in blocks[loop]
+
+
+def _blocks(text: str) -> dict:
+    """LLVM IR text's basic blocks: label -> its instructions."""
+    out, label = {}, None
+    for line in text.splitlines():
+        if line and not line.startswith(" ") and line.endswith(":"):
+            label = line[:-1].strip('"')
+            out[label] = ""
+        elif label is not None:
+            out[label] += line + "\n"
+    return out

@@ -195,8 +195,9 @@ def test_fused_reduction_above_and_below_the_threshold_is_the_interpreters(pool,
     exe = compile_executable(module, "f", jit=True, kernel_min_size=0)
     (kernel,) = exe.kernels
     assert kernel.ks.parallel == (x.size >= lower.PARALLEL_MIN)
-    if kernel.ks.parallel:   # over the kept channel axis, moved outside
-        assert "for i1 in prange" in kernel.ks.source
+    if kernel.ks.parallel:   # over tiles of the kept channel axis, the loops in memory order
+        assert "for t1 in prange(" in kernel.ks.source
+        assert kernel.ks.source.index("for i0 ") < kernel.ks.source.index("for i1 ")
     got = exe([x, m])
     want = interpret(module, x, m)
     for g, w in zip(got, want):
