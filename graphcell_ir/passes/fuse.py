@@ -25,7 +25,9 @@ Which ops join a group:
   read one shared scalar stay two kernels (a ``[1024]`` bias would otherwise join its
   ``[1024,1024]`` weight's kernel and be computed once per weight element).
 - Small inline constants feeding the group are copied into the body (a scalar ``0.5`` is part of
-  the kernel's arithmetic, not an input).
+  the kernel's arithmetic, not an input), and so are ops that read nothing (``fill``): each
+  group that reads ``zeros_like(x)`` computes its zeros, so one ``fill`` that CSE shared between
+  two parameters' updates neither joins one group nor bridges two.
 - One iteration space per kernel: the result shapes of the group's elementwise ops and the input
   shapes of its reduction must all broadcast to one of them (``[3]`` feeding ``[2,3]`` and
   ``[4,3]`` sinks would need two loop nests, so those stay apart).
@@ -88,9 +90,17 @@ def fusible(op: Op) -> bool:
 
 
 def inlinable_const(v: Value) -> bool:
-    """A small inline ``const`` that is copied into a fused body instead of being an input."""
-    return isinstance(v, OpResult) and v.op.opdef is CONST and "value" in v.op.attrs \
-        and v.op.attrs["value"].size <= INLINE_CONST_LIMIT
+    """A small inline ``const``, or the result of a fusible op that reads nothing (``fill``):
+    copied into every fused body that reads it instead of being an input."""
+    if not isinstance(v, OpResult):
+        return False
+    if v.op.opdef is CONST:
+        return "value" in v.op.attrs and v.op.attrs["value"].size <= INLINE_CONST_LIMIT
+    return _reads_nothing(v.op)
+
+
+def _reads_nothing(op: Op) -> bool:
+    return not op.operands and fusible(op)
 
 
 # --- grouping ----------------------------------------------------------------------------------
@@ -106,7 +116,7 @@ class _Groups:
         self.parent: dict[Op, Op] = {}
         self.members: dict[Op, list[Op]] = {}
         for op in self.ops:
-            if fusible(op):
+            if fusible(op) and not _reads_nothing(op):   # those are copied into each group
                 self.parent[op] = op
                 self.members[op] = [op]
 
