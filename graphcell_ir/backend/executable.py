@@ -53,7 +53,6 @@ from graphcell_ir.backend.interp import Interpreter
 from graphcell_ir.backend.kernels import compile_kernel, jit_enabled
 from graphcell_ir.backend.lower import Unsupported, lower_fused, lower_single
 from graphcell_ir.backend.nnkernels import implementation
-from graphcell_ir.backend.spares import Spares
 from graphcell_ir.ir.core import Block, Function, Literal, Module, Op, Value
 from graphcell_ir.ir.structural import CALL, CONST, FUSED, IF, WHILE, const_array
 from graphcell_ir.ir.types import TensorType
@@ -289,7 +288,6 @@ class _Gen:
         self.taken: set[str] = set()
         self.sites: dict[str, naming.Site] = {}   # the timed call sites, by runner global
         self.into: set[Op] = set()   # updates written into the loop-carried array they update
-        self.n_spares = 0   # slots of retired Parameter buffers (:mod:`.spares`)
         self.n = 0
 
     # -- names --
@@ -510,34 +508,8 @@ class _Gen:
         self.fresh.update(op.results)
         k = self.site(op, naming.kernel_name(op, self.ir_names), "kernel", kernel)
         args = ", ".join(self.use(v) for v in operands)
-        comment = f"fused: {names} (kernel_{k}.py, source hash {kernel.ks.key})"
-        updated = self.updated_parameters(op) if kernel.simple else {}
-        if not updated:
-            return self.assign(op, ind, f"{k}({args})", comment)
-        spares = self.globals.setdefault("spares", Spares())
-        self.globals.update(take=spares.take, retire=spares.retire)
-        keys = {i: self.n_spares + n for n, i in enumerate(updated)}   # one slot per site
-        self.n_spares += len(keys)
-        given = ", ".join(f"take({keys[i]})" if i in updated else "None"
-                          for i in range(len(op.results)))
-        self.assign(op, ind, f"{k}.into(({given},), {args})",
-                    f"{comment}; Parameters' retired buffers")
-        self.lines.extend(f"{ind}retire({keys[i]}, {self.use(v)})" for i, v in updated.items())
-
-    def updated_parameters(self, op: Op) -> dict:
-        """``{result index: argument}`` for the results of the fused ``op`` that are only the
-        new value of a Parameter argument of the function (``assign(p, result)`` at its top
-        level, same type): the kernel writes them into the buffers the Parameters held before
-        (:mod:`.spares`)."""
-        out = {}
-        if op.parent is not self.fn.body:
-            return out
-        for i, r in enumerate(op.results):
-            user = next(iter(r.uses)) if len(r.uses) == 1 else None
-            if user is not None and user.opdef is assign and self.fresh_only_for(user) \
-                    and user.operands[0] in self.fn.args:
-                out[i] = user.operands[0]
-        return out
+        self.assign(op, ind, f"{k}({args})", f"fused: {names} (kernel_{k}.py, source hash "
+                    f"{kernel.ks.key})")
 
     def inline_body(self, op: Op, ind: str) -> None:
         body = op.regions[0].block

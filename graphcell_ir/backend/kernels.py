@@ -378,26 +378,6 @@ class Kernel:
             return [a.reshape(o.result_shape) for a, o in zip(outs, self.outs)]
         return [_finish(a, o) for a, o in zip(outs, self.outs)]
 
-    def into(self, given: tuple, *args) -> list:
-        """``self(*args)`` with output ``i`` written into ``given[i]`` and returned as it is,
-        when that is an array of the output's size and dtype, C-ordered, that no argument
-        overlaps (the kernel's pointers are ``noalias``: :class:`~.spares.Spares` hands out
-        only arrays nobody else holds); None, or an array that does not fit, gets a new array.
-        Only for a :attr:`simple` kernel (no reduction to initialise or finish)."""
-        ins = [a if s is None else np.asarray(a).reshape(s) for a, s in zip(args, self.shapes)]
-        outs, results = [], []
-        for g, o in zip(given, self.outs):
-            if g is not None and g.dtype == o.dtype and g.size == math.prod(o.shape) \
-                    and g.flags.c_contiguous:
-                outs.append(g.reshape(o.shape))
-                results.append(g if g.shape == o.result_shape else g.reshape(o.result_shape))
-            else:   # the array itself is the result, so that it can be retired after
-                a = np.empty(o.result_shape, o.dtype)
-                outs.append(a.reshape(o.shape))
-                results.append(a)
-        self.fn(*ins, *self.consts, *outs)
-        return results
-
 
 def _finish(acc: np.ndarray, o) -> np.ndarray:
     """A kernel output as the op's result: mean's division, the result dtype, the shape."""
