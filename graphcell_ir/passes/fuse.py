@@ -47,6 +47,7 @@ bodies. Precondition: valid IR. Postcondition: valid IR with the same values bit
 from __future__ import annotations
 
 import heapq
+import math
 
 from graphcell_ir.errors import ShapeError
 from graphcell_ir.ir.builder import INLINE_CONST_LIMIT
@@ -195,16 +196,9 @@ def _is_reduction(op: Op) -> bool:
 def _bridges(producer: Op, *groups: list[Op]) -> bool:
     """Whether merging would join two groups of larger domains through ``producer``'s value of
     one element (see the module docstring)."""
-    if any(_size(r.type.shape) != 1 for r in producer.results):
+    if any(math.prod(r.type.shape) != 1 for r in producer.results):
         return False
-    return all(any(_size(s) > 1 for s in _shapes(g)) for g in groups)
-
-
-def _size(shape: tuple) -> int:
-    n = 1
-    for d in shape:
-        n *= d
-    return n
+    return all(any(math.prod(s) > 1 for s in _shapes(g)) for g in groups)
 
 
 def deferred_write(op: Op) -> bool:
