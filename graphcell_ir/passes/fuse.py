@@ -12,9 +12,22 @@ Which ops join a group:
   still accumulating), and a group holds at most one reduction.
 - Never an op with a side effect or a random draw, and a group never spans one: the block is cut
   into segments at every op with an effect (``support.has_effect``), and groups stay inside one,
-  so no op is moved across an effect.
+  so no op is moved across an effect. The exception is a *deferred write*, an op that only gives
+  a Parameter its new value (``opdef.mutates``: ``assign``): graph mode writes the mutated
+  Parameters back after the whole call (DESIGN §4), and later reads take the assign's result
+  (SSA), so no pure op can observe where it runs relative to one. It does not cut: an optimizer's
+  update of one parameter (its moments, the parameter itself, each assigned in turn) is one
+  kernel reading the gradient once, not one kernel per assign. Effects keep their order. A
+  fusible op that reads such a write's result reads the written value instead (the same array
+  when the types agree): ``p - lr * assign(accum, v)`` joins the group that computes ``v``.
+- A value of one element (a learning rate, ``momentum > 0``, Adam's bias corrections) joins at
+  most one group of larger domain: it never bridges two, so the updates of two parameters that
+  read one shared scalar stay two kernels (a ``[1024]`` bias would otherwise join its
+  ``[1024,1024]`` weight's kernel and be computed once per weight element).
 - Small inline constants feeding the group are copied into the body (a scalar ``0.5`` is part of
-  the kernel's arithmetic, not an input).
+  the kernel's arithmetic, not an input), and so are ops that read nothing (``fill``): each
+  group that reads ``zeros_like(x)`` computes its zeros, so one ``fill`` that CSE shared between
+  two parameters' updates neither joins one group nor bridges two.
 - One iteration space per kernel: the result shapes of the group's elementwise ops and the input
   shapes of its reduction must all broadcast to one of them (``[3]`` feeding ``[2,3]`` and
   ``[4,3]`` sinks would need two loop nests, so those stay apart).
@@ -34,6 +47,7 @@ bodies. Precondition: valid IR. Postcondition: valid IR with the same values bit
 from __future__ import annotations
 
 import heapq
+import math
 
 from graphcell_ir.errors import ShapeError
 from graphcell_ir.ir.builder import INLINE_CONST_LIMIT
@@ -77,9 +91,17 @@ def fusible(op: Op) -> bool:
 
 
 def inlinable_const(v: Value) -> bool:
-    """A small inline ``const`` that is copied into a fused body instead of being an input."""
-    return isinstance(v, OpResult) and v.op.opdef is CONST and "value" in v.op.attrs \
-        and v.op.attrs["value"].size <= INLINE_CONST_LIMIT
+    """A small inline ``const``, or the result of a fusible op that reads nothing (``fill``):
+    copied into every fused body that reads it instead of being an input."""
+    if not isinstance(v, OpResult):
+        return False
+    if v.op.opdef is CONST:
+        return "value" in v.op.attrs and v.op.attrs["value"].size <= INLINE_CONST_LIMIT
+    return _reads_nothing(v.op)
+
+
+def _reads_nothing(op: Op) -> bool:
+    return not op.operands and fusible(op)
 
 
 # --- grouping ----------------------------------------------------------------------------------
@@ -95,7 +117,7 @@ class _Groups:
         self.parent: dict[Op, Op] = {}
         self.members: dict[Op, list[Op]] = {}
         for op in self.ops:
-            if fusible(op):
+            if fusible(op) and not _reads_nothing(op):   # those are copied into each group
                 self.parent[op] = op
                 self.members[op] = [op]
 
@@ -124,6 +146,8 @@ class _Groups:
             return False  # an effect lies between them
         if _is_reduction(producer):
             return False  # a reduction ends its group
+        if _bridges(producer, self.members[a], self.members[b]):
+            return False
         merged = self.members[a] + self.members[b]
         if sum(map(_is_reduction, merged)) > 1 or _domain(merged) is None:
             return False
@@ -169,24 +193,65 @@ def _is_reduction(op: Op) -> bool:
     return op.opdef.kind is Kind.REDUCTION
 
 
+def _bridges(producer: Op, *groups: list[Op]) -> bool:
+    """Whether merging would join two groups of larger domains through ``producer``'s value of
+    one element (see the module docstring)."""
+    if any(math.prod(r.type.shape) != 1 for r in producer.results):
+        return False
+    return all(any(math.prod(s) > 1 for s in _shapes(g)) for g in groups)
+
+
+def deferred_write(op: Op) -> bool:
+    """An op whose only effect is a Parameter's new value, written back after the call
+    (``assign``): pure ops may move across it (see the module docstring)."""
+    d = op.opdef
+    return bool(getattr(d, "mutates", ())) and not op.regions and not d.has(Trait.RANDOM) \
+        and not d.has(Trait.EXTERNAL)
+
+
+def _read_through_writes(block: Block) -> bool:
+    """Fusible ops of ``block`` that read a deferred write's result (``assign(variable, value)``
+    returns ``value``) read ``value`` itself when its type is the result's; whether any did."""
+    changed = False
+    for op in block.ops:
+        if not deferred_write(op) or len(op.operands) != 2 or len(op.results) != 1:
+            continue
+        (result,), value = op.results, op.operands[1]
+        if isinstance(value, Literal) or value.type != result.type:
+            continue
+        readers = [u for u in result.uses if u.parent is block and fusible(u)]
+        if readers:
+            result.replace_all_uses_with(value, where=lambda user: user in readers)
+            changed = True
+    return changed
+
+
 def _segments(ops: list[Op]) -> dict[Op, int]:
-    """Segment number of each op; an op with an effect closes its segment."""
+    """Segment number of each op; an op with an effect closes its segment, except a deferred
+    write."""
     seg, out = 0, {}
     for op in ops:
         out[op] = seg
-        if has_effect(op):
+        if has_effect(op) and not deferred_write(op):
             seg += 1
     return out
 
 
-def _domain(ops: list[Op]) -> tuple[int, ...] | None:
-    """The group's iteration shape, or None when its shapes do not share one."""
+def _shapes(ops: list[Op]) -> list[tuple[int, ...]]:
+    """The shapes a group's iteration space must cover: its elementwise results, its
+    reduction's inputs."""
     shapes = []
     for op in ops:
         if _is_reduction(op):
             shapes.extend(v.type.shape for v in op.operands if isinstance(v.type, TensorType))
         else:
             shapes.extend(r.type.shape for r in op.results)
+    return shapes
+
+
+def _domain(ops: list[Op]) -> tuple[int, ...] | None:
+    """The group's iteration shape, or None when its shapes do not share one."""
+    shapes = _shapes(ops)
     try:
         full = broadcast_shapes(*shapes)
     except ShapeError:
@@ -195,10 +260,11 @@ def _domain(ops: list[Op]) -> tuple[int, ...] | None:
 
 
 def fuse_block(block: Block) -> bool:
-    """Fuse the ops of ``block`` (not of its regions); whether anything was fused."""
+    """Fuse the ops of ``block`` (not of its regions); whether anything changed."""
+    read_through = _read_through_writes(block)
     groups = _Groups(block)
     if len(groups.parent) < 2:
-        return False
+        return read_through
     for op in groups.ops:
         if op not in groups.parent:
             continue
@@ -207,7 +273,7 @@ def fuse_block(block: Block) -> bool:
                 groups.try_merge(v.op, op)
     found = groups.groups()
     if not found:
-        return False
+        return read_through
     order_key = {op: (groups.segment[op], groups.pos[op]) for op in groups.ops}
     copied_consts: list[Op] = []
     for members in found:
@@ -262,7 +328,9 @@ def build_fused(members: list[Op]) -> tuple[Op, list[Op]]:
 def _reorder(block: Block, key: dict) -> None:
     """Sort ``block`` topologically, taking among the ready ops the one with the smallest
     ``key`` (segment, original position): the original order wherever it is still valid, and
-    never an op moved into another segment (across an effect). The terminator stays last."""
+    never an op moved into another segment (across an effect). Each effect also waits for the
+    one before it, so the deferred writes sharing a segment keep their order. The terminator
+    stays last."""
     term = block.terminator
     ops = [op for op in block if op is not term]
     index = {op: i for i, op in enumerate(ops)}
@@ -274,6 +342,10 @@ def _reorder(block: Block, key: dict) -> None:
             if producer in index and producer is not op:
                 waiting[op] += 1
                 users[producer].append(op)
+    effects = [op for op in ops if has_effect(op)]
+    for before, after in zip(effects, effects[1:]):
+        waiting[after] += 1
+        users[before].append(after)
     ready = [(key[op], index[op], op) for op in ops if not waiting[op]]
     heapq.heapify(ready)
     order = []

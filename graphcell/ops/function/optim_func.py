@@ -114,13 +114,15 @@ def _sgd(parameters, gradient, learning_rate, accum, momentum, stat, dampening=0
     first = F.greater(stat, 0.0)  # stat > 0: the first step, which starts the velocity at g
     velocity = F.select(first, g, F.add(F.mul(accum, u), F.mul(g, 1.0 - float(dampening))))
     step = F.add(g, F.mul(velocity, u)) if nesterov else velocity
+    # the first step clears stat where it was positive, elsewhere it stays (MindSpore's kernel:
+    # a negative stat is kept); written from ``first``, so the whole update is one kernel
     if not isinstance(u, float):  # a momentum tensor: its value picks the kernel's branch
         moving = F.greater(F.cast_like(u, stat), 0.0)
         velocity = F.select(moving, velocity, accum)
-        _write(stat, F.select(moving, F.zeros_like(stat), stat))
+        _write(stat, F.select(F.logical_and(moving, first), F.zeros_like(stat), stat))
         step = F.select(moving, step, g)
     else:
-        _write(stat, F.zeros_like(stat))
+        _write(stat, F.select(first, F.zeros_like(stat), stat))
     _write(accum, velocity)
     return _write(parameters, F.sub(parameters, F.mul(step, lr)))
 

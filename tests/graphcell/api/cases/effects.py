@@ -112,6 +112,10 @@ CASES = [
     case("ops.SGD", P(v()), v(), T(np.array(0.1, np.float32)), P(v()),
          T(np.array(0.9, np.float32)), P(T(np.array([0.0, 1.0, 0.0], np.float32))),
          init=dict(weight_decay=0.01, nesterov=True), **NO_GRAD),
+    # the first step clears stat where it is positive only: a negative or zero stat stays
+    case("ops.SGD", P(v((4,))), v((4,)), T(np.array(0.1, np.float32)), P(v((4,))),
+         T(np.array(0.9, np.float32)), P(T(np.array([1.0, 0.0, -1.0, 2.0], np.float32))),
+         init=(), id="mixed_stat", **NO_GRAD),
     # momentum 0: plain descent; accum and stat are left as they are
     case("ops.SGD", P(v()), v(), T(np.array(0.1, np.float32)), P(v()),
          T(np.array(0.0, np.float32)), P(T(np.array([1.0, 0.0, 1.0], np.float32))),
