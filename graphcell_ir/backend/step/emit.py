@@ -299,7 +299,7 @@ class _Emitter:
         if d is broadcast_to:
             return self.broadcast(op)
         if d.kind in (Kind.ELEMENTWISE, Kind.REDUCTION) and not op.regions:
-            return self.kernel(op, lower_single(op))
+            return self.kernel(op, lower_single(op, inline_literals=True))
         raise Unsupported(f"{d.name} has no native lowering in the step")
 
     def kernel(self, op: Op, ks) -> None:
@@ -313,9 +313,7 @@ class _Emitter:
                     o.count and np.dtype(o.dtype).kind != "f":
                 raise Unsupported(f"{op.opdef.name}: an output finished after the kernel "
                                   f"(a dtype change other than between floats, an integer mean)")
-        operands = list(op.operands)
-        if any(isinstance(v, Literal) for v in operands):
-            raise Unsupported(f"{op.opdef.name}: a literal operand")
+        operands = [v for v in op.operands if not isinstance(v, Literal)]   # literals: inline
         try:
             obj = objects.emit_kernel(ks, ks.in_dtypes)
             tracker, address = linker().link_one(obj)
