@@ -184,10 +184,10 @@ def _runner(fn: Function, opts: _Options, python_run) -> tuple:
             not switches.on("GRAPHCELL_NATIVE_STEP"):
         return python_run, "not asked for"
     from graphcell_ir.backend.step import emit
-    why = emit.unsupported(fn)   # a cheap scan first: refusals compile nothing
+    why = emit.unsupported(fn, segments=True)   # a cheap scan first: refusals compile nothing
     if why is None:
         try:
-            step = emit.build(fn)
+            step = emit.build(fn, host=functools.partial(primitive_callable, opts=opts))
         except Unsupported as e:
             why = str(e)
         except Exception as e:   # a bug of the emitter: the runner still runs the function
@@ -466,16 +466,8 @@ class _Gen:
         if op.opdef.has(Trait.EXTERNAL):  # a callback, a collective: from here on a failure
             # must not rerun the call (the other processes would wait for a second collective)
             self.lines.append(f"{ind}effects = True")
-        attrs = dict(op.attrs)
-        # -- which callable runs a non-fused primitive (nnkernels: conv/pool kernels, else ref) --
-        impl = implementation(op.opdef, self.opts.jit,
-                              getattr(self.opts.native, "nn_loops", None))   # an artifact's own
-        # a form specialised to the static types replaces both (it declines the sizes where
-        # an nn kernel's own policy matters, as matmul declines the GEMMs nnkernels splits)
-        fn = specialized(op) or (functools.partial(impl, **attrs) if attrs else impl)
+        fn = primitive_callable(op, self.opts)
         args = ", ".join(self.use(v) for v in op.operands)
-        if len(op.results) > 1:
-            fn = _unpacking(fn, len(op.results), op.opdef.name)
         r = self.site(op, naming.kernel_name(op, self.ir_names), "op", fn)
         self.assign(op, ind, f"{r}({args})", op.opdef.name)
 
@@ -554,6 +546,21 @@ class _Gen:
             self.lines.append(f"{inner}{tup(carried)} = {tup(outs)}")
             res = [self.var(r) for r in op.results]
             self.lines.append(f"{ind}{tup(res)} = {tup(carried)}")
+
+
+def primitive_callable(op: Op, opts: _Options):
+    """What runs non-fused primitive ``op`` (the runner's call, and the native step's for an op
+    it runs in Python): its nnkernels kernel (convolution, pooling) or its reference, with its
+    attributes bound; a multi-result one checked to give its results."""
+    attrs = dict(op.attrs)
+    impl = implementation(op.opdef, opts.jit,
+                          getattr(opts.native, "nn_loops", None))   # an artifact's own
+    # a form specialised to the static types replaces both (it declines the sizes where an nn
+    # kernel's own policy matters, as matmul declines the GEMMs nnkernels splits)
+    fn = specialized(op) or (functools.partial(impl, **attrs) if attrs else impl)
+    if len(op.results) > 1:
+        fn = _unpacking(fn, len(op.results), op.opdef.name)
+    return fn
 
 
 def specialized(op: Op, into: bool = False):

@@ -46,7 +46,7 @@ from graphcell_ir.backend.native import pool as native_pool
 from graphcell_ir.backend.native.store import NativeObject
 from graphcell_ir.backend.native.target import NativeError, host_target
 from graphcell_ir.backend.step import blas
-from graphcell_ir.backend.step.plan import PlanError, plan_function
+from graphcell_ir.backend.step.plan import PlanError, nbytes, plan_function
 from graphcell_ir.ir.core import Function, Literal, Op, Value
 from graphcell_ir.ir.structural import CONST, FUSED, const_array
 from graphcell_ir.ir.types import TensorType
@@ -69,30 +69,77 @@ class NativeStep:
     """A linked native step: ``step(args)`` -> the function's results, or None when an
     argument is not what it was compiled for (the caller then runs its other runner). Its
     arena is one per step: calls from several threads take turns (the native call releases the
-    GIL, so other work goes on meanwhile)."""
+    GIL, so other work goes on meanwhile).
 
-    def __init__(self, cfunc, outputs, results, keep, n_ops: int, text: str = ""):
-        self.cfunc, self.outputs, self.results, self.keep = cfunc, outputs, results, keep
-        self.n_ops = n_ops    # the ops it runs (what a report says)
+    ``parts``: what a call runs, in order — native segments (ctypes functions of the arguments,
+    the new arrays and the host table) and :class:`HostOps` between them (``host_ops`` names
+    their ops); a step with no host op is one native call."""
+
+    def __init__(self, parts, outputs, results, keep, n_ops: int, text: str = "",
+                 n_hosts: int = 0, host_ops: tuple = ()):
+        self.parts, self.outputs, self.results, self.keep = parts, outputs, results, keep
+        self.cfunc = parts[0] if len(parts) == 1 else None   # the one-call fast path
+        self.n_ops = n_ops    # the ops it runs natively (what a report says)
         self.text = text      # its LLVM IR (save_graphs dumps it)
+        self.n_hosts = n_hosts
+        self.host_ops = host_ops
         self.lock = threading.Lock()
 
     def __call__(self, args):
         for a in args:
             if a.__class__ is not np.ndarray:
                 return None
-        outs = [np.empty(shape, dtype) for shape, dtype in self.outputs]
+        outs = [None if o is None else np.empty(*o) for o in self.outputs]
         with self.lock:
-            if self.cfunc(*args, *outs):
-                return None
+            if self.cfunc is not None:
+                if self.cfunc(*args, *outs, None):
+                    return None
+            else:
+                hosts = np.empty(self.n_hosts, object)
+                for part in self.parts:
+                    if part.__class__ is HostOps:
+                        if part(args, outs, hosts):
+                            return None
+                    elif part(*args, *outs, hosts):
+                        return None
         return [pick(args, outs) for pick in self.results]
 
     def __repr__(self) -> str:
-        return f"<NativeStep: {self.n_ops} ops, {len(self.outputs)} new arrays>"
+        return (f"<NativeStep: {self.n_ops} ops, {len(self.outputs)} new arrays, "
+                f"{len(self.host_ops)} ops in Python>")
 
 
-def build(fn: Function) -> NativeStep:
-    """The native step of ``fn`` (see the module docstring); Unsupported says why there is none."""
+class HostOps:
+    """Ops a native step runs in Python between two native segments (:func:`build`'s ``host``
+    gives their callables, the runner's). Each reads its operands where the plan put them (the
+    arena's bytes as arrays, the arguments, the new arrays, earlier host results) and leaves
+    its results for the next segments in the host table (or the new arrays, when they are
+    returned): ``ops`` is ``[(callable, operand getters, result setters)]``. A call answers 0,
+    or 1 when an op raised (the caller then runs the Python runner, which reports the error)."""
+
+    def __init__(self):
+        self.ops: list = []
+        self.names: list[str] = []
+
+    def __call__(self, args, outs, hosts) -> int:
+        try:
+            for fn, getters, setters in self.ops:
+                res = fn(*[get(args, outs, hosts) for get in getters])
+                if len(setters) == 1:
+                    res = (res,)
+                for put, r in zip(setters, res):
+                    put(outs, hosts, r)
+        except Exception:
+            return 1
+        return 0
+
+
+def build(fn: Function, host=None) -> NativeStep:
+    """The native step of ``fn`` (see the module docstring); Unsupported says why there is none.
+
+    ``host(op)``: the callable that runs ``op`` in Python (the runner's), for the ops the step
+    has no lowering for: the step then runs as native segments with those ops between them.
+    Without it such an op means no step."""
     why = objects.usable()
     if why is not None or not codegen.available():
         raise Unsupported(why or "this llvmlite cannot run the code generator")
@@ -103,7 +150,17 @@ def build(fn: Function) -> NativeStep:
         plan = plan_function(fn, views=_view_of)
     except PlanError as e:
         raise Unsupported(str(e)) from None
-    return _Emitter(fn, plan).run()
+    return _Emitter(fn, plan, host).run()
+
+
+def hostable(op: Op) -> bool:
+    """Whether ``op`` may run in Python between native segments: a primitive with a reference,
+    of tensor results, drawing no random numbers and acting on nothing outside the program (a
+    call that fails half-way is rerun by the Python runner)."""
+    d = op.opdef
+    return (not op.regions and d.ref is not None and not d.has(Trait.RANDOM)
+            and not d.has(Trait.EXTERNAL) and d not in (CONST, FUSED)
+            and all(isinstance(r.type, TensorType) for r in op.results))
 
 
 _LOWERED = frozenset({CONST, reshape, depend, assign, FUSED, matmul, N.softmax,
@@ -111,9 +168,10 @@ _LOWERED = frozenset({CONST, reshape, depend, assign, FUSED, matmul, N.softmax,
 """The ops the step lowers besides lone elementwise and reduction ops (``_Emitter.op``)."""
 
 
-def unsupported(fn: Function) -> str | None:
-    """Why ``fn`` surely has no native step (an op the step has no lowering for, control flow,
-    an argument that is not a tensor), or None when :func:`build` may succeed — a cheap scan
+def unsupported(fn: Function, segments: bool = False) -> str | None:
+    """Why ``fn`` surely has no native step (an op the step has no lowering for — with
+    ``segments``, one that cannot run in Python between segments either —, control flow, an
+    argument that is not a tensor), or None when :func:`build` may succeed — a cheap scan
     before anything is compiled."""
     for a in fn.args:
         if not isinstance(a.type, TensorType) or 0 in a.type.shape:
@@ -126,7 +184,8 @@ def unsupported(fn: Function) -> str | None:
             return f"{d.name} draws random numbers or acts outside the program"
         if op.regions and d is not FUSED:
             return f"{d.name} has regions: control flow has no static plan"
-        if d not in _LOWERED and d.kind not in (Kind.ELEMENTWISE, Kind.REDUCTION):
+        if d not in _LOWERED and d.kind not in (Kind.ELEMENTWISE, Kind.REDUCTION) and \
+                not (segments and hostable(op)):
             return f"{d.name} has no native lowering in the step"
     return None
 
@@ -146,9 +205,9 @@ def _view_of(op: Op) -> int | None:
 
 
 class _Emitter:
-    def __init__(self, fn: Function, plan):
+    def __init__(self, fn: Function, plan, host=None):
         import llvmlite.ir as ir
-        self.ir, self.fn, self.plan = ir, fn, plan
+        self.ir, self.fn, self.plan, self.host = ir, fn, plan, host
         self.ptr, self.i8, self.i32, self.i64 = ir.PointerType(), ir.IntType(8), ir.IntType(32), \
             ir.IntType(64)
         self.keep: list = []   # what the code points at: the arena, constants, linked kernels
@@ -156,51 +215,96 @@ class _Emitter:
         self.keep.append(self.arena)
         self.escaping = [v for v in _ordered(fn, plan.escaping) if plan.root.get(v, v) is v]
         self.out_index = {v: j for j, v in enumerate(self.escaping)}
-        self.module = ir.Module(f"step_{fn.name}")
+        self.arg_index = {a: i for i, a in enumerate(fn.args)}
+        self.host_slot: dict[Value, int] = {}   # a host op's result -> its slot in the host table
+        self.const_address: dict[Value, int] = {}
+        self.parts: list = []      # (LLVM module, symbol) of each native segment, or HostOps
+        self.data: dict[Value, object] = {}   # root -> its data pointer in the segment's code
+        self.consts: dict[Value, np.ndarray] = {}
+        self.n_ops = 0
+        self.segment()
+
+    def segment(self) -> None:
+        """Start a native segment: a function of the arguments, the new arrays and the host
+        table (``int32 f(args..., outs..., hosts)``), in its own module."""
+        ir = self.ir
+        n = len(self.fn.args) + len(self.escaping) + 1
+        self.module = ir.Module(f"step_{self.fn.name}")
         self.symbol = f"graphcell_kernel_step{next(_IDS)}_{id(self):x}"
-        n = len(fn.args) + len(self.escaping)
         self.entry = ir.Function(self.module, ir.FunctionType(self.i32, [self.ptr] * n),
                                  self.symbol)
         self.b = ir.IRBuilder(self.entry.append_basic_block("entry"))
-        self.data: dict[Value, object] = {}   # root -> its data pointer in the code
-        self.consts: dict[Value, np.ndarray] = {}
-        self.n_ops = 0
+        self.data = {}
+        self.parts.append((self.module, self.symbol))
+
+    def end_segment(self) -> None:
+        """Return OK from the current segment, or drop it when it does nothing (but the first,
+        which checks the arguments)."""
+        blocks = self.entry.blocks
+        if len(self.parts) > 1 and len(blocks) == 1 and not blocks[0].instructions:
+            self.parts.pop()
+        else:
+            self.b.ret(self.i32(abi.OK))
 
     # -- the whole function --
     def run(self) -> NativeStep:
-        from graphcell_ir.backend.native.linking import linker
         layout = abi.array_layout()
         if layout is None:
             raise Unsupported("numpy's array struct is not the expected one")
+        self.layout = layout
         self.guard(layout)
+        host_ops = []
         for op in self.fn.body:
             if op.is_terminator:
                 break
-            self.op(op)
-        self.b.ret(self.i32(abi.OK))
-        text = str(self.module)
+            if isinstance(self.parts[-1], HostOps):
+                self.segment()
+            n_ops = self.n_ops
+            try:
+                self.op(op)
+            except Unsupported:
+                if self.host is None or not hostable(op):
+                    raise
+                self.n_ops = n_ops
+                self.host_op(op)
+                host_ops.append(op.opdef.name)
+        if not self.n_ops:
+            raise Unsupported(f"no op runs natively (in Python: {', '.join(host_ops)})")
+        if isinstance(self.parts[-1], tuple):
+            self.end_segment()
+        parts, texts = [], []
+        for part in self.parts:
+            if isinstance(part, HostOps):
+                parts.append(part)
+                continue
+            module, symbol = part
+            texts.append(str(module))
+            parts.append(self.link(texts[-1], symbol))
+        outputs = [None if v in self.host_slot else (v.type.shape, v.type.dtype.np_dtype)
+                   for v in self.escaping]
+        results = [self.result(v) for v in self.fn.body.terminator.operands]
+        return NativeStep(parts, outputs, results, self.keep, self.n_ops, "\n".join(texts),
+                          n_hosts=len(self.host_slot), host_ops=tuple(host_ops))
+
+    def link(self, text: str, symbol: str):
+        """A native segment's LLVM IR compiled, linked, as a ctypes function."""
+        from graphcell_ir.backend.native.linking import linker
         data, needs = codegen.object_code(text, host_target(), optimize=False)
-        obj = NativeObject("step", self.symbol[len("graphcell_kernel_"):], (), data,
-                           host_target(), needs)
+        obj = NativeObject("step", symbol[len("graphcell_kernel_"):], (), data, host_target(),
+                           needs)
         try:
             tracker, address = linker().link_one(obj)
         except RuntimeError as e:
             raise Unsupported(f"the step did not link: {e}") from None
         self.keep.append(tracker)
-        cfunc = ctypes.CFUNCTYPE(ctypes.c_int32, *[ctypes.py_object] * len(self.entry.args))(
-            address)
-        outputs = [(v.type.shape, v.type.dtype.np_dtype) for v in self.escaping]
-        results = [self.result(v) for v in self.fn.body.terminator.operands]
-        return NativeStep(cfunc, outputs, results, self.keep, self.n_ops, text)
+        n = len(self.fn.args) + len(self.escaping) + 1
+        return ctypes.CFUNCTYPE(ctypes.c_int32, *[ctypes.py_object] * n)(address)
 
     def guard(self, layout) -> None:
-        """Check every argument (rank, dimensions, dtype, C order) and read the data pointers
-        of the arguments and of the new output arrays."""
+        """Check every argument (rank, dimensions, dtype, C order): the first segment returns
+        MISMATCH, having run nothing, when one is not what the step was compiled for."""
         b, i1, i32, i64 = self.b, self.ir.IntType(1), self.i32, self.i64
-
-        def field(base, offset: int, typ):
-            return b.load(b.gep(base, [i64(offset)], source_etype=self.i8), typ=typ)
-
+        field = self.field
         ok = i1(1)
         for arg, a in zip(self.entry.args, self.fn.args):
             t = a.type
@@ -224,11 +328,10 @@ class _Emitter:
         body = self.entry.append_basic_block("body")
         b.cbranch(ok, body, bad)
         b.position_at_end(body)
-        n = len(self.fn.args)
-        for arg, a in zip(self.entry.args, self.fn.args):
-            self.data[a] = field(arg, layout.data, self.ptr)
-        for j, v in enumerate(self.escaping):
-            self.data[v] = field(self.entry.args[n + j], layout.data, self.ptr)
+
+    def field(self, base, offset: int, typ):
+        b = self.b
+        return b.load(b.gep(base, [self.i64(offset)], source_etype=self.i8), typ=typ)
 
     def result(self, v: Value):
         """How to pick returned value ``v`` from the arguments and the new arrays."""
@@ -249,9 +352,27 @@ class _Emitter:
 
     # -- pointers --
     def pointer(self, v: Value):
+        """``v``'s data pointer in the current segment: read from its numpy object (an
+        argument, a new array, a host op's result in the host table) once per segment, where
+        first asked (the emitted code is straight-line: that point dominates every later use);
+        a constant's or an arena buffer's address."""
         root = self.plan.root.get(v, v)
         if root in self.data:
             return self.data[root]
+        layout, n_args = self.layout, len(self.fn.args)
+        if root in self.arg_index or root in self.out_index:
+            at = self.arg_index[root] if root in self.arg_index else \
+                n_args + self.out_index[root]
+            self.data[root] = self.field(self.entry.args[at], layout.data, self.ptr)
+            return self.data[root]
+        if root in self.host_slot:
+            table = self.field(self.entry.args[-1], layout.data, self.ptr)
+            obj = self.b.load(self.b.gep(table, [self.i64(self.host_slot[root])],
+                                         source_etype=self.ptr), typ=self.ptr)
+            self.data[root] = self.field(obj, layout.data, self.ptr)
+            return self.data[root]
+        if root in self.const_address:
+            return self.address(self.const_address[root])
         if root in self.plan.offset or v in self.plan.offset:
             offset = self.plan.offset.get(root, self.plan.offset.get(v))
             return self.address(self.arena.ctypes.data + offset)
@@ -259,6 +380,58 @@ class _Emitter:
 
     def address(self, address: int):
         return self.b.inttoptr(self.i64(address), self.ptr)
+
+    # -- ops run in Python between segments --
+    def host_op(self, op: Op) -> None:
+        """Run ``op`` in Python (``self.host(op)``) between native segments: end the current
+        segment (or add to the Python ops already between two), and have the next read its
+        results from the host table (or the new arrays, when returned)."""
+        if isinstance(self.parts[-1], tuple):
+            self.end_segment()
+            self.parts.append(HostOps())
+        hosts = self.parts[-1]
+        getters = [self.getter(v) for v in op.operands]
+        setters = []
+        for r in op.results:
+            if self.plan.root.get(r, r) is not r:   # a view's result: never a host op's
+                raise Unsupported(f"{op.opdef.name}: a result sharing another's buffer")
+            shape, dtype = r.type.shape, r.type.dtype.np_dtype
+            if r in self.out_index:
+                setters.append(_setter(outs=self.out_index[r], shape=shape, dtype=dtype))
+            else:
+                self.host_slot[r] = len(self.host_slot)
+                setters.append(_setter(hosts=self.host_slot[r], shape=shape, dtype=dtype))
+            if r in self.out_index:
+                self.host_slot[r] = None   # returned: written to the new arrays' list
+        hosts.ops.append((self.host(op), getters, setters))
+        hosts.names.append(op.opdef.name)
+
+    def getter(self, v: Value):
+        """``(args, outs, hosts) -> v's array`` (a literal's value) for a host op's operand."""
+        if isinstance(v, Literal):
+            value = v.value
+            return lambda args, outs, hosts: value
+        root, shape = self.plan.root.get(v, v), v.type.shape
+        if root in self.host_slot and self.host_slot[root] is not None:
+            k = self.host_slot[root]
+            return (lambda args, outs, hosts: hosts[k]) if root.type.shape == shape else \
+                (lambda args, outs, hosts: hosts[k].reshape(shape))
+        if root in self.out_index:
+            j = self.out_index[root]
+            return (lambda args, outs, hosts: outs[j]) if root.type.shape == shape else \
+                (lambda args, outs, hosts: outs[j].reshape(shape))
+        if root in self.arg_index:
+            i = self.arg_index[root]
+            return (lambda args, outs, hosts: args[i]) if root.type.shape == shape else \
+                (lambda args, outs, hosts: args[i].reshape(shape))
+        if root in self.consts:
+            view = self.consts[root].reshape(shape).view()
+        else:
+            offset = self.plan.offset[root]
+            view = self.arena[offset:offset + nbytes(v)].view(v.type.dtype.np_dtype) \
+                .reshape(shape)
+        view.setflags(write=False)
+        return lambda args, outs, hosts: view
 
     # -- ops --
     def op(self, op: Op) -> None:
@@ -272,8 +445,7 @@ class _Emitter:
             arr = np.ascontiguousarray(arr)
             self.keep.append(arr)
             self.consts[op.results[0]] = arr
-            self.data[op.results[0]] = self.address(arr.ctypes.data) if arr.size else \
-                self.address(0)
+            self.const_address[op.results[0]] = arr.ctypes.data if arr.size else 0
             return
         self.n_ops += 1
         if d in (reshape, depend):
@@ -598,6 +770,23 @@ class _Emitter:
         self.b.call(memcpy, [self.pointer(dst), self.pointer(src),
                              self.i64(src.type.size * src.type.dtype.np_dtype.itemsize),
                              self.ir.IntType(1)(0)])
+
+
+def _setter(shape: tuple, dtype: np.dtype, outs: int | None = None, hosts: int | None = None):
+    """``(outs, hosts, array) -> None``: a host op's result, as a C-ordered array of its type,
+    into the new arrays' list (a returned value) or the host table."""
+    def conform(res):
+        res = np.asarray(res, dtype)
+        if not res.flags.c_contiguous:
+            res = np.ascontiguousarray(res)
+        return res if res.shape == shape else res.reshape(shape)
+    if outs is not None:
+        def put(o, h, res):
+            o[outs] = conform(res)
+    else:
+        def put(o, h, res):
+            h[hosts] = conform(res)
+    return put
 
 
 def _gemm_blocks(m: int, n: int, k: int) -> tuple[int, bool]:
