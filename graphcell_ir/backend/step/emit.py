@@ -253,7 +253,7 @@ class _Emitter:
             raise Unsupported("numpy's array struct is not the expected one")
         self.layout = layout
         self.guard(layout)
-        host_ops = []
+        host_ops, reasons = [], []
         for op in self.fn.body:
             if op.is_terminator:
                 break
@@ -262,14 +262,15 @@ class _Emitter:
             n_ops = self.n_ops
             try:
                 self.op(op)
-            except Unsupported:
+            except Unsupported as e:
                 if self.host is None or not hostable(op):
                     raise
                 self.n_ops = n_ops
                 self.host_op(op)
                 host_ops.append(op.opdef.name)
+                reasons.append(str(e))
         if not self.n_ops:
-            raise Unsupported(f"no op runs natively (in Python: {', '.join(host_ops)})")
+            raise Unsupported(f"no op runs natively (in Python: {'; '.join(reasons)})")
         if isinstance(self.parts[-1], tuple):
             self.end_segment()
         parts, texts = [], []
@@ -387,7 +388,8 @@ class _Emitter:
         segment (or add to the Python ops already between two), and have the next read its
         results from the host table (or the new arrays, when returned)."""
         if isinstance(self.parts[-1], tuple):
-            self.end_segment()
+            self.end_segment()   # (an empty one is dropped: the Python ops before go on)
+        if isinstance(self.parts[-1], tuple):
             self.parts.append(HostOps())
         hosts = self.parts[-1]
         getters = [self.getter(v) for v in op.operands]

@@ -1,8 +1,8 @@
 """Real train steps with the native step (``graphcell_ir/backend/step``) on, with it off (the
 generated Python runner) and on the reference interpreter: the same losses and parameters, in
 GRAPH_MODE and under ``@jit``. The MLP's whole step runs as one native call; LeNet5 (the seed)
-and a ResNet basic block keep the Python runner while convolutions have no native lowering in
-the step (``exe.step_fallback`` names the op)."""
+and a ResNet basic block run as native segments with their convolutions (and batch norm,
+pooling) called from Python between them (``step.host_ops`` names them)."""
 from __future__ import annotations
 
 import numpy as np
@@ -89,21 +89,22 @@ def _train(net_name, how, steps=3):
 @pytest.fixture
 def built(monkeypatch):
     """The native steps built (and why the others were not) while the test ran."""
-    record = {"steps": 0, "refused": []}
+    record = {"steps": 0, "refused": [], "host_ops": []}
     real = emit.build
 
-    def counting(fn):
+    def counting(fn, **kw):
         try:
-            step = real(fn)
+            step = real(fn, **kw)
         except Exception as e:
             record["refused"].append(str(e))
             raise
         record["steps"] += 1
+        record["host_ops"] += step.host_ops
         return step
     scan = emit.unsupported
 
-    def scanning(fn):
-        why = scan(fn)
+    def scanning(fn, **kw):
+        why = scan(fn, **kw)
         if why is not None:
             record["refused"].append(why)
         return why
@@ -119,17 +120,18 @@ def test_train_steps_match_the_runner_and_the_interpreter(net_name, how, monkeyp
     try:
         monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
         native = _train(net_name, how)
-        steps, refused = built["steps"], list(built["refused"])
+        steps, refused, host_ops = built["steps"], list(built["refused"]), list(built["host_ops"])
         monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "0")
         runner = _train(net_name, how)
         monkeypatch.setenv("GRAPHCELL_BACKEND", "interp")
         interp = _train(net_name, how)
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert steps >= 1 and not refused, refused
     if net_name == "mlp":
-        assert steps >= 1 and not refused, refused
-    else:
-        assert any("conv2d" in r for r in refused), refused
+        assert host_ops == []
+    else:   # the convolutions are the segments' boundaries
+        assert "conv2d" in host_ops and "conv2d_backprop_filter" in host_ops, host_ops
     np.testing.assert_allclose(native[0], runner[0], rtol=1e-6)
     np.testing.assert_allclose(native[0], interp[0], rtol=1e-5)
     assert native[0][-1] < native[0][0]   # it trains

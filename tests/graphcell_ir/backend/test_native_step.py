@@ -2,8 +2,9 @@
 groups, softmax, sparse cross-entropy, one_hot, a mean, parameter assigns — runs as one native
 call, with the results of the reference interpreter and of the generated Python runner, in fresh
 arrays the next call never overwrites; arguments it was not compiled for, and bad labels, take
-the runner's path (the interpreter's results and errors); a function it cannot run keeps the
-Python runner and says why."""
+the runner's path (the interpreter's results and errors); lone ops with literal operands run
+natively; an op with no native lowering runs in Python between native segments (buffers live
+across the boundary); a function it cannot run keeps the Python runner and says why."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,9 +12,10 @@ import pytest
 
 from graphcell_ir.backend.executable import compile_executable
 from graphcell_ir.backend.interp import interpret
+from graphcell_ir.backend.step.emit import HostOps
 from graphcell_ir.errors import InterpError
 from graphcell_ir.passes import run_pipeline
-from graphcell_ir.text import parse_module
+from graphcell_ir.text import parse_module, print_module
 
 pytestmark = pytest.mark.skipif(
     not __import__("graphcell_ir.backend.codegen", fromlist=["available"]).available(),
@@ -227,3 +229,130 @@ func @f(%x: f32{src}) -> f32{dst} {{
     x = np.arange(np.prod([int(d) for d in src.strip("[]").split(",") if d]),
                   dtype=np.float32).reshape([int(d) for d in src.strip("[]").split(",") if d])
     np.testing.assert_array_equal(exe([x])[0], interpret(module["f"], x))   # its one result
+
+
+@pytest.mark.parametrize("line,dtype", [
+    ("%r = div(%x, 36:i64) : f32[5,7]", np.float32),      # the train step's mean's gradient
+    ("%r = sub(1.5:f32, %x) : f32[5,7]", np.float32),
+    ("%r = mul(%x, 0.1:f64) : f64[5,7]", np.float64),
+    ("%r = maximum(%x, 0.25:f32) : f32[5,7]", np.float32),
+    ("%r = pow(%x, 2:i64) : f32[5,7]", np.float32),
+])
+def test_a_lone_op_with_a_literal_operand_runs_natively(monkeypatch, line, dtype):
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    t = "f32" if dtype == np.float32 else "f64"
+    module = parse_module(f"""
+func @f(%x: {t}[5,7]) -> {t}[5,7] {{
+  {line}
+  return %r
+}}
+""")
+    exe = compile_executable(module, "f")
+    assert exe.step_fallback is None and not exe.run.step.host_ops
+    x = np.random.default_rng(0).standard_normal((5, 7)).astype(dtype)
+    (got,), expect = exe([x]), interpret(module["f"], x)
+    assert got.dtype == expect.dtype
+    np.testing.assert_allclose(got, expect, rtol=1e-6)
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "0")
+    (python,) = compile_executable(parse_module(print_module(module)), "f")([x])
+    np.testing.assert_array_equal(got, python)
+
+
+SEGMENTS = """
+func @f(%x: f32[6,5], %w: f32[5,4]) -> f32[6,4], f32[6,4], f32[6,4] {
+  %h = matmul(%x, %w) : f32[6,4]
+  %a = exp(%h) : f32[6,4]
+  %c = cumsum(%a) {axis=1, exclusive=false, reverse=false} : f32[6,4]
+  %s = mul(%c, %h) : f32[6,4]
+  %t = add(%s, %a) : f32[6,4]
+  %d = cumsum(%t) {axis=0, exclusive=false, reverse=true} : f32[6,4]
+  %e = cumsum(%d) {axis=1, exclusive=true, reverse=false} : f32[6,4]
+  %g = neg(%e) : f32[6,4]
+  %r = reshape(%c) {shape=[6,4]} : f32[6,4]
+  return %g, %r, %t
+}
+"""
+"""cumsum (no native lowering) between native ops: %h and %a live across the first boundary,
+%c (a host result) is read natively, and returned through a view; two host ops in a row."""
+
+
+def _segments_inputs(seed=0):
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal((6, 5)).astype(np.float32) * 0.3,
+            rng.standard_normal((5, 4)).astype(np.float32) * 0.3]
+
+
+def test_an_op_the_step_cannot_lower_runs_in_python_between_native_segments(monkeypatch):
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    module = parse_module(SEGMENTS)
+    exe = compile_executable(module, "f")
+    assert exe.step_fallback is None
+    step = exe.run.step
+    assert step.host_ops == ("cumsum", "cumsum", "cumsum")
+    assert len(step.parts) == 5   # segment, cumsum, segment, 2 cumsums, segment
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "0")
+    runner = compile_executable(parse_module(SEGMENTS), "f")
+    for seed in range(3):   # the arena is reused: each call's results are its own
+        args = _segments_inputs(seed)
+        got = step(args)
+        assert got is not None
+        expect, python = interpret(module["f"], *args), runner(args)
+        for g, e, p in zip(got, expect, python):
+            assert g.dtype == e.dtype and g.shape == e.shape
+            np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
+            np.testing.assert_allclose(g, p, rtol=1e-6, atol=1e-6)   # kernels vs numpy: ulps
+    first = exe(_segments_inputs(0))
+    kept = [r.copy() for r in first]
+    exe(_segments_inputs(1))
+    for r, k in zip(first, kept):
+        np.testing.assert_array_equal(r, k)
+
+
+def test_a_function_starting_and_ending_with_host_ops(monkeypatch):
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    module = parse_module("""
+func @f(%x: f32[3,4]) -> f32[3,4] {
+  %c = cumsum(%x) {axis=1, exclusive=false, reverse=false} : f32[3,4]
+  %e = exp(%c) : f32[3,4]
+  %d = cumsum(%e) {axis=0, exclusive=false, reverse=false} : f32[3,4]
+  return %d
+}
+""")
+    exe = compile_executable(module, "f")
+    assert exe.step_fallback is None and exe.run.step.host_ops == ("cumsum", "cumsum")
+    x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
+    np.testing.assert_allclose(exe([x])[0], interpret(module["f"], x), rtol=1e-6)
+    # the first segment still checks the arguments before any host op runs
+    assert exe.run.step([x.astype(np.float64)]) is None
+    assert exe.run.step([np.ones((4, 3), np.float32).T]) is None   # not C-ordered
+
+
+def test_a_host_op_that_raises_takes_the_runners_path_and_its_error(monkeypatch):
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    module = parse_module(SEGMENTS)
+    exe = compile_executable(module, "f")
+    args = _segments_inputs()
+    calls = []
+
+    def failing(*a):
+        calls.append(1)
+        raise ValueError("cumsum failed here")
+    host_ops = next(p for p in exe.run.step.parts if isinstance(p, HostOps))
+    fn, getters, setters = host_ops.ops[0]
+    host_ops.ops[0] = (failing, getters, setters)
+    assert exe.run.step(args) is None and calls
+    np.testing.assert_allclose(exe(args)[0], interpret(module["f"], *args)[0], rtol=1e-5,
+                               atol=1e-6)   # the runner ran the call
+
+
+def test_a_function_of_host_ops_only_keeps_the_python_runner(monkeypatch):
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    module = parse_module("""
+func @f(%x: f32[3,4]) -> f32[3,4] {
+  %c = cumsum(%x) {axis=1, exclusive=false, reverse=false} : f32[3,4]
+  return %c
+}
+""")
+    exe = compile_executable(module, "f")
+    assert exe.step_fallback.startswith("no op runs natively")
+    assert "cumsum has no native lowering" in exe.step_fallback
