@@ -192,8 +192,9 @@ def unsupported(fn: Function, segments: bool = False) -> str | None:
 
 def _view_of(op: Op) -> int | None:
     """The operand whose buffer ``op``'s result is (a reshape of C-ordered memory, ``depend``'s
-    value, ``assign``'s new value when only the assign holds it and a kernel wrote it)."""
-    if op.opdef in (reshape, depend):
+    value, ``assign``'s new value when only the assign holds it and a kernel wrote it, a
+    ``broadcast_to`` its readers' kernels do by index)."""
+    if op.opdef in (reshape, depend) or _by_index(op):
         return 0
     if op.opdef is assign:
         value = op.operands[1]
@@ -202,6 +203,26 @@ def _view_of(op: Op) -> int | None:
                 and producer.opdef not in (CONST, reshape, depend, assign)):
             return 1
     return None
+
+
+def _by_index(op: Op) -> bool:
+    """Whether ``op`` is a ``broadcast_to`` read only by fused groups: their kernels read its
+    operand by broadcasting index arithmetic (as the runner's do), so it is never materialised
+    (a 1M-element gradient of a global average pool). The plan sees its result as a view of the
+    operand, which so lives until the last reader."""
+    if op.opdef is not broadcast_to:
+        return False
+    (x,), (r,) = op.operands, op.results
+    return (not isinstance(x, Literal) and isinstance(x.type, TensorType)
+            and x.type.dtype == r.type.dtype and bool(r.uses)
+            and all(u.opdef is FUSED and u.parent is op.parent for u in r.uses))
+
+
+def _broadcast_source(v: Value):
+    """The operand of the ``broadcast_to`` defining ``v`` when its readers broadcast it by
+    index (:func:`_by_index`), else None."""
+    producer = getattr(v, "op", None)
+    return producer.operands[0] if producer is not None and _by_index(producer) else None
 
 
 class _Emitter:
@@ -461,7 +482,7 @@ class _Emitter:
                 self.copy(value, r)
             return
         if d is FUSED:
-            return self.kernel(op, lower_fused(op))
+            return self.fused(op)
         if d is matmul:
             return self.gemm(op)
         if d is N.softmax:
@@ -471,13 +492,37 @@ class _Emitter:
         if d is N.one_hot:
             return self.one_hot(op)
         if d is broadcast_to:
+            if _by_index(op):
+                return   # its readers' kernels broadcast the operand
             return self.broadcast(op)
         if d.kind in (Kind.ELEMENTWISE, Kind.REDUCTION) and not op.regions:
             return self.kernel(op, lower_single(op, inline_literals=True))
         raise Unsupported(f"{d.name} has no native lowering in the step")
 
-    def kernel(self, op: Op, ks) -> None:
-        """Call the kernel's pointer entry (fixed shapes): operands, constants, outputs."""
+    def fused(self, op: Op) -> None:
+        """A fused group's kernel, reading the operands of the ``broadcast_to`` ops it is fed
+        by index (:func:`_by_index`); a group that cannot do so gets them materialised into
+        scratch arrays of the step's first."""
+        sources = {i: _broadcast_source(v) for i, v in enumerate(op.operands)}
+        sources = {i: x for i, x in sources.items() if x is not None}
+        if sources:
+            try:
+                return self.kernel(op, lower_fused(op, {i: x.type.shape
+                                                        for i, x in sources.items()}))
+            except Unsupported:
+                pass
+        inputs = {}
+        for i, x in sources.items():
+            v = op.operands[i]
+            scratch = np.empty(v.type.shape, v.type.dtype.np_dtype)
+            self.keep.append(scratch)
+            inputs[i] = self.address(scratch.ctypes.data)
+            self.broadcast_into(x, v, inputs[i])
+        return self.kernel(op, lower_fused(op), inputs)
+
+    def kernel(self, op: Op, ks, inputs: dict | None = None) -> None:
+        """Call the kernel's pointer entry (fixed shapes): operands (``inputs``: operand index
+        -> a pointer in place of the operand's buffer), constants, outputs."""
         from graphcell_ir.backend.native.linking import linker
         if abi.kernel_kinds(ks) is None:
             raise Unsupported(f"{op.opdef.name}: a scalar operand or a dtype native code lacks")
@@ -498,7 +543,7 @@ class _Emitter:
         for o, w in zip(ks.outputs, written):
             if o.fill is not None:
                 self.fill_at(w, o.fill, np.dtype(o.dtype), int(np.prod(o.shape)))
-        args = [self.pointer(v) for v in operands]
+        args = [(inputs or {}).get(i) or self.pointer(v) for i, v in enumerate(operands)]
         for c in ks.consts:
             c = np.ascontiguousarray(c)
             self.keep.append(c)
@@ -718,9 +763,13 @@ class _Emitter:
         (x,), (r,) = op.operands, op.results
         if isinstance(x, Literal) or x.type.dtype != r.type.dtype:
             raise Unsupported("broadcast_to of a literal or to another dtype")
+        self.broadcast_into(x, r, self.pointer(r))
+
+    def broadcast_into(self, x: Value, r: Value, dst) -> None:
+        """``dst`` (of ``r``'s type) = ``x`` broadcast to ``r``'s shape."""
         src_shape = (1,) * (r.type.ndim - x.type.ndim) + tuple(x.type.shape)
         typ = _element_type(self.ir, r.type.dtype.np_dtype)
-        src, dst, b, i64 = self.pointer(x), self.pointer(r), self.b, self.i64
+        src, b, i64 = self.pointer(x), self.b, self.i64
         out_strides = [int(np.prod(r.type.shape[d + 1:], dtype=np.int64))
                        for d in range(r.type.ndim)]
         in_strides = [int(np.prod(src_shape[d + 1:], dtype=np.int64)) for d in range(r.type.ndim)]

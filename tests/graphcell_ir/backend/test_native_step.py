@@ -356,3 +356,49 @@ func @f(%x: f32[3,4]) -> f32[3,4] {
     exe = compile_executable(module, "f")
     assert exe.step_fallback.startswith("no op runs natively")
     assert "cumsum has no native lowering" in exe.step_fallback
+
+
+BROADCAST_READ_BY_KERNELS = """
+func @f(%n: f32[4,1], %y: f32[4,6]) -> f32[4,6], f32[4] {
+  %x = neg(%n) : f32[4,1]
+  %b = broadcast_to(%x) {shape=[4,6]} : f32[4,6]
+  %r = fused(%b, %y) : f32[4,6] body(%p: f32[4,6], %q: f32[4,6]) {
+    %m = mul(%p, %q) : f32[4,6]
+    yield %m
+  }
+  %z = exp(%y) : f32[4,6]
+  %s = fused(%z, %b) : f32[4] body(%u: f32[4,6], %v: f32[4,6]) {
+    %a = add(%u, %v) : f32[4,6]
+    %t = reduce_sum(%a) {axis=[1], keep_dims=false} : f32[4]
+    yield %t
+  }
+  return %r, %s
+}
+"""
+"""A broadcast_to read only by fused groups: never materialised, its operand (whose buffer must
+outlive %z's) read by index by both kernels."""
+
+
+@pytest.mark.parametrize("by_index", [True, False])
+def test_a_broadcast_read_by_kernels_is_never_materialised(monkeypatch, by_index):
+    from graphcell_ir.backend.step import emit
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    real = emit.lower_fused
+    if not by_index:   # a group that cannot read it by index gets it materialised first
+        def refusing(op, shapes=None):
+            if shapes:
+                raise emit.Unsupported("no broadcasting by index here")
+            return real(op)
+        monkeypatch.setattr(emit, "lower_fused", refusing)
+    module = parse_module(BROADCAST_READ_BY_KERNELS)
+    step = emit.build(module["f"])
+    b = next(op.results[0] for op in module["f"].body if op.opdef.name == "broadcast_to")
+    x = np.arange(4, dtype=np.float32).reshape(4, 1)
+    y = np.linspace(-1, 1, 24, dtype=np.float32).reshape(4, 6)
+    got, expect = step([x, y]), interpret(module["f"], x, y)
+    plan = emit.plan_function(module["f"], views=emit._view_of)
+    assert plan.shares(b, b.op.operands[0])   # no buffer of its own
+    z = next(op.results[0] for op in module["f"].body if op.opdef.name == "exp")
+    assert plan.offset[b] != plan.offset[z]   # %x's buffer lives until %s read it
+    for g, e in zip(got, expect):
+        np.testing.assert_allclose(g, e, rtol=1e-6)
