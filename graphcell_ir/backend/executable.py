@@ -30,11 +30,12 @@ ops draw the same numbers, once); a call that fails after a host callback or a c
 (``Trait.EXTERNAL``) is not rerun.
 Compiling never raises either: a function the generator cannot handle runs on the interpreter.
 
-A function of fixed shapes whose every op has a native lowering runs as one native call instead
-(:mod:`.step`: a static buffer plan and an llvmlite function calling the kernels' pointer
-entries and BLAS); the runner above stays for the calls it declines, for profiled runs, and for
-every other function (``exe.step_fallback`` says why it has no step; ``GRAPHCELL_NATIVE_STEP=0``
-turns it off).
+A function of fixed shapes runs as a native step instead (:mod:`.step`: a static buffer plan
+and llvmlite functions calling the kernels' pointer entries and BLAS): one native call when
+every op has a native lowering, else native segments with the other ops called from Python
+between them (``exe.run.step.host_ops``); the runner above stays for the calls it declines, for
+profiled runs, and for functions with control flow, random or external ops
+(``exe.step_fallback`` says why there is no step; ``GRAPHCELL_NATIVE_STEP=0`` turns it off).
 Functions that run GEMMs time their calls to choose BLAS's thread count (:mod:`.blas_threads`).
 """
 from __future__ import annotations

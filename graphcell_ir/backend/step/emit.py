@@ -13,10 +13,15 @@ program order, through their addresses:
 - a copy loop for an ``assign`` whose value others still hold.
 
 Intermediates live in one arena the step owns (allocated once); returned values are written
-straight into new arrays, so the caller never holds memory the next call overwrites. A function
-with anything else (control flow, random or external ops, an op with no native lowering here)
-has no native step: :class:`~graphcell_ir.backend.lower.Unsupported` says which op, and the
-executable keeps its Python runner. Example::
+straight into new arrays, so the caller never holds memory the next call overwrites.
+
+An op with no native lowering here that Python can run (:func:`hostable`; ``build``'s ``host``
+gives its callable, the runner's) splits the step into **native segments**: one native
+function per stretch of lowered ops, the op run in Python between them (:class:`HostOps`),
+reading the arena as numpy views and leaving its results in a per-call host table the next
+segments read pointers from. A function with control flow, random or external ops, or (without
+``host``) an op with no lowering has no native step: :class:`~graphcell_ir.backend.lower.
+Unsupported` says which op, and the executable keeps its Python runner. Example::
 
     >>> from graphcell_ir.text import parse_module
     >>> fn = parse_module('''
