@@ -51,7 +51,7 @@ from graphcell_ir import switches
 from graphcell_ir.backend import naming, profile, report
 from graphcell_ir.backend.blas_threads import Tuner
 from graphcell_ir.backend.interp import Interpreter
-from graphcell_ir.backend.kernels import compile_kernel, jit_enabled
+from graphcell_ir.backend.kernels import Kernel, compile_kernel, jit_enabled
 from graphcell_ir.backend.lower import Unsupported, lower_fused, lower_single
 from graphcell_ir.backend.nnkernels import implementation
 from graphcell_ir.ir.core import Block, Function, Literal, Module, Op, Value
@@ -156,7 +156,7 @@ def _build(fn: Function, opts: _Options, done: dict) -> Executable:
     counts = []
     with report.timed(f"lower @{fn.name}", _Counts(counts)):
         try:
-            gen = _Gen(fn, opts, done, slow)
+            gen = _Gen(fn, opts, done, slow, lazy=_step_wanted(fn, opts))
             source = gen.function()
             ns = dict(gen.globals)
             exec(compile(source, f"<graphcell runner @{fn.name}>", "exec"), ns)
@@ -203,6 +203,27 @@ def _runner(fn: Function, opts: _Options, python_run) -> tuple:
         return python_run(args) if results is None else results
     run.step = step
     return run, None
+
+
+def _step_wanted(fn: Function, opts: _Options) -> bool:
+    """Whether :func:`_runner` will try a native step for ``fn`` (the cheap scan only)."""
+    if opts.native is not None or not opts.jit or opts.min_size or \
+            not switches.on("GRAPHCELL_NATIVE_STEP"):
+        return False
+    from graphcell_ir.backend.step import emit
+    return emit.unsupported(fn, segments=True) is None
+
+
+class _CompiledOnFirstCall:
+    """A kernel's compiled function, compiled on its first call (``_Gen.compile``)."""
+
+    def __init__(self, ks, jit, native):
+        self.ks, self.jit, self.native, self.fn = ks, jit, native, None
+
+    def __call__(self, *args):
+        if self.fn is None:
+            self.fn = compile_kernel(self.ks, self.jit, self.native).fn
+        return self.fn(*args)
 
 
 class _Counts:
@@ -275,8 +296,9 @@ class _Call:
 class _Gen:
     """Writes the runner's source; ``globals`` holds what it refers to."""
 
-    def __init__(self, fn: Function, opts: _Options, done: dict, slow):
+    def __init__(self, fn: Function, opts: _Options, done: dict, slow, lazy: bool = False):
         self.fn, self.opts, self.done = fn, opts, done
+        self.lazy = lazy   # the native step will run it: compile kernels when first called
         self.globals: dict = {"ndarray": np.ndarray, "slow": slow,
                               "failed": functools.partial(_failed, fn.name, slow)}
         self.names: dict[Value, str] = {}
@@ -419,7 +441,7 @@ class _Gen:
             ks = lower_single(op)
             if not self.linked(ks):
                 return False
-            kernel = compile_kernel(ks, self.opts.jit, self.opts.native)
+            kernel = self.compile(ks)
         except Exception as e:
             log.info("lone %s not compiled, its reference runs: %s", op.opdef.name, e)
             return False
@@ -431,6 +453,15 @@ class _Gen:
         self.lines.append(f"{ind}{self.var(r)}, = {k}({args})  # {op.opdef.name} "
                           f"(kernel_{k}.py, source hash {kernel.ks.key})")
         return True
+
+    def compile(self, ks) -> Kernel:
+        """``ks``'s kernel, compiled now, or (``lazy``) when the runner first calls it: a
+        function the native step runs calls its runner only for what the step declines
+        (another layout, a bad label, a profiled run), so a cold compile pays for the step's
+        kernels alone."""
+        if self.lazy:
+            return Kernel(ks, _CompiledOnFirstCall(ks, self.opts.jit, self.opts.native))
+        return compile_kernel(ks, self.opts.jit, self.opts.native)
 
     def linked(self, ks) -> bool:
         """Whether ``ks`` may be used: always, unless kernels come linked from an artifact
@@ -489,7 +520,7 @@ class _Gen:
             if shapes and not self.linked(ks):  # an artifact's kernel takes the full array
                 self.materialise(op.operands, ind)
                 operands, ks = list(op.operands), lower_fused(op)
-            kernel = compile_kernel(ks, self.opts.jit, self.opts.native)
+            kernel = self.compile(ks)
         except Exception as e:
             reason = f"fused ({names}): {e}"
             if not isinstance(e, Unsupported):

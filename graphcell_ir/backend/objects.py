@@ -210,12 +210,17 @@ def _linked(obj: NativeObject) -> tuple:
 
 # --- export -------------------------------------------------------------------------------------------
 
-def emit_kernel(ks, input_dtypes) -> NativeObject:
+def emit_kernel(ks, input_dtypes, fixed_shapes: bool = True) -> NativeObject:
     """The pointer entry's object of kernel ``ks`` (a ``lower.KernelSource``) for operands of
-    ``input_dtypes``, its shapes constants of the code, for :func:`~.target.emit_target`.
-    NativeError when there can be none (a scalar operand, the generator refuses it)."""
+    ``input_dtypes``, its shapes constants of the code (else, ``fixed_shapes=False``, each
+    array's dimensions follow its pointer: one object for every shape, as the runner's kernels
+    are), for :func:`~.target.emit_target`. NativeError when there can be none (a scalar
+    operand, the generator refuses it)."""
     args = abi.signature(ks, input_dtypes)
     kinds = [("array", d, len(s)) for d, s in args]
+    if not fixed_shapes:
+        return _emitted(ks.module_text, "kernel", kinds, ks.key, kinds, None, False,
+                        parallel=ks.parallel, noalias=True)
     return _emitted(ks.module_text, "kernel", kinds, ks.key, args, [s for _, s in args], False,
                     parallel=ks.parallel, noalias=True)
 

@@ -539,8 +539,11 @@ class _Emitter:
                                   f"(a dtype change other than between floats, an integer mean)")
         operands = [v for v in op.operands if not isinstance(v, Literal)]   # literals: inline
         try:
-            obj = objects.emit_kernel(ks, ks.in_dtypes)
+            # shape-generic (dimensions as arguments): one object for every shape of a
+            # source, as the runner's kernels, so a cold compile compiles no more of them
+            obj = objects.emit_kernel(ks, ks.in_dtypes, fixed_shapes=False)
             tracker, address = linker().link_one(obj)
+            shapes = [shape for _, shape in abi.signature(ks, ks.in_dtypes)]
         except (NativeError, RuntimeError) as e:
             raise Unsupported(f"{op.opdef.name}: no native kernel ({e})") from None
         self.keep.append(tracker)
@@ -554,8 +557,9 @@ class _Emitter:
             self.keep.append(c)
             args.append(self.address(c.ctypes.data))
         args += written
+        args = [a for p, shape in zip(args, shapes) for a in [p, *map(self.i64, shape)]]
         null = self.ir.Constant(self.ptr, None)
-        ftype = self.ir.FunctionType(self.i32, [self.ptr] * (len(args) + 2))
+        ftype = self.ir.FunctionType(self.i32, [a.type for a in [null, null, *args]])
         status = self.b.call(self.b.inttoptr(self.i64(address), self.ir.PointerType(ftype)),
                              [null, null, *args])
         self.fail_unless_ok(status)
