@@ -76,14 +76,15 @@ class NativeStep:
     arena is one per step: calls from several threads take turns (the native call releases the
     GIL, so other work goes on meanwhile).
 
-    ``parts``: what a call runs, in order — native segments (ctypes functions of the arguments,
-    the new arrays and the host table) and :class:`HostOps` between them (``host_ops`` names
+    ``parts``: what a call runs, in order — native segments (``cfunc(k, args..., new arrays...,
+    host table)`` runs segment ``k``) and :class:`HostOps` between them (``host_ops`` names
     their ops); a step with no host op is one native call."""
 
-    def __init__(self, parts, outputs, results, keep, n_ops: int, text: str = "",
+    def __init__(self, cfunc, parts, outputs, results, keep, n_ops: int, text: str = "",
                  n_hosts: int = 0, host_ops: tuple = ()):
-        self.parts, self.outputs, self.results, self.keep = parts, outputs, results, keep
-        self.cfunc = parts[0] if len(parts) == 1 else None   # the one-call fast path
+        self.cfunc, self.parts, self.outputs, self.results, self.keep = \
+            cfunc, parts, outputs, results, keep
+        self.whole = len(parts) == 1   # one native call: no host table
         self.n_ops = n_ops    # the ops it runs natively (what a report says)
         self.text = text      # its LLVM IR (save_graphs dumps it)
         self.n_hosts = n_hosts
@@ -96,8 +97,8 @@ class NativeStep:
                 return None
         outs = [None if o is None else np.empty(*o) for o in self.outputs]
         with self.lock:
-            if self.cfunc is not None:
-                if self.cfunc(*args, *outs, None):
+            if self.whole:
+                if self.cfunc(0, *args, *outs, None):
                     return None
             else:
                 hosts = np.empty(self.n_hosts, object)
@@ -105,7 +106,7 @@ class NativeStep:
                     if part.__class__ is HostOps:
                         if part(args, outs, hosts):
                             return None
-                    elif part(*args, *outs, hosts):
+                    elif self.cfunc(part, *args, *outs, hosts):
                         return None
         return [pick(args, outs) for pick in self.results]
 
@@ -244,33 +245,38 @@ class _Emitter:
         self.arg_index = {a: i for i, a in enumerate(fn.args)}
         self.host_slot: dict[Value, int] = {}   # a host op's result -> its slot in the host table
         self.const_address: dict[Value, int] = {}
-        self.parts: list = []      # (LLVM module, symbol) of each native segment, or HostOps
+        self.parts: list = []      # each native segment's index, or HostOps
+        self.starts: list = []     # each native segment's first block
         self.data: dict[Value, object] = {}   # root -> its data pointer in the segment's code
         self.consts: dict[Value, np.ndarray] = {}
         self.n_ops = 0
+        # one function for every segment: int32 step(i64 segment, args..., outs..., hosts),
+        # whose entry jumps to the segment asked for (one module to compile and link)
+        n = len(fn.args) + len(self.escaping) + 1
+        self.module = ir.Module(f"step_{fn.name}")
+        self.symbol = f"graphcell_kernel_step{next(_IDS)}_{id(self):x}"
+        self.entry = ir.Function(self.module, ir.FunctionType(self.i32, [self.i64] + [self.ptr] * n),
+                                 self.symbol)
+        self.which, self.objects = self.entry.args[0], self.entry.args[1:]
+        self.dispatch = self.entry.append_basic_block("dispatch")
         self.segment()
 
     def segment(self) -> None:
-        """Start a native segment: a function of the arguments, the new arrays and the host
-        table (``int32 f(args..., outs..., hosts)``), in its own module."""
-        ir = self.ir
-        n = len(self.fn.args) + len(self.escaping) + 1
-        self.module = ir.Module(f"step_{self.fn.name}")
-        self.symbol = f"graphcell_kernel_step{next(_IDS)}_{id(self):x}"
-        self.entry = ir.Function(self.module, ir.FunctionType(self.i32, [self.ptr] * n),
-                                 self.symbol)
-        self.b = ir.IRBuilder(self.entry.append_basic_block("entry"))
+        """Start a native segment: the code from a new block of the step function on; it
+        reads every data pointer afresh (another segment's are not in scope)."""
+        block = self.entry.append_basic_block(f"segment{len(self.starts)}")
+        self.b = self.ir.IRBuilder(block)
         self.data = {}
-        self.parts.append((self.module, self.symbol))
+        self.parts.append(len(self.starts))
+        self.starts.append(block)
 
     def end_segment(self) -> None:
-        """Return OK from the current segment, or drop it when it does nothing (but the first,
-        which checks the arguments)."""
-        blocks = self.entry.blocks
-        if len(self.parts) > 1 and len(blocks) == 1 and not blocks[0].instructions:
+        """Return OK from the current segment; one that does nothing (but the first, which
+        checks the arguments) is not called."""
+        block = self.starts[-1]
+        if len(self.starts) > 1 and self.b.block is block and not block.instructions:
             self.parts.pop()
-        else:
-            self.b.ret(self.i32(abi.OK))
+        self.b.ret(self.i32(abi.OK))
 
     # -- the whole function --
     def run(self) -> NativeStep:
@@ -297,35 +303,33 @@ class _Emitter:
                 reasons.append(str(e))
         if not self.n_ops:
             raise Unsupported(f"no op runs natively (in Python: {'; '.join(reasons)})")
-        if isinstance(self.parts[-1], tuple):
+        if not isinstance(self.parts[-1], HostOps):
             self.end_segment()
-        parts, texts = [], []
-        for part in self.parts:
-            if isinstance(part, HostOps):
-                parts.append(part)
-                continue
-            module, symbol = part
-            texts.append(str(module))
-            parts.append(self.link(texts[-1], symbol))
+        d = self.ir.IRBuilder(self.dispatch)
+        switch = d.switch(self.which, self.starts[0])
+        for k, block in enumerate(self.starts):
+            switch.add_case(self.i64(k), block)
+        text = str(self.module)
+        cfunc = self.link(text)
         outputs = [None if v in self.host_slot else (v.type.shape, v.type.dtype.np_dtype)
                    for v in self.escaping]
         results = [self.result(v) for v in self.fn.body.terminator.operands]
-        return NativeStep(parts, outputs, results, self.keep, self.n_ops, "\n".join(texts),
+        return NativeStep(cfunc, self.parts, outputs, results, self.keep, self.n_ops, text,
                           n_hosts=len(self.host_slot), host_ops=tuple(host_ops))
 
-    def link(self, text: str, symbol: str):
-        """A native segment's LLVM IR compiled, linked, as a ctypes function."""
+    def link(self, text: str):
+        """The step's LLVM IR compiled, linked, as a ctypes function."""
         from graphcell_ir.backend.native.linking import linker
         data, needs = codegen.object_code(text, host_target(), optimize=False)
-        obj = NativeObject("step", symbol[len("graphcell_kernel_"):], (), data, host_target(),
-                           needs)
+        obj = NativeObject("step", self.symbol[len("graphcell_kernel_"):], (), data,
+                           host_target(), needs)
         try:
             tracker, address = linker().link_one(obj)
         except RuntimeError as e:
             raise Unsupported(f"the step did not link: {e}") from None
         self.keep.append(tracker)
-        n = len(self.fn.args) + len(self.escaping) + 1
-        return ctypes.CFUNCTYPE(ctypes.c_int32, *[ctypes.py_object] * n)(address)
+        return ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int64,
+                                *[ctypes.py_object] * len(self.objects))(address)
 
     def guard(self, layout) -> None:
         """Check every argument (rank, dimensions, dtype, C order): the first segment returns
@@ -333,7 +337,7 @@ class _Emitter:
         b, i1, i32, i64 = self.b, self.ir.IntType(1), self.i32, self.i64
         field = self.field
         ok = i1(1)
-        for arg, a in zip(self.entry.args, self.fn.args):
+        for arg, a in zip(self.objects, self.fn.args):
             t = a.type
             ok = b.and_(ok, b.icmp_signed("==", field(arg, layout.nd, i32), i32(t.ndim)))
             flags = field(arg, layout.flags, i32)
@@ -347,7 +351,7 @@ class _Emitter:
         b.ret(i32(abi.MISMATCH))
         b.position_at_end(run)
         ok = i1(1)
-        for arg, a in zip(self.entry.args, self.fn.args):
+        for arg, a in zip(self.objects, self.fn.args):
             dims = field(arg, layout.dims, self.ptr)
             for j, d in enumerate(a.type.shape):
                 got = b.load(b.gep(dims, [i64(j)], source_etype=i64), typ=i64)
@@ -390,10 +394,10 @@ class _Emitter:
         if root in self.arg_index or root in self.out_index:
             at = self.arg_index[root] if root in self.arg_index else \
                 n_args + self.out_index[root]
-            self.data[root] = self.field(self.entry.args[at], layout.data, self.ptr)
+            self.data[root] = self.field(self.objects[at], layout.data, self.ptr)
             return self.data[root]
         if root in self.host_slot:
-            table = self.field(self.entry.args[-1], layout.data, self.ptr)
+            table = self.field(self.objects[-1], layout.data, self.ptr)
             obj = self.b.load(self.b.gep(table, [self.i64(self.host_slot[root])],
                                          source_etype=self.ptr), typ=self.ptr)
             self.data[root] = self.field(obj, layout.data, self.ptr)
@@ -413,9 +417,9 @@ class _Emitter:
         """Run ``op`` in Python (``self.host(op)``) between native segments: end the current
         segment (or add to the Python ops already between two), and have the next read its
         results from the host table (or the new arrays, when returned)."""
-        if isinstance(self.parts[-1], tuple):
+        if not isinstance(self.parts[-1], HostOps):
             self.end_segment()   # (an empty one is dropped: the Python ops before go on)
-        if isinstance(self.parts[-1], tuple):
+        if not isinstance(self.parts[-1], HostOps):
             self.parts.append(HostOps())
         hosts = self.parts[-1]
         getters = [self.getter(v) for v in op.operands]
