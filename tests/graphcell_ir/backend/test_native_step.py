@@ -12,7 +12,8 @@ import pytest
 
 from graphcell_ir.backend.executable import compile_executable
 from graphcell_ir.backend.interp import interpret
-from graphcell_ir.backend.step.emit import HostOps
+from graphcell_ir.backend.lower import Unsupported
+from graphcell_ir.backend.step.emit import HostOps, build
 from graphcell_ir.errors import InterpError
 from graphcell_ir.passes import run_pipeline
 from graphcell_ir.text import parse_module, print_module
@@ -354,8 +355,9 @@ func @f(%x: f32[3,4]) -> f32[3,4] {
 }
 """)
     exe = compile_executable(module, "f")
-    assert exe.step_fallback.startswith("no op runs natively")
-    assert "cumsum has no native lowering" in exe.step_fallback
+    assert exe.step_fallback == "no op would run natively"   # the scan: nothing compiled
+    with pytest.raises(Unsupported, match="no op runs natively .*cumsum has no native lowering"):
+        build(module["f"], host=lambda op: None)
 
 
 BROADCAST_READ_BY_KERNELS = """
