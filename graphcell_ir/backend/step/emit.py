@@ -431,10 +431,10 @@ class _Emitter:
                 raise Unsupported(f"{op.opdef.name}: a result sharing another's buffer")
             shape, dtype = r.type.shape, r.type.dtype.np_dtype
             if r in self.out_index:
-                setters.append(_setter(outs=self.out_index[r], shape=shape, dtype=dtype))
+                setters.append(_setter(shape, dtype, self.arena, outs=self.out_index[r]))
             else:
                 self.host_slot[r] = len(self.host_slot)
-                setters.append(_setter(hosts=self.host_slot[r], shape=shape, dtype=dtype))
+                setters.append(_setter(shape, dtype, self.arena, hosts=self.host_slot[r]))
             if r in self.out_index:
                 self.host_slot[r] = None   # returned: written to the new arrays' list
         hosts.ops.append((self.host(op), getters, setters))
@@ -838,13 +838,17 @@ class _Emitter:
                              self.ir.IntType(1)(0)])
 
 
-def _setter(shape: tuple, dtype: np.dtype, outs: int | None = None, hosts: int | None = None):
+def _setter(shape: tuple, dtype: np.dtype, arena: np.ndarray, outs: int | None = None,
+            hosts: int | None = None):
     """``(outs, hosts, array) -> None``: a host op's result, as a C-ordered array of its type,
-    into the new arrays' list (a returned value) or the host table."""
+    into the new arrays' list (a returned value) or the host table. A view of the arena (a
+    reference returning a view of its operand: squeeze) is copied: the plan reuses a dead
+    operand's bytes while the result lives on, and the caller must never hold arena bytes."""
     def conform(res):
         res = np.asarray(res, dtype)
-        if not res.flags.c_contiguous:
-            res = np.ascontiguousarray(res)
+        if not res.flags.c_contiguous or (not res.flags.owndata
+                                          and np.may_share_memory(res, arena)):
+            res = np.array(res, order="C")
         return res if res.shape == shape else res.reshape(shape)
     if outs is not None:
         def put(o, h, res):

@@ -404,3 +404,29 @@ def test_a_broadcast_read_by_kernels_is_never_materialised(monkeypatch, by_index
     assert plan.offset[b] != plan.offset[z]   # %x's buffer lives until %s read it
     for g, e in zip(got, expect):
         np.testing.assert_allclose(g, e, rtol=1e-6)
+
+
+def test_a_host_result_viewing_the_arena_is_copied(monkeypatch):
+    """squeeze's reference gives a view of its operand: the operand's arena bytes are reused
+    for %b once it is dead, so the step keeps a copy of the view instead."""
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    module = parse_module("""
+func @f(%x: f32[4,5,1], %y: f32[4,5]) -> f32[4,5] {
+  %a = exp(%x) : f32[4,5,1]
+  %g = squeeze(%a) {axis=[2]} : f32[4,5]
+  %b = neg(%y) : f32[4,5]
+  %r = add(%g, %b) : f32[4,5]
+  return %r
+}
+""")
+    exe = compile_executable(module, "f")
+    assert exe.step_fallback is None and exe.run.step.host_ops == ("squeeze",)
+    from graphcell_ir.backend.step.emit import _view_of
+    from graphcell_ir.backend.step.plan import plan_function
+    values = {op.opdef.name: op.results[0] for op in module["f"].body if op.results}
+    offsets = plan_function(module["f"], views=_view_of).offset
+    assert offsets[values["exp"]] == offsets[values["neg"]], offsets   # what makes it unsafe
+    x = np.linspace(-1, 1, 20, dtype=np.float32).reshape(4, 5, 1)
+    y = np.linspace(0, 1, 20, dtype=np.float32).reshape(4, 5)
+    (got,) = exe.run.step([x, y])
+    np.testing.assert_allclose(got, interpret(module["f"], x, y), rtol=1e-6)
