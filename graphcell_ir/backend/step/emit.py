@@ -547,7 +547,7 @@ class _Emitter:
         try:
             # shape-generic (dimensions as arguments): one object for every shape of a
             # source, as the runner's kernels, so a cold compile compiles no more of them
-            obj = objects.emit_kernel(ks, ks.in_dtypes, fixed_shapes=False)
+            obj = objects.emit_kernel(ks, ks.in_dtypes, fixed_shapes=False, counted=True)
             tracker, address = linker().link_one(obj)
             shapes = [shape for _, shape in abi.signature(ks, ks.in_dtypes)]
         except (NativeError, RuntimeError) as e:
@@ -695,7 +695,7 @@ class _Emitter:
         from graphcell_ir.backend.native.linking import linker
         kinds = [("array", v.type.dtype.np_dtype.name, len(shape)) for v, shape in arrays]
         try:
-            obj = objects.emit_loop(loops.source(), name, kinds)
+            obj = objects.emit_loop(loops.source(), name, kinds, counted=True)
             tracker, address = linker().link_one(obj)
         except (NativeError, RuntimeError) as e:
             raise Unsupported(f"loop {name}: no native code ({e})") from None
