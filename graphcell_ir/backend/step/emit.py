@@ -50,7 +50,7 @@ from graphcell_ir.backend.native import abi
 from graphcell_ir.backend.native import pool as native_pool
 from graphcell_ir.backend.native.store import NativeObject
 from graphcell_ir.backend.native.target import NativeError, host_target
-from graphcell_ir.backend.step import blas
+from graphcell_ir.backend.step import blas, layout
 from graphcell_ir.backend.step.plan import PlanError, nbytes, plan_function
 from graphcell_ir.ir.core import Function, Literal, Op, Value
 from graphcell_ir.ir.structural import CONST, FUSED, const_array
@@ -58,7 +58,7 @@ from graphcell_ir.ir.types import TensorType
 from graphcell_ir.ops import nn as N
 from graphcell_ir.ops.contraction import matmul
 from graphcell_ir.ops.effects import assign, depend
-from graphcell_ir.ops.layout import broadcast_to, reshape
+from graphcell_ir.ops.layout import broadcast_to, reshape, transpose
 from graphcell_ir.ops.registry import Kind, Trait
 
 __all__ = ["build", "NativeStep"]
@@ -170,7 +170,7 @@ def hostable(op: Op) -> bool:
 
 
 _LOWERED = frozenset({CONST, reshape, depend, assign, FUSED, matmul, N.softmax,
-                      N.sparse_softmax_cross_entropy, N.one_hot, broadcast_to})
+                      N.sparse_softmax_cross_entropy, N.one_hot, broadcast_to, transpose})
 """The ops the step lowers besides lone elementwise and reduction ops (``_Emitter.op``)."""
 
 
@@ -502,6 +502,8 @@ class _Emitter:
             return self.sparse_cross_entropy(op)
         if d is N.one_hot:
             return self.one_hot(op)
+        if d is transpose:
+            return self.transpose(op)
         if d is broadcast_to:
             if _by_index(op):
                 return   # its readers' kernels broadcast the operand
@@ -689,13 +691,14 @@ class _Emitter:
         b.call(pfor, [task, ctx, self.i64(count), self.i64(max(m * n * k, native_pool.MIN_WORK))])
 
     # -- the softmax family and one_hot (the loops of nn_loops.py, and inline loops) --
-    def nn_loop(self, name: str, arrays) -> None:
-        """Call loop ``name`` of ``nn_loops`` on ``arrays``: (value, the shape it is seen as)."""
+    def nn_loop(self, name: str, arrays, source: str | None = None) -> None:
+        """Call loop ``name`` of ``nn_loops`` (or of ``source``) on ``arrays``: (value, the
+        shape it is seen as)."""
         from graphcell_ir.backend import loops
         from graphcell_ir.backend.native.linking import linker
         kinds = [("array", v.type.dtype.np_dtype.name, len(shape)) for v, shape in arrays]
         try:
-            obj = objects.emit_loop(loops.source(), name, kinds, counted=True)
+            obj = objects.emit_loop(source or loops.source(), name, kinds, counted=True)
             tracker, address = linker().link_one(obj)
         except (NativeError, RuntimeError) as e:
             raise Unsupported(f"loop {name}: no native code ({e})") from None
@@ -707,6 +710,22 @@ class _Emitter:
         status = self.b.call(self.b.inttoptr(self.i64(address), self.ir.PointerType(ftype)),
                              [null, null, *args])
         self.fail_unless_ok(status)
+
+    def transpose(self, op: Op) -> None:
+        """``transpose``: a strided copy (:func:`.layout.transpose_source`), or a plain copy
+        when the permutation keeps the order."""
+        (x,), (r,) = op.operands, op.results
+        n = x.type.ndim
+        perm = op.attrs.get("perm")
+        perm = tuple(reversed(range(n))) if perm is None else tuple(p % n for p in perm) \
+            if n else ()
+        if sorted(perm) != list(range(n)) or x.type.dtype != r.type.dtype or \
+                x.type.dtype.np_dtype.kind not in "fiu":
+            raise Unsupported(f"transpose of {x.type} by {perm}")
+        if perm == tuple(range(n)):
+            return self.copy(x, r)
+        self.nn_loop("transpose", [(x, x.type.shape), (r, r.type.shape)],
+                     layout.transpose_source(perm))
 
     def rows(self, x: Value) -> tuple:
         k = x.type.shape[-1] if x.type.ndim else 0

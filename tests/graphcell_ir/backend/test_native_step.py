@@ -430,3 +430,29 @@ func @f(%x: f32[4,5,1], %y: f32[4,5]) -> f32[4,5] {
     y = np.linspace(0, 1, 20, dtype=np.float32).reshape(4, 5)
     (got,) = exe.run.step([x, y])
     np.testing.assert_allclose(got, interpret(module["f"], x, y), rtol=1e-6)
+
+
+@pytest.mark.parametrize("shape,perm,dtype", [
+    ((8, 6, 5), [1, 0, 2], "f32"), ((4, 3, 5, 6), [2, 0, 1, 3], "f32"),
+    ((4, 3, 5, 6), [1, 2, 0, 3], "f64"), ((7, 9), [1, 0], "i32"), ((3, 4, 5), [2, 1, 0], "f32"),
+    ((3, 4), [0, 1], "f32"), ((2, 3, 4), [-1, 0, 1], "f32"),
+])
+def test_transpose_runs_natively_with_the_interpreters_results(monkeypatch, shape, perm, dtype):
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    out = [shape[p] for p in perm]
+    t = lambda s: f"{dtype}[{','.join(map(str, s))}]"  # noqa: E731
+    module = parse_module(f"""
+func @f(%x: {t(shape)}) -> {t(out)} {{
+  %y = neg(%x) : {t(shape)}
+  %r = transpose(%y) {{perm={perm}}} : {t(out)}
+  %s = neg(%r) : {t(out)}
+  return %s
+}}
+""")
+    exe = compile_executable(module, "f")
+    assert exe.step_fallback is None and not exe.run.step.host_ops
+    np_dtype = {"f32": np.float32, "f64": np.float64, "i32": np.int32}[dtype]
+    x = (np.random.default_rng(1).standard_normal(shape) * 10).astype(np_dtype)
+    (got,) = exe.run.step([x])
+    np.testing.assert_array_equal(got, interpret(module["f"], x))
+    np.testing.assert_array_equal(got, x.transpose(perm))
