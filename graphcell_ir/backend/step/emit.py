@@ -614,8 +614,12 @@ class _Emitter:
         x, y = op.operands
         (r,) = op.results
         dtype = r.type.dtype.np_dtype
+        if x.type.ndim == y.type.ndim == r.type.ndim > 2 and \
+                x.type.shape[:-2] == y.type.shape[:-2] == r.type.shape[:-2]:
+            return self.batched_gemm(op)
         if not (x.type.ndim == y.type.ndim == 2 and x.type.dtype == y.type.dtype == r.type.dtype):
-            raise Unsupported("matmul of other than two matrices of one dtype")
+            raise Unsupported("matmul of other than two matrices, or stacks of them with the "
+                              "same batch dimensions, of one dtype")
         found = blas.gemm(dtype.name)
         if found is None:
             raise Unsupported(f"no BLAS GEMM for {dtype}")
@@ -689,6 +693,61 @@ class _Emitter:
         pfor = b.inttoptr(self.i64(pool.address), ir.PointerType(ir.FunctionType(
             ir.VoidType(), [self.ptr, self.ptr, self.i64, self.i64])))
         b.call(pfor, [task, ctx, self.i64(count), self.i64(max(m * n * k, native_pool.MIN_WORK))])
+
+    def batched_gemm(self, op: Op) -> None:
+        """A stack of products with the same batch dimensions (attention's scores): one
+        single-threaded GEMM per matrix of the stack, the stack's matrices shared out on the
+        native pool."""
+        x, y = op.operands
+        (r,) = op.results
+        dtype = r.type.dtype.np_dtype
+        found = blas.gemm(dtype.name)
+        if x.type.dtype != y.type.dtype or x.type.dtype != r.type.dtype or found is None:
+            raise Unsupported(f"batched matmul of {x.type} and {y.type}: no BLAS GEMM")
+        address, bits = found
+        ta, tb = bool(op.attrs.get("transpose_a")), bool(op.attrs.get("transpose_b"))
+        (m, n), (xr, xc), (yr, yc) = r.type.shape[-2:], x.type.shape[-2:], y.type.shape[-2:]
+        k = xr if ta else xc
+        batch = int(np.prod(r.type.shape[:-2]))
+        if 0 in (m, n, k, batch):
+            raise Unsupported("matmul with an empty dimension")
+        ir, i32, i64 = self.ir, self.i32, self.i64
+        it = ir.IntType(bits)
+        real = ir.FloatType() if dtype == np.float32 else ir.DoubleType()
+        ftype = ir.FunctionType(ir.VoidType(), [i32, i32, i32, it, it, it, real, self.ptr, it,
+                                                self.ptr, it, real, self.ptr, it])
+        ctx = self.b.alloca(self.ptr, size=i64(3), name="bgemm.ctx")
+        for j, v in enumerate((x, y, r)):
+            self.b.store(self.pointer(v), self.b.gep(ctx, [i64(j)], source_etype=self.ptr))
+        task = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [self.ptr, i64, i64]),
+                           f"bgemm{self.n_ops}.stack")
+        task.linkage = "internal"
+        t = ir.IRBuilder(task.append_basic_block("entry"))
+        tctx, first, last = task.args
+        bases = [t.load(t.gep(tctx, [i64(j)], source_etype=self.ptr), typ=self.ptr)
+                 for j in range(3)]
+        head, body, done = (task.append_basic_block(name) for name in ("head", "body", "end"))
+        entry = t.block
+        t.branch(head)
+        t.position_at_end(head)
+        at = t.phi(i64)
+        at.add_incoming(first, entry)
+        t.cbranch(t.icmp_signed("<", at, last), body, done)
+        t.position_at_end(body)
+        ptrs = [t.gep(base, [t.mul(at, i64(size * dtype.itemsize))], source_etype=self.i8)
+                for base, size in zip(bases, (xr * xc, yr * yc, m * n))]
+        gemm = t.inttoptr(i64(address), ir.PointerType(ftype))
+        t.call(gemm, [i32(ROW_MAJOR), i32(TRANS if ta else NO_TRANS),
+                      i32(TRANS if tb else NO_TRANS), it(m), it(n), it(k), real(1.0), ptrs[0],
+                      it(xc), ptrs[1], it(yc), real(0.0), ptrs[2], it(n)])
+        at.add_incoming(t.add(at, i64(1)), t.block)
+        t.branch(head)
+        t.position_at_end(done)
+        t.ret_void()
+        pool = native_pool.started()
+        pfor = self.b.inttoptr(i64(pool.address), ir.PointerType(ir.FunctionType(
+            ir.VoidType(), [self.ptr, self.ptr, i64, i64])))
+        self.b.call(pfor, [task, ctx, i64(batch), i64(batch * m * n * k)])   # small: serial
 
     # -- the softmax family and one_hot (the loops of nn_loops.py, and inline loops) --
     def nn_loop(self, name: str, arrays, source: str | None = None) -> None:

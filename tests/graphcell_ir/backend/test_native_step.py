@@ -456,3 +456,26 @@ func @f(%x: {t(shape)}) -> {t(out)} {{
     (got,) = exe.run.step([x])
     np.testing.assert_array_equal(got, interpret(module["f"], x))
     np.testing.assert_array_equal(got, x.transpose(perm))
+
+
+@pytest.mark.parametrize("ta,tb", [(False, False), (True, False), (False, True), (True, True)])
+@pytest.mark.parametrize("batch", [(3,), (2, 4), (64,)])   # (64,): the stack on the pool
+def test_stacks_of_products_run_natively_with_numpys_results(monkeypatch, ta, tb, batch):
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    m, n, k = (24, 20, 18) if batch != (64,) else (40, 36, 32)
+    xs, ys = batch + ((k, m) if ta else (m, k)), batch + ((n, k) if tb else (k, n))
+    t = lambda s: f"f32[{','.join(map(str, s))}]"  # noqa: E731
+    module = parse_module(f"""
+func @f(%x: {t(xs)}, %y: {t(ys)}) -> {t(batch + (m, n))} {{
+  %r = matmul(%x, %y) {{transpose_a={str(ta).lower()}, transpose_b={str(tb).lower()}}} : {t(batch + (m, n))}
+  return %r
+}}
+""")
+    exe = compile_executable(module, "f")
+    assert exe.step_fallback is None and not exe.run.step.host_ops
+    rng = np.random.default_rng(4)
+    x, y = rng.standard_normal(xs).astype(np.float32), rng.standard_normal(ys).astype(np.float32)
+    expect = np.matmul(np.swapaxes(x, -1, -2) if ta else x, np.swapaxes(y, -1, -2) if tb else y)
+    (got,) = exe.run.step([x, y])
+    np.testing.assert_allclose(got, expect, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got, interpret(module["f"], x, y), rtol=1e-5, atol=1e-5)
