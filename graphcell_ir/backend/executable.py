@@ -34,8 +34,9 @@ A function of fixed shapes runs as a native step instead (:mod:`.step`: a static
 and llvmlite functions calling the kernels' pointer entries and BLAS): one native call when
 every op has a native lowering, else native segments with the other ops called from Python
 between them (``exe.run.step.host_ops``); the runner above stays for the calls it declines, for
-profiled runs, and for functions with control flow, random or external ops
-(``exe.step_fallback`` says why there is no step; ``GRAPHCELL_NATIVE_STEP=0`` turns it off).
+profiled runs, and for functions with control flow or external ops (``exe.step_fallback`` says
+why there is no step; ``GRAPHCELL_NATIVE_STEP=0`` turns it off). Random ops run in Python
+between segments; a declined call restores the generator before the runner reruns it.
 Functions that run GEMMs time their calls to choose BLAS's thread count (:mod:`.blas_threads`).
 """
 from __future__ import annotations
@@ -198,9 +199,18 @@ def _runner(fn: Function, opts: _Options, python_run) -> tuple:
         log.info("@%s: no native step (%s); the Python runner runs it", fn.name, why)
         return python_run, why
 
-    def run(args):
-        results = step(args)
-        return python_run(args) if results is None else results
+    if not _draws_random(fn):
+        def run(args):
+            results = step(args)
+            return python_run(args) if results is None else results
+    else:   # a declined call reruns on the runner: it must draw what the step drew
+        def run(args):
+            state = op_random.generator().bit_generator.state
+            results = step(args)
+            if results is None:
+                op_random.generator().bit_generator.state = state
+                return python_run(args)
+            return results
     run.step = step
     return run, None
 

@@ -19,8 +19,9 @@ An op with no native lowering here that Python can run (:func:`hostable`; ``buil
 gives its callable, the runner's) splits the step into **native segments**: one native
 function per stretch of lowered ops, the op run in Python between them (:class:`HostOps`),
 reading the arena as numpy views and leaving its results in a per-call host table the next
-segments read pointers from. A function with control flow, random or external ops, or (without
-``host``) an op with no lowering has no native step: :class:`~graphcell_ir.backend.lower.
+segments read pointers from (a random op too: the caller restores the generator when the step
+declines a call after it drew). A function with control flow, external ops, or (without
+``host``) a random op or an op with no lowering has no native step: :class:`~graphcell_ir.backend.lower.
 Unsupported` says which op, and the executable keeps its Python runner. Example::
 
     >>> from graphcell_ir.text import parse_module
@@ -161,11 +162,12 @@ def build(fn: Function, host=None) -> NativeStep:
 
 def hostable(op: Op) -> bool:
     """Whether ``op`` may run in Python between native segments: a primitive with a reference,
-    of tensor results, drawing no random numbers and acting on nothing outside the program (a
-    call that fails half-way is rerun by the Python runner)."""
+    of tensor results, acting on nothing outside the program (a call that fails half-way is
+    rerun by the Python runner: a callback would run twice). A random op may: the caller
+    restores the generator's state before such a rerun (``executable._runner``)."""
     d = op.opdef
-    return (not op.regions and d.ref is not None and not d.has(Trait.RANDOM)
-            and not d.has(Trait.EXTERNAL) and d not in (CONST, FUSED)
+    return (not op.regions and d.ref is not None and not d.has(Trait.EXTERNAL)
+            and d not in (CONST, FUSED)
             and all(isinstance(r.type, TensorType) for r in op.results))
 
 
@@ -187,7 +189,7 @@ def unsupported(fn: Function, segments: bool = False) -> str | None:
         d = op.opdef
         if op.is_terminator:
             break
-        if d.has(Trait.RANDOM) or d.has(Trait.EXTERNAL):
+        if d.has(Trait.EXTERNAL) or d.has(Trait.RANDOM) and not segments:
             return f"{d.name} draws random numbers or acts outside the program"
         if op.regions and d is not FUSED:
             return f"{d.name} has regions: control flow has no static plan"

@@ -59,9 +59,21 @@ class Encoder(nn.Cell):
         return self.fc(ops.mean(self.layer(x), 1))
 
 
+class DropoutMLP(nn.Cell):
+    """Dropout draws random numbers: it runs in Python between native segments."""
+
+    def __init__(self):
+        super().__init__()
+        self.l1, self.l2 = nn.Dense(20, 32), nn.Dense(32, 10)
+        self.relu, self.drop = nn.ReLU(), nn.Dropout(p=0.5)
+
+    def construct(self, x):
+        return self.l2(self.drop(self.relu(self.l1(x))))
+
+
 def _data(net_name):
     rng = np.random.RandomState(0)
-    if net_name == "mlp":
+    if net_name in ("mlp", "dropout_mlp"):
         x = rng.rand(16, 20).astype(np.float32)
     elif net_name == "transformer":
         x = rng.rand(4, 5, 16).astype(np.float32)
@@ -72,7 +84,8 @@ def _data(net_name):
     return ms.Tensor(x), ms.Tensor((np.arange(x.shape[0]) % 10).astype(np.int32))
 
 
-NETS = {"mlp": MLP, "lenet": LeNet5, "resnet_block": BasicBlock, "transformer": Encoder}
+NETS = {"mlp": MLP, "lenet": LeNet5, "resnet_block": BasicBlock, "transformer": Encoder,
+        "dropout_mlp": DropoutMLP}
 
 
 def _train(net_name, how, steps=3):
@@ -129,7 +142,8 @@ def built(monkeypatch):
 
 
 @pytest.mark.parametrize("how", ["graph", "jit"])
-@pytest.mark.parametrize("net_name", ["mlp", "lenet", "resnet_block", "transformer"])
+@pytest.mark.parametrize("net_name", ["mlp", "lenet", "resnet_block", "transformer",
+                                      "dropout_mlp"])
 def test_train_steps_match_the_runner_and_the_interpreter(net_name, how, monkeypatch, built):
     ms.set_context(mode=ms.GRAPH_MODE if how == "graph" else ms.PYNATIVE_MODE)
     try:
@@ -147,11 +161,13 @@ def test_train_steps_match_the_runner_and_the_interpreter(net_name, how, monkeyp
         assert host_ops == []
     elif net_name == "transformer":
         assert host_ops, "the step should have Python ops between native segments"
+    elif net_name == "dropout_mlp":   # (@jit's net is not training: no dropout)
+        assert host_ops == (["dropout"] if how == "graph" else []), host_ops
     else:   # the convolutions are the segments' boundaries
         assert "conv2d" in host_ops and "conv2d_backprop_filter" in host_ops, host_ops
     np.testing.assert_allclose(native[0], runner[0], rtol=1e-6)
     np.testing.assert_allclose(native[0], interp[0], rtol=1e-5)
-    assert native[0][-1] < native[0][0]   # it trains
+    assert native[0][-1] < native[0][0] or net_name == "dropout_mlp"   # it trains
     for a, b, c in zip(native[1], runner[1], interp[1]):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(a, c, rtol=1e-4, atol=1e-5)

@@ -479,3 +479,37 @@ func @f(%x: {t(xs)}, %y: {t(ys)}) -> {t(batch + (m, n))} {{
     (got,) = exe.run.step([x, y])
     np.testing.assert_allclose(got, expect, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(got, interpret(module["f"], x, y), rtol=1e-5, atol=1e-5)
+
+
+DROPOUT_THEN_LABELS = """
+func @f(%x: f32[8,10], %y: i32[8]) -> f32[8], f32[8,10] {
+  %d, %mask = dropout(%x) {keep_prob=0.5, seed0=0, seed1=0} : (f32[8,10], f32[8,10])
+  %e = exp(%d) : f32[8,10]
+  %l = sparse_softmax_cross_entropy(%e, %y) : f32[8]
+  return %l, %mask
+}
+"""
+"""A random op runs in Python between segments; a label out of range is found after it drew."""
+
+
+def test_a_random_op_runs_in_python_and_a_declined_call_draws_once(monkeypatch):
+    from graphcell_ir.ops import random as op_random
+    x = np.linspace(-1, 1, 80, dtype=np.float32).reshape(8, 10)
+    y = (np.arange(8) % 10).astype(np.int32)
+    bad = y.copy()
+    bad[2] = 12
+
+    def run(native: bool):
+        monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1" if native else "0")
+        exe = compile_executable(parse_module(DROPOUT_THEN_LABELS), "f")
+        assert (getattr(exe.run, "step", None) is not None) == native, exe.step_fallback
+        op_random.seed(7)
+        good = exe([x, y])
+        with pytest.raises(Exception) as error:
+            exe([x, bad])
+        return good, error.value, op_random.generator().bit_generator.state
+    native, runner = run(True), run(False)
+    for g, r in zip(native[0], runner[0]):   # the same draws: the same mask
+        np.testing.assert_allclose(g, r, rtol=1e-6)
+    assert type(native[1]) is type(runner[1]) and str(native[1]) == str(runner[1])
+    assert native[2] == runner[2]   # the declined call advanced the generator once
