@@ -172,7 +172,8 @@ def hostable(op: Op) -> bool:
 
 
 _LOWERED = frozenset({CONST, reshape, depend, assign, FUSED, matmul, N.softmax,
-                      N.sparse_softmax_cross_entropy, N.one_hot, broadcast_to, transpose})
+                      N.sparse_softmax_cross_entropy, N.one_hot, broadcast_to, transpose,
+                      N.batch_norm})
 """The ops the step lowers besides lone elementwise and reduction ops (``_Emitter.op``)."""
 
 
@@ -506,6 +507,8 @@ class _Emitter:
             return self.one_hot(op)
         if d is transpose:
             return self.transpose(op)
+        if d is N.batch_norm:
+            return self.batch_norm(op)
         if d is broadcast_to:
             if _by_index(op):
                 return   # its readers' kernels broadcast the operand
@@ -754,23 +757,143 @@ class _Emitter:
     # -- the softmax family and one_hot (the loops of nn_loops.py, and inline loops) --
     def nn_loop(self, name: str, arrays, source: str | None = None) -> None:
         """Call loop ``name`` of ``nn_loops`` (or of ``source``) on ``arrays``: (value, the
-        shape it is seen as)."""
+        shape it is seen as), or (a pointer, its dtype, its shape), or a Python float/int (a
+        float64/int64 scalar argument)."""
+        args = []
+        for a in arrays:
+            if isinstance(a, (int, float)):
+                args.append(a)
+            elif len(a) == 2:
+                args.append((self.pointer(a[0]), a[0].type.dtype.np_dtype, a[1]))
+            else:
+                args.append(a)
+        address = self.loop_address(name, args, source)
+        null = self.ir.Constant(self.ptr, None)
+        values = self.loop_args(args)
+        ftype = self.ir.FunctionType(self.i32, [a.type for a in [null, null, *values]])
+        status = self.b.call(self.b.inttoptr(self.i64(address), self.ir.PointerType(ftype)),
+                             [null, null, *values])
+        self.fail_unless_ok(status)
+
+    def loop_address(self, name: str, args, source: str | None = None) -> int:
+        """The linked pointer entry of loop ``name`` for ``args`` (see :meth:`nn_loop`)."""
         from graphcell_ir.backend import loops
         from graphcell_ir.backend.native.linking import linker
-        kinds = [("array", v.type.dtype.np_dtype.name, len(shape)) for v, shape in arrays]
+        kinds = [("scalar", "float64") if isinstance(a, float) else ("scalar", "int64")
+                 if isinstance(a, int) else ("array", np.dtype(a[1]).name, len(a[2]))
+                 for a in args]
         try:
             obj = objects.emit_loop(source or loops.source(), name, kinds, counted=True)
             tracker, address = linker().link_one(obj)
         except (NativeError, RuntimeError) as e:
             raise Unsupported(f"loop {name}: no native code ({e})") from None
         self.keep.append(tracker)
-        args, null = [], self.ir.Constant(self.ptr, None)
-        for v, shape in arrays:
-            args += [self.pointer(v)] + [self.i64(d) for d in shape]
-        ftype = self.ir.FunctionType(self.i32, [a.type for a in [null, null, *args]])
-        status = self.b.call(self.b.inttoptr(self.i64(address), self.ir.PointerType(ftype)),
-                             [null, null, *args])
-        self.fail_unless_ok(status)
+        return address
+
+    def loop_args(self, args) -> list:
+        out = []
+        for a in args:
+            if isinstance(a, float):
+                out.append(self.ir.DoubleType()(a))
+            elif isinstance(a, int):
+                out.append(self.i64(a))
+            else:
+                out += [a[0]] + [d if not isinstance(d, int) else self.i64(d) for d in a[2]]
+        return out
+
+    def pooled_loop(self, name: str, args, bases: list, count: int, work: int,
+                    blocked) -> None:
+        """Run loop ``name`` over blocks ``[first, last)`` of ``range(count)`` on the native
+        pool (its own threshold on ``work`` decides whether they run in parallel, as for the
+        GEMM blocks): ``blocked(t, first, last, pointers)`` gives a block's arguments (IR values
+        of the task's builder ``t``; ``pointers``: ``bases``, read from the task's context),
+        ``args`` the kinds it is compiled for (:meth:`nn_loop`'s forms)."""
+        ir, i64 = self.ir, self.i64
+        address = self.loop_address(name, args)
+        ctx = self.b.alloca(self.ptr, size=i64(len(bases)), name=f"{name}.ctx")
+        for j, p in enumerate(bases):
+            self.b.store(p, self.b.gep(ctx, [i64(j)], source_etype=self.ptr))
+        task = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [self.ptr, i64, i64]),
+                           f"{name}{self.n_ops}.blocks")
+        task.linkage = "internal"
+        t = ir.IRBuilder(task.append_basic_block("entry"))
+        tctx, first, last = task.args
+        pointers = [t.load(t.gep(tctx, [i64(j)], source_etype=self.ptr), typ=self.ptr)
+                    for j in range(len(bases))]
+        values = blocked(t, first, last, pointers)
+        null = ir.Constant(self.ptr, None)
+        ftype = ir.FunctionType(self.i32, [a.type for a in [null, null, *values]])
+        t.call(t.inttoptr(i64(address), ir.PointerType(ftype)), [null, null, *values])
+        t.ret_void()
+        pool = native_pool.started()
+        pfor = self.b.inttoptr(i64(pool.address), ir.PointerType(ir.FunctionType(
+            ir.VoidType(), [self.ptr, self.ptr, i64, i64])))
+        self.b.call(pfor, [task, ctx, i64(count), i64(work)])
+
+    def scratch(self, shape: tuple, dtype) -> object:
+        """A pointer to a scratch array of the step's (kept with it)."""
+        arr = np.empty(shape, dtype)
+        self.keep.append(arr)
+        return self.address(arr.ctypes.data)
+
+    def batch_norm(self, op: Op) -> None:
+        """Training-mode ``batch_norm`` (NCHW) by nnkernels' loops, in its order: per-channel
+        float64 statistics (blocks of channels on the pool, each with its scratch row), the
+        moving statistics and scales, then y (blocks of samples on the pool): the runner's
+        kernel's bits."""
+        x, gamma, beta, mean, var = op.operands
+        y, new_mean, new_var = op.results
+        a = op.attrs
+        f = (np.dtype(np.float32), np.dtype(np.float64))
+        pdt = mean.type.dtype.np_dtype if not isinstance(mean, Literal) else None
+        params = (gamma, beta, mean, var)
+        if isinstance(x, Literal) or any(isinstance(p, Literal) for p in params) or \
+                not a.get("is_training") or a.get("data_format", "NCHW") != "NCHW" or \
+                x.type.ndim < 2 or x.type.dtype.np_dtype not in f or pdt not in f or \
+                any(p.type.dtype.np_dtype != pdt or p.type.shape != (x.type.shape[1],)
+                    for p in params):
+            raise Unsupported("batch_norm other than in training, NCHW, of floats")
+        n, c = x.type.shape[:2]
+        m = x.type.size // c
+        hw = m // n
+        if m < 2:
+            raise Unsupported("batch_norm of one value per channel")
+        xdt, f64, i64 = x.type.dtype.np_dtype, np.dtype(np.float64), self.i64
+        xs = (n, c) if hw == 1 else (n, c, hw)
+        stats, scale = self.scratch((2, c), f64), self.scratch((c,), f64)
+        if hw == 1:
+            self.nn_loop("bn_row_stats", [(self.pointer(x), xdt, xs), (stats, f64, (2, c))])
+        else:
+            acc = self.scratch((c, hw), f64)
+            self.pooled_loop(
+                "bn_channel_stats",
+                [(None, xdt, xs), (None, f64, (hw,)), (None, f64, (2, c)), 0, 0],
+                [self.pointer(x), acc, stats], c, x.type.size,
+                lambda t, lo, hi, p: [p[0], *map(i64, xs),
+                                      t.gep(p[1], [t.mul(lo, i64(hw * 8))], source_etype=self.i8),
+                                      i64(hw), p[2], i64(2), i64(c), lo, hi])
+        self.nn_loop("bn_train_params", [
+            (gamma, (c,)), (mean, (c,)), (var, (c,)), (stats, f64, (2, c)),
+            float(pdt.type(1 - a.get("momentum", 0.1))), float(a.get("momentum", 0.1)),
+            m / (m - 1), float(a.get("epsilon", 1e-5)), (scale, f64, (c,)),
+            (new_mean, (c,)), (new_var, (c,))])
+        if hw == 1:
+            self.nn_loop("bn_apply_rows", [(self.pointer(x), xdt, xs), (stats, f64, (c,)),
+                                           (scale, f64, (c,)), (beta, (c,)),
+                                           (self.pointer(y), xdt, xs)])
+            return
+        item = xdt.itemsize
+        self.pooled_loop(
+            "bn_apply",
+            [(None, xdt, xs), (None, f64, (c,)), (None, f64, (c,)), (None, pdt, (c,)),
+             (None, xdt, xs)],
+            [self.pointer(x), stats, scale, self.pointer(beta), self.pointer(y)], n,
+            x.type.size,
+            lambda t, lo, hi, p: [
+                t.gep(p[0], [t.mul(lo, i64(c * hw * item))], source_etype=self.i8),
+                t.sub(hi, lo), i64(c), i64(hw), p[1], i64(c), p[2], i64(c), p[3], i64(c),
+                t.gep(p[4], [t.mul(lo, i64(c * hw * item))], source_etype=self.i8),
+                t.sub(hi, lo), i64(c), i64(hw)])
 
     def transpose(self, op: Op) -> None:
         """``transpose``: a strided copy (:func:`.layout.transpose_source`), or a plain copy

@@ -513,3 +513,33 @@ def test_a_random_op_runs_in_python_and_a_declined_call_draws_once(monkeypatch):
         np.testing.assert_allclose(g, r, rtol=1e-6)
     assert type(native[1]) is type(runner[1]) and str(native[1]) == str(runner[1])
     assert native[2] == runner[2]   # the declined call advanced the generator once
+
+
+@pytest.mark.parametrize("shape,dtype", [((8, 5, 6, 7), "f32"), ((4, 3, 9), "f64"),
+                                         ((16, 6), "f32"), ((64, 16, 32, 32), "f32")])
+def test_training_batch_norm_runs_natively_with_the_runners_bits(monkeypatch, shape, dtype):
+    """(64, 16, 32, 32): blocks of channels and of samples on the pool."""
+    c = shape[1]
+    t = lambda s: f"{dtype}[{','.join(map(str, s))}]"  # noqa: E731
+    text = f"""
+func @f(%x: {t(shape)}, %g: {t((c,))}, %b: {t((c,))}, %m: {t((c,))}, %v: {t((c,))}) -> {t(shape)}, {t((c,))}, {t((c,))} {{
+  %x2 = mul(%x, 2.0:{dtype}) : {t(shape)}
+  %y, %nm, %nv = batch_norm(%x2, %g, %b, %m, %v) {{is_training=true, epsilon=0.001, momentum=0.1, data_format="NCHW"}} : ({t(shape)}, {t((c,))}, {t((c,))})
+  %r = neg(%y) : {t(shape)}
+  return %r, %nm, %nv
+}}
+"""
+    np_dtype = {"f32": np.float32, "f64": np.float64}[dtype]
+    rng = np.random.default_rng(2)
+    args = [(rng.standard_normal(shape) * 3 + 1).astype(np_dtype)] + \
+        [rng.random(c).astype(np_dtype) + 0.5 for _ in range(4)]
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    module = parse_module(text)
+    exe = compile_executable(module, "f")
+    assert exe.step_fallback is None and not exe.run.step.host_ops
+    got = exe.run.step(args)
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "0")
+    python = compile_executable(parse_module(text), "f")(args)
+    for g, p, e in zip(got, python, interpret(module["f"], *args)):
+        np.testing.assert_array_equal(g, p)   # nnkernels' loops, in their order
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
