@@ -1,8 +1,9 @@
 """Real train steps with the native step (``graphcell_ir/backend/step``) on, with it off (the
 generated Python runner) and on the reference interpreter: the same losses and parameters, in
 GRAPH_MODE and under ``@jit``. The MLP's whole step runs as one native call; LeNet5 (the seed)
-and a ResNet basic block run as native segments with their convolutions (and batch norm,
-pooling) called from Python between them (``step.host_ops`` names them)."""
+and a ResNet basic block run as native segments with their convolutions (and pooling) called
+from Python between them (``step.host_ops`` names them); so do a Transformer encoder layer
+(getitem/setitem) and dropout."""
 from __future__ import annotations
 
 import numpy as np
