@@ -7,10 +7,14 @@ pointers, and checks each argument's rank, dimensions, dtype and C order, answer
 program order, through their addresses:
 
 - each fused group's and lone elementwise/reduction op's kernel, by its pointer entry
-  (``native/abi.py``: data pointers only, the shapes are constants of its code), after filling
-  a reduction's accumulator;
-- BLAS's GEMM for ``matmul`` (:mod:`.blas`; transposes are flags);
-- a copy loop for an ``assign`` whose value others still hold.
+  (``native/abi.py``: data pointers and dimensions, one object per source as the runner's),
+  after filling a reduction's accumulator; a lone op's literal operands are constants of its
+  source, and a ``broadcast_to`` read only by fused groups is read by index by their kernels;
+- BLAS's GEMM for ``matmul`` (:mod:`.blas`; transposes are flags), one per matrix for stacks
+  with equal batch dimensions;
+- ``nn_loops``' loops for the softmax family and training-mode ``batch_norm`` (blocks on the
+  native pool), a strided-copy loop per permutation for ``transpose`` (:mod:`.layout`);
+- a copy for an ``assign`` whose value others still hold.
 
 Intermediates live in one arena the step owns (allocated once); returned values are written
 straight into new arrays, so the caller never holds memory the next call overwrites.
@@ -21,8 +25,9 @@ function per stretch of lowered ops, the op run in Python between them (:class:`
 reading the arena as numpy views and leaving its results in a per-call host table the next
 segments read pointers from (a random op too: the caller restores the generator when the step
 declines a call after it drew). A function with control flow, external ops, or (without
-``host``) a random op or an op with no lowering has no native step: :class:`~graphcell_ir.backend.lower.
-Unsupported` says which op, and the executable keeps its Python runner. Example::
+``host``) a random op or an op with no lowering has no native step:
+:class:`~graphcell_ir.backend.lower.Unsupported` says which op, and the executable keeps its
+Python runner. Example::
 
     >>> from graphcell_ir.text import parse_module
     >>> fn = parse_module('''
@@ -260,7 +265,8 @@ class _Emitter:
         n = len(fn.args) + len(self.escaping) + 1
         self.module = ir.Module(f"step_{fn.name}")
         self.symbol = f"graphcell_kernel_step{next(_IDS)}_{id(self):x}"
-        self.entry = ir.Function(self.module, ir.FunctionType(self.i32, [self.i64] + [self.ptr] * n),
+        self.entry = ir.Function(self.module,
+                                 ir.FunctionType(self.i32, [self.i64] + [self.ptr] * n),
                                  self.symbol)
         self.which, self.objects = self.entry.args[0], self.entry.args[1:]
         self.dispatch = self.entry.append_basic_block("dispatch")
