@@ -30,11 +30,13 @@ ops draw the same numbers, once); a call that fails after a host callback or a c
 (``Trait.EXTERNAL``) is not rerun.
 Compiling never raises either: a function the generator cannot handle runs on the interpreter.
 
-A function of fixed shapes whose every op has a native lowering runs as one native call instead
-(:mod:`.step`: a static buffer plan and an llvmlite function calling the kernels' pointer
-entries and BLAS); the runner above stays for the calls it declines, for profiled runs, and for
-every other function (``exe.step_fallback`` says why it has no step; ``GRAPHCELL_NATIVE_STEP=0``
-turns it off).
+A function of fixed shapes runs as a native step instead (:mod:`.step`: a static buffer plan
+and llvmlite functions calling the kernels' pointer entries and BLAS): one native call when
+every op has a native lowering, else native segments with the other ops called from Python
+between them (``exe.run.step.host_ops``); the runner above stays for the calls it declines, for
+profiled runs, and for functions with control flow or external ops (``exe.step_fallback`` says
+why there is no step; ``GRAPHCELL_NATIVE_STEP=0`` turns it off). Random ops run in Python
+between segments; a declined call restores the generator before the runner reruns it.
 Functions that run GEMMs time their calls to choose BLAS's thread count (:mod:`.blas_threads`).
 """
 from __future__ import annotations
@@ -50,7 +52,7 @@ from graphcell_ir import switches
 from graphcell_ir.backend import naming, profile, report
 from graphcell_ir.backend.blas_threads import Tuner
 from graphcell_ir.backend.interp import Interpreter
-from graphcell_ir.backend.kernels import compile_kernel, jit_enabled
+from graphcell_ir.backend.kernels import Kernel, compile_kernel, jit_enabled
 from graphcell_ir.backend.lower import Unsupported, lower_fused, lower_single
 from graphcell_ir.backend.nnkernels import implementation
 from graphcell_ir.ir.core import Block, Function, Literal, Module, Op, Value
@@ -155,7 +157,7 @@ def _build(fn: Function, opts: _Options, done: dict) -> Executable:
     counts = []
     with report.timed(f"lower @{fn.name}", _Counts(counts)):
         try:
-            gen = _Gen(fn, opts, done, slow)
+            gen = _Gen(fn, opts, done, slow, lazy=_step_wanted(fn, opts))
             source = gen.function()
             ns = dict(gen.globals)
             exec(compile(source, f"<graphcell runner @{fn.name}>", "exec"), ns)
@@ -184,10 +186,10 @@ def _runner(fn: Function, opts: _Options, python_run) -> tuple:
             not switches.on("GRAPHCELL_NATIVE_STEP"):
         return python_run, "not asked for"
     from graphcell_ir.backend.step import emit
-    why = emit.unsupported(fn)   # a cheap scan first: refusals compile nothing
+    why = emit.unsupported(fn, segments=True)   # a cheap scan first: refusals compile nothing
     if why is None:
         try:
-            step = emit.build(fn)
+            step = emit.build(fn, host=functools.partial(primitive_callable, opts=opts))
         except Unsupported as e:
             why = str(e)
         except Exception as e:   # a bug of the emitter: the runner still runs the function
@@ -197,11 +199,41 @@ def _runner(fn: Function, opts: _Options, python_run) -> tuple:
         log.info("@%s: no native step (%s); the Python runner runs it", fn.name, why)
         return python_run, why
 
-    def run(args):
-        results = step(args)
-        return python_run(args) if results is None else results
+    if not _draws_random(fn):
+        def run(args):
+            results = step(args)
+            return python_run(args) if results is None else results
+    else:   # a declined call reruns on the runner: it must draw what the step drew
+        def run(args):
+            state = op_random.generator().bit_generator.state
+            results = step(args)
+            if results is None:
+                op_random.generator().bit_generator.state = state
+                return python_run(args)
+            return results
     run.step = step
     return run, None
+
+
+def _step_wanted(fn: Function, opts: _Options) -> bool:
+    """Whether :func:`_runner` will try a native step for ``fn`` (the cheap scan only)."""
+    if opts.native is not None or not opts.jit or opts.min_size or \
+            not switches.on("GRAPHCELL_NATIVE_STEP"):
+        return False
+    from graphcell_ir.backend.step import emit
+    return emit.unsupported(fn, segments=True) is None
+
+
+class _CompiledOnFirstCall:
+    """A kernel's compiled function, compiled on its first call (``_Gen.compile``)."""
+
+    def __init__(self, ks, jit, native):
+        self.ks, self.jit, self.native, self.fn = ks, jit, native, None
+
+    def __call__(self, *args):
+        if self.fn is None:
+            self.fn = compile_kernel(self.ks, self.jit, self.native).fn
+        return self.fn(*args)
 
 
 class _Counts:
@@ -274,8 +306,9 @@ class _Call:
 class _Gen:
     """Writes the runner's source; ``globals`` holds what it refers to."""
 
-    def __init__(self, fn: Function, opts: _Options, done: dict, slow):
+    def __init__(self, fn: Function, opts: _Options, done: dict, slow, lazy: bool = False):
         self.fn, self.opts, self.done = fn, opts, done
+        self.lazy = lazy   # the native step will run it: compile kernels when first called
         self.globals: dict = {"ndarray": np.ndarray, "slow": slow,
                               "failed": functools.partial(_failed, fn.name, slow)}
         self.names: dict[Value, str] = {}
@@ -418,7 +451,7 @@ class _Gen:
             ks = lower_single(op)
             if not self.linked(ks):
                 return False
-            kernel = compile_kernel(ks, self.opts.jit, self.opts.native)
+            kernel = self.compile(ks)
         except Exception as e:
             log.info("lone %s not compiled, its reference runs: %s", op.opdef.name, e)
             return False
@@ -430,6 +463,15 @@ class _Gen:
         self.lines.append(f"{ind}{self.var(r)}, = {k}({args})  # {op.opdef.name} "
                           f"(kernel_{k}.py, source hash {kernel.ks.key})")
         return True
+
+    def compile(self, ks) -> Kernel:
+        """``ks``'s kernel, compiled now, or (``lazy``) when the runner first calls it: a
+        function the native step runs calls its runner only for what the step declines
+        (another layout, a bad label, a profiled run), so a cold compile pays for the step's
+        kernels alone."""
+        if self.lazy:
+            return Kernel(ks, _CompiledOnFirstCall(ks, self.opts.jit, self.opts.native))
+        return compile_kernel(ks, self.opts.jit, self.opts.native)
 
     def linked(self, ks) -> bool:
         """Whether ``ks`` may be used: always, unless kernels come linked from an artifact
@@ -466,16 +508,8 @@ class _Gen:
         if op.opdef.has(Trait.EXTERNAL):  # a callback, a collective: from here on a failure
             # must not rerun the call (the other processes would wait for a second collective)
             self.lines.append(f"{ind}effects = True")
-        attrs = dict(op.attrs)
-        # -- which callable runs a non-fused primitive (nnkernels: conv/pool kernels, else ref) --
-        impl = implementation(op.opdef, self.opts.jit,
-                              getattr(self.opts.native, "nn_loops", None))   # an artifact's own
-        # a form specialised to the static types replaces both (it declines the sizes where
-        # an nn kernel's own policy matters, as matmul declines the GEMMs nnkernels splits)
-        fn = specialized(op) or (functools.partial(impl, **attrs) if attrs else impl)
+        fn = primitive_callable(op, self.opts)
         args = ", ".join(self.use(v) for v in op.operands)
-        if len(op.results) > 1:
-            fn = _unpacking(fn, len(op.results), op.opdef.name)
         r = self.site(op, naming.kernel_name(op, self.ir_names), "op", fn)
         self.assign(op, ind, f"{r}({args})", op.opdef.name)
 
@@ -496,7 +530,7 @@ class _Gen:
             if shapes and not self.linked(ks):  # an artifact's kernel takes the full array
                 self.materialise(op.operands, ind)
                 operands, ks = list(op.operands), lower_fused(op)
-            kernel = compile_kernel(ks, self.opts.jit, self.opts.native)
+            kernel = self.compile(ks)
         except Exception as e:
             reason = f"fused ({names}): {e}"
             if not isinstance(e, Unsupported):
@@ -554,6 +588,21 @@ class _Gen:
             self.lines.append(f"{inner}{tup(carried)} = {tup(outs)}")
             res = [self.var(r) for r in op.results]
             self.lines.append(f"{ind}{tup(res)} = {tup(carried)}")
+
+
+def primitive_callable(op: Op, opts: _Options):
+    """What runs non-fused primitive ``op`` (the runner's call, and the native step's for an op
+    it runs in Python): its nnkernels kernel (convolution, pooling) or its reference, with its
+    attributes bound; a multi-result one checked to give its results."""
+    attrs = dict(op.attrs)
+    impl = implementation(op.opdef, opts.jit,
+                          getattr(opts.native, "nn_loops", None))   # an artifact's own
+    # a form specialised to the static types replaces both (it declines the sizes where an nn
+    # kernel's own policy matters, as matmul declines the GEMMs nnkernels splits)
+    fn = specialized(op) or (functools.partial(impl, **attrs) if attrs else impl)
+    if len(op.results) > 1:
+        fn = _unpacking(fn, len(op.results), op.opdef.name)
+    return fn
 
 
 def specialized(op: Op, into: bool = False):

@@ -181,9 +181,13 @@ def lower_fused(op: Op, shapes: dict[int, tuple] | None = None) -> KernelSource:
                      shapes=shapes).run()
 
 
-def lower_single(op: Op) -> KernelSource:
-    """A lone elementwise or reduction op as a one-op kernel."""
-    return _Lowering([op], list(op.operands), list(op.operands), single=True).run()
+def lower_single(op: Op, inline_literals: bool = False) -> KernelSource:
+    """A lone elementwise or reduction op as a one-op kernel. Its literal operands are scalar
+    parameters (one kernel for every value), or with ``inline_literals`` constants of its
+    source, cast to the op's dtype as in a fused group (the native step's kernels take arrays
+    only)."""
+    operands = [v for v in op.operands if not (inline_literals and isinstance(v, Literal))]
+    return _Lowering([op], operands, operands, single=True).run()
 
 
 # --- the lowering ----------------------------------------------------------------------------------

@@ -210,31 +210,46 @@ def _linked(obj: NativeObject) -> tuple:
 
 # --- export -------------------------------------------------------------------------------------------
 
-def emit_kernel(ks, input_dtypes) -> NativeObject:
+def emit_kernel(ks, input_dtypes, fixed_shapes: bool = True,
+                counted: bool = False) -> NativeObject:
     """The pointer entry's object of kernel ``ks`` (a ``lower.KernelSource``) for operands of
-    ``input_dtypes``, its shapes constants of the code, for :func:`~.target.emit_target`.
-    NativeError when there can be none (a scalar operand, the generator refuses it)."""
+    ``input_dtypes``, its shapes constants of the code (else, ``fixed_shapes=False``, each
+    array's dimensions follow its pointer: one object for every shape, as the runner's kernels
+    are), for :func:`~.target.emit_target`. NativeError when there can be none (a scalar
+    operand, the generator refuses it). ``counted``: a compile's kernel (the native step's),
+    counted in the cache statistics and the compile report as the JIT's are."""
     args = abi.signature(ks, input_dtypes)
     kinds = [("array", d, len(s)) for d, s in args]
+    label = f"{ks.key} ({', '.join(ks.ops)})" if counted else None
+    if not fixed_shapes:
+        return _emitted(ks.module_text, "kernel", kinds, ks.key, kinds, None, False,
+                        parallel=ks.parallel, noalias=True, label=label)
     return _emitted(ks.module_text, "kernel", kinds, ks.key, args, [s for _, s in args], False,
-                    parallel=ks.parallel, noalias=True)
+                    parallel=ks.parallel, noalias=True, label=label)
 
 
-def emit_loop(source: str, name: str, kinds) -> NativeObject:
+def emit_loop(source: str, name: str, kinds, counted: bool = False) -> NativeObject:
     """The pointer entry's object of loop ``name`` of ``source`` for arguments of ``kinds``
-    (arrays as data pointer and dimensions)."""
+    (arrays as data pointer and dimensions); ``counted`` as for :func:`emit_kernel`."""
     kinds = tuple(tuple(k) for k in kinds)
     key = abi.loop_key(abi.source_hash(source), name)
-    return _emitted(source, name, kinds, key, kinds, None, True)
+    return _emitted(source, name, kinds, key, kinds, None, True,
+                    label=f"nn_loops.{name}" if counted else None)
 
 
 def _emitted(source: str, name: str, kinds, key: str, args, shapes, no_overflow: bool,
-             parallel: bool = False, noalias: bool = False):
+             parallel: bool = False, noalias: bool = False, label: str | None = None):
+    """The object (from the store, else compiled and stored); with a ``label``, counted in
+    the cache statistics and the compile report under it."""
     if not codegen.available():
         raise NativeError("this llvmlite cannot run the code generator")
     id_, target = abi.native_id(key, args), emit_target()
+    t0 = time.perf_counter()
     found = store().get(id_, target)
     if found.obj is not None:
+        if label is not None:
+            LEDGER.disk_hit()
+            report.phase("native (disk cache hit)", time.perf_counter() - t0, label)
         return found.obj
     if found.refused:
         raise NativeError(found.why)
@@ -252,4 +267,8 @@ def _emitted(source: str, name: str, kinds, key: str, args, shapes, no_overflow:
         raise NativeError(f"the code generator failed ({type(e).__name__}: {e})") from None
     obj = NativeObject(key, id_, tuple(args), data, target, needs)
     store().put(obj)
+    if label is not None:
+        dt = time.perf_counter() - t0
+        LEDGER.miss(f"{label}: {found.why}", dt)
+        report.phase("codegen", dt, label)
     return obj

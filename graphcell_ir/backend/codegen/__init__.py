@@ -112,7 +112,9 @@ def optimized_ir(source: str, name: str, kinds, no_overflow: bool = False,
 def object_code(text: str, target, optimize: bool = True) -> tuple[bytes, tuple]:
     """The object file of LLVM IR ``text`` for ``target`` (optimised by :func:`_optimize`
     unless ``optimize`` is false: straight-line calls, as the native step's, gain nothing from
-    the passes but their time) and the outside symbols it calls (libm's)."""
+    the passes but their time — nor from the code generator's optimisation, level 0 then: the
+    ResNet-18 step's module took 270-600 ms to compile at level 3, 30-60 ms at 0, the steps
+    measured the same) and the outside symbols it calls (libm's)."""
     mod, tm = _optimized(text, target, optimize)
     needs = tuple(sorted(f.name for f in mod.functions
                          if f.is_declaration and not f.name.startswith("llvm.")))
@@ -123,7 +125,7 @@ def _optimized(text: str, target, optimize: bool = True) -> tuple:
     """(module, target machine): LLVM IR ``text`` parsed for ``target``, verified, optimised."""
     from graphcell_ir.backend.native.target import llvm_binding, target_machine
     llvm = llvm_binding()
-    tm = target_machine(target)
+    tm = target_machine(target, 3 if optimize else 0)
     mod = llvm.parse_assembly(text)
     mod.triple = target.triple
     mod.data_layout = str(tm.target_data)

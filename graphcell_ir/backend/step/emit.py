@@ -7,16 +7,27 @@ pointers, and checks each argument's rank, dimensions, dtype and C order, answer
 program order, through their addresses:
 
 - each fused group's and lone elementwise/reduction op's kernel, by its pointer entry
-  (``native/abi.py``: data pointers only, the shapes are constants of its code), after filling
-  a reduction's accumulator;
-- BLAS's GEMM for ``matmul`` (:mod:`.blas`; transposes are flags);
-- a copy loop for an ``assign`` whose value others still hold.
+  (``native/abi.py``: data pointers and dimensions, one object per source as the runner's),
+  after filling a reduction's accumulator; a lone op's literal operands are constants of its
+  source, and a ``broadcast_to`` read only by fused groups is read by index by their kernels;
+- BLAS's GEMM for ``matmul`` (:mod:`.blas`; transposes are flags), one per matrix for stacks
+  with equal batch dimensions;
+- ``nn_loops``' loops for the softmax family and training-mode ``batch_norm`` (blocks on the
+  native pool), a strided-copy loop per permutation for ``transpose`` (:mod:`.layout`);
+- a copy for an ``assign`` whose value others still hold.
 
 Intermediates live in one arena the step owns (allocated once); returned values are written
-straight into new arrays, so the caller never holds memory the next call overwrites. A function
-with anything else (control flow, random or external ops, an op with no native lowering here)
-has no native step: :class:`~graphcell_ir.backend.lower.Unsupported` says which op, and the
-executable keeps its Python runner. Example::
+straight into new arrays, so the caller never holds memory the next call overwrites.
+
+An op with no native lowering here that Python can run (:func:`hostable`; ``build``'s ``host``
+gives its callable, the runner's) splits the step into **native segments**: one native
+function per stretch of lowered ops, the op run in Python between them (:class:`HostOps`),
+reading the arena as numpy views and leaving its results in a per-call host table the next
+segments read pointers from (a random op too: the caller restores the generator when the step
+declines a call after it drew). A function with control flow, external ops, or (without
+``host``) a random op or an op with no lowering has no native step:
+:class:`~graphcell_ir.backend.lower.Unsupported` says which op, and the executable keeps its
+Python runner. Example::
 
     >>> from graphcell_ir.text import parse_module
     >>> fn = parse_module('''
@@ -45,15 +56,15 @@ from graphcell_ir.backend.native import abi
 from graphcell_ir.backend.native import pool as native_pool
 from graphcell_ir.backend.native.store import NativeObject
 from graphcell_ir.backend.native.target import NativeError, host_target
-from graphcell_ir.backend.step import blas
-from graphcell_ir.backend.step.plan import PlanError, plan_function
+from graphcell_ir.backend.step import blas, layout
+from graphcell_ir.backend.step.plan import PlanError, nbytes, plan_function
 from graphcell_ir.ir.core import Function, Literal, Op, Value
 from graphcell_ir.ir.structural import CONST, FUSED, const_array
 from graphcell_ir.ir.types import TensorType
 from graphcell_ir.ops import nn as N
 from graphcell_ir.ops.contraction import matmul
 from graphcell_ir.ops.effects import assign, depend
-from graphcell_ir.ops.layout import broadcast_to, reshape
+from graphcell_ir.ops.layout import broadcast_to, reshape, transpose
 from graphcell_ir.ops.registry import Kind, Trait
 
 __all__ = ["build", "NativeStep"]
@@ -69,30 +80,78 @@ class NativeStep:
     """A linked native step: ``step(args)`` -> the function's results, or None when an
     argument is not what it was compiled for (the caller then runs its other runner). Its
     arena is one per step: calls from several threads take turns (the native call releases the
-    GIL, so other work goes on meanwhile)."""
+    GIL, so other work goes on meanwhile).
 
-    def __init__(self, cfunc, outputs, results, keep, n_ops: int, text: str = ""):
-        self.cfunc, self.outputs, self.results, self.keep = cfunc, outputs, results, keep
-        self.n_ops = n_ops    # the ops it runs (what a report says)
+    ``parts``: what a call runs, in order — native segments (``cfunc(k, args..., new arrays...,
+    host table)`` runs segment ``k``) and :class:`HostOps` between them (``host_ops`` names
+    their ops); a step with no host op is one native call."""
+
+    def __init__(self, cfunc, parts, outputs, results, keep, n_ops: int, text: str = "",
+                 n_hosts: int = 0, host_ops: tuple = ()):
+        self.cfunc, self.parts, self.outputs, self.results, self.keep = \
+            cfunc, parts, outputs, results, keep
+        self.whole = len(parts) == 1   # one native call: no host table
+        self.n_ops = n_ops    # the ops it runs natively (what a report says)
         self.text = text      # its LLVM IR (save_graphs dumps it)
+        self.n_hosts = n_hosts
+        self.host_ops = host_ops
         self.lock = threading.Lock()
 
     def __call__(self, args):
         for a in args:
             if a.__class__ is not np.ndarray:
                 return None
-        outs = [np.empty(shape, dtype) for shape, dtype in self.outputs]
+        outs = [None if o is None else np.empty(*o) for o in self.outputs]
         with self.lock:
-            if self.cfunc(*args, *outs):
-                return None
+            if self.whole:
+                if self.cfunc(0, *args, *outs, None):
+                    return None
+            else:
+                hosts = np.empty(self.n_hosts, object)
+                for part in self.parts:
+                    if part.__class__ is HostOps:
+                        if part(args, outs, hosts):
+                            return None
+                    elif self.cfunc(part, *args, *outs, hosts):
+                        return None
         return [pick(args, outs) for pick in self.results]
 
     def __repr__(self) -> str:
-        return f"<NativeStep: {self.n_ops} ops, {len(self.outputs)} new arrays>"
+        return (f"<NativeStep: {self.n_ops} ops, {len(self.outputs)} new arrays, "
+                f"{len(self.host_ops)} ops in Python>")
 
 
-def build(fn: Function) -> NativeStep:
-    """The native step of ``fn`` (see the module docstring); Unsupported says why there is none."""
+class HostOps:
+    """Ops a native step runs in Python between two native segments (:func:`build`'s ``host``
+    gives their callables, the runner's). Each reads its operands where the plan put them (the
+    arena's bytes as arrays, the arguments, the new arrays, earlier host results) and leaves
+    its results for the next segments in the host table (or the new arrays, when they are
+    returned): ``ops`` is ``[(callable, operand getters, result setters)]``. A call answers 0,
+    or 1 when an op raised (the caller then runs the Python runner, which reports the error)."""
+
+    def __init__(self):
+        self.ops: list = []
+        self.names: list[str] = []
+
+    def __call__(self, args, outs, hosts) -> int:
+        try:
+            for fn, getters, setters in self.ops:
+                res = fn(*[get(args, outs, hosts) for get in getters])
+                if len(setters) == 1:
+                    res = (res,)
+                for put, r in zip(setters, res):
+                    put(outs, hosts, r)
+        except Exception:
+            return 1
+        return 0
+
+
+def build(fn: Function, host=None) -> NativeStep:
+    """The native step of ``fn`` (see the module docstring); Unsupported says why there is none.
+
+    ``host(op)``: the callable that runs ``op`` in Python (the runner's), for the ops the step
+    has no lowering for: the step then runs as native segments with those ops between them.
+    Without it such an op means no step."""
     why = objects.usable()
     if why is not None or not codegen.available():
         raise Unsupported(why or "this llvmlite cannot run the code generator")
@@ -103,38 +162,55 @@ def build(fn: Function) -> NativeStep:
         plan = plan_function(fn, views=_view_of)
     except PlanError as e:
         raise Unsupported(str(e)) from None
-    return _Emitter(fn, plan).run()
+    return _Emitter(fn, plan, host).run()
+
+
+def hostable(op: Op) -> bool:
+    """Whether ``op`` may run in Python between native segments: a primitive with a reference,
+    of tensor results, acting on nothing outside the program (a call that fails half-way is
+    rerun by the Python runner: a callback would run twice). A random op may: the caller
+    restores the generator's state before such a rerun (``executable._runner``)."""
+    d = op.opdef
+    return (not op.regions and d.ref is not None and not d.has(Trait.EXTERNAL)
+            and d not in (CONST, FUSED)
+            and all(isinstance(r.type, TensorType) for r in op.results))
 
 
 _LOWERED = frozenset({CONST, reshape, depend, assign, FUSED, matmul, N.softmax,
-                      N.sparse_softmax_cross_entropy, N.one_hot, broadcast_to})
+                      N.sparse_softmax_cross_entropy, N.one_hot, broadcast_to, transpose,
+                      N.batch_norm})
 """The ops the step lowers besides lone elementwise and reduction ops (``_Emitter.op``)."""
 
 
-def unsupported(fn: Function) -> str | None:
-    """Why ``fn`` surely has no native step (an op the step has no lowering for, control flow,
-    an argument that is not a tensor), or None when :func:`build` may succeed — a cheap scan
+def unsupported(fn: Function, segments: bool = False) -> str | None:
+    """Why ``fn`` surely has no native step (an op the step has no lowering for — with
+    ``segments``, one that cannot run in Python between segments either —, control flow, an
+    argument that is not a tensor), or None when :func:`build` may succeed — a cheap scan
     before anything is compiled."""
     for a in fn.args:
         if not isinstance(a.type, TensorType) or 0 in a.type.shape:
             return f"argument of type {a.type}"
+    native = 0
     for op in fn.body:
         d = op.opdef
         if op.is_terminator:
             break
-        if d.has(Trait.RANDOM) or d.has(Trait.EXTERNAL):
+        if d.has(Trait.EXTERNAL) or d.has(Trait.RANDOM) and not segments:
             return f"{d.name} draws random numbers or acts outside the program"
         if op.regions and d is not FUSED:
             return f"{d.name} has regions: control flow has no static plan"
-        if d not in _LOWERED and d.kind not in (Kind.ELEMENTWISE, Kind.REDUCTION):
+        if d in _LOWERED or d.kind in (Kind.ELEMENTWISE, Kind.REDUCTION):
+            native += d not in (CONST, reshape, depend)
+        elif not (segments and hostable(op)):
             return f"{d.name} has no native lowering in the step"
-    return None
+    return None if native else "no op would run natively"
 
 
 def _view_of(op: Op) -> int | None:
     """The operand whose buffer ``op``'s result is (a reshape of C-ordered memory, ``depend``'s
-    value, ``assign``'s new value when only the assign holds it and a kernel wrote it)."""
-    if op.opdef in (reshape, depend):
+    value, ``assign``'s new value when only the assign holds it and a kernel wrote it, a
+    ``broadcast_to`` its readers' kernels do by index)."""
+    if op.opdef in (reshape, depend) or _by_index(op):
         return 0
     if op.opdef is assign:
         value = op.operands[1]
@@ -145,10 +221,30 @@ def _view_of(op: Op) -> int | None:
     return None
 
 
+def _by_index(op: Op) -> bool:
+    """Whether ``op`` is a ``broadcast_to`` read only by fused groups: their kernels read its
+    operand by broadcasting index arithmetic (as the runner's do), so it is never materialised
+    (a 1M-element gradient of a global average pool). The plan sees its result as a view of the
+    operand, which so lives until the last reader."""
+    if op.opdef is not broadcast_to:
+        return False
+    (x,), (r,) = op.operands, op.results
+    return (not isinstance(x, Literal) and isinstance(x.type, TensorType)
+            and x.type.dtype == r.type.dtype and bool(r.uses)
+            and all(u.opdef is FUSED and u.parent is op.parent for u in r.uses))
+
+
+def _broadcast_source(v: Value):
+    """The operand of the ``broadcast_to`` defining ``v`` when its readers broadcast it by
+    index (:func:`_by_index`), else None."""
+    producer = getattr(v, "op", None)
+    return producer.operands[0] if producer is not None and _by_index(producer) else None
+
+
 class _Emitter:
-    def __init__(self, fn: Function, plan):
+    def __init__(self, fn: Function, plan, host=None):
         import llvmlite.ir as ir
-        self.ir, self.fn, self.plan = ir, fn, plan
+        self.ir, self.fn, self.plan, self.host = ir, fn, plan, host
         self.ptr, self.i8, self.i32, self.i64 = ir.PointerType(), ir.IntType(8), ir.IntType(32), \
             ir.IntType(64)
         self.keep: list = []   # what the code points at: the arena, constants, linked kernels
@@ -156,29 +252,85 @@ class _Emitter:
         self.keep.append(self.arena)
         self.escaping = [v for v in _ordered(fn, plan.escaping) if plan.root.get(v, v) is v]
         self.out_index = {v: j for j, v in enumerate(self.escaping)}
-        self.module = ir.Module(f"step_{fn.name}")
-        self.symbol = f"graphcell_kernel_step{next(_IDS)}_{id(self):x}"
-        n = len(fn.args) + len(self.escaping)
-        self.entry = ir.Function(self.module, ir.FunctionType(self.i32, [self.ptr] * n),
-                                 self.symbol)
-        self.b = ir.IRBuilder(self.entry.append_basic_block("entry"))
-        self.data: dict[Value, object] = {}   # root -> its data pointer in the code
+        self.arg_index = {a: i for i, a in enumerate(fn.args)}
+        self.host_slot: dict[Value, int] = {}   # a host op's result -> its slot in the host table
+        self.const_address: dict[Value, int] = {}
+        self.parts: list = []      # each native segment's index, or HostOps
+        self.starts: list = []     # each native segment's first block
+        self.data: dict[Value, object] = {}   # root -> its data pointer in the segment's code
         self.consts: dict[Value, np.ndarray] = {}
         self.n_ops = 0
+        # one function for every segment: int32 step(i64 segment, args..., outs..., hosts),
+        # whose entry jumps to the segment asked for (one module to compile and link)
+        n = len(fn.args) + len(self.escaping) + 1
+        self.module = ir.Module(f"step_{fn.name}")
+        self.symbol = f"graphcell_kernel_step{next(_IDS)}_{id(self):x}"
+        self.entry = ir.Function(self.module,
+                                 ir.FunctionType(self.i32, [self.i64] + [self.ptr] * n),
+                                 self.symbol)
+        self.which, self.objects = self.entry.args[0], self.entry.args[1:]
+        self.dispatch = self.entry.append_basic_block("dispatch")
+        self.segment()
+
+    def segment(self) -> None:
+        """Start a native segment: the code from a new block of the step function on; it
+        reads every data pointer afresh (another segment's are not in scope)."""
+        block = self.entry.append_basic_block(f"segment{len(self.starts)}")
+        self.b = self.ir.IRBuilder(block)
+        self.data = {}
+        self.parts.append(len(self.starts))
+        self.starts.append(block)
+
+    def end_segment(self) -> None:
+        """Return OK from the current segment; one that does nothing (but the first, which
+        checks the arguments) is not called."""
+        block = self.starts[-1]
+        if len(self.starts) > 1 and self.b.block is block and not block.instructions:
+            self.parts.pop()
+        self.b.ret(self.i32(abi.OK))
 
     # -- the whole function --
     def run(self) -> NativeStep:
-        from graphcell_ir.backend.native.linking import linker
         layout = abi.array_layout()
         if layout is None:
             raise Unsupported("numpy's array struct is not the expected one")
+        self.layout = layout
         self.guard(layout)
+        host_ops, reasons = [], []
         for op in self.fn.body:
             if op.is_terminator:
                 break
-            self.op(op)
-        self.b.ret(self.i32(abi.OK))
+            if isinstance(self.parts[-1], HostOps):
+                self.segment()
+            n_ops = self.n_ops
+            try:
+                self.op(op)
+            except Unsupported as e:
+                if self.host is None or not hostable(op):
+                    raise
+                self.n_ops = n_ops
+                self.host_op(op)
+                host_ops.append(op.opdef.name)
+                reasons.append(str(e))
+        if not self.n_ops:
+            raise Unsupported(f"no op runs natively (in Python: {'; '.join(reasons)})")
+        if not isinstance(self.parts[-1], HostOps):
+            self.end_segment()
+        d = self.ir.IRBuilder(self.dispatch)
+        switch = d.switch(self.which, self.starts[0])
+        for k, block in enumerate(self.starts):
+            switch.add_case(self.i64(k), block)
         text = str(self.module)
+        cfunc = self.link(text)
+        outputs = [None if v in self.host_slot else (v.type.shape, v.type.dtype.np_dtype)
+                   for v in self.escaping]
+        results = [self.result(v) for v in self.fn.body.terminator.operands]
+        return NativeStep(cfunc, self.parts, outputs, results, self.keep, self.n_ops, text,
+                          n_hosts=len(self.host_slot), host_ops=tuple(host_ops))
+
+    def link(self, text: str):
+        """The step's LLVM IR compiled, linked, as a ctypes function."""
+        from graphcell_ir.backend.native.linking import linker
         data, needs = codegen.object_code(text, host_target(), optimize=False)
         obj = NativeObject("step", self.symbol[len("graphcell_kernel_"):], (), data,
                            host_target(), needs)
@@ -187,22 +339,16 @@ class _Emitter:
         except RuntimeError as e:
             raise Unsupported(f"the step did not link: {e}") from None
         self.keep.append(tracker)
-        cfunc = ctypes.CFUNCTYPE(ctypes.c_int32, *[ctypes.py_object] * len(self.entry.args))(
-            address)
-        outputs = [(v.type.shape, v.type.dtype.np_dtype) for v in self.escaping]
-        results = [self.result(v) for v in self.fn.body.terminator.operands]
-        return NativeStep(cfunc, outputs, results, self.keep, self.n_ops, text)
+        return ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int64,
+                                *[ctypes.py_object] * len(self.objects))(address)
 
     def guard(self, layout) -> None:
-        """Check every argument (rank, dimensions, dtype, C order) and read the data pointers
-        of the arguments and of the new output arrays."""
+        """Check every argument (rank, dimensions, dtype, C order): the first segment returns
+        MISMATCH, having run nothing, when one is not what the step was compiled for."""
         b, i1, i32, i64 = self.b, self.ir.IntType(1), self.i32, self.i64
-
-        def field(base, offset: int, typ):
-            return b.load(b.gep(base, [i64(offset)], source_etype=self.i8), typ=typ)
-
+        field = self.field
         ok = i1(1)
-        for arg, a in zip(self.entry.args, self.fn.args):
+        for arg, a in zip(self.objects, self.fn.args):
             t = a.type
             ok = b.and_(ok, b.icmp_signed("==", field(arg, layout.nd, i32), i32(t.ndim)))
             flags = field(arg, layout.flags, i32)
@@ -216,7 +362,7 @@ class _Emitter:
         b.ret(i32(abi.MISMATCH))
         b.position_at_end(run)
         ok = i1(1)
-        for arg, a in zip(self.entry.args, self.fn.args):
+        for arg, a in zip(self.objects, self.fn.args):
             dims = field(arg, layout.dims, self.ptr)
             for j, d in enumerate(a.type.shape):
                 got = b.load(b.gep(dims, [i64(j)], source_etype=i64), typ=i64)
@@ -224,11 +370,10 @@ class _Emitter:
         body = self.entry.append_basic_block("body")
         b.cbranch(ok, body, bad)
         b.position_at_end(body)
-        n = len(self.fn.args)
-        for arg, a in zip(self.entry.args, self.fn.args):
-            self.data[a] = field(arg, layout.data, self.ptr)
-        for j, v in enumerate(self.escaping):
-            self.data[v] = field(self.entry.args[n + j], layout.data, self.ptr)
+
+    def field(self, base, offset: int, typ):
+        b = self.b
+        return b.load(b.gep(base, [self.i64(offset)], source_etype=self.i8), typ=typ)
 
     def result(self, v: Value):
         """How to pick returned value ``v`` from the arguments and the new arrays."""
@@ -249,9 +394,27 @@ class _Emitter:
 
     # -- pointers --
     def pointer(self, v: Value):
+        """``v``'s data pointer in the current segment: read from its numpy object (an
+        argument, a new array, a host op's result in the host table) once per segment, where
+        first asked (the emitted code is straight-line: that point dominates every later use);
+        a constant's or an arena buffer's address."""
         root = self.plan.root.get(v, v)
         if root in self.data:
             return self.data[root]
+        layout, n_args = self.layout, len(self.fn.args)
+        if root in self.arg_index or root in self.out_index:
+            at = self.arg_index[root] if root in self.arg_index else \
+                n_args + self.out_index[root]
+            self.data[root] = self.field(self.objects[at], layout.data, self.ptr)
+            return self.data[root]
+        if root in self.host_slot:
+            table = self.field(self.objects[-1], layout.data, self.ptr)
+            obj = self.b.load(self.b.gep(table, [self.i64(self.host_slot[root])],
+                                         source_etype=self.ptr), typ=self.ptr)
+            self.data[root] = self.field(obj, layout.data, self.ptr)
+            return self.data[root]
+        if root in self.const_address:
+            return self.address(self.const_address[root])
         if root in self.plan.offset or v in self.plan.offset:
             offset = self.plan.offset.get(root, self.plan.offset.get(v))
             return self.address(self.arena.ctypes.data + offset)
@@ -259,6 +422,59 @@ class _Emitter:
 
     def address(self, address: int):
         return self.b.inttoptr(self.i64(address), self.ptr)
+
+    # -- ops run in Python between segments --
+    def host_op(self, op: Op) -> None:
+        """Run ``op`` in Python (``self.host(op)``) between native segments: end the current
+        segment (or add to the Python ops already between two), and have the next read its
+        results from the host table (or the new arrays, when returned)."""
+        if not isinstance(self.parts[-1], HostOps):
+            self.end_segment()   # (an empty one is dropped: the Python ops before go on)
+        if not isinstance(self.parts[-1], HostOps):
+            self.parts.append(HostOps())
+        hosts = self.parts[-1]
+        getters = [self.getter(v) for v in op.operands]
+        setters = []
+        for r in op.results:
+            if self.plan.root.get(r, r) is not r:   # a view's result: never a host op's
+                raise Unsupported(f"{op.opdef.name}: a result sharing another's buffer")
+            shape, dtype = r.type.shape, r.type.dtype.np_dtype
+            if r in self.out_index:
+                setters.append(_setter(shape, dtype, self.arena, outs=self.out_index[r]))
+            else:
+                self.host_slot[r] = len(self.host_slot)
+                setters.append(_setter(shape, dtype, self.arena, hosts=self.host_slot[r]))
+            if r in self.out_index:
+                self.host_slot[r] = None   # returned: written to the new arrays' list
+        hosts.ops.append((self.host(op), getters, setters))
+        hosts.names.append(op.opdef.name)
+
+    def getter(self, v: Value):
+        """``(args, outs, hosts) -> v's array`` (a literal's value) for a host op's operand."""
+        if isinstance(v, Literal):
+            value = v.value
+            return lambda args, outs, hosts: value
+        root, shape = self.plan.root.get(v, v), v.type.shape
+        if root in self.host_slot and self.host_slot[root] is not None:
+            k = self.host_slot[root]
+            return (lambda args, outs, hosts: hosts[k]) if root.type.shape == shape else \
+                (lambda args, outs, hosts: hosts[k].reshape(shape))
+        if root in self.out_index:
+            j = self.out_index[root]
+            return (lambda args, outs, hosts: outs[j]) if root.type.shape == shape else \
+                (lambda args, outs, hosts: outs[j].reshape(shape))
+        if root in self.arg_index:
+            i = self.arg_index[root]
+            return (lambda args, outs, hosts: args[i]) if root.type.shape == shape else \
+                (lambda args, outs, hosts: args[i].reshape(shape))
+        if root in self.consts:
+            view = self.consts[root].reshape(shape).view()
+        else:
+            offset = self.plan.offset[root]
+            view = self.arena[offset:offset + nbytes(v)].view(v.type.dtype.np_dtype) \
+                .reshape(shape)
+        view.setflags(write=False)
+        return lambda args, outs, hosts: view
 
     # -- ops --
     def op(self, op: Op) -> None:
@@ -272,8 +488,7 @@ class _Emitter:
             arr = np.ascontiguousarray(arr)
             self.keep.append(arr)
             self.consts[op.results[0]] = arr
-            self.data[op.results[0]] = self.address(arr.ctypes.data) if arr.size else \
-                self.address(0)
+            self.const_address[op.results[0]] = arr.ctypes.data if arr.size else 0
             return
         self.n_ops += 1
         if d in (reshape, depend):
@@ -287,7 +502,7 @@ class _Emitter:
                 self.copy(value, r)
             return
         if d is FUSED:
-            return self.kernel(op, lower_fused(op))
+            return self.fused(op)
         if d is matmul:
             return self.gemm(op)
         if d is N.softmax:
@@ -296,14 +511,42 @@ class _Emitter:
             return self.sparse_cross_entropy(op)
         if d is N.one_hot:
             return self.one_hot(op)
+        if d is transpose:
+            return self.transpose(op)
+        if d is N.batch_norm:
+            return self.batch_norm(op)
         if d is broadcast_to:
+            if _by_index(op):
+                return   # its readers' kernels broadcast the operand
             return self.broadcast(op)
         if d.kind in (Kind.ELEMENTWISE, Kind.REDUCTION) and not op.regions:
-            return self.kernel(op, lower_single(op))
+            return self.kernel(op, lower_single(op, inline_literals=True))
         raise Unsupported(f"{d.name} has no native lowering in the step")
 
-    def kernel(self, op: Op, ks) -> None:
-        """Call the kernel's pointer entry (fixed shapes): operands, constants, outputs."""
+    def fused(self, op: Op) -> None:
+        """A fused group's kernel, reading the operands of the ``broadcast_to`` ops it is fed
+        by index (:func:`_by_index`); a group that cannot do so gets them materialised into
+        scratch arrays of the step's first."""
+        sources = {i: _broadcast_source(v) for i, v in enumerate(op.operands)}
+        sources = {i: x for i, x in sources.items() if x is not None}
+        if sources:
+            try:
+                return self.kernel(op, lower_fused(op, {i: x.type.shape
+                                                        for i, x in sources.items()}))
+            except Unsupported:
+                pass
+        inputs = {}
+        for i, x in sources.items():
+            v = op.operands[i]
+            scratch = np.empty(v.type.shape, v.type.dtype.np_dtype)
+            self.keep.append(scratch)
+            inputs[i] = self.address(scratch.ctypes.data)
+            self.broadcast_into(x, v, inputs[i])
+        return self.kernel(op, lower_fused(op), inputs)
+
+    def kernel(self, op: Op, ks, inputs: dict | None = None) -> None:
+        """Call the kernel's pointer entry (fixed shapes): operands (``inputs``: operand index
+        -> a pointer in place of the operand's buffer), constants, outputs."""
         from graphcell_ir.backend.native.linking import linker
         if abi.kernel_kinds(ks) is None:
             raise Unsupported(f"{op.opdef.name}: a scalar operand or a dtype native code lacks")
@@ -315,12 +558,13 @@ class _Emitter:
                                   f"(a dtype change other than between floats, an integer mean)")
         if any(o.partial_axis is not None for o in ks.outputs):   # folded after, in Python
             raise Unsupported(f"{op.opdef.name}: a whole-array reduction split into partials")
-        operands = list(op.operands)
-        if any(isinstance(v, Literal) for v in operands):
-            raise Unsupported(f"{op.opdef.name}: a literal operand")
+        operands = [v for v in op.operands if not isinstance(v, Literal)]   # literals: inline
         try:
-            obj = objects.emit_kernel(ks, ks.in_dtypes)
+            # shape-generic (dimensions as arguments): one object for every shape of a
+            # source, as the runner's kernels, so a cold compile compiles no more of them
+            obj = objects.emit_kernel(ks, ks.in_dtypes, fixed_shapes=False, counted=True)
             tracker, address = linker().link_one(obj)
+            shapes = [shape for _, shape in abi.signature(ks, ks.in_dtypes)]
         except (NativeError, RuntimeError) as e:
             raise Unsupported(f"{op.opdef.name}: no native kernel ({e})") from None
         self.keep.append(tracker)
@@ -328,14 +572,15 @@ class _Emitter:
         for o, w in zip(ks.outputs, written):
             if o.fill is not None:
                 self.fill_at(w, o.fill, np.dtype(o.dtype), int(np.prod(o.shape)))
-        args = [self.pointer(v) for v in operands]
+        args = [(inputs or {}).get(i) or self.pointer(v) for i, v in enumerate(operands)]
         for c in ks.consts:
             c = np.ascontiguousarray(c)
             self.keep.append(c)
             args.append(self.address(c.ctypes.data))
         args += written
+        args = [a for p, shape in zip(args, shapes) for a in [p, *map(self.i64, shape)]]
         null = self.ir.Constant(self.ptr, None)
-        ftype = self.ir.FunctionType(self.i32, [self.ptr] * (len(args) + 2))
+        ftype = self.ir.FunctionType(self.i32, [a.type for a in [null, null, *args]])
         status = self.b.call(self.b.inttoptr(self.i64(address), self.ir.PointerType(ftype)),
                              [null, null, *args])
         self.fail_unless_ok(status)
@@ -382,8 +627,12 @@ class _Emitter:
         x, y = op.operands
         (r,) = op.results
         dtype = r.type.dtype.np_dtype
+        if x.type.ndim == y.type.ndim == r.type.ndim > 2 and \
+                x.type.shape[:-2] == y.type.shape[:-2] == r.type.shape[:-2]:
+            return self.batched_gemm(op)
         if not (x.type.ndim == y.type.ndim == 2 and x.type.dtype == y.type.dtype == r.type.dtype):
-            raise Unsupported("matmul of other than two matrices of one dtype")
+            raise Unsupported("matmul of other than two matrices, or stacks of them with the "
+                              "same batch dimensions, of one dtype")
         found = blas.gemm(dtype.name)
         if found is None:
             raise Unsupported(f"no BLAS GEMM for {dtype}")
@@ -458,25 +707,217 @@ class _Emitter:
             ir.VoidType(), [self.ptr, self.ptr, self.i64, self.i64])))
         b.call(pfor, [task, ctx, self.i64(count), self.i64(max(m * n * k, native_pool.MIN_WORK))])
 
+    def batched_gemm(self, op: Op) -> None:
+        """A stack of products with the same batch dimensions (attention's scores): one
+        single-threaded GEMM per matrix of the stack, the stack's matrices shared out on the
+        native pool."""
+        x, y = op.operands
+        (r,) = op.results
+        dtype = r.type.dtype.np_dtype
+        found = blas.gemm(dtype.name)
+        if x.type.dtype != y.type.dtype or x.type.dtype != r.type.dtype or found is None:
+            raise Unsupported(f"batched matmul of {x.type} and {y.type}: no BLAS GEMM")
+        address, bits = found
+        ta, tb = bool(op.attrs.get("transpose_a")), bool(op.attrs.get("transpose_b"))
+        (m, n), (xr, xc), (yr, yc) = r.type.shape[-2:], x.type.shape[-2:], y.type.shape[-2:]
+        k = xr if ta else xc
+        batch = int(np.prod(r.type.shape[:-2]))
+        if 0 in (m, n, k, batch):
+            raise Unsupported("matmul with an empty dimension")
+        ir, i32, i64 = self.ir, self.i32, self.i64
+        it = ir.IntType(bits)
+        real = ir.FloatType() if dtype == np.float32 else ir.DoubleType()
+        ftype = ir.FunctionType(ir.VoidType(), [i32, i32, i32, it, it, it, real, self.ptr, it,
+                                                self.ptr, it, real, self.ptr, it])
+        ctx = self.b.alloca(self.ptr, size=i64(3), name="bgemm.ctx")
+        for j, v in enumerate((x, y, r)):
+            self.b.store(self.pointer(v), self.b.gep(ctx, [i64(j)], source_etype=self.ptr))
+        task = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [self.ptr, i64, i64]),
+                           f"bgemm{self.n_ops}.stack")
+        task.linkage = "internal"
+        t = ir.IRBuilder(task.append_basic_block("entry"))
+        tctx, first, last = task.args
+        bases = [t.load(t.gep(tctx, [i64(j)], source_etype=self.ptr), typ=self.ptr)
+                 for j in range(3)]
+        head, body, done = (task.append_basic_block(name) for name in ("head", "body", "end"))
+        entry = t.block
+        t.branch(head)
+        t.position_at_end(head)
+        at = t.phi(i64)
+        at.add_incoming(first, entry)
+        t.cbranch(t.icmp_signed("<", at, last), body, done)
+        t.position_at_end(body)
+        ptrs = [t.gep(base, [t.mul(at, i64(size * dtype.itemsize))], source_etype=self.i8)
+                for base, size in zip(bases, (xr * xc, yr * yc, m * n))]
+        gemm = t.inttoptr(i64(address), ir.PointerType(ftype))
+        t.call(gemm, [i32(ROW_MAJOR), i32(TRANS if ta else NO_TRANS),
+                      i32(TRANS if tb else NO_TRANS), it(m), it(n), it(k), real(1.0), ptrs[0],
+                      it(xc), ptrs[1], it(yc), real(0.0), ptrs[2], it(n)])
+        at.add_incoming(t.add(at, i64(1)), t.block)
+        t.branch(head)
+        t.position_at_end(done)
+        t.ret_void()
+        pool = native_pool.started()
+        pfor = self.b.inttoptr(i64(pool.address), ir.PointerType(ir.FunctionType(
+            ir.VoidType(), [self.ptr, self.ptr, i64, i64])))
+        self.b.call(pfor, [task, ctx, i64(batch), i64(batch * m * n * k)])   # small: serial
+
     # -- the softmax family and one_hot (the loops of nn_loops.py, and inline loops) --
-    def nn_loop(self, name: str, arrays) -> None:
-        """Call loop ``name`` of ``nn_loops`` on ``arrays``: (value, the shape it is seen as)."""
+    def nn_loop(self, name: str, arrays, source: str | None = None) -> None:
+        """Call loop ``name`` of ``nn_loops`` (or of ``source``) on ``arrays``: (value, the
+        shape it is seen as), or (a pointer, its dtype, its shape), or a Python float/int (a
+        float64/int64 scalar argument)."""
+        args = []
+        for a in arrays:
+            if isinstance(a, (int, float)):
+                args.append(a)
+            elif len(a) == 2:
+                args.append((self.pointer(a[0]), a[0].type.dtype.np_dtype, a[1]))
+            else:
+                args.append(a)
+        address = self.loop_address(name, args, source)
+        null = self.ir.Constant(self.ptr, None)
+        values = self.loop_args(args)
+        ftype = self.ir.FunctionType(self.i32, [a.type for a in [null, null, *values]])
+        status = self.b.call(self.b.inttoptr(self.i64(address), self.ir.PointerType(ftype)),
+                             [null, null, *values])
+        self.fail_unless_ok(status)
+
+    def loop_address(self, name: str, args, source: str | None = None) -> int:
+        """The linked pointer entry of loop ``name`` for ``args`` (see :meth:`nn_loop`)."""
         from graphcell_ir.backend import loops
         from graphcell_ir.backend.native.linking import linker
-        kinds = [("array", v.type.dtype.np_dtype.name, len(shape)) for v, shape in arrays]
+        kinds = [("scalar", "float64") if isinstance(a, float) else ("scalar", "int64")
+                 if isinstance(a, int) else ("array", np.dtype(a[1]).name, len(a[2]))
+                 for a in args]
         try:
-            obj = objects.emit_loop(loops.source(), name, kinds)
+            obj = objects.emit_loop(source or loops.source(), name, kinds, counted=True)
             tracker, address = linker().link_one(obj)
         except (NativeError, RuntimeError) as e:
             raise Unsupported(f"loop {name}: no native code ({e})") from None
         self.keep.append(tracker)
-        args, null = [], self.ir.Constant(self.ptr, None)
-        for v, shape in arrays:
-            args += [self.pointer(v)] + [self.i64(d) for d in shape]
-        ftype = self.ir.FunctionType(self.i32, [a.type for a in [null, null, *args]])
-        status = self.b.call(self.b.inttoptr(self.i64(address), self.ir.PointerType(ftype)),
-                             [null, null, *args])
-        self.fail_unless_ok(status)
+        return address
+
+    def loop_args(self, args) -> list:
+        out = []
+        for a in args:
+            if isinstance(a, float):
+                out.append(self.ir.DoubleType()(a))
+            elif isinstance(a, int):
+                out.append(self.i64(a))
+            else:
+                out += [a[0]] + [d if not isinstance(d, int) else self.i64(d) for d in a[2]]
+        return out
+
+    def pooled_loop(self, name: str, args, bases: list, count: int, work: int,
+                    blocked) -> None:
+        """Run loop ``name`` over blocks ``[first, last)`` of ``range(count)`` on the native
+        pool (its own threshold on ``work`` decides whether they run in parallel, as for the
+        GEMM blocks): ``blocked(t, first, last, pointers)`` gives a block's arguments (IR values
+        of the task's builder ``t``; ``pointers``: ``bases``, read from the task's context),
+        ``args`` the kinds it is compiled for (:meth:`nn_loop`'s forms)."""
+        ir, i64 = self.ir, self.i64
+        address = self.loop_address(name, args)
+        ctx = self.b.alloca(self.ptr, size=i64(len(bases)), name=f"{name}.ctx")
+        for j, p in enumerate(bases):
+            self.b.store(p, self.b.gep(ctx, [i64(j)], source_etype=self.ptr))
+        task = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [self.ptr, i64, i64]),
+                           f"{name}{self.n_ops}.blocks")
+        task.linkage = "internal"
+        t = ir.IRBuilder(task.append_basic_block("entry"))
+        tctx, first, last = task.args
+        pointers = [t.load(t.gep(tctx, [i64(j)], source_etype=self.ptr), typ=self.ptr)
+                    for j in range(len(bases))]
+        values = blocked(t, first, last, pointers)
+        null = ir.Constant(self.ptr, None)
+        ftype = ir.FunctionType(self.i32, [a.type for a in [null, null, *values]])
+        t.call(t.inttoptr(i64(address), ir.PointerType(ftype)), [null, null, *values])
+        t.ret_void()
+        pool = native_pool.started()
+        pfor = self.b.inttoptr(i64(pool.address), ir.PointerType(ir.FunctionType(
+            ir.VoidType(), [self.ptr, self.ptr, i64, i64])))
+        self.b.call(pfor, [task, ctx, i64(count), i64(work)])
+
+    def scratch(self, shape: tuple, dtype) -> object:
+        """A pointer to a scratch array of the step's (kept with it)."""
+        arr = np.empty(shape, dtype)
+        self.keep.append(arr)
+        return self.address(arr.ctypes.data)
+
+    def batch_norm(self, op: Op) -> None:
+        """Training-mode ``batch_norm`` (NCHW) by nnkernels' loops, in its order: per-channel
+        float64 statistics (blocks of channels on the pool, each with its scratch row), the
+        moving statistics and scales, then y (blocks of samples on the pool): the runner's
+        kernel's bits."""
+        x, gamma, beta, mean, var = op.operands
+        y, new_mean, new_var = op.results
+        a = op.attrs
+        f = (np.dtype(np.float32), np.dtype(np.float64))
+        pdt = mean.type.dtype.np_dtype if not isinstance(mean, Literal) else None
+        params = (gamma, beta, mean, var)
+        if isinstance(x, Literal) or any(isinstance(p, Literal) for p in params) or \
+                not a.get("is_training") or a.get("data_format", "NCHW") != "NCHW" or \
+                x.type.ndim < 2 or x.type.dtype.np_dtype not in f or pdt not in f or \
+                any(p.type.dtype.np_dtype != pdt or p.type.shape != (x.type.shape[1],)
+                    for p in params):
+            raise Unsupported("batch_norm other than in training, NCHW, of floats")
+        n, c = x.type.shape[:2]
+        m = x.type.size // c
+        hw = m // n
+        if m < 2:
+            raise Unsupported("batch_norm of one value per channel")
+        xdt, f64, i64 = x.type.dtype.np_dtype, np.dtype(np.float64), self.i64
+        xs = (n, c) if hw == 1 else (n, c, hw)
+        stats, scale = self.scratch((2, c), f64), self.scratch((c,), f64)
+        if hw == 1:
+            self.nn_loop("bn_row_stats", [(self.pointer(x), xdt, xs), (stats, f64, (2, c))])
+        else:
+            acc = self.scratch((c, hw), f64)
+            self.pooled_loop(
+                "bn_channel_stats",
+                [(None, xdt, xs), (None, f64, (hw,)), (None, f64, (2, c)), 0, 0],
+                [self.pointer(x), acc, stats], c, x.type.size,
+                lambda t, lo, hi, p: [p[0], *map(i64, xs),
+                                      t.gep(p[1], [t.mul(lo, i64(hw * 8))], source_etype=self.i8),
+                                      i64(hw), p[2], i64(2), i64(c), lo, hi])
+        self.nn_loop("bn_train_params", [
+            (gamma, (c,)), (mean, (c,)), (var, (c,)), (stats, f64, (2, c)),
+            float(pdt.type(1 - a.get("momentum", 0.1))), float(a.get("momentum", 0.1)),
+            m / (m - 1), float(a.get("epsilon", 1e-5)), (scale, f64, (c,)),
+            (new_mean, (c,)), (new_var, (c,))])
+        if hw == 1:
+            self.nn_loop("bn_apply_rows", [(self.pointer(x), xdt, xs), (stats, f64, (c,)),
+                                           (scale, f64, (c,)), (beta, (c,)),
+                                           (self.pointer(y), xdt, xs)])
+            return
+        item = xdt.itemsize
+        self.pooled_loop(
+            "bn_apply",
+            [(None, xdt, xs), (None, f64, (c,)), (None, f64, (c,)), (None, pdt, (c,)),
+             (None, xdt, xs)],
+            [self.pointer(x), stats, scale, self.pointer(beta), self.pointer(y)], n,
+            x.type.size,
+            lambda t, lo, hi, p: [
+                t.gep(p[0], [t.mul(lo, i64(c * hw * item))], source_etype=self.i8),
+                t.sub(hi, lo), i64(c), i64(hw), p[1], i64(c), p[2], i64(c), p[3], i64(c),
+                t.gep(p[4], [t.mul(lo, i64(c * hw * item))], source_etype=self.i8),
+                t.sub(hi, lo), i64(c), i64(hw)])
+
+    def transpose(self, op: Op) -> None:
+        """``transpose``: a strided copy (:func:`.layout.transpose_source`), or a plain copy
+        when the permutation keeps the order."""
+        (x,), (r,) = op.operands, op.results
+        n = x.type.ndim
+        perm = op.attrs.get("perm")
+        perm = tuple(reversed(range(n))) if perm is None else tuple(p % n for p in perm) \
+            if n else ()
+        if sorted(perm) != list(range(n)) or x.type.dtype != r.type.dtype or \
+                x.type.dtype.np_dtype.kind not in "fiu":
+            raise Unsupported(f"transpose of {x.type} by {perm}")
+        if perm == tuple(range(n)):
+            return self.copy(x, r)
+        self.nn_loop("transpose", [(x, x.type.shape), (r, r.type.shape)],
+                     layout.transpose_source(perm))
 
     def rows(self, x: Value) -> tuple:
         k = x.type.shape[-1] if x.type.ndim else 0
@@ -548,9 +989,13 @@ class _Emitter:
         (x,), (r,) = op.operands, op.results
         if isinstance(x, Literal) or x.type.dtype != r.type.dtype:
             raise Unsupported("broadcast_to of a literal or to another dtype")
+        self.broadcast_into(x, r, self.pointer(r))
+
+    def broadcast_into(self, x: Value, r: Value, dst) -> None:
+        """``dst`` (of ``r``'s type) = ``x`` broadcast to ``r``'s shape."""
         src_shape = (1,) * (r.type.ndim - x.type.ndim) + tuple(x.type.shape)
         typ = _element_type(self.ir, r.type.dtype.np_dtype)
-        src, dst, b, i64 = self.pointer(x), self.pointer(r), self.b, self.i64
+        src, b, i64 = self.pointer(x), self.b, self.i64
         out_strides = [int(np.prod(r.type.shape[d + 1:], dtype=np.int64))
                        for d in range(r.type.ndim)]
         in_strides = [int(np.prod(src_shape[d + 1:], dtype=np.int64)) for d in range(r.type.ndim)]
@@ -602,6 +1047,27 @@ class _Emitter:
         self.b.call(memcpy, [self.pointer(dst), self.pointer(src),
                              self.i64(src.type.size * src.type.dtype.np_dtype.itemsize),
                              self.ir.IntType(1)(0)])
+
+
+def _setter(shape: tuple, dtype: np.dtype, arena: np.ndarray, outs: int | None = None,
+            hosts: int | None = None):
+    """``(outs, hosts, array) -> None``: a host op's result, as a C-ordered array of its type,
+    into the new arrays' list (a returned value) or the host table. A view of the arena (a
+    reference returning a view of its operand: squeeze) is copied: the plan reuses a dead
+    operand's bytes while the result lives on, and the caller must never hold arena bytes."""
+    def conform(res):
+        res = np.asarray(res, dtype)
+        if not res.flags.c_contiguous or (not res.flags.owndata
+                                          and np.may_share_memory(res, arena)):
+            res = np.array(res, order="C")
+        return res if res.shape == shape else res.reshape(shape)
+    if outs is not None:
+        def put(o, h, res):
+            o[outs] = conform(res)
+    else:
+        def put(o, h, res):
+            h[hosts] = conform(res)
+    return put
 
 
 def _gemm_blocks(m: int, n: int, k: int) -> tuple[int, bool]:

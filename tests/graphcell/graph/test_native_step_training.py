@@ -1,8 +1,9 @@
 """Real train steps with the native step (``graphcell_ir/backend/step``) on, with it off (the
 generated Python runner) and on the reference interpreter: the same losses and parameters, in
 GRAPH_MODE and under ``@jit``. The MLP's whole step runs as one native call; LeNet5 (the seed)
-and a ResNet basic block keep the Python runner while convolutions have no native lowering in
-the step (``exe.step_fallback`` names the op)."""
+and a ResNet basic block run as native segments with their convolutions (and pooling) called
+from Python between them (``step.host_ops`` names them); so do a Transformer encoder layer
+(getitem/setitem) and dropout."""
 from __future__ import annotations
 
 import numpy as np
@@ -46,10 +47,37 @@ class BasicBlock(nn.Cell):
         return self.fc(self.flatten(self.relu(y + x)))
 
 
+class Encoder(nn.Cell):
+    """A Transformer encoder layer (batched matmuls, transposes, layer norm, getitem/setitem in
+    its gradient), pooled over the sequence, then a Dense head."""
+
+    def __init__(self):
+        super().__init__()
+        self.layer = nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0, batch_first=True)
+        self.fc = nn.Dense(16, 10)
+
+    def construct(self, x):
+        return self.fc(ops.mean(self.layer(x), 1))
+
+
+class DropoutMLP(nn.Cell):
+    """Dropout draws random numbers: it runs in Python between native segments."""
+
+    def __init__(self):
+        super().__init__()
+        self.l1, self.l2 = nn.Dense(20, 32), nn.Dense(32, 10)
+        self.relu, self.drop = nn.ReLU(), nn.Dropout(p=0.5)
+
+    def construct(self, x):
+        return self.l2(self.drop(self.relu(self.l1(x))))
+
+
 def _data(net_name):
     rng = np.random.RandomState(0)
-    if net_name == "mlp":
+    if net_name in ("mlp", "dropout_mlp"):
         x = rng.rand(16, 20).astype(np.float32)
+    elif net_name == "transformer":
+        x = rng.rand(4, 5, 16).astype(np.float32)
     elif net_name == "lenet":
         x = rng.rand(32, 1, 32, 32).astype(np.float32)   # the seed reshapes to batch 32
     else:
@@ -57,7 +85,8 @@ def _data(net_name):
     return ms.Tensor(x), ms.Tensor((np.arange(x.shape[0]) % 10).astype(np.int32))
 
 
-NETS = {"mlp": MLP, "lenet": LeNet5, "resnet_block": BasicBlock}
+NETS = {"mlp": MLP, "lenet": LeNet5, "resnet_block": BasicBlock, "transformer": Encoder,
+        "dropout_mlp": DropoutMLP}
 
 
 def _train(net_name, how, steps=3):
@@ -89,21 +118,22 @@ def _train(net_name, how, steps=3):
 @pytest.fixture
 def built(monkeypatch):
     """The native steps built (and why the others were not) while the test ran."""
-    record = {"steps": 0, "refused": []}
+    record = {"steps": 0, "refused": [], "host_ops": []}
     real = emit.build
 
-    def counting(fn):
+    def counting(fn, **kw):
         try:
-            step = real(fn)
+            step = real(fn, **kw)
         except Exception as e:
             record["refused"].append(str(e))
             raise
         record["steps"] += 1
+        record["host_ops"] += step.host_ops
         return step
     scan = emit.unsupported
 
-    def scanning(fn):
-        why = scan(fn)
+    def scanning(fn, **kw):
+        why = scan(fn, **kw)
         if why is not None:
             record["refused"].append(why)
         return why
@@ -113,26 +143,61 @@ def built(monkeypatch):
 
 
 @pytest.mark.parametrize("how", ["graph", "jit"])
-@pytest.mark.parametrize("net_name", ["mlp", "lenet", "resnet_block"])
+@pytest.mark.parametrize("net_name", ["mlp", "lenet", "resnet_block", "transformer",
+                                      "dropout_mlp"])
 def test_train_steps_match_the_runner_and_the_interpreter(net_name, how, monkeypatch, built):
     ms.set_context(mode=ms.GRAPH_MODE if how == "graph" else ms.PYNATIVE_MODE)
     try:
         monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
         native = _train(net_name, how)
-        steps, refused = built["steps"], list(built["refused"])
+        steps, refused, host_ops = built["steps"], list(built["refused"]), list(built["host_ops"])
         monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "0")
         runner = _train(net_name, how)
         monkeypatch.setenv("GRAPHCELL_BACKEND", "interp")
         interp = _train(net_name, how)
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert steps >= 1 and not refused, refused
     if net_name == "mlp":
-        assert steps >= 1 and not refused, refused
-    else:
-        assert any("conv2d" in r for r in refused), refused
+        assert host_ops == []
+    elif net_name == "transformer":
+        assert host_ops, "the step should have Python ops between native segments"
+    elif net_name == "dropout_mlp":   # (@jit's net is not training: no dropout)
+        assert host_ops == (["dropout"] if how == "graph" else []), host_ops
+    else:   # the convolutions are the segments' boundaries
+        assert "conv2d" in host_ops and "conv2d_backprop_filter" in host_ops, host_ops
     np.testing.assert_allclose(native[0], runner[0], rtol=1e-6)
     np.testing.assert_allclose(native[0], interp[0], rtol=1e-5)
-    assert native[0][-1] < native[0][0]   # it trains
+    assert native[0][-1] < native[0][0] or net_name == "dropout_mlp"   # it trains
     for a, b, c in zip(native[1], runner[1], interp[1]):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(a, c, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key", ["W1", "MLP256", "MLP64B1", "W2", "RESBLOCK", "TRANSFORMER"])
+def test_bench_workloads_take_the_native_route_with_the_runners_losses(key, monkeypatch, built):
+    """``tools.bench``'s train steps: each has a native step (W1 and the MLPs one native call),
+    with the Python runner's losses and parameters over several steps."""
+    from tools.bench import graphcell_steps, workloads
+    w = workloads.BY_KEY[key]
+    data = workloads.arrays(w, graphcell_steps.parameter_shapes(w))
+
+    def train(native: bool):
+        monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1" if native else "0")
+        step, (x, y) = graphcell_steps.train_step(w, data)
+        losses = [float(step(x, y).asnumpy()) for _ in range(3)]
+        return losses, [p.asnumpy().copy() for p in step.network.trainable_params()]
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        native = train(True)
+        steps, refused, host_ops = built["steps"], list(built["refused"]), built["host_ops"]
+        runner = train(False)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert steps >= 1 and not refused, refused
+    if key in ("W1", "MLP256", "MLP64B1"):
+        assert host_ops == []
+    np.testing.assert_allclose(native[0], runner[0], rtol=1e-5)
+    for a, b in zip(native[1], runner[1]):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)

@@ -58,7 +58,8 @@ print(json.dumps({{"sha": [hashlib.sha256(np.ascontiguousarray(o).tobytes()).hex
 
 
 def _run(cache, *flags, **env) -> dict:
-    env = dict(os.environ, GRAPHCELL_CACHE_DIR=str(cache), **env)
+    # the runner's kernels are what the cache is checked with (the native step's are others)
+    env = dict(os.environ, GRAPHCELL_CACHE_DIR=str(cache), GRAPHCELL_NATIVE_STEP="0", **env)
     out = subprocess.run([sys.executable, "-c", SCRIPT, *flags], env=env, capture_output=True,
                          text=True, timeout=300)
     assert out.returncode == 0, out.stderr

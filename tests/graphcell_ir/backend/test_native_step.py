@@ -2,8 +2,9 @@
 groups, softmax, sparse cross-entropy, one_hot, a mean, parameter assigns — runs as one native
 call, with the results of the reference interpreter and of the generated Python runner, in fresh
 arrays the next call never overwrites; arguments it was not compiled for, and bad labels, take
-the runner's path (the interpreter's results and errors); a function it cannot run keeps the
-Python runner and says why."""
+the runner's path (the interpreter's results and errors); lone ops with literal operands run
+natively; an op with no native lowering runs in Python between native segments (buffers live
+across the boundary); a function it cannot run keeps the Python runner and says why."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,9 +12,11 @@ import pytest
 
 from graphcell_ir.backend.executable import compile_executable
 from graphcell_ir.backend.interp import interpret
+from graphcell_ir.backend.lower import Unsupported
+from graphcell_ir.backend.step.emit import HostOps, build
 from graphcell_ir.errors import InterpError
 from graphcell_ir.passes import run_pipeline
-from graphcell_ir.text import parse_module
+from graphcell_ir.text import parse_module, print_module
 
 pytestmark = pytest.mark.skipif(
     not __import__("graphcell_ir.backend.codegen", fromlist=["available"]).available(),
@@ -227,3 +230,316 @@ func @f(%x: f32{src}) -> f32{dst} {{
     x = np.arange(np.prod([int(d) for d in src.strip("[]").split(",") if d]),
                   dtype=np.float32).reshape([int(d) for d in src.strip("[]").split(",") if d])
     np.testing.assert_array_equal(exe([x])[0], interpret(module["f"], x))   # its one result
+
+
+@pytest.mark.parametrize("line,dtype", [
+    ("%r = div(%x, 36:i64) : f32[5,7]", np.float32),      # the train step's mean's gradient
+    ("%r = sub(1.5:f32, %x) : f32[5,7]", np.float32),
+    ("%r = mul(%x, 0.1:f64) : f64[5,7]", np.float64),
+    ("%r = maximum(%x, 0.25:f32) : f32[5,7]", np.float32),
+    ("%r = pow(%x, 2:i64) : f32[5,7]", np.float32),
+])
+def test_a_lone_op_with_a_literal_operand_runs_natively(monkeypatch, line, dtype):
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    t = "f32" if dtype == np.float32 else "f64"
+    module = parse_module(f"""
+func @f(%x: {t}[5,7]) -> {t}[5,7] {{
+  {line}
+  return %r
+}}
+""")
+    exe = compile_executable(module, "f")
+    assert exe.step_fallback is None and not exe.run.step.host_ops
+    x = np.random.default_rng(0).standard_normal((5, 7)).astype(dtype)
+    (got,), expect = exe([x]), interpret(module["f"], x)
+    assert got.dtype == expect.dtype
+    np.testing.assert_allclose(got, expect, rtol=1e-6)
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "0")
+    (python,) = compile_executable(parse_module(print_module(module)), "f")([x])
+    np.testing.assert_array_equal(got, python)
+
+
+SEGMENTS = """
+func @f(%x: f32[6,5], %w: f32[5,4]) -> f32[6,4], f32[6,4], f32[6,4] {
+  %h = matmul(%x, %w) : f32[6,4]
+  %a = exp(%h) : f32[6,4]
+  %c = cumsum(%a) {axis=1, exclusive=false, reverse=false} : f32[6,4]
+  %s = mul(%c, %h) : f32[6,4]
+  %t = add(%s, %a) : f32[6,4]
+  %d = cumsum(%t) {axis=0, exclusive=false, reverse=true} : f32[6,4]
+  %e = cumsum(%d) {axis=1, exclusive=true, reverse=false} : f32[6,4]
+  %g = neg(%e) : f32[6,4]
+  %r = reshape(%c) {shape=[6,4]} : f32[6,4]
+  return %g, %r, %t
+}
+"""
+"""cumsum (no native lowering) between native ops: %h and %a live across the first boundary,
+%c (a host result) is read natively, and returned through a view; two host ops in a row."""
+
+
+def _segments_inputs(seed=0):
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal((6, 5)).astype(np.float32) * 0.3,
+            rng.standard_normal((5, 4)).astype(np.float32) * 0.3]
+
+
+def test_an_op_the_step_cannot_lower_runs_in_python_between_native_segments(monkeypatch):
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    module = parse_module(SEGMENTS)
+    exe = compile_executable(module, "f")
+    assert exe.step_fallback is None
+    step = exe.run.step
+    assert step.host_ops == ("cumsum", "cumsum", "cumsum")
+    assert len(step.parts) == 5   # segment, cumsum, segment, 2 cumsums, segment
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "0")
+    runner = compile_executable(parse_module(SEGMENTS), "f")
+    for seed in range(3):   # the arena is reused: each call's results are its own
+        args = _segments_inputs(seed)
+        got = step(args)
+        assert got is not None
+        expect, python = interpret(module["f"], *args), runner(args)
+        for g, e, p in zip(got, expect, python):
+            assert g.dtype == e.dtype and g.shape == e.shape
+            np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
+            np.testing.assert_allclose(g, p, rtol=1e-6, atol=1e-6)   # kernels vs numpy: ulps
+    first = exe(_segments_inputs(0))
+    kept = [r.copy() for r in first]
+    exe(_segments_inputs(1))
+    for r, k in zip(first, kept):
+        np.testing.assert_array_equal(r, k)
+
+
+def test_a_function_starting_and_ending_with_host_ops(monkeypatch):
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    module = parse_module("""
+func @f(%x: f32[3,4]) -> f32[3,4] {
+  %c = cumsum(%x) {axis=1, exclusive=false, reverse=false} : f32[3,4]
+  %e = exp(%c) : f32[3,4]
+  %d = cumsum(%e) {axis=0, exclusive=false, reverse=false} : f32[3,4]
+  return %d
+}
+""")
+    exe = compile_executable(module, "f")
+    assert exe.step_fallback is None and exe.run.step.host_ops == ("cumsum", "cumsum")
+    x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
+    np.testing.assert_allclose(exe([x])[0], interpret(module["f"], x), rtol=1e-6)
+    # the first segment still checks the arguments before any host op runs
+    assert exe.run.step([x.astype(np.float64)]) is None
+    assert exe.run.step([np.ones((4, 3), np.float32).T]) is None   # not C-ordered
+
+
+def test_a_host_op_that_raises_takes_the_runners_path_and_its_error(monkeypatch):
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    module = parse_module(SEGMENTS)
+    exe = compile_executable(module, "f")
+    args = _segments_inputs()
+    calls = []
+
+    def failing(*a):
+        calls.append(1)
+        raise ValueError("cumsum failed here")
+    host_ops = next(p for p in exe.run.step.parts if isinstance(p, HostOps))
+    fn, getters, setters = host_ops.ops[0]
+    host_ops.ops[0] = (failing, getters, setters)
+    assert exe.run.step(args) is None and calls
+    np.testing.assert_allclose(exe(args)[0], interpret(module["f"], *args)[0], rtol=1e-5,
+                               atol=1e-6)   # the runner ran the call
+
+
+def test_a_function_of_host_ops_only_keeps_the_python_runner(monkeypatch):
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    module = parse_module("""
+func @f(%x: f32[3,4]) -> f32[3,4] {
+  %c = cumsum(%x) {axis=1, exclusive=false, reverse=false} : f32[3,4]
+  return %c
+}
+""")
+    exe = compile_executable(module, "f")
+    assert exe.step_fallback == "no op would run natively"   # the scan: nothing compiled
+    with pytest.raises(Unsupported, match="no op runs natively .*cumsum has no native lowering"):
+        build(module["f"], host=lambda op: None)
+
+
+BROADCAST_READ_BY_KERNELS = """
+func @f(%n: f32[4,1], %y: f32[4,6]) -> f32[4,6], f32[4] {
+  %x = neg(%n) : f32[4,1]
+  %b = broadcast_to(%x) {shape=[4,6]} : f32[4,6]
+  %r = fused(%b, %y) : f32[4,6] body(%p: f32[4,6], %q: f32[4,6]) {
+    %m = mul(%p, %q) : f32[4,6]
+    yield %m
+  }
+  %z = exp(%y) : f32[4,6]
+  %s = fused(%z, %b) : f32[4] body(%u: f32[4,6], %v: f32[4,6]) {
+    %a = add(%u, %v) : f32[4,6]
+    %t = reduce_sum(%a) {axis=[1], keep_dims=false} : f32[4]
+    yield %t
+  }
+  return %r, %s
+}
+"""
+"""A broadcast_to read only by fused groups: never materialised, its operand (whose buffer must
+outlive %z's) read by index by both kernels."""
+
+
+@pytest.mark.parametrize("by_index", [True, False])
+def test_a_broadcast_read_by_kernels_is_never_materialised(monkeypatch, by_index):
+    from graphcell_ir.backend.step import emit
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    real = emit.lower_fused
+    if not by_index:   # a group that cannot read it by index gets it materialised first
+        def refusing(op, shapes=None):
+            if shapes:
+                raise emit.Unsupported("no broadcasting by index here")
+            return real(op)
+        monkeypatch.setattr(emit, "lower_fused", refusing)
+    module = parse_module(BROADCAST_READ_BY_KERNELS)
+    step = emit.build(module["f"])
+    b = next(op.results[0] for op in module["f"].body if op.opdef.name == "broadcast_to")
+    x = np.arange(4, dtype=np.float32).reshape(4, 1)
+    y = np.linspace(-1, 1, 24, dtype=np.float32).reshape(4, 6)
+    got, expect = step([x, y]), interpret(module["f"], x, y)
+    plan = emit.plan_function(module["f"], views=emit._view_of)
+    assert plan.shares(b, b.op.operands[0])   # no buffer of its own
+    z = next(op.results[0] for op in module["f"].body if op.opdef.name == "exp")
+    assert plan.offset[b] != plan.offset[z]   # %x's buffer lives until %s read it
+    for g, e in zip(got, expect):
+        np.testing.assert_allclose(g, e, rtol=1e-6)
+
+
+def test_a_host_result_viewing_the_arena_is_copied(monkeypatch):
+    """squeeze's reference gives a view of its operand: the operand's arena bytes are reused
+    for %b once it is dead, so the step keeps a copy of the view instead."""
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    module = parse_module("""
+func @f(%x: f32[4,5,1], %y: f32[4,5]) -> f32[4,5] {
+  %a = exp(%x) : f32[4,5,1]
+  %g = squeeze(%a) {axis=[2]} : f32[4,5]
+  %b = neg(%y) : f32[4,5]
+  %r = add(%g, %b) : f32[4,5]
+  return %r
+}
+""")
+    exe = compile_executable(module, "f")
+    assert exe.step_fallback is None and exe.run.step.host_ops == ("squeeze",)
+    from graphcell_ir.backend.step.emit import _view_of
+    from graphcell_ir.backend.step.plan import plan_function
+    values = {op.opdef.name: op.results[0] for op in module["f"].body if op.results}
+    offsets = plan_function(module["f"], views=_view_of).offset
+    assert offsets[values["exp"]] == offsets[values["neg"]], offsets   # what makes it unsafe
+    x = np.linspace(-1, 1, 20, dtype=np.float32).reshape(4, 5, 1)
+    y = np.linspace(0, 1, 20, dtype=np.float32).reshape(4, 5)
+    (got,) = exe.run.step([x, y])
+    np.testing.assert_allclose(got, interpret(module["f"], x, y), rtol=1e-6)
+
+
+@pytest.mark.parametrize("shape,perm,dtype", [
+    ((8, 6, 5), [1, 0, 2], "f32"), ((4, 3, 5, 6), [2, 0, 1, 3], "f32"),
+    ((4, 3, 5, 6), [1, 2, 0, 3], "f64"), ((7, 9), [1, 0], "i32"), ((3, 4, 5), [2, 1, 0], "f32"),
+    ((3, 4), [0, 1], "f32"), ((2, 3, 4), [-1, 0, 1], "f32"),
+])
+def test_transpose_runs_natively_with_the_interpreters_results(monkeypatch, shape, perm, dtype):
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    out = [shape[p] for p in perm]
+    t = lambda s: f"{dtype}[{','.join(map(str, s))}]"  # noqa: E731
+    module = parse_module(f"""
+func @f(%x: {t(shape)}) -> {t(out)} {{
+  %y = neg(%x) : {t(shape)}
+  %r = transpose(%y) {{perm={perm}}} : {t(out)}
+  %s = neg(%r) : {t(out)}
+  return %s
+}}
+""")
+    exe = compile_executable(module, "f")
+    assert exe.step_fallback is None and not exe.run.step.host_ops
+    np_dtype = {"f32": np.float32, "f64": np.float64, "i32": np.int32}[dtype]
+    x = (np.random.default_rng(1).standard_normal(shape) * 10).astype(np_dtype)
+    (got,) = exe.run.step([x])
+    np.testing.assert_array_equal(got, interpret(module["f"], x))
+    np.testing.assert_array_equal(got, x.transpose(perm))
+
+
+@pytest.mark.parametrize("ta,tb", [(False, False), (True, False), (False, True), (True, True)])
+@pytest.mark.parametrize("batch", [(3,), (2, 4), (64,)])   # (64,): the stack on the pool
+def test_stacks_of_products_run_natively_with_numpys_results(monkeypatch, ta, tb, batch):
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    m, n, k = (24, 20, 18) if batch != (64,) else (40, 36, 32)
+    xs, ys = batch + ((k, m) if ta else (m, k)), batch + ((n, k) if tb else (k, n))
+    t = lambda s: f"f32[{','.join(map(str, s))}]"  # noqa: E731
+    module = parse_module(f"""
+func @f(%x: {t(xs)}, %y: {t(ys)}) -> {t(batch + (m, n))} {{
+  %r = matmul(%x, %y) {{transpose_a={str(ta).lower()}, transpose_b={str(tb).lower()}}} : {t(batch + (m, n))}
+  return %r
+}}
+""")
+    exe = compile_executable(module, "f")
+    assert exe.step_fallback is None and not exe.run.step.host_ops
+    rng = np.random.default_rng(4)
+    x, y = rng.standard_normal(xs).astype(np.float32), rng.standard_normal(ys).astype(np.float32)
+    expect = np.matmul(np.swapaxes(x, -1, -2) if ta else x, np.swapaxes(y, -1, -2) if tb else y)
+    (got,) = exe.run.step([x, y])
+    np.testing.assert_allclose(got, expect, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got, interpret(module["f"], x, y), rtol=1e-5, atol=1e-5)
+
+
+DROPOUT_THEN_LABELS = """
+func @f(%x: f32[8,10], %y: i32[8]) -> f32[8], f32[8,10] {
+  %d, %mask = dropout(%x) {keep_prob=0.5, seed0=0, seed1=0} : (f32[8,10], f32[8,10])
+  %e = exp(%d) : f32[8,10]
+  %l = sparse_softmax_cross_entropy(%e, %y) : f32[8]
+  return %l, %mask
+}
+"""
+"""A random op runs in Python between segments; a label out of range is found after it drew."""
+
+
+def test_a_random_op_runs_in_python_and_a_declined_call_draws_once(monkeypatch):
+    from graphcell_ir.ops import random as op_random
+    x = np.linspace(-1, 1, 80, dtype=np.float32).reshape(8, 10)
+    y = (np.arange(8) % 10).astype(np.int32)
+    bad = y.copy()
+    bad[2] = 12
+
+    def run(native: bool):
+        monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1" if native else "0")
+        exe = compile_executable(parse_module(DROPOUT_THEN_LABELS), "f")
+        assert (getattr(exe.run, "step", None) is not None) == native, exe.step_fallback
+        op_random.seed(7)
+        good = exe([x, y])
+        with pytest.raises(Exception) as error:
+            exe([x, bad])
+        return good, error.value, op_random.generator().bit_generator.state
+    native, runner = run(True), run(False)
+    for g, r in zip(native[0], runner[0]):   # the same draws: the same mask
+        np.testing.assert_allclose(g, r, rtol=1e-6)
+    assert type(native[1]) is type(runner[1]) and str(native[1]) == str(runner[1])
+    assert native[2] == runner[2]   # the declined call advanced the generator once
+
+
+@pytest.mark.parametrize("shape,dtype", [((8, 5, 6, 7), "f32"), ((4, 3, 9), "f64"),
+                                         ((16, 6), "f32"), ((64, 16, 32, 32), "f32")])
+def test_training_batch_norm_runs_natively_with_the_runners_bits(monkeypatch, shape, dtype):
+    """(64, 16, 32, 32): blocks of channels and of samples on the pool."""
+    c = shape[1]
+    t = lambda s: f"{dtype}[{','.join(map(str, s))}]"  # noqa: E731
+    text = f"""
+func @f(%x: {t(shape)}, %g: {t((c,))}, %b: {t((c,))}, %m: {t((c,))}, %v: {t((c,))}) -> {t(shape)}, {t((c,))}, {t((c,))} {{
+  %x2 = mul(%x, 2.0:{dtype}) : {t(shape)}
+  %y, %nm, %nv = batch_norm(%x2, %g, %b, %m, %v) {{is_training=true, epsilon=0.001, momentum=0.1, data_format="NCHW"}} : ({t(shape)}, {t((c,))}, {t((c,))})
+  %r = neg(%y) : {t(shape)}
+  return %r, %nm, %nv
+}}
+"""
+    np_dtype = {"f32": np.float32, "f64": np.float64}[dtype]
+    rng = np.random.default_rng(2)
+    args = [(rng.standard_normal(shape) * 3 + 1).astype(np_dtype)] + \
+        [rng.random(c).astype(np_dtype) + 0.5 for _ in range(4)]
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    module = parse_module(text)
+    exe = compile_executable(module, "f")
+    assert exe.step_fallback is None and not exe.run.step.host_ops
+    got = exe.run.step(args)
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "0")
+    python = compile_executable(parse_module(text), "f")(args)
+    for g, p, e in zip(got, python, interpret(module["f"], *args)):
+        np.testing.assert_array_equal(g, p)   # nnkernels' loops, in their order
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
