@@ -390,8 +390,12 @@ class _Lowering:
         return self.names[v]
 
     def operand_dtype(self, o: Op) -> np.dtype | None:
-        """The dtype literals of ``o`` take: its tensor operands' (MindSpore's weak scalars)."""
-        ds = [_np_dtype(v) for v in o.operands if not isinstance(v, Literal)]
+        """The dtype literals of ``o`` take: its tensor operands' (MindSpore's weak scalars),
+        not counting boolean ones when the result is not boolean — a condition or mask says
+        nothing of the values' type (``select(c, 1, 2)`` is int64, not ``bool(1), bool(2)``)."""
+        values_only = _np_dtype(o.results[0]) != np.bool_ if o.results else False
+        ds = [_np_dtype(v) for v in o.operands if not isinstance(v, Literal)
+              and not (values_only and _np_dtype(v) == np.bool_)]
         return np.result_type(*ds) if ds else None
 
     def elementwise(self, o: Op) -> str:

@@ -259,6 +259,23 @@ func @f(%x: {t}[5,7]) -> {t}[5,7] {{
     np.testing.assert_array_equal(got, python)
 
 
+def test_literal_values_of_a_select_take_the_result_dtype_not_the_conditions(monkeypatch):
+    """``select(c, 1, 2)``: the literals are int64 values; cast to the condition's bool they
+    were both True and every element came out 1."""
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    module = parse_module("""
+func @f(%c: bool[3]) -> i64[3] {
+  %r = select(%c, 1:i64, 2:i64) : i64[3]
+  return %r
+}
+""")
+    exe = compile_executable(module, "f")
+    assert exe.step_fallback is None
+    c = np.array([False, False, True])
+    np.testing.assert_array_equal(exe([c])[0], [2, 2, 1])
+    np.testing.assert_array_equal(exe([c])[0], interpret(module["f"], c))
+
+
 SEGMENTS = """
 func @f(%x: f32[6,5], %w: f32[5,4]) -> f32[6,4], f32[6,4], f32[6,4] {
   %h = matmul(%x, %w) : f32[6,4]
