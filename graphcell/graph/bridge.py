@@ -27,11 +27,12 @@ Example::
 from __future__ import annotations
 
 from graphcell.graph.cache import Staged
-from graphcell.graph.errors import user_facing
+from graphcell.graph.errors import without_frames
 from graphcell.graph.jit import staged_for
 from graphcell.graph.lowered import Lowered
 from graphcell.graph.resolver import construct_of
 from graphcell.tensor import DynamicShape, Tensor
+from graphcell_ir.errors import GraphcellError
 
 __all__ = ["call_cell", "compile_cell", "cell_staged"]
 
@@ -50,17 +51,21 @@ def cell_staged(cell) -> Staged:
     return staged
 
 
-@user_facing
 def call_cell(cell, args: tuple, kwargs: dict):
-    """``cell(*args, **kwargs)`` in graph mode."""
-    declared = cell.__dict__.get("_declared_inputs")
-    if isinstance(declared, tuple):  # inputs declared by name are recorded, not checked
-        check_declared_inputs(cell, declared, args)
-    cache = cell.__dict__.get("_graph_cache")
-    staged = cache.get(_CALL) if cache is not None else None
-    if staged is None:
-        staged = cell_staged(cell)
-    return staged(args, kwargs)
+    """``cell(*args, **kwargs)`` in graph mode (a graphcell error leaves it without the
+    compiler's frames, as ``errors.user_facing`` does: written out, one frame less per call)."""
+    try:
+        d = cell.__dict__
+        declared = d.get("_declared_inputs")
+        if isinstance(declared, tuple):  # inputs declared by name are recorded, not checked
+            check_declared_inputs(cell, declared, args)
+        cache = d.get("_graph_cache")
+        staged = cache.get(_CALL) if cache is not None else None
+        if staged is None:
+            staged = cell_staged(cell)
+        return staged(args, kwargs)
+    except GraphcellError as e:
+        raise without_frames(e) from e.__cause__
 
 
 def check_declared_inputs(cell, declared: tuple, args: tuple) -> None:
