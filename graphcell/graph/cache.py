@@ -120,7 +120,8 @@ class Staged:
     def _run(self, c: Compiled, leaves: list, arrays: list):
         self.log.hits += 1
         out = c.executable(leaves, arrays)
-        c.seen = list(map(_DATA, c.params))   # not when the run failed
+        # not when the run failed; a run that writes no Parameter leaves the arrays it was given
+        c.seen = list(map(_DATA, c.params)) if c.program.mutated else arrays
         return out
 
     def _miss(self, key: tuple, leaves: list, args: tuple, kw: dict):
