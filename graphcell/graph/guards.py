@@ -124,10 +124,18 @@ class Guards:
         self.refresh()
 
     def refresh(self) -> None:
-        """Take the current values as the expected ones (after an equal-value reassignment)."""
-        hooks_seen = CELL_HOOKS[0]   # before the tables: a change meanwhile fails the guard
+        """Take the current values as the expected ones (after an equal-value reassignment, or
+        hooks registered or removed on other cells: then only the counter's value is taken,
+        without generating the check again). Only once :meth:`explain` found no change: the
+        hook tables were compared there."""
+        seen = getattr(self, "_hooks_seen", None)
+        if seen is not None:
+            seen[0] = CELL_HOOKS[0]
+            if self.hold():
+                return
+        self._hooks_seen = [CELL_HOOKS[0]]   # before the tables: a change meanwhile fails
         self.checks = [_snapshot(kind, cell, name) for kind, cell, name in self._plan]
-        self.hold = _generate(self.checks, hooks_seen)
+        self.hold = _generate(self.checks, self._hooks_seen)
 
     def hold(self) -> bool:  # replaced per instance by the generated function
         """True while every guarded attribute and hook table is as when compiled."""
@@ -157,17 +165,17 @@ def _kind(d: dict, name: str) -> str | None:
     return None  # found on the class: a method, a property or a class constant
 
 
-def _generate(checks: list[_Check], hooks_seen: int):
+def _generate(checks: list[_Check], hooks_seen: list):
     """One function ``hold()`` running every check as an identity test, stopping at the first
     that fails; a missing attribute (KeyError) fails too. The hook tables are one test of
-    ``CELL_HOOKS`` against ``hooks_seen``."""
+    ``CELL_HOOKS`` against ``hooks_seen[0]``."""
     if not checks:
         return _always
     lines = ["def hold():", "    try:"]
     env: dict[str, Any] = {"is_": is_, "eq": eq, "cell_hooks": CELL_HOOKS,
                            "hooks_seen": hooks_seen}
     if any(c.kind == "hooks" for c in checks):
-        lines.append("        if cell_hooks[0] != hooks_seen: return False")
+        lines.append("        if cell_hooks[0] != hooks_seen[0]: return False")
     current = None
     for i, c in enumerate(checks):
         if c.kind == "hooks":

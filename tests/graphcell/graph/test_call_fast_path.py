@@ -161,6 +161,14 @@ def test_hook_on_a_cell_the_call_never_met_costs_no_compile(net):
     handle.remove()
     net(f32(2, 3))
     assert log_of(net)[:2] == (2, 1)
+    x = f32(2, 3)
+    handle = net.act.register_forward_hook(lambda cell, inputs, out: out * 0.0)   # then a met one
+    out = net(x)
+    assert log_of(net)[2][-1] == "forward hooks registered on ReLU"
+    np.testing.assert_array_equal(out.asnumpy(), 0.0)
+    handle.remove()
+    assert_same(net(x), fresh(net, x))
+    assert log_of(net)[1] == 2           # the first version again, its guard refreshed
 
 
 def test_hook_on_a_sub_cell_matches_a_fresh_compile(net):
