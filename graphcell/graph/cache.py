@@ -89,6 +89,8 @@ class Staged:
         self._lock = threading.Lock()   # held while the tables above change
         self._signature, self._arg_names, self._n_fixed, self._open = _signature_of(
             fn, self_obj is not None)
+        # (a cell's set_inputs tuple, the argument signatures that fit it): bridge.py's
+        self.declared_fits: tuple | None = None
 
     # --- calling -------------------------------------------------------------------------------
 

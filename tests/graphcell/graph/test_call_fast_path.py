@@ -239,3 +239,39 @@ def test_failed_run_leaves_parameters_and_the_known_arrays(graph_mode):
         np.testing.assert_array_equal(p.asnumpy(), a)
     assert_same(step(x, y), twin(x, y))
     assert log_of(step)[:2] == (3, 1)
+
+
+class Doubles(nn.Cell):
+    def construct(self, x):
+        return x * 2
+
+
+def declared(*inputs):
+    cell = Doubles()
+    cell.set_inputs(*inputs)
+    return cell
+
+
+def test_set_inputs_fits_are_remembered_and_misfits_raise_every_time(graph_mode):
+    rows = Tensor(shape=[None, 3], dtype=ms.float32)
+    cell = declared(rows)
+    x = f32(2, 3)
+    for _ in range(2):
+        assert_same(cell(x), declared(rows)(x))
+    for _ in range(2):               # a remembered fit does not let another signature through
+        with pytest.raises(ValueError, match="does not fit set_inputs"):
+            cell(f32(2, 4))
+        with pytest.raises(TypeError, match="does not fit set_inputs"):
+            cell(Tensor(np.ones((2, 3), np.int32)))
+        with pytest.raises(TypeError, match="does not fit set_inputs"):
+            cell(2.0)
+    wider = Tensor(shape=[None, 4], dtype=ms.float32)
+    cell.set_inputs(wider)           # declared anew: the old fits are forgotten
+    with pytest.raises(ValueError, match="does not fit set_inputs"):
+        cell(x)
+    assert_same(cell(f32(2, 4)), declared(wider)(f32(2, 4)))
+    data = Tensor(np.ones((2, 3), np.float32))
+    cell.set_inputs(data)            # a Tensor with data: its shape, checked on every call
+    assert_same(cell(x), declared(data)(x))
+    with pytest.raises(ValueError, match="does not fit set_inputs"):
+        cell(f32(5, 3))
