@@ -27,15 +27,17 @@ Example::
 from __future__ import annotations
 
 from graphcell.graph.cache import Staged
-from graphcell.graph.errors import user_facing
+from graphcell.graph.errors import without_frames
 from graphcell.graph.jit import staged_for
 from graphcell.graph.lowered import Lowered
 from graphcell.graph.resolver import construct_of
 from graphcell.tensor import DynamicShape, Tensor
+from graphcell_ir.errors import GraphcellError
 
 __all__ = ["call_cell", "compile_cell", "cell_staged"]
 
 _CALL = "call"   # the key of a cell's graph-mode call in its _graph_cache
+_MAX_FITS = 256   # argument signatures remembered per set_inputs declaration (dynamic shapes)
 
 
 def cell_staged(cell) -> Staged:
@@ -50,17 +52,46 @@ def cell_staged(cell) -> Staged:
     return staged
 
 
-@user_facing
 def call_cell(cell, args: tuple, kwargs: dict):
-    """``cell(*args, **kwargs)`` in graph mode."""
-    declared = cell.__dict__.get("_declared_inputs")
-    if isinstance(declared, tuple):  # inputs declared by name are recorded, not checked
+    """``cell(*args, **kwargs)`` in graph mode (a graphcell error leaves it without the
+    compiler's frames, as ``errors.user_facing`` does: written out, one frame less per call)."""
+    try:
+        d = cell.__dict__
+        cache = d.get("_graph_cache")
+        staged = cache.get(_CALL) if cache is not None else None
+        if staged is None:
+            staged = cell_staged(cell)
+        declared = d.get("_declared_inputs")
+        if isinstance(declared, tuple):  # inputs declared by name are recorded, not checked
+            fitting_declared_inputs(staged, cell, declared, args)
+        return staged(args, kwargs)
+    except GraphcellError as e:
+        raise without_frames(e) from e.__cause__
+
+
+def fitting_declared_inputs(staged: Staged, cell, declared: tuple, args: tuple) -> None:
+    """:func:`check_declared_inputs`, once per declaration and signature of the arguments (the
+    check depends on nothing else), remembered in ``staged.declared_fits``; only fits are
+    remembered, so a misfit raises every time. A declaration by a Tensor with data is checked
+    on every call (its shape is its data's)."""
+    try:
+        key = tuple([(a._data.dtype, a._data.shape) if isinstance(a, Tensor) else type(a)
+                     for a in args])
+    except AttributeError:   # a Tensor without data (a declaration) passed as an input
+        key = None
+    fits = staged.declared_fits
+    if fits is None or fits[0] is not declared:   # set_inputs called (again): anew
+        fits = staged.declared_fits = (declared, set() if all(
+            type(spec) is DynamicShape or not isinstance(spec, Tensor) for spec in declared)
+            else None)   # None: declared by a Tensor with data, checked on every call
+    known = fits[1]
+    if known is None or key is None:
         check_declared_inputs(cell, declared, args)
-    cache = cell.__dict__.get("_graph_cache")
-    staged = cache.get(_CALL) if cache is not None else None
-    if staged is None:
-        staged = cell_staged(cell)
-    return staged(args, kwargs)
+    elif key not in known:
+        check_declared_inputs(cell, declared, args)
+        if len(known) >= _MAX_FITS:
+            known.clear()
+        known.add(key)
 
 
 def check_declared_inputs(cell, declared: tuple, args: tuple) -> None:

@@ -11,6 +11,12 @@ What a compiled version is keyed by (DESIGN §4, §10.9), cheapest test first:
    no hook was registered or removed on a cell it met;
 4. the shapes and dtypes of the Parameters the function takes (``set_data`` may change a shape).
 
+Kept cheap because a compiled step runs in tens of microseconds: a call by position is not bound
+through ``inspect`` (``construct(self, *inputs)`` takes its arguments as they are), the hook
+tables of all cells are one counter (``guards.py``), and a Parameter array already checked, or
+written back by the last call (which keeps the compiled shape and dtype), is recognised by
+identity rather than its shape and dtype compared again.
+
 A call that matches all four runs the compiled function; any other call compiles, and the log
 says why (``CacheLog``). Several versions are kept per signature (``set_train()`` /
 ``set_train(False)`` alternating does not recompile each time). A compile or a first run that
@@ -36,7 +42,7 @@ from __future__ import annotations
 
 import inspect
 import threading
-from operator import attrgetter
+from operator import attrgetter, is_
 from typing import Any, Callable
 
 from graphcell.graph.compile import Compiled, compile_call
@@ -54,6 +60,7 @@ MAX_ENTRIES = 64
 """Compiled versions kept per staged function; the oldest is dropped first."""
 
 _SHAPE_DTYPE = attrgetter("shape", "dtype")
+_DATA = attrgetter("_data")
 ALL = LiveSet()
 """Every live Staged (``graphcell.graph.clear_cache()`` clears them all)."""
 
@@ -80,14 +87,18 @@ class Staged:
         self._order: list[tuple[tuple, Compiled]] = []   # oldest first, for eviction
         self._last: tuple[tuple, Compiled, tuple] | None = None   # key, version, args specs
         self._lock = threading.Lock()   # held while the tables above change
-        self._signature, self._arg_names, self._n_fixed = _signature_of(fn, self_obj is not None)
+        self._signature, self._arg_names, self._n_fixed, self._open = _signature_of(
+            fn, self_obj is not None)
+        # (a cell's set_inputs tuple, the argument signatures that fit it): bridge.py's
+        self.declared_fits: tuple | None = None
 
     # --- calling -------------------------------------------------------------------------------
 
     def __call__(self, args: tuple, kwargs: dict | None = None):
         """Run the compiled version for ``args`` (compiling first when there is none)."""
         kw = _NO_KWARGS
-        if kwargs or len(args) != self._n_fixed:
+        n = len(args)   # _needs_bind, inline: this is the hot path of every call
+        if kwargs or n < self._n_fixed or (n > self._n_fixed and not self._open):
             args, kw = self._bind(args, kwargs or {})
         training = self.self_obj.__dict__.get("training") if self._is_cell else None
         try:
@@ -100,26 +111,40 @@ class Staged:
         if versions is not None:
             for c in versions:
                 if c.guards.hold():
-                    arrays = [p._data for p in c.params]
-                    if tuple(map(_SHAPE_DTYPE, arrays)) == c.param_sig:
-                        self.log.hits += 1
-                        return c.executable(leaves, arrays)
+                    seen = c.seen   # a list nobody changes: the executable may take it as it is
+                    if all(map(is_, map(_DATA, c.params), seen)):
+                        return self._run(c, leaves, seen)
+                    arrays = list(map(_DATA, c.params))
+                    if _params_fit(c, arrays):
+                        return self._run(c, leaves, arrays)
         return self._miss(key, leaves, args, kw)
+
+    def _run(self, c: Compiled, leaves: list, arrays: list):
+        self.log.hits += 1
+        out = c.executable(leaves, arrays)
+        # not when the run failed; a run that writes no Parameter leaves the arrays it was given
+        c.seen = list(map(_DATA, c.params)) if c.program.mutated else arrays
+        return out
 
     def _miss(self, key: tuple, leaves: list, args: tuple, kw: dict):
         for c in self._entries.get(key, ()):
             if not c.guards.hold() and c.guards.explain() is None:
                 c.guards.refresh()  # an attribute set again to an equal value: nothing changed
             if c.guards.hold():
-                arrays = [p._data for p in c.params]
-                if tuple(map(_SHAPE_DTYPE, arrays)) == c.param_sig:
-                    self.log.hits += 1
-                    return c.executable(leaves, arrays)
+                arrays = list(map(_DATA, c.params))
+                if _params_fit(c, arrays):
+                    return self._run(c, leaves, arrays)
         reason = self._reason(key, args)
         compiled = self._compile(args, kw)
-        out = compiled.executable(leaves, [p._data for p in compiled.params])
+        out = compiled.executable(leaves, list(map(_DATA, compiled.params)))
         self._store(key, compiled, args, reason)  # only once the first run succeeded
+        compiled.seen = list(map(_DATA, compiled.params))
         return out
+
+    def _needs_bind(self, n: int) -> bool:
+        """Whether ``n`` positional arguments (no keywords) need binding: defaults to fill in,
+        or too many (the signature's error)."""
+        return n < self._n_fixed or (n > self._n_fixed and not self._open)
 
     def _bind(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
         """``(positional arguments, keyword arguments)`` of a call, defaults filled in: the
@@ -159,14 +184,14 @@ class Staged:
     def lower(self, args: tuple, kwargs: dict | None = None) -> Compiled:
         """Compile for ``args`` without running or caching (``jit(f).lower``)."""
         kw = _NO_KWARGS
-        if kwargs or len(args) != self._n_fixed:
+        if kwargs or self._needs_bind(len(args)):
             args, kw = self._bind(args, kwargs or {})
         return self._compile(args, kw)
 
     def compile(self, args: tuple, kwargs: dict | None = None) -> Compiled:
         """Compile for ``args`` and cache the result without running it (``Cell.compile``)."""
         kw = _NO_KWARGS
-        if kwargs or len(args) != self._n_fixed:
+        if kwargs or self._needs_bind(len(args)):
             args, kw = self._bind(args, kwargs or {})
         training = self.self_obj.__dict__.get("training") if self._is_cell else None
         key, _ = flatten(args + tuple(kw.values()) if kw else args, training)
@@ -263,6 +288,11 @@ def _same_spec(a, b) -> bool:
     return a == b
 
 
+def _params_fit(c: Compiled, arrays: list) -> bool:
+    """Whether the Parameters' ``arrays`` have the shapes and dtypes ``c`` was compiled for."""
+    return tuple(map(_SHAPE_DTYPE, arrays)) == c.param_sig
+
+
 def _param_change(c: Compiled) -> str | None:
     for p, (shape, dtype) in zip(c.params, c.param_sig):
         d = p._data
@@ -282,7 +312,8 @@ _NO_KWARGS: dict = {}
 
 def _signature_of(fn: Callable, bound: bool):
     """The call signature of ``fn`` without ``self``, the names of its positional parameters,
-    and how many a call that needs no binding passes."""
+    how many a call that needs no binding passes, and whether more do too (``construct(self,
+    *inputs)``: a call by position binds to its own arguments)."""
     if isinstance(fn, Entry):
         sig, bound = fn.signature, False
     else:
@@ -291,7 +322,7 @@ def _signature_of(fn: Callable, bound: bool):
         except (TypeError, ValueError):
             sig = None
     if sig is None:
-        return None, (), -1
+        return None, (), -1, False
     params = list(sig.parameters.values())
     if bound and params:
         params = params[1:]
@@ -299,9 +330,10 @@ def _signature_of(fn: Callable, bound: bool):
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     has_var = any(p.kind is p.VAR_POSITIONAL for p in params)
     names = tuple(p.name for p in positional)
-    n_fixed = len(positional) if not has_var and all(
-        p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params) else -1
-    return sig, names, n_fixed
+    plain = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
+                for p in params)
+    n_fixed = len(positional) if plain else -1
+    return sig, names, n_fixed, plain and has_var
 
 
 class GraphCache(dict):

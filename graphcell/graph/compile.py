@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import threading
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from graphcell import context
@@ -58,6 +58,13 @@ class Compiled:
     params: tuple
     param_sig: tuple      # ((shape, dtype), ...) of ``params`` when compiled
     signature: str        # "x f32[2,3], n 3": the inputs, for messages
+    # the arrays of ``params`` known to fit ``param_sig``: those a call checked, then those it
+    # left (its write-back keeps the compiled types); one identity test each skips the check
+    seen: list = field(default_factory=list)
+
+    def __post_init__(self):
+        if len(self.seen) != len(self.params):
+            self.seen = [None] * len(self.params)
 
     def lowered(self) -> Lowered:
         return Lowered(self.program, self.signature)

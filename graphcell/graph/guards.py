@@ -11,6 +11,9 @@ stale graph). What is guarded, per cell:
 - each Parameter and sub-cell read by name (``_params`` / ``_cells`` entries);
 - the hook tables of every cell the compile met (forward hooks are compiled in, backward hooks
   become ``hook_backward`` ops at the cell's boundaries: a new or removed hook changes the IR).
+  A call checks one number for them all, ``runtime.hooks.CELL_HOOKS``, which every
+  ``register_*_hook`` and ``handle.remove()`` sets anew; only when it moved are the tables
+  compared (a hook on another cell changes nothing here, and the guard is refreshed);
   ``ops.HookBackward`` needs no guard: its op calls the object's ``hook_fn`` as it is when the
   gradient runs;
 - the hooks of Parameters (``Parameter.register_hook``): one counter, bumped by any change.
@@ -37,9 +40,11 @@ Example::
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import eq, is_
 from typing import Any, Iterable
 
 from graphcell.graph.signature import short_value
+from graphcell.runtime.hooks import CELL_HOOKS
 from graphcell_ir.ir.types import DType
 
 __all__ = ["Guards"]
@@ -119,9 +124,18 @@ class Guards:
         self.refresh()
 
     def refresh(self) -> None:
-        """Take the current values as the expected ones (after an equal-value reassignment)."""
+        """Take the current values as the expected ones (after an equal-value reassignment, or
+        hooks registered or removed on other cells: then only the counter's value is taken,
+        without generating the check again). Only once :meth:`explain` found no change: the
+        hook tables were compared there."""
+        seen = getattr(self, "_hooks_seen", None)
+        if seen is not None:
+            seen[0] = CELL_HOOKS[0]
+            if self.hold():
+                return
+        self._hooks_seen = [CELL_HOOKS[0]]   # before the tables: a change meanwhile fails
         self.checks = [_snapshot(kind, cell, name) for kind, cell, name in self._plan]
-        self.hold = _generate(self.checks)
+        self.hold = _generate(self.checks, self._hooks_seen)
 
     def hold(self) -> bool:  # replaced per instance by the generated function
         """True while every guarded attribute and hook table is as when compiled."""
@@ -151,15 +165,21 @@ def _kind(d: dict, name: str) -> str | None:
     return None  # found on the class: a method, a property or a class constant
 
 
-def _generate(checks: list[_Check]):
+def _generate(checks: list[_Check], hooks_seen: list):
     """One function ``hold()`` running every check as an identity test, stopping at the first
-    that fails; a missing attribute (KeyError) fails too."""
+    that fails; a missing attribute (KeyError) fails too. The hook tables are one test of
+    ``CELL_HOOKS`` against ``hooks_seen[0]``."""
     if not checks:
         return _always
     lines = ["def hold():", "    try:"]
-    env: dict[str, Any] = {"_same_items": _same_items}
+    env: dict[str, Any] = {"is_": is_, "eq": eq, "cell_hooks": CELL_HOOKS,
+                           "hooks_seen": hooks_seen}
+    if any(c.kind == "hooks" for c in checks):
+        lines.append("        if cell_hooks[0] != hooks_seen[0]: return False")
     current = None
     for i, c in enumerate(checks):
+        if c.kind == "hooks":
+            continue
         if c.cell is not current and c.kind != "version":
             env[f"c{i}"] = c.cell
             lines.append(f"        d = c{i}.__dict__")
@@ -169,19 +189,26 @@ def _generate(checks: list[_Check]):
             env[f"v{i}"] = c.cell
             lines.append(f"        if v{i}[0] != e{i}: return False")
             continue
-        if c.kind == "hooks":
-            test = (f"d.get({c.name!r})" if not c.expected
-                    else f"tuple(d.get({c.name!r}) or ()) != e{i}")
-        else:
-            where = {"attr": "d", "param": "d['_params']", "cell": "d['_cells']"}[c.kind]
-            test = f"{where}[{c.name!r}] is not e{i}"
-            if c.items is not None:
-                env[f"i{i}"] = c.items
-                test += f" or not _same_items(e{i}, i{i})"
+        where = {"attr": "d", "param": "d['_params']", "cell": "d['_cells']"}[c.kind]
+        test = f"{where}[{c.name!r}] is not e{i}"
+        if c.items is not None:
+            test += " or " + _items_changed(i, c, env)
         lines.append(f"        if {test}: return False")
     lines += ["    except KeyError:", "        return False", "    return True"]
     exec(compile("\n".join(lines), "<graphcell guards>", "exec"), env)  # noqa: S102 - own code
     return env["hold"]
+
+
+def _items_changed(i: int, c: _Check, env: dict) -> str:
+    """The test that the items of the dict or list ``e{i}`` are no longer those of ``c``
+    (``_same_items``, as loops in C: a SequentialCell's table is checked on every call)."""
+    if isinstance(c.expected, dict):
+        env[f"ik{i}"] = tuple(k for k, _ in c.items)
+        env[f"iv{i}"] = tuple(v for _, v in c.items)
+        return (f"len(e{i}) != {len(c.items)} or not all(map(is_, e{i}.values(), iv{i})) "
+                f"or not all(map(eq, e{i}, ik{i}))")
+    env[f"iv{i}"] = c.items
+    return f"len(e{i}) != {len(c.items)} or not all(map(is_, e{i}, iv{i}))"
 
 
 def _always() -> bool:

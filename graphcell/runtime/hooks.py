@@ -30,6 +30,16 @@ from graphcell.tensor import Tensor
 from graphcell_ir.errors import GraphcellError
 
 _ids = itertools.count()
+_cell_hook_changes = itertools.count(1)
+
+CELL_HOOKS = [0]
+"""Set anew whenever a hook is registered on a cell or a handle removes one: a compiled call
+checks this one number instead of every hook table of every cell it met (``graph/guards.py``;
+the tables are compared only when it moved)."""
+
+
+def _cell_hooks_changed() -> None:
+    CELL_HOOKS[0] = next(_cell_hook_changes)   # next() on a count is atomic: no lost update
 
 
 class HookHandle:
@@ -44,6 +54,12 @@ class HookHandle:
 
     def __repr__(self) -> str:
         return f"HookHandle(id={self.handle_id})"
+
+
+class _CellHookHandle(HookHandle):
+    def remove(self) -> None:
+        if self._hooks.pop(self.handle_id, None) is not None:
+            _cell_hooks_changed()
 
 
 def _name(cell) -> str:
@@ -463,7 +479,8 @@ class CellHooks:
         hooks = self._hook_dict(kind)
         key = next(_ids)
         hooks[key] = fn
-        return HookHandle(hooks, key)
+        _cell_hooks_changed()
+        return _CellHookHandle(hooks, key)
 
     def register_forward_pre_hook(self, hook_fn: Callable) -> HookHandle:
         """``hook_fn(cell, inputs)`` runs before ``construct``; it may return new inputs."""
