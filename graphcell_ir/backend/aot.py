@@ -10,7 +10,9 @@ target:
   the kernels the executable runs and compiles nothing; each is emitted for its operands' IR
   dtypes, its shapes constants of the code;
 - loops: each convolution/pooling op of the module runs once on zeros through a recording loops
-  namespace (``native.LoopRecorder``), and each (loop, argument kinds) called is emitted.
+  namespace (``native.LoopRecorder``), and each (loop, argument kinds) called is emitted;
+- the native step's (``step/``): each function that has a step has it built once, recording the
+  kernels and loops it calls (a loaded step calls the artifact's code only).
 
 What has no native code (a scalar operand, a function the generator refuses) is listed with the
 reason: the artifact's loader compiles it.
@@ -68,6 +70,8 @@ def native_objects(module) -> Emitted:
             out.skip(ks.key, list(ks.ops), str(e))
     text = loops.source()
     out.loops_source = abi.source_hash(text)
+    for kind, obj in _step_objects(module):
+        out.objects.append((kind, obj))
     for name, kinds in _loop_calls(module):
         key = abi.loop_key(out.loops_source, name)
         if kinds is None:
@@ -79,6 +83,28 @@ def native_objects(module) -> Emitted:
         except NativeError as e:
             out.skip(key, [name], str(e))
     return out
+
+
+def _step_objects(module) -> list:
+    """``(kind, NativeObject)`` of every kernel and loop the native step of each function of
+    ``module`` calls (``step/code.py``: the step is built once here, recording them), so that a
+    loaded step finds them in the artifact: it may call kernels the runner does not (small lone
+    ops, groups reading a broadcast operand whole) and the softmax-family loops."""
+    from graphcell_ir.backend.lower import Unsupported
+    from graphcell_ir.backend.step import emit
+    from graphcell_ir.backend.step.code import RecordingCode
+    found = []
+    for fn in module:
+        if emit.unsupported(fn) is not None:
+            continue
+        code = RecordingCode()
+        try:
+            emit.build(fn, code)
+        except Unsupported as e:   # no step here, none at load: the runner's kernels suffice
+            log.info("native step of @%s not exported: %s", fn.name, e)
+            continue
+        found += code.objects
+    return found
 
 
 def _kernels(module) -> list:

@@ -226,14 +226,23 @@ class NativeKernels:
 
     def lookup(self, ks) -> PointerKernel | None:
         """The linked entry for kernel ``ks`` (same source, shapes, constants and outputs)."""
+        found = self.find(ks)
+        if found is None:
+            self.missed.append(ks.key)
+            return None
+        obj, address, tracker = found
+        return PointerKernel(obj, address, tracker, len(ks.outputs))
+
+    def find(self, ks) -> tuple | None:
+        """``(object, entry address, tracker)`` linked for kernel ``ks``, or None (not counted
+        in ``missed``: the native step asks for kernels the runner may not need)."""
         for obj, address, tracker in self.by_key.get(ks.key, ()):
             try:
                 same = signature(ks, [d for d, _ in obj.args[:len(ks.in_shapes)]]) == obj.args
             except NativeError:
                 same = False
             if same:
-                return PointerKernel(obj, address, tracker, len(ks.outputs))
-        self.missed.append(ks.key)
+                return obj, address, tracker
         return None
 
     def loops(self, source: str, fallback) -> NativeLoops:

@@ -44,8 +44,9 @@ from graphcell_ir.backend.lower import Unsupported, lower_fused, lower_single
 from graphcell_ir.backend.native import abi
 from graphcell_ir.backend.native import pool as native_pool
 from graphcell_ir.backend.native.store import NativeObject
-from graphcell_ir.backend.native.target import NativeError, host_target
+from graphcell_ir.backend.native.target import host_target
 from graphcell_ir.backend.step import blas
+from graphcell_ir.backend.step.code import ProcessCode
 from graphcell_ir.backend.step.plan import PlanError, plan_function
 from graphcell_ir.ir.core import Function, Literal, Op, Value
 from graphcell_ir.ir.structural import CONST, FUSED, const_array
@@ -91,8 +92,10 @@ class NativeStep:
         return f"<NativeStep: {self.n_ops} ops, {len(self.outputs)} new arrays>"
 
 
-def build(fn: Function) -> NativeStep:
-    """The native step of ``fn`` (see the module docstring); Unsupported says why there is none."""
+def build(fn: Function, code=None) -> NativeStep:
+    """The native step of ``fn`` (see the module docstring); Unsupported says why there is none.
+    ``code``: where the kernels and loops it calls come from (:mod:`.code`; by default emitted
+    and linked here, ``code.ProcessCode``)."""
     why = objects.usable()
     if why is not None or not codegen.available():
         raise Unsupported(why or "this llvmlite cannot run the code generator")
@@ -103,7 +106,7 @@ def build(fn: Function) -> NativeStep:
         plan = plan_function(fn, views=_view_of)
     except PlanError as e:
         raise Unsupported(str(e)) from None
-    return _Emitter(fn, plan).run()
+    return _Emitter(fn, plan, code or ProcessCode()).run()
 
 
 _LOWERED = frozenset({CONST, reshape, depend, assign, FUSED, matmul, N.softmax,
@@ -146,9 +149,9 @@ def _view_of(op: Op) -> int | None:
 
 
 class _Emitter:
-    def __init__(self, fn: Function, plan):
+    def __init__(self, fn: Function, plan, code):
         import llvmlite.ir as ir
-        self.ir, self.fn, self.plan = ir, fn, plan
+        self.ir, self.fn, self.plan, self.code = ir, fn, plan, code
         self.ptr, self.i8, self.i32, self.i64 = ir.PointerType(), ir.IntType(8), ir.IntType(32), \
             ir.IntType(64)
         self.keep: list = []   # what the code points at: the arena, constants, linked kernels
@@ -304,7 +307,6 @@ class _Emitter:
 
     def kernel(self, op: Op, ks) -> None:
         """Call the kernel's pointer entry (fixed shapes): operands, constants, outputs."""
-        from graphcell_ir.backend.native.linking import linker
         if abi.kernel_kinds(ks) is None:
             raise Unsupported(f"{op.opdef.name}: a scalar operand or a dtype native code lacks")
         for o in ks.outputs:
@@ -316,11 +318,7 @@ class _Emitter:
         operands = list(op.operands)
         if any(isinstance(v, Literal) for v in operands):
             raise Unsupported(f"{op.opdef.name}: a literal operand")
-        try:
-            obj = objects.emit_kernel(ks, ks.in_dtypes)
-            tracker, address = linker().link_one(obj)
-        except (NativeError, RuntimeError) as e:
-            raise Unsupported(f"{op.opdef.name}: no native kernel ({e})") from None
+        tracker, address = self.code.kernel(ks)
         self.keep.append(tracker)
         written = [self.accumulator(o, r) for o, r in zip(ks.outputs, op.results)]
         for o, w in zip(ks.outputs, written):
@@ -460,13 +458,8 @@ class _Emitter:
     def nn_loop(self, name: str, arrays) -> None:
         """Call loop ``name`` of ``nn_loops`` on ``arrays``: (value, the shape it is seen as)."""
         from graphcell_ir.backend import loops
-        from graphcell_ir.backend.native.linking import linker
         kinds = [("array", v.type.dtype.np_dtype.name, len(shape)) for v, shape in arrays]
-        try:
-            obj = objects.emit_loop(loops.source(), name, kinds)
-            tracker, address = linker().link_one(obj)
-        except (NativeError, RuntimeError) as e:
-            raise Unsupported(f"loop {name}: no native code ({e})") from None
+        tracker, address = self.code.loop(loops.source(), name, kinds)
         self.keep.append(tracker)
         args, null = [], self.ir.Constant(self.ptr, None)
         for v, shape in arrays:

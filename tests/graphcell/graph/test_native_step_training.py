@@ -92,9 +92,9 @@ def built(monkeypatch):
     record = {"steps": 0, "refused": []}
     real = emit.build
 
-    def counting(fn):
+    def counting(fn, *args):
         try:
-            step = real(fn)
+            step = real(fn, *args)
         except Exception as e:
             record["refused"].append(str(e))
             raise
