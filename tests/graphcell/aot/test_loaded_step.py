@@ -1,0 +1,210 @@
+"""A loaded artifact runs the native step (``graphcell_ir/backend/step``) as the in-process
+compile does: the export stores the kernels and loops the step calls beside the runner's, and
+``load(native=True)`` builds the step from the artifact's own linked code (``step/code.py``,
+``LinkedCode``) — the same bits as in-process, step after step. An artifact without them (one
+exported before, or one that lost them) loads and runs the Python runner; a step kernel that is
+not what the manifest says is an ArtifactError like any other object; untrusted code builds no
+step."""
+import json
+import warnings
+import zipfile
+
+import numpy as np
+import pytest
+
+import graphcell as ms
+from graphcell.aot import ArtifactError, ArtifactTrustError, NativeCodeWarning
+from graphcell.aot import container as C
+from graphcell_ir.backend import aot, codegen, objects
+from graphcell_ir.backend import executable as E
+from graphcell_ir.backend.step import emit
+
+import aot_nets as nets
+
+pytestmark = pytest.mark.skipif(not codegen.available(),
+                                reason="this llvmlite cannot run the code generator")
+KEY = b"a signing key for the tests, 32b"
+
+
+@pytest.fixture
+def built(monkeypatch):
+    """The executables built while the test ran (in-process and loaded)."""
+    seen = []
+    real = E._build
+
+    def recording(fn, opts, done):
+        exe = real(fn, opts, done)
+        seen.append(exe)
+        return exe
+    monkeypatch.setattr(E, "_build", recording)
+    return seen
+
+
+def _members(path) -> dict:
+    with zipfile.ZipFile(path) as z:
+        return {n: z.read(n) for n in z.namelist()}
+
+
+def _write(tmp_path, members, name) -> str:
+    m = json.loads(members[C.MANIFEST])
+    m["members"] = {n: {"sha256": C.sha256(d), "size": len(d)}
+                    for n, d in members.items() if n != C.MANIFEST}
+    path = tmp_path / name
+    path.write_bytes(C.to_bytes({**members, C.MANIFEST: json.dumps(m).encode()}))
+    return str(path)
+
+
+def _step_only_ids(tmp_path, monkeypatch, x, y) -> set:
+    """The native objects an export stores for the step alone (the runner does not call them)."""
+    _, step = nets.train_step(seed=5)
+    with_step = ms.export(step, x, y, file_name=str(tmp_path / "with"))
+    with monkeypatch.context() as m:
+        m.setattr(aot, "_step_objects", lambda module: [])
+        _, step = nets.train_step(seed=5)
+        without = ms.export(step, x, y, file_name=str(tmp_path / "without"))
+    ids = set(_members(with_step)) - set(_members(without))
+    return {n[len("native/"):-len(".o")] for n in ids}, with_step, without
+
+
+def _in_process(x, y, n):
+    _, step = nets.train_step(seed=5)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        losses = [step(x, y).asnumpy() for _ in range(n)]
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    return losses, {p.name: p.asnumpy() for p in step.get_parameters()}
+
+
+def _loaded(cell, x, y, n):
+    losses = [cell(x, y).asnumpy() for _ in range(n)]
+    return losses, {p.name: p.asnumpy() for p in cell.get_parameters()}
+
+
+def _fallbacks(exes) -> list:
+    return [e.step_fallback for e in exes if e.function.name.startswith("TrainOneStepCell")]
+
+
+def test_the_loaded_step_is_native_and_bit_equal_to_in_process(tmp_path, built, monkeypatch):
+    x, y = nets.inputs()
+    _, step = nets.train_step(seed=5)
+    path = ms.export(step, x, y, file_name=str(tmp_path / "train"))
+    built.clear()
+    losses, params = _in_process(x, y, 4)
+    assert _fallbacks(built) == [None]          # in-process: the native step
+    built.clear()
+    monkeypatch.setattr(objects, "emit_kernel",   # the loaded step compiles no kernel
+                        lambda *a: pytest.fail("a loaded step compiled a kernel"))
+    monkeypatch.setattr(objects, "emit_loop", lambda *a: pytest.fail("a loop was compiled"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NativeCodeWarning)
+        cell = ms.load(path, native=True, trust_native_code=True)
+    got, got_params = _loaded(cell, x, y, 4)
+    assert _fallbacks(built) == [None]          # loaded: the native step too
+    assert cell._executable._run.run.step is not None
+    for a, b in zip(got, losses):
+        np.testing.assert_array_equal(a, b)
+    assert set(got_params) == set(params) and "moments.fc1.weight" in got_params
+    for name, value in got_params.items():
+        np.testing.assert_array_equal(value, params[name], err_msg=name)
+
+
+def test_the_export_stores_the_steps_kernels_and_loops(tmp_path, monkeypatch):
+    x, y = nets.inputs()
+    step_only, with_step, _ = _step_only_ids(tmp_path, monkeypatch, x, y)
+    assert step_only   # batch 5: lone ops below the runner's kernel size, the softmax loops
+    section = json.loads(_members(with_step)[C.MANIFEST])["native"]
+    loops = {f["name"] for f in section["loops"]["functions"]}
+    assert "sparse_softmax_cross_entropy_rows" in loops
+
+
+def test_an_artifact_without_the_steps_code_loads_and_runs_the_runner(tmp_path, built,
+                                                                       monkeypatch):
+    """The format before the step's objects were exported (read as it is: no version bump)."""
+    x, y = nets.inputs()
+    _, _, without = _step_only_ids(tmp_path, monkeypatch, x, y)
+    losses, params = _in_process(x, y, 3)
+    built.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NativeCodeWarning)   # the runner's kernels are all there
+        cell = ms.load(without, native=True, trust_native_code=True)
+    got, got_params = _loaded(cell, x, y, 3)
+    (why,) = _fallbacks(built)
+    assert "the artifact has no native code" in why
+    np.testing.assert_allclose(got, losses, rtol=1e-6)   # the runner may round otherwise
+    for name, value in got_params.items():
+        np.testing.assert_allclose(value, params[name], rtol=1e-5, atol=1e-7, err_msg=name)
+
+
+def test_a_step_object_that_is_not_what_the_manifest_says(tmp_path, monkeypatch):
+    x, y = nets.inputs()
+    step_only, path, _ = _step_only_ids(tmp_path, monkeypatch, x, y)
+    members = _members(path)
+    mine = sorted(f"native/{i}.o" for i in step_only)[0]
+    other = next(n for n in sorted(members) if n.startswith("native/") and n != mine)
+    data = bytearray(members[mine])
+    data[len(data) // 2] ^= 0x40
+    changed = tmp_path / "changed.gcpkg"
+    changed.write_bytes(C.to_bytes({**members, mine: bytes(data)}))   # hashes not updated
+    with pytest.raises(ArtifactError, match=rf"\[{mine}\]: SHA-256 does not match"):
+        ms.load(str(changed), native=True, trust_native_code=True)
+    for case, message in [({**members, mine: members[mine][:100]}, "is not the object file"),
+                          ({**members, mine: members[other], other: members[mine]},
+                           "does not define")]:
+        bad = _write(tmp_path, case, "bad.gcpkg")
+        with pytest.raises(ArtifactError, match=message):
+            ms.load(bad, native=True, trust_native_code=True)
+        x_, y_ = nets.inputs()
+        ms.load(bad)(x_, y_)   # the IR path never reads object files
+    m = json.loads(members[C.MANIFEST])
+    m["native"]["kernels"] = [dict(k, args=[["float64", s] for _, s in k["args"]])
+                              if k["id"] in step_only else k for k in m["native"]["kernels"]]
+    with pytest.raises(ArtifactError, match="is not the code of .* with those arguments"):
+        ms.load(_write(tmp_path, {**members, C.MANIFEST: json.dumps(m).encode()}, "m.gcpkg"),
+                native=True, trust_native_code=True)
+
+
+def test_a_step_kernel_that_does_not_link_leaves_the_runner(tmp_path, built, monkeypatch):
+    """A step kernel the linker refuses at load (here: dropped as llvmlite would report it)
+    leaves the Python runner, with the runner's kernels from the artifact: no crash."""
+    from graphcell_ir.backend import native as N
+    x, y = nets.inputs()
+    step_only, path, _ = _step_only_ids(tmp_path, monkeypatch, x, y)
+    real = N.link
+
+    def failing(objs, host=None):
+        kernels = real([o for o in objs if o.id not in step_only], host)
+        kernels.failed.update({i: "llvmlite could not link it: test" for i in step_only})
+        return kernels
+    monkeypatch.setattr(N, "link", failing)
+    built.clear()
+    with pytest.warns(NativeCodeWarning, match="could not be linked"):
+        cell = ms.load(path, native=True, trust_native_code=True)
+    losses, _ = _loaded(cell, x, y, 2)
+    assert "the artifact has no native code" in _fallbacks(built)[0]
+    expected, _ = _in_process(x, y, 2)
+    np.testing.assert_allclose(losses, expected, rtol=1e-6)
+
+
+def test_untrusted_step_code_builds_no_step(tmp_path, built, monkeypatch):
+    x, y = nets.inputs()
+    _, step = nets.train_step(seed=5)
+    ms.set_context(artifact_key=KEY)
+    try:
+        signed = ms.export(step, x, y, file_name=str(tmp_path / "signed"))
+    finally:
+        ms.set_context(artifact_key=None)
+    steps = []
+    real = emit.build
+    monkeypatch.setattr(emit, "build", lambda fn, *a: steps.append(fn) or real(fn, *a))
+    with pytest.raises(ArtifactTrustError):
+        ms.load(signed, native=True)   # no key here, no flag
+    assert steps == []
+    ms.set_context(artifact_key=KEY)
+    try:
+        built.clear()
+        cell = ms.load(signed, native=True)   # signed with the configured key: trusted
+    finally:
+        ms.set_context(artifact_key=None)
+    assert steps and _fallbacks(built) == [None]
+    cell(x, y)
