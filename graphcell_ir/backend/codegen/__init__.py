@@ -109,21 +109,22 @@ def optimized_ir(source: str, name: str, kinds, no_overflow: bool = False,
     return str(_optimized(text, host_target())[0])
 
 
-def object_code(text: str, target, optimize: bool = True) -> tuple[bytes, tuple]:
+def object_code(text: str, target, optimize: bool = True, level: int = 3) -> tuple[bytes, tuple]:
     """The object file of LLVM IR ``text`` for ``target`` (optimised by :func:`_optimize`
     unless ``optimize`` is false: straight-line calls, as the native step's, gain nothing from
-    the passes but their time) and the outside symbols it calls (libm's)."""
-    mod, tm = _optimized(text, target, optimize)
+    the passes but their time) and the outside symbols it calls (libm's). ``level``: the code
+    generator's (0: LLVM's fast instruction selection, a sixth of the time of 3 on glue code)."""
+    mod, tm = _optimized(text, target, optimize, level)
     needs = tuple(sorted(f.name for f in mod.functions
                          if f.is_declaration and not f.name.startswith("llvm.")))
     return tm.emit_object(mod), needs
 
 
-def _optimized(text: str, target, optimize: bool = True) -> tuple:
+def _optimized(text: str, target, optimize: bool = True, level: int = 3) -> tuple:
     """(module, target machine): LLVM IR ``text`` parsed for ``target``, verified, optimised."""
     from graphcell_ir.backend.native.target import llvm_binding, target_machine
     llvm = llvm_binding()
-    tm = target_machine(target)
+    tm = target_machine(target, level)
     mod = llvm.parse_assembly(text)
     mod.triple = target.triple
     mod.data_layout = str(tm.target_data)

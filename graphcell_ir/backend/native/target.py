@@ -75,7 +75,7 @@ def llvm_binding():
     return llvm
 
 
-def target_machine(target: Target):
+def target_machine(target: Target, level: int = 3):
     """LLVM's target machine for ``target``, as a JIT makes one: static relocations on x86 and
     the JIT's code model, so objects link into the process like JIT-compiled code (the
     relocations ``objfile.check_linkable`` accepts are exactly these)."""
@@ -83,5 +83,5 @@ def target_machine(target: Target):
     t = llvm.Target.from_triple(target.triple)
     reloc = ("static" if t.name.startswith("x86") else "pic" if t.name.startswith("ppc")
              else "default")
-    return t.create_target_machine(cpu=target.cpu, features=target.features, opt=3, reloc=reloc,
+    return t.create_target_machine(cpu=target.cpu, features=target.features, opt=level, reloc=reloc,
                                    codemodel="jitdefault", jit=True)
