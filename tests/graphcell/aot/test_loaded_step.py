@@ -208,3 +208,66 @@ def test_untrusted_step_code_builds_no_step(tmp_path, built, monkeypatch):
         ms.set_context(artifact_key=None)
     assert steps and _fallbacks(built) == [None]
     cell(x, y)
+
+
+# --- the Python runner's calls of an artifact's kernels (no native step) -------------------------
+
+def _runner_cell(tmp_path, monkeypatch, x, y):
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "0")
+    _, step = nets.train_step(seed=5)
+    path = ms.export(step, x, y, file_name=str(tmp_path / "runner"))
+    return ms.load(path, native=True, trust_native_code=True)
+
+
+def test_the_runner_calls_the_artifacts_kernels_through_checked_entries(tmp_path, monkeypatch):
+    from graphcell_ir.backend import native as N
+    x, y = nets.inputs()
+    cell = _runner_cell(tmp_path, monkeypatch, x, y)
+    exe = cell._executable._run
+    assert exe.step_fallback == "not asked for"
+    kernels = [k.fn for k in exe.kernels]
+    assert kernels and all(isinstance(k, N.PointerKernel) and k.entry is None for k in kernels)
+    got = _loaded(cell, x, y, 3)
+    assert all(k.entry is not None for k in kernels)   # built at the first call
+    expected = _in_process(x, y, 3)                    # the runner in-process too
+    for a, b in zip(got[0], expected[0]):
+        np.testing.assert_array_equal(a, b)
+    for name, value in got[1].items():
+        np.testing.assert_array_equal(value, expected[1][name], err_msg=name)
+
+
+def test_a_checked_entry_refuses_what_it_was_not_compiled_for(tmp_path, monkeypatch):
+    x, y = nets.inputs()
+    cell = _runner_cell(tmp_path, monkeypatch, x, y)
+    kernel = next(k.fn for k in cell._executable._run.kernels
+                  if len(k.fn.args[0][1]) == 2 and min(k.fn.args[0][1]) > 1)
+    arrays = [np.random.default_rng(0).standard_normal(s).astype(d) for d, s in kernel.args]
+    outs = [np.empty_like(a) for a in arrays[kernel.n_inputs:]]
+    kernel(*arrays[:kernel.n_inputs], *outs)
+    assert kernel.entry is not None
+    (d0, s0) = kernel.args[0]
+    with pytest.raises(TypeError, match="argument 0 is float64"):
+        kernel(arrays[0].astype(np.float64), *arrays[1:kernel.n_inputs], *outs)
+    for shape in [(1,) + tuple(s0), (s0[0] + 1, s0[1])]:   # another rank, another dimension
+        with pytest.raises(TypeError, match="argument 0 is"):
+            kernel(np.zeros(shape, d0), *arrays[1:kernel.n_inputs], *outs)
+    with pytest.raises(TypeError, match="argument 0 is"):
+        kernel(1.0, *arrays[1:kernel.n_inputs], *outs)
+    again = [np.empty_like(o) for o in outs]   # an operand in Fortran order: copied
+    kernel(np.asfortranarray(arrays[0]), *arrays[1:kernel.n_inputs], *again)
+    for a, b in zip(outs, again):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(TypeError, match="is not C-contiguous"):
+        kernel(*arrays[:kernel.n_inputs], np.asfortranarray(outs[0]), *outs[1:])
+
+
+def test_without_checked_entries_the_python_checks_run(tmp_path, monkeypatch):
+    from graphcell_ir.backend.native import linking
+    x, y = nets.inputs()
+    monkeypatch.setattr(linking, "checked_calls", lambda kernels: {})
+    cell = _runner_cell(tmp_path, monkeypatch, x, y)
+    got = _loaded(cell, x, y, 2)
+    expected = _in_process(x, y, 2)
+    assert all(k.fn.entry is None for k in cell._executable._run.kernels)
+    for a, b in zip(got[0], expected[0]):
+        np.testing.assert_array_equal(a, b)
