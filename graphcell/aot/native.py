@@ -3,7 +3,8 @@
 At export every kernel the executable of the IR runs (fused groups, lone elementwise ops) is
 compiled by graphcell's code generator for its operand types and emitted as an object file for
 this CPU, and so is every convolution/pooling loop the IR's ops call, for the argument types they
-call it with (``graphcell_ir.backend.aot`` finds them; the object store keeps them). Each object is the member
+call it with, and every kernel and loop the function's native step calls
+(``graphcell_ir.backend.aot`` finds them; the object store keeps them). Each object is the member
 ``native/<id>.o`` of the artifact, hashed like the others; the manifest's ``native`` section
 says what they are::
 
@@ -21,7 +22,8 @@ paired with another object or signature without the load noticing. Loops are val
 ``nn_loops`` text they were compiled from only.
 
 ``load(native=True)`` links the objects with llvmlite and the loaded GraphCell calls them
-instead of compiling. What the code generator refused has no object (``skipped``) and is
+instead of compiling: through its native step (``graphcell_ir/backend/step``, emitted here
+calling only these objects) when the function has one, else through the Python runner. What the code generator refused has no object (``skipped``) and is
 compiled at load. The artifact must be trusted first (signed
 with the configured key, or ``trust_native_code=True``: ``trust.py``), else ArtifactTrustError.
 Every object is checked before LLVM sees it (``objfile.check_linkable``: one entry, only libm's

@@ -427,7 +427,8 @@ class PointerKernel:
             raise RuntimeError(f"native kernel {self.id} failed (status {status})")
 
     def _entry(self):
-        got, self._checked = self._checked(self.id), None   # asked once
+        checked, self._checked = self._checked, None   # asked once (another thread may have)
+        got = checked(self.id) if checked is not None else None
         if got is not None:
             address, keep = got
             self.keep = (self.keep, keep)

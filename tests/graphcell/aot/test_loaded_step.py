@@ -6,6 +6,9 @@ exported before, or one that lost them) loads and runs the Python runner; a step
 not what the manifest says is an ArtifactError like any other object; untrusted code builds no
 step."""
 import json
+import os
+import subprocess
+import sys
 import warnings
 import zipfile
 
@@ -271,3 +274,41 @@ def test_without_checked_entries_the_python_checks_run(tmp_path, monkeypatch):
     assert all(k.fn.entry is None for k in cell._executable._run.kernels)
     for a, b in zip(got[0], expected[0]):
         np.testing.assert_array_equal(a, b)
+
+
+FRESH = """
+import sys
+class NoNumba:
+    def find_spec(self, name, path=None, target=None):
+        if name == "numba" or name.startswith("numba."):
+            raise ImportError("numba is blocked in this process")
+sys.meta_path.insert(0, NoNumba())
+import warnings
+warnings.simplefilter("error")
+import numpy as np
+import graphcell as ms
+from graphcell_ir.backend import executable as E
+built = []
+real = E._build
+E._build = lambda fn, opts, done: built.append(real(fn, opts, done)) or built[-1]
+cell = ms.load(sys.argv[1], native=True, trust_native_code=True)
+data = np.load(sys.argv[2])
+losses = [cell(ms.Tensor(data["x"]), ms.Tensor(data["y"])).asnumpy() for _ in range(3)]
+assert [e.step_fallback for e in built] == [None], [e.step_fallback for e in built]
+np.testing.assert_array_equal(np.stack(losses), data["losses"])
+assert "numba" not in sys.modules
+print("ok")
+"""
+
+
+def test_a_fresh_process_runs_the_loaded_step_without_numba(tmp_path):
+    x, y = nets.inputs()
+    _, step = nets.train_step(seed=5)
+    path = ms.export(step, x, y, file_name=str(tmp_path / "train"))
+    losses, _ = _in_process(x, y, 3)
+    np.savez(tmp_path / "data.npz", x=x.asnumpy(), y=y.asnumpy(), losses=np.stack(losses))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))))
+    out = subprocess.run([sys.executable, "-c", FRESH, path, str(tmp_path / "data.npz")],
+                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": root})
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-3000:]
