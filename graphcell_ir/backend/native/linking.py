@@ -336,14 +336,14 @@ def checked_calls(kernels: list) -> dict:
     import llvmlite.ir as ir
     n = next(_CHECKED)
     module, symbols = ir.Module(f"checked{n}"), {}
-    for i, (obj, address) in enumerate(kernels):
-        symbols[obj.id] = f"graphcell_kernel_checked{n}_{i}"
-        add_checked_call(module, address, [(d, tuple(s)) for d, s in obj.args],
-                         symbols[obj.id], layout)
     try:
+        for i, (obj, address) in enumerate(kernels):
+            symbols[obj.id] = f"graphcell_kernel_checked{n}_{i}"
+            add_checked_call(module, address, [(d, tuple(s)) for d, s in obj.args],
+                             symbols[obj.id], layout)
         data, _ = codegen.object_code(str(module), host_target(), optimize=False, level=0)
         tracker = linker().link_code(data, symbols.values())
-    except Exception as e:   # an LLVM refusal: the Python checks still work
+    except Exception as e:   # a dtype it lacks, an LLVM refusal: the Python checks still work
         log.info("no checked entries for an artifact's kernels (%s: %s)", type(e).__name__, e)
         return {}
     return {id_: (tracker[sym], tracker) for id_, sym in symbols.items()}
