@@ -70,8 +70,11 @@ def native_objects(module) -> Emitted:
             out.skip(ks.key, list(ks.ops), str(e))
     text = loops.source()
     out.loops_source = abi.source_hash(text)
-    for kind, obj in _step_objects(module):
-        out.objects.append((kind, obj))
+    have = {obj.id for _, obj in out.objects}
+    for kind, obj in _step_objects(module):   # those the runner does not call already
+        if obj.id not in have:
+            have.add(obj.id)
+            out.objects.append((kind, obj))
     for name, kinds in _loop_calls(module):
         key = abi.loop_key(out.loops_source, name)
         if kinds is None:
