@@ -245,7 +245,7 @@ def test_a_checked_entry_refuses_what_it_was_not_compiled_for(tmp_path, monkeypa
     kernel = next(k.fn for k in cell._executable._run.kernels
                   if len(k.fn.args[0][1]) == 2 and min(k.fn.args[0][1]) > 1)
     arrays = [np.random.default_rng(0).standard_normal(s).astype(d) for d, s in kernel.args]
-    outs = [np.empty_like(a) for a in arrays[kernel.n_inputs:]]
+    outs = [np.zeros_like(a) for a in arrays[kernel.n_inputs:]]
     kernel(*arrays[:kernel.n_inputs], *outs)
     assert kernel.entry is not None
     (d0, s0) = kernel.args[0]
@@ -256,7 +256,7 @@ def test_a_checked_entry_refuses_what_it_was_not_compiled_for(tmp_path, monkeypa
             kernel(np.zeros(shape, d0), *arrays[1:kernel.n_inputs], *outs)
     with pytest.raises(TypeError, match="argument 0 is"):
         kernel(1.0, *arrays[1:kernel.n_inputs], *outs)
-    again = [np.empty_like(o) for o in outs]   # an operand in Fortran order: copied
+    again = [np.zeros_like(o) for o in outs]   # an operand in Fortran order: copied
     kernel(np.asfortranarray(arrays[0]), *arrays[1:kernel.n_inputs], *again)
     for a, b in zip(outs, again):
         np.testing.assert_array_equal(a, b)
@@ -312,3 +312,26 @@ def test_a_fresh_process_runs_the_loaded_step_without_numba(tmp_path):
     out = subprocess.run([sys.executable, "-c", FRESH, path, str(tmp_path / "data.npz")],
                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": root})
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-3000:]
+
+
+def test_threads_calling_an_artifacts_kernel_first_get_one_checked_entry(tmp_path, monkeypatch):
+    import threading
+    from graphcell_ir.backend.native import linking
+    x, y = nets.inputs()
+    cell = _runner_cell(tmp_path, monkeypatch, x, y)
+    asked = []
+    real = linking.checked_calls
+    monkeypatch.setattr(linking, "checked_calls", lambda kernels: asked.append(1) or real(kernels))
+    kernel = cell._executable._run.kernels[0].fn
+    arrays = [np.random.default_rng(1).standard_normal(s).astype(d) for d, s in kernel.args]
+    ins = arrays[:kernel.n_inputs]
+    outs = [[np.zeros_like(a) for a in arrays[kernel.n_inputs:]] for _ in range(4)]
+    threads = [threading.Thread(target=kernel, args=(*ins, *o)) for o in outs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert asked == [1] and kernel.entry is not None
+    for o in outs[1:]:
+        for a, b in zip(o, outs[0]):
+            np.testing.assert_array_equal(a, b)
