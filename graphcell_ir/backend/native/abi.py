@@ -398,23 +398,26 @@ class PointerKernel:
 
     def __call__(self, *arrays) -> None:
         entry = self.entry
-        if entry is None and self._checked is not None:
-            entry = self._entry()
-        if entry is not None:
-            if len(arrays) != len(self.args):
+        if entry is None:
+            entry = self._entry() if self._checked is not None else None
+            if entry is None:
+                return self._python_call(arrays)
+        for a in arrays:   # the entry reads numpy's array struct: ndarrays only
+            if a.__class__ is not np.ndarray:
                 return self._checked_call(arrays)
-            for a in arrays:   # the entry reads numpy's array struct: ndarrays only
-                if a.__class__ is not np.ndarray:
-                    return self._checked_call(arrays)
+        try:
             status = entry(*arrays)
-            if status == OK or status == _NUMBA_NONE:
-                return
+        except TypeError:   # ctypes: another number of arguments
+            return self._checked_call(arrays)
+        if status != OK and status != _NUMBA_NONE:
             if status != MISMATCH:
                 raise RuntimeError(f"native kernel {self.id} failed (status {status})")
-            return self._checked_call(arrays)
-        # Without it: one comparison of every argument's (class, dtype, shape, C order) with the
-        # recorded ones, then the data addresses read from numpy's struct (numpy's
-        # ``a.ctypes.data`` costs 1.6 us an array).
+            self._checked_call(arrays)
+
+    def _python_call(self, arrays) -> None:
+        """The call without a checked entry: one comparison of every argument's (class, dtype,
+        shape, C order) with the recorded ones, then the data addresses read from numpy's
+        struct (numpy's ``a.ctypes.data`` costs 1.6 us an array)."""
         try:
             ok = [(a.__class__, a.dtype, a.shape, a.flags.c_contiguous)
                   for a in arrays] == self._expected
