@@ -23,9 +23,10 @@ paired with another object or signature without the load noticing. Loops are val
 
 ``load(native=True)`` links the objects with llvmlite and the loaded GraphCell calls them
 instead of compiling: through its native step (``graphcell_ir/backend/step``, emitted here
-calling only these objects) when the function has one, else through the Python runner. What the code generator refused has no object (``skipped``) and is
-compiled at load. The artifact must be trusted first (signed
-with the configured key, or ``trust_native_code=True``: ``trust.py``), else ArtifactTrustError.
+calling only these objects) when the function has one, else through the Python runner. What
+the code generator refused has no object (``skipped``) and is compiled at load. The artifact
+must be trusted first (signed with the configured key, or ``trust_native_code=True``:
+``trust.py``), else ArtifactTrustError.
 Every object is checked before LLVM sees it (``objfile.check_linkable``: one entry, only libm's
 imports, graphcell's relocations and sections); an object graphcell could not have emitted, or
 that is not what the manifest says, is an ArtifactError. The linked code serves the loaded
