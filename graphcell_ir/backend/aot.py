@@ -106,6 +106,9 @@ def _step_objects(module) -> list:
         except Unsupported as e:   # no step here, none at load: the runner's kernels suffice
             log.info("native step of @%s not exported: %s", fn.name, e)
             continue
+        except Exception as e:     # a bug of the emitter: the export goes on without the step
+            log.warning("native step of @%s not exported: %s: %s", fn.name, type(e).__name__, e)
+            continue
         found += code.objects
     return found
 

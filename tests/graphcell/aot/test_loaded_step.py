@@ -335,3 +335,19 @@ def test_threads_calling_an_artifacts_kernel_first_get_one_checked_entry(tmp_pat
     for o in outs[1:]:
         for a, b in zip(o, outs[0]):
             np.testing.assert_array_equal(a, b)
+
+
+def test_an_emitter_failure_at_export_leaves_an_artifact_without_the_step(tmp_path, built,
+                                                                         monkeypatch):
+    def broken(fn, code=None):
+        raise ZeroDivisionError("a bug of the emitter")
+    x, y = nets.inputs()
+    _, step = nets.train_step(seed=5)
+    with monkeypatch.context() as m:
+        m.setattr(emit, "build", broken)
+        path = ms.export(step, x, y, file_name=str(tmp_path / "train"))
+    built.clear()
+    cell = ms.load(path, native=True, trust_native_code=True)
+    losses, _ = _loaded(cell, x, y, 2)
+    assert "the artifact has no native code" in _fallbacks(built)[0]
+    np.testing.assert_allclose(losses, _in_process(x, y, 2)[0], rtol=1e-6)
