@@ -12,7 +12,9 @@ target:
 - loops: each convolution/pooling op of the module runs once on zeros through a recording loops
   namespace (``native.LoopRecorder``), and each (loop, argument kinds) called is emitted;
 - the native step's (``step/``): each function that has a step has it built once, recording the
-  kernels and loops it calls (a loaded step calls the artifact's code only).
+  kernels and loops it calls (a loaded step calls the artifact's code only): its kernels are
+  shape-generic entries (the arrays' dimensions as arguments, as in-process), stored beside the
+  runner's fixed-shape ones.
 
 What has no native code (a scalar operand, a function the generator refuses) is listed with the
 reason: the artifact's loader compiles it.
@@ -26,8 +28,12 @@ Example::
     >>> from graphcell_ir.passes.pipelines import DEFAULT, resolve
     >>> _ = PassManager(resolve(DEFAULT)).run(m)
     >>> found = native_objects(m)
-    >>> [(kind, len(obj.args)) for kind, obj in found.objects], found.skipped
-    ([('kernel', 2)], [])
+    >>> for kind, obj in found.objects:   # the runner's entry, then the step's
+    ...     print(kind, obj.args)
+    kernel (('float32', (4,)), ('float32', (4,)))
+    kernel (('array', 'float32', 1), ('array', 'float32', 1))
+    >>> found.skipped
+    []
 """
 from __future__ import annotations
 
@@ -116,7 +122,8 @@ def _step_objects(module) -> list:
 
 def _host_not_recorded(op):
     """The callable of an op a recorded step would run in Python: that step is never run (the
-    loader's executable gives its own callables, whose loops the artifact holds: ``_loop_calls``)."""
+    loader's executable gives its own callables, whose loops the artifact holds:
+    ``_loop_calls``)."""
     return _never_run
 
 

@@ -219,8 +219,9 @@ def _runner(fn: Function, opts: _Options, python_run) -> tuple:
 
 
 def _step_wanted(fn: Function, opts: _Options) -> bool:
-    """Whether :func:`_runner` will try a native step for ``fn`` (the cheap scan only)."""
-    if _step_code(opts.native) is None or not opts.jit or opts.min_size or \
+    """Whether :func:`_runner` will try a native step for ``fn`` (the cheap scan only). An
+    artifact's runner kernels are only looked up, never compiled: they stay eager."""
+    if opts.native is not None or not opts.jit or opts.min_size or \
             not switches.on("GRAPHCELL_NATIVE_STEP"):
         return False
     from graphcell_ir.backend.step import emit

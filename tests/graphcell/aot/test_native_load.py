@@ -82,6 +82,7 @@ def test_export_stores_the_object_code_of_every_kernel(train_artifact):
     native = sorted(n for n in members if n.startswith("native/"))
     ids = [k["id"] for k in section["kernels"]]
     ids += [f["id"] for f in section.get("loops", {}).get("functions", [])]
+    ids += [k["id"] for k in section.get("step", [])]   # the native step's shape-generic entries
     assert native and native == sorted(f"native/{i}.o" for i in ids)
     assert set(m["members"]) == set(members) - {C.MANIFEST}    # hashed like the others
     for name in native:
