@@ -351,3 +351,41 @@ def test_an_emitter_failure_at_export_leaves_an_artifact_without_the_step(tmp_pa
     losses, _ = _loaded(cell, x, y, 2)
     assert "the artifact has no native code" in _fallbacks(built)[0]
     np.testing.assert_allclose(losses, _in_process(x, y, 2)[0], rtol=1e-6)
+
+
+def test_a_loaded_step_with_native_segments_is_bit_equal_to_in_process(tmp_path, built,
+                                                                       monkeypatch):
+    """LeNet5: convolutions and poolings run in Python between native segments, by the loaded
+    executable's own callables (the artifact's loops); the segments call only the artifact's
+    kernels and loops, and nothing is compiled at load."""
+    from graphcell_ir.backend import loops
+    x, y = nets.lenet_inputs()
+    path = ms.export(nets.lenet_train_step(seed=3), x, y, file_name=str(tmp_path / "lenet"))
+    built.clear()
+    step = nets.lenet_train_step(seed=3)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        losses = [step(x, y).asnumpy() for _ in range(4)]
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    params = {p.name: p.asnumpy() for p in step.get_parameters()}
+    assert _fallbacks(built) == [None]
+    (exe,) = [e for e in built if e.function.name.startswith("TrainOneStepCell")]
+    assert "conv2d" in exe.run.step.host_ops   # segments in-process
+    built.clear()
+    for name in ("emit_kernel", "emit_loop"):
+        monkeypatch.setattr(objects, name, lambda *a, **k: pytest.fail("compiled at load"))
+    monkeypatch.setattr(codegen, "lower_module", lambda *a, **k: pytest.fail("compiled at load"))
+    monkeypatch.setattr(loops, "namespace", lambda *a, **k: pytest.fail("the process's loops"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NativeCodeWarning)
+        cell = ms.load(path, native=True, trust_native_code=True)
+    got, got_params = _loaded(cell, x, y, 4)
+    assert _fallbacks(built) == [None]
+    loaded = cell._executable._run.run.step
+    assert loaded.host_ops == exe.run.step.host_ops and "conv2d" in loaded.host_ops
+    for a, b in zip(got, losses):
+        np.testing.assert_array_equal(a, b)
+    assert set(got_params) == set(params) and "moments.conv1.weight" in got_params
+    for name, value in got_params.items():
+        np.testing.assert_array_equal(value, params[name], err_msg=name)
