@@ -187,8 +187,10 @@ def steady(name: str, make, inputs: tuple, rounds: int, out: str, only: str = ""
         ms.set_context(mode=ms.PYNATIVE_MODE)
     med = {k: statistics.median(v) for k, v in times.items()}
     base = med["in-process"]
+    loaded_step = getattr(native._executable._run.run, "step", None)   # None: the Python runner
     print(f"{name:34} " + "  ".join(f"{k} {1000 * v:7.3f} ms ({v / base:.2f}x)"
-                                     for k, v in med.items()))
+                                     for k, v in med.items())
+          + f"  [loaded native: {'native step' if loaded_step else 'Python runner'}]")
 
 
 def main():
