@@ -16,6 +16,9 @@ program order, through their addresses:
   native pool), a strided-copy loop per permutation for ``transpose`` (:mod:`.layout`);
 - a copy for an ``assign`` whose value others still hold.
 
+Every kernel and loop comes from ``build``'s ``code`` (:mod:`.code`): emitted and linked here,
+recorded by an export, or an artifact's own linked objects at load (nothing compiled then).
+
 Intermediates live in one arena the step owns (allocated once); returned values are written
 straight into new arrays, so the caller never holds memory the next call overwrites.
 
