@@ -236,6 +236,20 @@ def test_a_native_table_that_does_not_match(tmp_path, train_artifact):
         ms.load(write(tmp_path, {**members, "native/evil.so": b""}))
 
 
+def test_a_step_table_that_does_not_match(tmp_path, train_artifact):
+    """``native.step`` (the step's shape-generic kernels) is checked as the kernels table is."""
+    members = members_of(train_artifact[0])
+    step = json.loads(members[C.MANIFEST])["native"]["step"]
+    first = step[0]
+    for bad, message in [
+            ([{"id": first["id"], "key": "not a key", "args": first["args"]}], r"native.step\[0\]"),
+            ([dict(first, args=[["array", "float32", -1]])], r"native.step\[0\] must be"),
+            ([dict(first, key="0" * 24)] + step[1:], "is not the code of .* with those arguments"),
+            (step[1:], "are not in the manifest")]:
+        with pytest.raises(ArtifactError, match=message):
+            ms.load(write(tmp_path, with_native(members, step=bad)))
+
+
 def test_precompile_says_whether_the_native_kernels_run_here(tmp_path, train_artifact):
     from graphcell.aot.tools import precompile
     from graphcell.aot.trust import sign
