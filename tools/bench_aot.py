@@ -2,7 +2,7 @@
 the steady train step of W1 (MLP), W2 (LeNet5) and a ResNet basic block, loaded against
 in-process.
 
-    python tools/bench_aot.py [--calls 30] [--repeat 5] [--steady-only] [--rounds 200]
+    python tools/bench_aot.py [--calls 30] [--repeat 5] [--steady-only] [--rounds 200] [--only W1]
 
 For each of the two artifacts:
 
@@ -15,10 +15,13 @@ For each of the two artifacts:
 - steady state: the median call of the in-process compiled cell (graph mode) and of the loaded
   GraphCells (IR path, native), over ``--calls`` calls.
 
-Then, for each of the three train steps (``--steady-only`` runs this part alone): the same step
+Then, for each of the four train steps (W1, a batch-1 MLP of width 64 whose step is all
+overhead, W2, the ResNet block) (``--steady-only`` runs this part alone): the same step
 compiled in-process (graph mode), loaded from its artifact with ``native=True`` and loaded on
-the IR path, called in turn — one call of each per round, ``--rounds`` rounds — so the three
-see the same machine load; the medians and their ratios to in-process are printed.
+the IR path, called in turn — one call of each per round, ``--rounds`` rounds (ten times as many
+for the batch-1 MLP) — so the three see the same machine load; the medians and their ratios to
+in-process are printed. Where a step has a native step (the MLPs) all three run it;
+``GRAPHCELL_NATIVE_STEP=0`` compares the Python runners.
 
 Timings on a shared machine are noisy: compare the columns of one run, not across runs.
 """
@@ -117,11 +120,13 @@ def bench(name: str, make, inputs: tuple, calls: int, repeat: int, out: str) -> 
 
 
 class MLP(nn.Cell):
-    """W1's network: 784-1024-1024-10 with ReLUs."""
+    """W1's network: 784-1024-1024-10 with ReLUs (``width``: another width, ``inputs``: another
+    input size)."""
 
-    def __init__(self):
+    def __init__(self, width: int = 1024, inputs: int = 784):
         super().__init__()
-        self.fc1, self.fc2, self.fc3 = nn.Dense(784, 1024), nn.Dense(1024, 1024), nn.Dense(1024, 10)
+        self.fc1, self.fc2, self.fc3 = (nn.Dense(inputs, width), nn.Dense(width, width),
+                                        nn.Dense(width, 10))
         self.relu = nn.ReLU()
 
     def construct(self, x):
@@ -155,8 +160,10 @@ def train_step_of(net: nn.Cell) -> nn.Cell:
     return step
 
 
-def steady(name: str, make, inputs: tuple, rounds: int, out: str) -> None:
+def steady(name: str, make, inputs: tuple, rounds: int, out: str, only: str = "") -> None:
     """In-process vs loaded (native, IR path): one call of each per round, medians."""
+    if only not in name:
+        return
     path = ms.export(make(), *inputs, file_name=os.path.join(out, name))
     in_process = make()
     ms.set_context(mode=ms.GRAPH_MODE)
@@ -166,25 +173,24 @@ def steady(name: str, make, inputs: tuple, rounds: int, out: str) -> None:
     ir = ms.load(path)
     native(*inputs)
     ir(*inputs)
-
-    def graph_call():
-        ms.set_context(mode=ms.GRAPH_MODE)
-        try:
-            in_process(*inputs)
-        finally:
-            ms.set_context(mode=ms.PYNATIVE_MODE)
-
     times = {"in-process": [], "loaded native": [], "loaded IR": []}
-    calls = list(zip(times.values(), (graph_call, lambda: native(*inputs), lambda: ir(*inputs))))
-    for _ in range(rounds):
-        for spent, call in calls:
-            t = time.perf_counter()
-            call()
-            spent.append(time.perf_counter() - t)
+    calls = list(zip(times.values(), (lambda: in_process(*inputs), lambda: native(*inputs),
+                                      lambda: ir(*inputs))))
+    ms.set_context(mode=ms.GRAPH_MODE)   # for the in-process cell; loaded cells run their graph
+    try:                                 # in any mode (toggling per call was timed before)
+        for _ in range(rounds):
+            for spent, call in calls:
+                t = time.perf_counter()
+                call()
+                spent.append(time.perf_counter() - t)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
     med = {k: statistics.median(v) for k, v in times.items()}
     base = med["in-process"]
+    loaded_step = getattr(native._executable._run.run, "step", None)   # None: the Python runner
     print(f"{name:34} " + "  ".join(f"{k} {1000 * v:7.3f} ms ({v / base:.2f}x)"
-                                     for k, v in med.items()))
+                                     for k, v in med.items())
+          + f"  [loaded native: {'native step' if loaded_step else 'Python runner'}]")
 
 
 def main():
@@ -192,6 +198,7 @@ def main():
     ap.add_argument("--calls", type=int, default=30)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--rounds", type=int, default=200, help="paired rounds of the steady steps")
+    ap.add_argument("--only", default="", help="steady steps whose name contains this only")
     ap.add_argument("--steady-only", action="store_true",
                     help="only the steady train steps, loaded against in-process")
     args = ap.parse_args()
@@ -214,11 +221,14 @@ def main():
     x1 = ms.Tensor(rng.standard_normal((128, 784)).astype(np.float32))
     y1 = ms.Tensor(rng.integers(0, 10, 128).astype(np.int32))
     steady("W1 MLP 784-1024-1024-10, batch 128", lambda: train_step_of(MLP()), (x1, y1),
-           args.rounds, out)
-    steady("W2 LeNet5, batch 32", train_step, (x, y), args.rounds, out)
+           args.rounds, out, args.only)
+    x64 = ms.Tensor(rng.standard_normal((1, 64)).astype(np.float32))
+    steady("MLP 64-64-64-10, batch 1 (overhead)", lambda: train_step_of(MLP(64, 64)),
+           (x64, y[:1]), 10 * args.rounds, out, args.only)
+    steady("W2 LeNet5, batch 32", train_step, (x, y), args.rounds, out, args.only)
     xb = ms.Tensor(rng.standard_normal((32, 32, 32, 32)).astype(np.float32))
     steady("ResNet basic block, batch 32", lambda: train_step_of(BasicBlock()), (xb, y),
-           args.rounds, out)
+           args.rounds, out, args.only)
 
 
 if __name__ == "__main__":

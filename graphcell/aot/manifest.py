@@ -60,6 +60,7 @@ DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"
           "float16", "float32", "float64")
 _STATIC_TYPES = (type(None), bool, int, float, str)
 _HEX24 = re.compile(r"^[0-9a-f]{24}$")
+_STEP_KEY = re.compile(r"^[0-9a-f]{24}(\.[A-Za-z_][A-Za-z0-9_]*)?$")   # a kernel's, a loop's
 _MAX_DEPTH = 64
 
 
@@ -218,7 +219,17 @@ def _check_native(section) -> None:
                 raise _bad(f"native.kernels[{i}].args holds {a!r}, not [dtype, shape]")
     loops = section.get("loops")
     functions = _check_loops(loops) if loops is not None else []
-    if (kernels or functions) and target is None:
+    step = section.get("step", [])
+    if not isinstance(step, list):
+        raise _bad("native.step must be a list")
+    for i, e in enumerate(step):
+        if not (isinstance(e, dict) and set(e) == {"id", "key", "args"}
+                and isinstance(e["id"], str) and _HEX24.match(e["id"])
+                and isinstance(e["key"], str) and _STEP_KEY.match(e["key"])
+                and isinstance(e["args"], list) and all(map(_loop_arg, e["args"]))):
+            raise _bad(f"native.step[{i}] must be {{'id': hex, 'key': hex or 'hex.name', "
+                       "'args': [['array', dtype, ndim] | ['scalar', dtype], ...]}")
+    if (kernels or functions or step) and target is None:
         raise _bad("native code without native.target")
     skipped = section.get("skipped", [])
     if not isinstance(skipped, list) or not all(

@@ -3,7 +3,8 @@
 At export every kernel the executable of the IR runs (fused groups, lone elementwise ops) is
 compiled by graphcell's code generator for its operand types and emitted as an object file for
 this CPU, and so is every convolution/pooling loop the IR's ops call, for the argument types they
-call it with (``graphcell_ir.backend.aot`` finds them; the object store keeps them). Each object is the member
+call it with, and every kernel and loop the function's native step calls
+(``graphcell_ir.backend.aot`` finds them; the object store keeps them). Each object is the member
 ``native/<id>.o`` of the artifact, hashed like the others; the manifest's ``native`` section
 says what they are::
 
@@ -14,16 +15,24 @@ says what they are::
                "loops": {"source": "<hash of nn_loops.py>",
                          "functions": [{"id": "...", "name": "im2col",
                                         "args": [["array", "float32", 4], ...]}]},
+               "step": [{"id": "...", "key": "...", "args": [["array", "float32", 2], ...]}],
                "skipped": [{"key": "...", "ops": ["mul", ...], "reason": "a scalar operand"}]}
 
 ``id`` is the hash of the ABI, the kernel's key and its argument types, so an entry cannot be
 paired with another object or signature without the load noticing. Loops are valid for the
-``nn_loops`` text they were compiled from only.
+``nn_loops`` text they were compiled from only. ``step`` (optional) lists the other objects
+the native step calls: its kernels' shape-generic entries (the arrays' dimensions passed as
+arguments; ``key`` the kernel's source key) and loops of other sources than ``nn_loops``
+(``key`` ``"<source hash>.<name>"``: ``step/layout.py``'s transposes), with argument kinds as
+the loops'. A graphcell older than this table refuses such an artifact (members the manifest
+does not list: ArtifactError), never runs it wrongly.
 
 ``load(native=True)`` links the objects with llvmlite and the loaded GraphCell calls them
-instead of compiling. What the code generator refused has no object (``skipped``) and is
-compiled at load. The artifact must be trusted first (signed
-with the configured key, or ``trust_native_code=True``: ``trust.py``), else ArtifactTrustError.
+instead of compiling: through its native step (``graphcell_ir/backend/step``, emitted here
+calling only these objects) when the function has one, else through the Python runner. What
+the code generator refused has no object (``skipped``) and is compiled at load. The artifact
+must be trusted first (signed with the configured key, or ``trust_native_code=True``:
+``trust.py``), else ArtifactTrustError.
 Every object is checked before LLVM sees it (``objfile.check_linkable``: one entry, only libm's
 imports, graphcell's relocations and sections); an object graphcell could not have emitted, or
 that is not what the manifest says, is an ArtifactError. The linked code serves the loaded
@@ -43,8 +52,10 @@ Example::
     >>> x = ms.Tensor(np.linspace(-1, 1, 6, dtype=np.float32))
     >>> path = ms.export(f, x, file_name=os.path.join(tempfile.mkdtemp(), "f"))
     >>> cell = ms.load(path, native=True, trust_native_code=True)   # we just made it
-    >>> len(cell.graph.native), bool(np.allclose(cell(x).asnumpy(), np.tanh(x.asnumpy() * 2) + 1))
-    (1, True)
+    >>> len(cell.graph.native)   # the kernel's fixed-shape entry (the runner's) and the step's
+    2
+    >>> bool(np.allclose(cell(x).asnumpy(), np.tanh(x.asnumpy() * 2) + 1))
+    True
 """
 from __future__ import annotations
 
@@ -83,13 +94,16 @@ def emit_native(module) -> tuple[dict, dict[str, bytes]]:
         if member_name(obj.id) in members:
             continue   # the same kernel twice in the IR
         members[member_name(obj.id)] = obj.data
-        if kind == "loop":
+        if kind == "loop" and obj.key.startswith(f"{found.loops_source}."):
             loops = section.setdefault("loops", {"source": found.loops_source, "functions": []})
             loops["functions"].append({"id": obj.id, "name": obj.key.split(".", 1)[1],
                                        "args": [list(k) for k in obj.args]})
-        else:
+        elif kind == "kernel" and all(len(a) == 2 for a in obj.args):   # fixed shapes
             section["kernels"].append({"id": obj.id, "key": obj.key,
                                        "args": [[d, list(s)] for d, s in obj.args]})
+        else:   # the native step's shape-generic kernels, loops of other sources (transposes)
+            section.setdefault("step", []).append({"id": obj.id, "key": obj.key,
+                                                   "args": [list(k) for k in obj.args]})
         t = obj.target
         section["target"] = {"triple": t.triple, "cpu": t.cpu, "features": t.features}
     return section, dict(sorted(members.items()))
@@ -136,6 +150,7 @@ def _entries(section) -> list[tuple[str, str, tuple]]:
     if loops is not None:
         out += [(f["id"], loop_key(loops["source"], f["name"]), tuple(map(tuple, f["args"])))
                 for f in loops["functions"]]
+    out += [(e["id"], e["key"], tuple(map(tuple, e["args"]))) for e in section.get("step", ())]
     return out
 
 

@@ -13,8 +13,8 @@ Example::
     >>> import numpy as np
     >>> import graphcell as ms
     >>> from graphcell import nn
-    >>> path = ms.export(nn.ReLU(), ms.Tensor(np.ones(3, np.float32)),
-    ...                  file_name=os.path.join(tempfile.mkdtemp(), "relu"))
+    >>> path = ms.export(nn.Flatten(), ms.Tensor(np.ones((2, 3, 4), np.float32)),
+    ...                  file_name=os.path.join(tempfile.mkdtemp(), "flatten"))
     >>> report = precompile(path)
     >>> report[0].endswith("verified"), report[-1]
     (True, '  native kernels: none needed (no kernel in the IR)')

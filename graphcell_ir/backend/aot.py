@@ -10,7 +10,11 @@ target:
   the kernels the executable runs and compiles nothing; each is emitted for its operands' IR
   dtypes, its shapes constants of the code;
 - loops: each convolution/pooling op of the module runs once on zeros through a recording loops
-  namespace (``native.LoopRecorder``), and each (loop, argument kinds) called is emitted.
+  namespace (``native.LoopRecorder``), and each (loop, argument kinds) called is emitted;
+- the native step's (``step/``): each function that has a step has it built once, recording the
+  kernels and loops it calls (a loaded step calls the artifact's code only): its kernels are
+  shape-generic entries (the arrays' dimensions as arguments, as in-process), stored beside the
+  runner's fixed-shape ones.
 
 What has no native code (a scalar operand, a function the generator refuses) is listed with the
 reason: the artifact's loader compiles it.
@@ -24,8 +28,12 @@ Example::
     >>> from graphcell_ir.passes.pipelines import DEFAULT, resolve
     >>> _ = PassManager(resolve(DEFAULT)).run(m)
     >>> found = native_objects(m)
-    >>> [(kind, len(obj.args)) for kind, obj in found.objects], found.skipped
-    ([('kernel', 2)], [])
+    >>> for kind, obj in found.objects:   # the runner's entry, then the step's
+    ...     print(kind, obj.args)
+    kernel (('float32', (4,)), ('float32', (4,)))
+    kernel (('array', 'float32', 1), ('array', 'float32', 1))
+    >>> found.skipped
+    []
 """
 from __future__ import annotations
 
@@ -68,6 +76,11 @@ def native_objects(module) -> Emitted:
             out.skip(ks.key, list(ks.ops), str(e))
     text = loops.source()
     out.loops_source = abi.source_hash(text)
+    have = {obj.id for _, obj in out.objects}
+    for kind, obj in _step_objects(module):   # those the runner does not call already
+        if obj.id not in have:
+            have.add(obj.id)
+            out.objects.append((kind, obj))
     for name, kinds in _loop_calls(module):
         key = abi.loop_key(out.loops_source, name)
         if kinds is None:
@@ -79,6 +92,39 @@ def native_objects(module) -> Emitted:
         except NativeError as e:
             out.skip(key, [name], str(e))
     return out
+
+
+def _step_objects(module) -> list:
+    """``(kind, NativeObject)`` of every kernel and loop the native step of each function of
+    ``module`` calls (``step/code.py``: the step is built once here, recording them), so that a
+    loaded step finds them in the artifact: it may call kernels the runner does not (small lone
+    ops, shape-generic entries, groups reading a broadcast operand whole) and its loops (softmax
+    family, batch norm, layout transposes)."""
+    from graphcell_ir.backend.lower import Unsupported
+    from graphcell_ir.backend.step import emit
+    from graphcell_ir.backend.step.code import RecordingCode
+    found = []
+    for fn in module:
+        if emit.unsupported(fn, segments=True) is not None:
+            continue
+        code = RecordingCode()
+        try:   # ops run in Python between native segments call no object of the step's
+            emit.build(fn, host=_host_not_recorded, code=code)
+        except Unsupported as e:   # no step here, none at load: the runner's kernels suffice
+            log.info("native step of @%s not exported: %s", fn.name, e)
+            continue
+        except Exception as e:     # a bug of the emitter: the export goes on without the step
+            log.warning("native step of @%s not exported: %s: %s", fn.name, type(e).__name__, e)
+            continue
+        found += code.objects
+    return found
+
+
+def _host_not_recorded(op):
+    """The callable of an op a recorded step would run in Python: that step is never run (the
+    loader's executable gives its own callables, whose loops the artifact holds:
+    ``_loop_calls``)."""
+    return _never_run
 
 
 def _kernels(module) -> list:

@@ -180,16 +180,19 @@ def _runner(fn: Function, opts: _Options, python_run) -> tuple:
     calls the step declines (arguments of other shapes or dtypes): its guards send them on as
     before. Every call an executable runs with given arguments takes the same route, so its
     results do not depend on which call it is or on other threads (the runner's numpy and the
-    step's kernels may round differently). Not for an artifact's kernels (``native``), without
-    the JIT, or with ``kernel_min_size`` (which asks for references on small groups)."""
-    if opts.native is not None or not opts.jit or opts.min_size or \
+    step's kernels may round differently). With an artifact's kernels (``native``) the step
+    calls only those (a kernel it lacks: no step). Not without the JIT, or with
+    ``kernel_min_size`` (which asks for references on small groups)."""
+    code = _step_code(opts.native)
+    if code is None or not opts.jit or opts.min_size or \
             not switches.on("GRAPHCELL_NATIVE_STEP"):
         return python_run, "not asked for"
     from graphcell_ir.backend.step import emit
     why = emit.unsupported(fn, segments=True)   # a cheap scan first: refusals compile nothing
     if why is None:
         try:
-            step = emit.build(fn, host=functools.partial(primitive_callable, opts=opts))
+            step = emit.build(fn, host=functools.partial(primitive_callable, opts=opts),
+                              code=code)
         except Unsupported as e:
             why = str(e)
         except Exception as e:   # a bug of the emitter: the runner still runs the function
@@ -216,7 +219,8 @@ def _runner(fn: Function, opts: _Options, python_run) -> tuple:
 
 
 def _step_wanted(fn: Function, opts: _Options) -> bool:
-    """Whether :func:`_runner` will try a native step for ``fn`` (the cheap scan only)."""
+    """Whether :func:`_runner` will try a native step for ``fn`` (the cheap scan only). An
+    artifact's runner kernels are only looked up, never compiled: they stay eager."""
     if opts.native is not None or not opts.jit or opts.min_size or \
             not switches.on("GRAPHCELL_NATIVE_STEP"):
         return False
@@ -234,6 +238,17 @@ class _CompiledOnFirstCall:
         if self.fn is None:
             self.fn = compile_kernel(self.ks, self.jit, self.native).fn
         return self.fn(*args)
+
+
+def _step_code(native):
+    """Where a native step's kernels come from (``step/code.py``): compiled here, or an
+    artifact's linked objects only (``native.NativeKernels``); None for anything else standing
+    for kernels (the export's recorder: the export records the step's kernels itself)."""
+    from graphcell_ir.backend.native.linking import NativeKernels
+    from graphcell_ir.backend.step import code
+    if native is None:
+        return code.ProcessCode()
+    return code.LinkedCode(native) if isinstance(native, NativeKernels) else None
 
 
 class _Counts:

@@ -311,6 +311,46 @@ def add_pointer_entry(module, impl, kinds, symbol: str, shapes=None):
     return fn
 
 
+def add_checked_call(module, address: int, args, symbol: str, layout: ArrayLayout):
+    """Add ``symbol`` to llvmlite module ``module``: an object entry for the linked pointer entry
+    of a fixed-shape kernel at ``address`` (``args``: its ``(dtype, shape)`` per array). It
+    takes the ndarray objects, checks each (rank, dtype, C order by :func:`_array_check`, and
+    every dimension against the compiled one) and calls the pointer entry with their data
+    pointers, returning its status; :data:`MISMATCH` without calling when an array differs.
+    What a loaded artifact's kernels are called through (``linking.checked_calls``): the checks
+    in Python cost microseconds a call, these nanoseconds."""
+    ir = _ir()
+    i1, i8, i32, i64, ptr = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64), \
+        ir.PointerType()
+    fn = ir.Function(module, ir.FunctionType(i32, [ptr] * len(args)), symbol)
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    shapes, run, bad = fn.append_basic_block("shapes"), fn.append_basic_block("run"), \
+        fn.append_basic_block("mismatch")
+
+    def field(base, offset: int, typ):
+        return b.load(b.gep(base, [i64(offset)], source_etype=i8), typ=typ)
+
+    check, ok = _array_check(module, layout), i1(1)
+    for arg, (dtype, shape) in zip(fn.args, args):
+        ok = b.and_(ok, b.call(check, [arg, i32(len(shape)), i32(TYPE_NUMS[dtype])]))
+    b.cbranch(ok, shapes, bad)   # the ranks are right: the dimensions can be read
+    b.position_at_end(shapes)
+    ok = i1(1)
+    for arg, (_, shape) in zip(fn.args, args):
+        dims = field(arg, layout.dims, ptr)
+        for j, d in enumerate(shape):
+            got = b.load(b.gep(dims, [i64(j)], source_etype=i64), typ=i64)
+            ok = b.and_(ok, b.icmp_signed("==", got, i64(d)))
+    b.cbranch(ok, run, bad)
+    b.position_at_end(run)
+    null = ir.Constant(ptr, None)
+    target = b.inttoptr(i64(address), ir.PointerType(ir.FunctionType(i32, [ptr] * (len(args) + 2))))
+    b.ret(b.call(target, [null, null] + [field(arg, layout.data, ptr) for arg in fn.args]))
+    b.position_at_end(bad)
+    b.ret(i32(MISMATCH))
+    return fn
+
+
 # --- calling them --------------------------------------------------------------------------------------
 
 class ObjectEntry:
@@ -342,8 +382,11 @@ class PointerKernel:
     dtype and shape (operands that are not C-contiguous are copied; outputs must be); anything
     else raises TypeError, which the runner answers by rerunning the call on the interpreter."""
 
-    def __init__(self, obj, address: int, keep, n_outputs: int):
+    def __init__(self, obj, address: int, keep, n_outputs: int, checked=None):
         self.id, self.key, self.keep = obj.id, obj.key, keep
+        # ``checked(id)``: (address, keep) of its checked entry (:func:`add_checked_call`), asked
+        # at the first call; the entry takes the ndarrays and checks them in native code
+        self._checked, self.entry = checked, None
         self.args = tuple((np.dtype(d), tuple(s)) for d, s in obj.args)
         self.n_inputs = len(self.args) - n_outputs
         self._expected = [(np.ndarray, d, s, True) for d, s in self.args]
@@ -354,9 +397,27 @@ class PointerKernel:
         self._exc = ctypes.create_string_buffer(64)
 
     def __call__(self, *arrays) -> None:
-        # One comparison of every argument's (class, dtype, shape, C order) with the recorded
-        # ones, then the data addresses read from numpy's struct: the checks and numpy's
-        # ``a.ctypes.data`` (1.6 us an array) were most of a loaded step's Python time.
+        entry = self.entry
+        if entry is None:
+            entry = self._entry() if self._checked is not None else None
+            if entry is None:
+                return self._python_call(arrays)
+        for a in arrays:   # the entry reads numpy's array struct: ndarrays only
+            if a.__class__ is not np.ndarray:
+                return self._checked_call(arrays)
+        try:
+            status = entry(*arrays)
+        except TypeError:   # ctypes: another number of arguments
+            return self._checked_call(arrays)
+        if status != OK and status != _NUMBA_NONE:
+            if status != MISMATCH:
+                raise RuntimeError(f"native kernel {self.id} failed (status {status})")
+            self._checked_call(arrays)
+
+    def _python_call(self, arrays) -> None:
+        """The call without a checked entry: one comparison of every argument's (class, dtype,
+        shape, C order) with the recorded ones, then the data addresses read from numpy's
+        struct (numpy's ``a.ctypes.data`` costs 1.6 us an array)."""
         try:
             ok = [(a.__class__, a.dtype, a.shape, a.flags.c_contiguous)
                   for a in arrays] == self._expected
@@ -367,6 +428,16 @@ class PointerKernel:
         status = self.cfunc(self._ret, self._exc, *map(self._address, arrays))
         if status != OK and status != _NUMBA_NONE:
             raise RuntimeError(f"native kernel {self.id} failed (status {status})")
+
+    def _entry(self):
+        checked, self._checked = self._checked, None   # asked once (another thread may have)
+        got = checked(self.id) if checked is not None else None
+        if got is not None:
+            address, keep = got
+            self.keep = (self.keep, keep)
+            self.entry = ctypes.CFUNCTYPE(ctypes.c_int32, *[ctypes.py_object] * len(self.args))(
+                address)
+        return self.entry
 
     def _checked_call(self, arrays) -> None:
         """The call with arguments the fast path did not take: operands not in C order are

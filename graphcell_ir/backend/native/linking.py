@@ -17,16 +17,20 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import itertools
+import logging
 import threading
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from graphcell_ir.backend.native.abi import (PARALLEL_FOR, ObjectEntry, PointerKernel, PointerLoop,
-                                             kinds_of, loop_key, signature, source_hash)
+from graphcell_ir.backend.native.abi import (PARALLEL_FOR, ObjectEntry,
+                                             PointerKernel, PointerLoop, kinds_of, loop_key,
+                                             signature, source_hash)
 from graphcell_ir.backend.native.objfile import check_linkable, undefined_symbols
 from graphcell_ir.backend.native.store import NativeObject
 from graphcell_ir.backend.native.target import NativeError, Target, host_target, llvm_binding
+
+log = logging.getLogger("graphcell.backend")
 
 
 class Linker:
@@ -88,6 +92,18 @@ class Linker:
         if any(PARALLEL_FOR in (o.needs or undefined_symbols(o.data)) for o in objects):
             builder.import_symbol(PARALLEL_FOR, self.runtime_address(PARALLEL_FOR))
         return builder.link(self._lljit(), f"graphcell-native-{next(self._names)}")
+
+    def link_code(self, data: bytes, symbols) -> object:
+        """Link an object graphcell emitted in this process (never an artifact's), exporting
+        ``symbols``; the tracker (``tracker[symbol]`` is an address). RuntimeError when LLVM
+        refuses it."""
+        with self._lock:
+            builder = llvm_binding().JITLibraryBuilder()
+            builder.add_object_img(data)
+            for symbol in symbols:
+                builder.export_symbol(symbol)
+            builder.add_current_process()
+            return builder.link(self._lljit(), f"graphcell-native-{next(self._names)}")
 
     def runtime_address(self, name: str) -> int:
         """The address of runtime symbol ``name`` (the pool is linked at the first need)."""
@@ -223,17 +239,41 @@ class NativeKernels:
     failed: dict[str, str] = field(default_factory=dict)
     missed: list[str] = field(default_factory=list)
     nn_loops: "NativeLoops | None" = None
+    _checked: dict | None = None   # id -> (address, keep) of checked entries, when first asked
+    _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def lookup(self, ks) -> PointerKernel | None:
         """The linked entry for kernel ``ks`` (same source, shapes, constants and outputs)."""
+        found = self.find(ks)
+        if found is None:
+            self.missed.append(ks.key)
+            return None
+        obj, address, tracker = found
+        return PointerKernel(obj, address, tracker, len(ks.outputs), self.checked_entry)
+
+    def checked_entry(self, id_: str) -> tuple | None:
+        """``(address, keep)`` of kernel ``id_``'s checked entry (:func:`checked_calls`), or
+        None. The entries of all the kernels are emitted together at the first request — the
+        first call of a kernel through the Python runner: a native step never asks."""
+        with self._lock:
+            if self._checked is None:
+                self._checked = checked_calls([(obj, address) for entries in self.by_key.values()
+                                               for obj, address, _ in entries
+                                               if _fixed_shapes(obj)])
+            return self._checked.get(id_)
+
+    def find(self, ks) -> tuple | None:
+        """``(object, entry address, tracker)`` linked for kernel ``ks``, or None (not counted
+        in ``missed``: the native step asks for kernels the runner may not need)."""
         for obj, address, tracker in self.by_key.get(ks.key, ()):
+            if not _fixed_shapes(obj):   # the native step's shape-generic entry of the source
+                continue
             try:
                 same = signature(ks, [d for d, _ in obj.args[:len(ks.in_shapes)]]) == obj.args
             except NativeError:
                 same = False
             if same:
-                return PointerKernel(obj, address, tracker, len(ks.outputs))
-        self.missed.append(ks.key)
+                return obj, address, tracker
         return None
 
     def loops(self, source: str, fallback) -> NativeLoops:
@@ -274,3 +314,38 @@ def link(objects, host: Target | None = None) -> NativeKernels:
         if got is not None:
             kernels.by_key.setdefault(obj.key, []).append((obj, got[1], got[0]))
     return kernels
+
+
+def _fixed_shapes(obj: NativeObject) -> bool:
+    """Whether ``obj`` is a kernel's pointer entry (``(dtype, shape)`` per array), not a loop's."""
+    return all(len(a) == 2 and isinstance(a[1], (tuple, list)) for a in obj.args)
+
+
+_CHECKED = itertools.count()
+
+
+def checked_calls(kernels: list) -> dict:
+    """id -> ``(entry address, what keeps it linked)`` of an object entry
+    (``abi.add_checked_call``) for each ``(object, address)`` of a linked fixed-shape kernel,
+    all emitted in one module by graphcell here (not from any artifact); empty when that cannot
+    be done (numpy's struct not the expected one, no code generator, LLVM refused): the kernels
+    are then called through :class:`~.abi.PointerKernel`'s checks in Python."""
+    from graphcell_ir.backend import codegen
+    from graphcell_ir.backend.native.abi import add_checked_call, array_layout
+    layout = array_layout()
+    if not kernels or layout is None or not codegen.available():
+        return {}
+    import llvmlite.ir as ir
+    n = next(_CHECKED)
+    module, symbols = ir.Module(f"checked{n}"), {}
+    try:
+        for i, (obj, address) in enumerate(kernels):
+            symbols[obj.id] = f"graphcell_kernel_checked{n}_{i}"
+            add_checked_call(module, address, [(d, tuple(s)) for d, s in obj.args],
+                             symbols[obj.id], layout)
+        data, _ = codegen.object_code(str(module), host_target(), optimize=False)
+        tracker = linker().link_code(data, symbols.values())
+    except Exception as e:   # a dtype it lacks, an LLVM refusal: the Python checks still work
+        log.info("no checked entries for an artifact's kernels (%s: %s)", type(e).__name__, e)
+        return {}
+    return {id_: (tracker[sym], tracker) for id_, sym in symbols.items()}

@@ -16,6 +16,9 @@ program order, through their addresses:
   native pool), a strided-copy loop per permutation for ``transpose`` (:mod:`.layout`);
 - a copy for an ``assign`` whose value others still hold.
 
+Every kernel and loop comes from ``build``'s ``code`` (:mod:`.code`): emitted and linked here,
+recorded by an export, or an artifact's own linked objects at load (nothing compiled then).
+
 Intermediates live in one arena the step owns (allocated once); returned values are written
 straight into new arrays, so the caller never holds memory the next call overwrites.
 
@@ -55,8 +58,9 @@ from graphcell_ir.backend.lower import Unsupported, lower_fused, lower_single
 from graphcell_ir.backend.native import abi
 from graphcell_ir.backend.native import pool as native_pool
 from graphcell_ir.backend.native.store import NativeObject
-from graphcell_ir.backend.native.target import NativeError, host_target
+from graphcell_ir.backend.native.target import host_target
 from graphcell_ir.backend.step import blas, layout
+from graphcell_ir.backend.step.code import ProcessCode
 from graphcell_ir.backend.step.plan import PlanError, nbytes, plan_function
 from graphcell_ir.ir.core import Function, Literal, Op, Value
 from graphcell_ir.ir.structural import CONST, FUSED, const_array
@@ -146,12 +150,14 @@ class HostOps:
         return 0
 
 
-def build(fn: Function, host=None) -> NativeStep:
+def build(fn: Function, host=None, code=None) -> NativeStep:
     """The native step of ``fn`` (see the module docstring); Unsupported says why there is none.
 
     ``host(op)``: the callable that runs ``op`` in Python (the runner's), for the ops the step
     has no lowering for: the step then runs as native segments with those ops between them.
-    Without it such an op means no step."""
+    Without it such an op means no step. ``code``: where the kernels and loops it calls come
+    from (:mod:`.code`; by default emitted and linked here, ``code.ProcessCode``; an
+    artifact's own linked objects at load, ``code.LinkedCode``)."""
     why = objects.usable()
     if why is not None or not codegen.available():
         raise Unsupported(why or "this llvmlite cannot run the code generator")
@@ -162,7 +168,7 @@ def build(fn: Function, host=None) -> NativeStep:
         plan = plan_function(fn, views=_view_of)
     except PlanError as e:
         raise Unsupported(str(e)) from None
-    return _Emitter(fn, plan, host).run()
+    return _Emitter(fn, plan, code or ProcessCode(), host).run()
 
 
 def hostable(op: Op) -> bool:
@@ -242,9 +248,9 @@ def _broadcast_source(v: Value):
 
 
 class _Emitter:
-    def __init__(self, fn: Function, plan, host=None):
+    def __init__(self, fn: Function, plan, code, host=None):
         import llvmlite.ir as ir
-        self.ir, self.fn, self.plan, self.host = ir, fn, plan, host
+        self.ir, self.fn, self.plan, self.code, self.host = ir, fn, plan, code, host
         self.ptr, self.i8, self.i32, self.i64 = ir.PointerType(), ir.IntType(8), ir.IntType(32), \
             ir.IntType(64)
         self.keep: list = []   # what the code points at: the arena, constants, linked kernels
@@ -547,7 +553,6 @@ class _Emitter:
     def kernel(self, op: Op, ks, inputs: dict | None = None) -> None:
         """Call the kernel's pointer entry (fixed shapes): operands (``inputs``: operand index
         -> a pointer in place of the operand's buffer), constants, outputs."""
-        from graphcell_ir.backend.native.linking import linker
         if abi.kernel_kinds(ks) is None:
             raise Unsupported(f"{op.opdef.name}: a scalar operand or a dtype native code lacks")
         for o in ks.outputs:
@@ -559,14 +564,10 @@ class _Emitter:
         if any(o.partial_axis is not None for o in ks.outputs):   # folded after, in Python
             raise Unsupported(f"{op.opdef.name}: a whole-array reduction split into partials")
         operands = [v for v in op.operands if not isinstance(v, Literal)]   # literals: inline
-        try:
-            # shape-generic (dimensions as arguments): one object for every shape of a
-            # source, as the runner's kernels, so a cold compile compiles no more of them
-            obj = objects.emit_kernel(ks, ks.in_dtypes, fixed_shapes=False, counted=True)
-            tracker, address = linker().link_one(obj)
-            shapes = [shape for _, shape in abi.signature(ks, ks.in_dtypes)]
-        except (NativeError, RuntimeError) as e:
-            raise Unsupported(f"{op.opdef.name}: no native kernel ({e})") from None
+        # shape-generic (dimensions as arguments): one object for every shape of a source, as
+        # the runner's kernels, so a cold compile compiles no more of them
+        tracker, address = self.code.kernel(ks)
+        shapes = [shape for _, shape in abi.signature(ks, ks.in_dtypes)]
         self.keep.append(tracker)
         written = [self.accumulator(o, r) for o, r in zip(ks.outputs, op.results)]
         for o, w in zip(ks.outputs, written):
@@ -786,15 +787,10 @@ class _Emitter:
     def loop_address(self, name: str, args, source: str | None = None) -> int:
         """The linked pointer entry of loop ``name`` for ``args`` (see :meth:`nn_loop`)."""
         from graphcell_ir.backend import loops
-        from graphcell_ir.backend.native.linking import linker
         kinds = [("scalar", "float64") if isinstance(a, float) else ("scalar", "int64")
                  if isinstance(a, int) else ("array", np.dtype(a[1]).name, len(a[2]))
                  for a in args]
-        try:
-            obj = objects.emit_loop(source or loops.source(), name, kinds, counted=True)
-            tracker, address = linker().link_one(obj)
-        except (NativeError, RuntimeError) as e:
-            raise Unsupported(f"loop {name}: no native code ({e})") from None
+        tracker, address = self.code.loop(source or loops.source(), name, kinds)
         self.keep.append(tracker)
         return address
 

@@ -45,3 +45,78 @@ def inputs(seed=0):
     x = ms.Tensor(rng.standard_normal((5, 4)).astype(np.float32))
     y = ms.Tensor(rng.integers(0, 3, 5).astype(np.int32))
     return x, y
+
+
+class LeNet5(nn.Cell):
+    """LeNet5 (the seed tutorial's layers) for 1x32x32 images: its native step runs the
+    convolutions and poolings in Python between native segments."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 6, 5, pad_mode="valid")
+        self.conv2 = nn.Conv2d(6, 16, 5, pad_mode="valid")
+        self.fc1 = nn.Dense(16 * 5 * 5, 120)
+        self.fc2 = nn.Dense(120, 84)
+        self.fc3 = nn.Dense(84, 10)
+        self.relu = nn.ReLU()
+        self.max_pool2d = nn.MaxPool2d(kernel_size=2, stride=2)
+        self.flatten = nn.Flatten()
+
+    def construct(self, x):
+        x = self.max_pool2d(self.relu(self.conv1(x)))
+        x = self.max_pool2d(self.relu(self.conv2(x)))
+        x = self.flatten(x)
+        x = self.relu(self.fc1(x))
+        x = self.relu(self.fc2(x))
+        return self.fc3(x)
+
+
+class ConvBN(nn.Cell):
+    """A convolution and a training-mode batch norm: the step runs batch norm by nn_loops."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 4, 3, pad_mode="same")
+        self.bn = nn.BatchNorm2d(4)
+        self.relu = nn.ReLU()
+        self.flatten = nn.Flatten()
+        self.fc = nn.Dense(4 * 6 * 6, 10)
+
+    def construct(self, x):
+        return self.fc(self.flatten(self.relu(self.bn(self.conv(x)))))
+
+
+class Transposing(nn.Cell):
+    """Dense layers over the middle axis of a (batch, 5, 6) input: the step's layout loops."""
+
+    def __init__(self):
+        super().__init__()
+        self.inner = nn.Dense(5, 8)
+        self.relu = nn.ReLU()
+        self.fc = nn.Dense(8, 10)
+
+    def construct(self, x):
+        h = self.relu(self.inner(ops.transpose(x, (0, 2, 1))))   # (batch, 6, 8)
+        return self.fc(ops.mean(ops.transpose(h, (0, 2, 1)), 2))
+
+
+SEGMENTED = {"lenet": (LeNet5, (1, 32, 32)), "conv_bn": (ConvBN, (2, 6, 6)),
+             "transposing": (Transposing, (5, 6))}
+
+
+def segmented_train_step(name, seed=0):
+    """A TrainOneStepCell with Momentum over one of :data:`SEGMENTED`."""
+    np.random.seed(seed)
+    ms.set_seed(seed)
+    net = SEGMENTED[name][0]()
+    net.set_train()
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    opt = nn.Momentum(net.trainable_params(), learning_rate=0.01, momentum=0.9)
+    return nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
+
+
+def segmented_inputs(name, seed=0, batch=4):
+    rng = np.random.default_rng(seed)
+    x = ms.Tensor(rng.standard_normal((batch, *SEGMENTED[name][1])).astype(np.float32))
+    y = ms.Tensor(rng.integers(0, 10, batch).astype(np.int32))
+    return x, y

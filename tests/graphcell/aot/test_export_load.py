@@ -39,7 +39,7 @@ def test_members_and_manifest(mlp_artifact):
     m = json.loads(members[C.MANIFEST])
     native = m.get("native", {})
     assert sorted(n for n in names if n.startswith("native/")) == sorted(   # the fused bias+relu
-        f"native/{k['id']}.o" for k in native.get("kernels", []))
+        f"native/{k['id']}.o" for k in native.get("kernels", []) + native.get("step", []))
     assert m["format"] == "graphcell-artifact" and m["format_version"] == 1
     assert m["inputs"] == [{"name": "x", "dtype": "float32", "shape": [5, 4]}]
     assert [p["name"] for p in m["params"]] == ["fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"]

@@ -82,6 +82,7 @@ def test_export_stores_the_object_code_of_every_kernel(train_artifact):
     native = sorted(n for n in members if n.startswith("native/"))
     ids = [k["id"] for k in section["kernels"]]
     ids += [f["id"] for f in section.get("loops", {}).get("functions", [])]
+    ids += [k["id"] for k in section.get("step", [])]   # the native step's shape-generic entries
     assert native and native == sorted(f"native/{i}.o" for i in ids)
     assert set(m["members"]) == set(members) - {C.MANIFEST}    # hashed like the others
     for name in native:
@@ -233,6 +234,20 @@ def test_a_native_table_that_does_not_match(tmp_path, train_artifact):
         ms.load(write(tmp_path, with_native(members, kernels=[{"id": "x"}])))
     with pytest.raises(ArtifactError, match="unexpected member.*'native/evil.so'"):
         ms.load(write(tmp_path, {**members, "native/evil.so": b""}))
+
+
+def test_a_step_table_that_does_not_match(tmp_path, train_artifact):
+    """``native.step`` (the step's shape-generic kernels) is checked as the kernels table is."""
+    members = members_of(train_artifact[0])
+    step = json.loads(members[C.MANIFEST])["native"]["step"]
+    first = step[0]
+    for bad, message in [
+            ([{"id": first["id"], "key": "not a key", "args": first["args"]}], r"native.step\[0\]"),
+            ([dict(first, args=[["array", "float32", -1]])], r"native.step\[0\] must be"),
+            ([dict(first, key="0" * 24)] + step[1:], "is not the code of .* with those arguments"),
+            (step[1:], "are not in the manifest")]:
+        with pytest.raises(ArtifactError, match=message):
+            ms.load(write(tmp_path, with_native(members, step=bad)))
 
 
 def test_precompile_says_whether_the_native_kernels_run_here(tmp_path, train_artifact):
