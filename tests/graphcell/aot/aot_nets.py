@@ -3,6 +3,7 @@ import numpy as np
 
 import graphcell as ms
 from graphcell import nn, ops
+from onnx_nets import LeNet5  # the seed's: the native step runs its convolutions in Python
 
 
 class MLP(nn.Cell):
@@ -45,30 +46,6 @@ def inputs(seed=0):
     x = ms.Tensor(rng.standard_normal((5, 4)).astype(np.float32))
     y = ms.Tensor(rng.integers(0, 3, 5).astype(np.int32))
     return x, y
-
-
-class LeNet5(nn.Cell):
-    """LeNet5 (the seed tutorial's layers) for 1x32x32 images: its native step runs the
-    convolutions and poolings in Python between native segments."""
-
-    def __init__(self):
-        super().__init__()
-        self.conv1 = nn.Conv2d(1, 6, 5, pad_mode="valid")
-        self.conv2 = nn.Conv2d(6, 16, 5, pad_mode="valid")
-        self.fc1 = nn.Dense(16 * 5 * 5, 120)
-        self.fc2 = nn.Dense(120, 84)
-        self.fc3 = nn.Dense(84, 10)
-        self.relu = nn.ReLU()
-        self.max_pool2d = nn.MaxPool2d(kernel_size=2, stride=2)
-        self.flatten = nn.Flatten()
-
-    def construct(self, x):
-        x = self.max_pool2d(self.relu(self.conv1(x)))
-        x = self.max_pool2d(self.relu(self.conv2(x)))
-        x = self.flatten(x)
-        x = self.relu(self.fc1(x))
-        x = self.relu(self.fc2(x))
-        return self.fc3(x)
 
 
 class ConvBN(nn.Cell):

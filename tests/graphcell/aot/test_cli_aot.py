@@ -73,7 +73,7 @@ def test_ir_summary_width_and_locs(capsys):
     lines = out.splitlines()
     assert code == 0 and lines[0].startswith("func @MLP.construct(%x: f32[5,4], %fc1.weight")
     assert lines[1].startswith("  %x_1 = matmul(%x, %fc1.weight) {transpose_a=false, "
-                               "transpose_b=true} : f32[5,8]  loc(aot_nets.py:16:35 MLP>Dense)")
+                               "transpose_b=true} : f32[5,8]  loc(aot_nets.py:17:35 MLP>Dense)")
     assert len(lines) == 11   # one line per op, its loc at the end
     code, out, _ = run(capsys, "ir", MLP, *X, "--locs", "none", "--width", "40")
     assert code == 0 and "loc(" not in out and max(map(len, out.splitlines())) <= 48
