@@ -87,10 +87,19 @@ class NativeLoops:
         self._text = source()   # read once: what is compiled is what the key names
         self._prefix = abi.loop_key(abi.source_hash(self._text), "")
         self._numba = None
+        # A convolution's first call runs its blocks on two threads at once: without the lock
+        # each compiled every loop it calls (ResNet-18's cold compile compiled im2col, col2im
+        # and their wide forms twice, 90 ms each, serially under llvmlite's lock).
+        self._lock = threading.RLock()
 
     def __getattr__(self, name: str):
         if name.startswith("_"):
             raise AttributeError(name)
+        with self._lock:   # one bound function per name, whichever thread asks first
+            call = self.__dict__.get(name)
+            return call if call is not None else self._bind(name)
+
+    def _bind(self, name: str):
         # argument classes -> the entries to try, in order (each checks its arrays' rank, dtype
         # and order itself, False when they are not its kinds), numba's loop last. Keyed by
         # classes, not kinds: computing the kinds of 12 arguments costs 7 us a call.
@@ -109,24 +118,27 @@ class NativeLoops:
     def _first(self, name: str, fast: dict, by_kinds: dict, args) -> None:
         """First call with these argument classes or kinds: their native code (object store,
         else the code generator), else numba's loop."""
-        fns = fast.setdefault(tuple(map(type, args)), [])
         kinds = abi.kinds_of(args)
         why = "an argument without a native kind"
+        fn = None
         if kinds is not None:
-            if kinds not in by_kinds:
-                by_kinds[kinds] = objects.jit_function(
-                    self._text, name, kinds, self._prefix + name, label=f"nn_loops.{name}",
-                    no_overflow=True)   # their integer arithmetic is index arithmetic
-            fn, why = by_kinds[kinds]
-            if fn is not None:
-                if fn.__call__ not in fns:
+            with self._lock:   # compiled once, however many threads call it first
+                if kinds not in by_kinds:
+                    by_kinds[kinds] = objects.jit_function(
+                        self._text, name, kinds, self._prefix + name, label=f"nn_loops.{name}",
+                        no_overflow=True)   # their integer arithmetic is index arithmetic
+                fn, why = by_kinds[kinds]
+                fns = fast.setdefault(tuple(map(type, args)), [])
+                if fn is not None and fn.__call__ not in fns:
                     fns.insert(0, fn.__call__)
-                if fn(*args):
-                    return
-        loop = getattr(self._numba_loops(), name)
-        loop.why = why
-        if loop not in fns:
-            fns.append(loop)
+            if fn is not None and fn(*args):
+                return
+        with self._lock:
+            loop = getattr(self._numba_loops(), name)
+            loop.why = why
+            fns = fast.setdefault(tuple(map(type, args)), [])
+            if loop not in fns:
+                fns.append(loop)
         loop(*args)
 
     def _numba_loops(self):

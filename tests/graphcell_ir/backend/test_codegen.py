@@ -571,3 +571,21 @@ def _blocks(text: str) -> dict:
         elif label is not None:
             out[label] += line + "\n"
     return out
+
+
+def test_loops_lowered_from_the_shared_tree_are_those_of_a_fresh_parse(monkeypatch):
+    """Every loop is lowered from the one parsed tree of ``nn_loops`` (``_parsed``): lowering
+    must leave the tree as it was, so each loop's IR is the one a fresh parse gives."""
+    import ast
+
+    from graphcell_ir.backend import codegen as cg
+    from graphcell_ir.backend import loops
+    src = loops.source()
+    tree = cg._parsed(src)
+    before = ast.dump(tree)
+    kinds = (("array", "bool", 1), ("array", "float32", 1), ("array", "float32", 1),
+             ("array", "float32", 1))
+    shared = [cg.lower_module(src, "select", kinds, "s", entry="pointers") for _ in range(2)]
+    assert cg._parsed(src) is tree and ast.dump(tree) == before
+    monkeypatch.setattr(cg, "_parsed", ast.parse)
+    assert shared == [cg.lower_module(src, "select", kinds, "s", entry="pointers")] * 2

@@ -259,3 +259,38 @@ def test_the_lean_entry_checks_every_array_with_one_shared_check(tmp_path, monke
             before = out.copy()
             assert fn.cfunc(*args) == N.MISMATCH, (at, bad.dtype, bad.shape, bad.strides)
             np.testing.assert_array_equal(out, before)   # nothing ran
+
+
+def test_a_loop_called_first_by_two_threads_at_once_compiles_once(tmp_path, monkeypatch):
+    """A convolution's first call runs its blocks on two threads at once: each thread's first
+    ``L.im2col`` must not compile the loop again (ResNet-18's cold compile compiled each of
+    its four convolution loops twice), and both get the loop's result."""
+    import threading
+    import time
+
+    from graphcell_ir.backend import loops
+    monkeypatch.setenv("GRAPHCELL_CACHE_DIR", str(tmp_path))
+    compiles, real = [], objects.jit_function
+
+    def slow_compile(*args, **kwargs):   # widen the window in which the threads race
+        compiles.append(args[1])
+        time.sleep(0.05)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(objects, "jit_function", slow_compile)
+    L = loops.NativeLoops()
+    cond = np.array([1, 0, 1, 0, 1], bool)
+    a, b = np.arange(5, dtype=np.float32), -np.arange(5, dtype=np.float32)
+    outs = [np.zeros(5, np.float32) for _ in range(2)]
+    start = threading.Barrier(2)
+
+    def first_call(out):
+        start.wait()
+        L.select(cond, a, b, out)
+    threads = [threading.Thread(target=first_call, args=(o,)) for o in outs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert compiles == ["select"]
+    for out in outs:
+        np.testing.assert_array_equal(out, np.where(cond, a, b))
