@@ -560,3 +560,50 @@ func @f(%x: {t(shape)}, %g: {t((c,))}, %b: {t((c,))}, %m: {t((c,))}, %v: {t((c,)
     for g, p, e in zip(got, python, interpret(module["f"], *args)):
         np.testing.assert_array_equal(g, p)   # nnkernels' loops, in their order
         np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
+
+
+def _count_runners(monkeypatch) -> list:
+    """Counts the Python runners generated from now on (one ``_Gen`` each)."""
+    from graphcell_ir.backend import executable
+    made = []
+
+    class Counted(executable._Gen):
+        def __init__(self, *args, **kwargs):
+            made.append(args[0].name)
+            super().__init__(*args, **kwargs)
+    monkeypatch.setattr(executable, "_Gen", Counted)
+    return made
+
+
+def test_the_python_runner_is_made_only_when_a_declined_call_needs_it(monkeypatch):
+    made = _count_runners(monkeypatch)
+    module, exe = _exe(monkeypatch, True)
+    args = _inputs()
+    exe(args)
+    assert made == []                              # the step ran it: no runner was generated
+    strided = np.asfortranarray(args[2])           # declined by the step
+    for _ in range(2):
+        got = exe([args[0], args[1], strided, args[3], args[4]])
+        for g, e in zip(got, interpret(module["step"], *args)):
+            np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
+    assert made == ["step"]                        # made once, then kept
+    assert len(exe.kernels) > 0 and "def run(args)" in exe.source
+
+
+def test_a_profiled_run_makes_the_runner_and_times_its_kernels(monkeypatch):
+    from graphcell_ir.backend import profile
+    made = _count_runners(monkeypatch)
+    module, exe = _exe(monkeypatch, True)
+    args = _inputs()
+    with profile.recording() as rec:
+        got = exe(args)
+    assert made == ["step"]
+    assert any(e.site.kind == "kernel" for e in rec.events)
+    for g, e in zip(got, interpret(module["step"], *args)):
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
+
+
+def test_a_function_without_a_step_makes_its_runner_when_compiled(monkeypatch):
+    made = _count_runners(monkeypatch)
+    _exe(monkeypatch, False)
+    assert made == ["step"]
