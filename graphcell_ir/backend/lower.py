@@ -399,7 +399,9 @@ class _Lowering:
             name = self.fresh(f"k{len(self.pre)}", "k")
             if self.literal_operands:   # read once, before the loops
                 p = self.fresh(f"lit{len(self.literal_consts)}", "lit")
-                self.literal_consts.append((p, np.full((1,) * self.rank, v.value, d)))
+                with np.errstate(all="ignore"):   # converted as the source's cast would
+                    value = np.asarray(v.value).astype(d).reshape((1,) * self.rank)
+                self.literal_consts.append((p, value))
                 self.pre.append(f"{name} = {p}[{', '.join(['0'] * self.rank)}]")
             else:
                 self.pre.append(f"{name} = {_dtype_name(d)}({_literal(v.value)})")
