@@ -196,13 +196,16 @@ def _build(fn: Function, opts: _Options, done: dict) -> Executable:
     counts = []
     with report.timed(f"lower @{fn.name}", _Counts(counts)):
         step, why = _native_step(fn, opts)
-        if step is None:
+        if step is None or opts.native is not None:
+            # an artifact's runner is made at load: it says then which kernels the artifact
+            # lacks (graphcell.aot's warning), and its kernels are only looked up
             runner = _python_runner(fn, opts, done, slow, lazy=False)
             exe = Executable(fn, runner, uses_blas=bool(runner.source))
+            if step is not None:
+                exe.run = _step_run(step, fn, runner.run)
         else:   # the runner is made (its kernels compiled lazily) if a call needs it
-            # an artifact's runner kernels are only looked up, never compiled: eager
             exe = Executable(fn, functools.partial(_python_runner, fn, opts, done, slow,
-                                                   lazy=opts.native is None), uses_blas=True)
+                                                   lazy=True), uses_blas=True)
             exe.run = _step_run(step, fn, exe.python_run)
         exe.step_fallback = why
         counts.append(exe)
