@@ -33,10 +33,11 @@ Compiling never raises either: a function the generator cannot handle runs on th
 A function of fixed shapes runs as a native step instead (:mod:`.step`: a static buffer plan
 and llvmlite functions calling the kernels' pointer entries and BLAS): one native call when
 every op has a native lowering, else native segments with the other ops called from Python
-between them (``exe.run.step.host_ops``); the runner above stays for the calls it declines, for
-profiled runs (made when one first needs it: ``exe.runner``), and runs functions with control
-flow or external ops (``exe.step_fallback`` says why there is no step; ``GRAPHCELL_NATIVE_STEP=0`` turns it off). Random ops run in Python
-between segments; a declined call restores the generator before the runner reruns it.
+between them (``exe.run.step.host_ops``); the runner above stays for the calls it declines and
+for profiled runs (made when one first needs it: ``exe.runner``), and runs functions with
+control flow or external ops (``exe.step_fallback`` says why there is no step;
+``GRAPHCELL_NATIVE_STEP=0`` turns it off). Random ops run in Python between segments; a declined
+call restores the generator before the runner reruns it.
 Functions that run GEMMs time their calls to choose BLAS's thread count (:mod:`.blas_threads`).
 """
 from __future__ import annotations
