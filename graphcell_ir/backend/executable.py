@@ -33,10 +33,11 @@ Compiling never raises either: a function the generator cannot handle runs on th
 A function of fixed shapes runs as a native step instead (:mod:`.step`: a static buffer plan
 and llvmlite functions calling the kernels' pointer entries and BLAS): one native call when
 every op has a native lowering, else native segments with the other ops called from Python
-between them (``exe.run.step.host_ops``); the runner above stays for the calls it declines, for
-profiled runs, and for functions with control flow or external ops (``exe.step_fallback`` says
-why there is no step; ``GRAPHCELL_NATIVE_STEP=0`` turns it off). Random ops run in Python
-between segments; a declined call restores the generator before the runner reruns it.
+between them (``exe.run.step.host_ops``); the runner above stays for the calls it declines and
+for profiled runs (made when one first needs it: ``exe.runner``), and runs functions with
+control flow or external ops (``exe.step_fallback`` says why there is no step;
+``GRAPHCELL_NATIVE_STEP=0`` turns it off). Random ops run in Python between segments; a declined
+call restores the generator before the runner reruns it.
 Functions that run GEMMs time their calls to choose BLAS's thread count (:mod:`.blas_threads`).
 """
 from __future__ import annotations
@@ -44,6 +45,7 @@ from __future__ import annotations
 import functools
 import logging
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -106,21 +108,43 @@ class _Options:
 
 
 class Executable:
-    """Runs one function: ``exe(args) -> list of results``."""
+    """Runs one function: ``exe(args) -> list of results``.
 
-    def __init__(self, fn: Function, run, source: str, kernels: list, fallbacks: list[str],
-                 namespace: dict | None = None, sites: dict | None = None):
+    ``runner``: its generated Python runner (:class:`PythonRunner`), or a function making it —
+    then it is made on first use (a declined call, a profiled run, reading ``source`` or
+    ``kernels``): a function its native step runs needs it only for those."""
+
+    def __init__(self, fn: Function, runner, uses_blas: bool = False):
         self.function = fn
-        self.run = run
-        self.namespace = namespace or {}   # the runner's globals
-        self.sites = sites or {}           # runner global -> naming.Site it calls
+        self._runner = runner if isinstance(runner, PythonRunner) else None
+        self._make_runner = None if self._runner is not None else runner
+        self._lock = threading.Lock()
+        self.run = self._runner.run if self._runner is not None else self.python_run
         self._timed_run = None             # the runner with its sites timed, built on first use
         # BLAS's thread count, timed per executable, for functions that call BLAS
-        self.blas = Tuner() if source and _uses_blas(fn) else None
-        self.source = source
-        self.kernels = kernels        # the Kernel objects it calls
-        self.fallbacks = fallbacks    # why each op that could have been a kernel is not
+        self.blas = Tuner() if uses_blas and _uses_blas(fn) else None
         self.step_fallback = "no runner"   # why the function has no native step (None: it has)
+
+    @property
+    def runner(self) -> "PythonRunner":
+        """The generated Python runner, made now if it was left for later."""
+        if self._runner is None:
+            with self._lock:   # made once, whichever thread asks first
+                if self._runner is None:
+                    self._runner = self._make_runner()
+        return self._runner
+
+    def python_run(self, args) -> list:
+        """Run ``args`` on the Python runner (what a call the native step declines takes)."""
+        return self.runner.run(args)
+
+    # what the runner is made of (reading them makes it)
+    source = property(lambda self: self.runner.source)          # its Python source
+    kernels = property(lambda self: self.runner.kernels)        # the Kernel objects it calls
+    fallbacks = property(lambda self: self.runner.fallbacks)    # why each op that could have
+    #                                                             been a kernel is not
+    namespace = property(lambda self: self.runner.namespace)    # its globals
+    sites = property(lambda self: self.runner.sites)            # global -> naming.Site it calls
 
     def __call__(self, args) -> list:
         run = self.run if profile.active() is None else self.timed_run()
@@ -133,7 +157,7 @@ class Executable:
         the same source, run with its sites wrapped; the plain runner stays untouched."""
         if self._timed_run is None:
             if not self.source:
-                return self.run
+                return self.runner.run
             ns = dict(self.namespace)
             for g, site in self.sites.items():
                 ns[g] = profile.timed(self.function.name, site, ns[g])
@@ -148,25 +172,43 @@ class Executable:
         return [g for g, s in self.sites.items() if s.kind == "kernel"]
 
     def __repr__(self) -> str:
+        if self._runner is None:
+            return f"<Executable @{self.function.name}: a native step, no Python runner yet>"
         return (f"<Executable @{self.function.name}: {len(self.kernels)} kernels, "
                 f"{len(self.fallbacks)} fallbacks>")
+
+
+class PythonRunner:
+    """A function's generated Python runner (``_Gen``): ``run``, its ``source`` and globals
+    (``namespace``), the kernels it calls, why ops that could have been kernels are not
+    (``fallbacks``) and the call sites a profiled run times (``sites``); or the interpreter
+    (``source`` empty) when the generator failed."""
+
+    def __init__(self, run, source: str = "", kernels: list | None = None,
+                 fallbacks: list[str] | None = None, namespace: dict | None = None,
+                 sites: dict | None = None):
+        self.run, self.source = run, source
+        self.kernels, self.fallbacks = kernels or [], fallbacks or []
+        self.namespace, self.sites = namespace or {}, sites or {}
 
 
 def _build(fn: Function, opts: _Options, done: dict) -> Executable:
     slow = opts.interp.compiled(fn)
     counts = []
     with report.timed(f"lower @{fn.name}", _Counts(counts)):
-        try:
-            gen = _Gen(fn, opts, done, slow, lazy=_step_wanted(fn, opts))
-            source = gen.function()
-            ns = dict(gen.globals)
-            exec(compile(source, f"<graphcell runner @{fn.name}>", "exec"), ns)
-            exe = Executable(fn, ns["run"], source, gen.kernels, gen.fallbacks,
-                             dict(gen.globals), gen.sites)
-            exe.run, exe.step_fallback = _runner(fn, opts, exe.run)
-        except Exception as e:  # never crash: the interpreter runs it
-            log.warning("@%s runs on the interpreter: %s: %s", fn.name, type(e).__name__, e)
-            exe = Executable(fn, lambda args: slow(args), "", [], [f"whole function: {e}"])
+        step, why = _native_step(fn, opts)
+        if step is None or opts.native is not None:
+            # an artifact's runner is made at load: it says then which kernels the artifact
+            # lacks (graphcell.aot's warning), and its kernels are only looked up
+            runner = _python_runner(fn, opts, done, slow, lazy=False)
+            exe = Executable(fn, runner, uses_blas=bool(runner.source))
+            if step is not None:
+                exe.run = _step_run(step, fn, runner.run)
+        else:   # the runner is made (its kernels compiled lazily) if a call needs it
+            exe = Executable(fn, functools.partial(_python_runner, fn, opts, done, slow,
+                                                   lazy=True), uses_blas=True)
+            exe.run = _step_run(step, fn, exe.python_run)
+        exe.step_fallback = why
         counts.append(exe)
     done[fn] = exe
     if opts.dump_dir is not None:
@@ -174,34 +216,52 @@ def _build(fn: Function, opts: _Options, done: dict) -> Executable:
     return exe
 
 
-def _runner(fn: Function, opts: _Options, python_run) -> tuple:
-    """``(run, why not native)``: what runs ``fn`` — its native step (one call into machine
-    code, :mod:`.step`) when it has one, else the generated Python runner, which also takes the
-    calls the step declines (arguments of other shapes or dtypes): its guards send them on as
-    before. Every call an executable runs with given arguments takes the same route, so its
-    results do not depend on which call it is or on other threads (the runner's numpy and the
-    step's kernels may round differently). With an artifact's kernels (``native``) the step
-    calls only those (a kernel it lacks: no step). Not without the JIT, or with
-    ``kernel_min_size`` (which asks for references on small groups)."""
+def _python_runner(fn: Function, opts: _Options, done: dict, slow, lazy: bool) -> PythonRunner:
+    """``fn``'s generated Python runner; the interpreter when the generator fails (compiling
+    never crashes). ``lazy``: its kernels are compiled when first called (``_Gen.compile``)."""
+    try:
+        gen = _Gen(fn, opts, done, slow, lazy=lazy)
+        source = gen.function()
+        ns = dict(gen.globals)
+        exec(compile(source, f"<graphcell runner @{fn.name}>", "exec"), ns)
+        return PythonRunner(ns["run"], source, gen.kernels, gen.fallbacks, dict(gen.globals),
+                            gen.sites)
+    except Exception as e:  # never crash: the interpreter runs it
+        log.warning("@%s runs on the interpreter: %s: %s", fn.name, type(e).__name__, e)
+        return PythonRunner(lambda args: slow(args), fallbacks=[f"whole function: {e}"])
+
+
+def _native_step(fn: Function, opts: _Options) -> tuple:
+    """``(step, None)``: ``fn``'s native step (one call into machine code, :mod:`.step`), or
+    ``(None, why not)``: the generated Python runner runs it. The runner also takes the calls
+    the step declines (arguments of other shapes or dtypes): its guards send them on as before.
+    Every call an executable runs with given arguments takes the same route, so its results do
+    not depend on which call it is or on other threads (the runner's numpy and the step's
+    kernels may round differently). With an artifact's kernels (``native``) the step calls only
+    those (a kernel it lacks: no step). Not without the JIT, or with ``kernel_min_size`` (which
+    asks for references on small groups)."""
     code = _step_code(opts.native)
     if code is None or not opts.jit or opts.min_size or \
             not switches.on("GRAPHCELL_NATIVE_STEP"):
-        return python_run, "not asked for"
+        return None, "not asked for"
     from graphcell_ir.backend.step import emit
     why = emit.unsupported(fn, segments=True)   # a cheap scan first: refusals compile nothing
     if why is None:
         try:
-            step = emit.build(fn, host=functools.partial(primitive_callable, opts=opts),
-                              code=code)
+            return emit.build(fn, host=functools.partial(primitive_callable, opts=opts),
+                              code=code), None
         except Unsupported as e:
             why = str(e)
         except Exception as e:   # a bug of the emitter: the runner still runs the function
             why = f"{type(e).__name__}: {e}"
             log.warning("@%s: the native step failed to build (%s)", fn.name, why)
-    if why is not None:
-        log.info("@%s: no native step (%s); the Python runner runs it", fn.name, why)
-        return python_run, why
+    log.info("@%s: no native step (%s); the Python runner runs it", fn.name, why)
+    return None, why
 
+
+def _step_run(step, fn: Function, python_run):
+    """What runs ``fn`` with a native step: the step, and ``python_run`` for the calls it
+    declines (``run.step`` is the step)."""
     if not _draws_random(fn):
         def run(args):
             results = step(args)
@@ -215,17 +275,7 @@ def _runner(fn: Function, opts: _Options, python_run) -> tuple:
                 return python_run(args)
             return results
     run.step = step
-    return run, None
-
-
-def _step_wanted(fn: Function, opts: _Options) -> bool:
-    """Whether :func:`_runner` will try a native step for ``fn`` (the cheap scan only). An
-    artifact's runner kernels are only looked up, never compiled: they stay eager."""
-    if opts.native is not None or not opts.jit or opts.min_size or \
-            not switches.on("GRAPHCELL_NATIVE_STEP"):
-        return False
-    from graphcell_ir.backend.step import emit
-    return emit.unsupported(fn, segments=True) is None
+    return run
 
 
 class _CompiledOnFirstCall:
@@ -259,7 +309,11 @@ class _Counts:
 
     def __str__(self) -> str:
         exe = self.holder[0] if self.holder else None
-        return f"{len(exe.kernels)} kernels, {len(exe.fallbacks)} fallbacks" if exe else ""
+        if exe is None:
+            return ""
+        if exe._runner is None:   # not made for a report
+            return "a native step; the Python runner is made if a call needs it"
+        return f"{len(exe.kernels)} kernels, {len(exe.fallbacks)} fallbacks"
 
 
 def _dump(exe: Executable, d: Path) -> None:

@@ -171,23 +171,30 @@ class KernelSource:
 
 # --- the entry point -----------------------------------------------------------------------------
 
-def lower_fused(op: Op, shapes: dict[int, tuple] | None = None) -> KernelSource:
+def lower_fused(op: Op, shapes: dict[int, tuple] | None = None,
+                literal_operands: bool = False) -> KernelSource:
     """The kernel source for fused op ``op``; :class:`Unsupported` when it cannot be lowered.
 
     ``shapes``: operand index -> the shape the caller passes instead (one that broadcasts to the
     operand's: the kernel broadcasts it by its index arithmetic, so a ``broadcast_to`` feeding
-    the group need not be materialised)."""
+    the group need not be materialised). ``literal_operands``: the group's literals are
+    one-element constant arrays passed after the operands (``consts``) instead of constants of
+    the source, so groups that differ only in a literal share one kernel — for the native
+    step's shape-generic kernels, where a batch-norm gradient's count (``x / 128`` in one
+    stage, ``x / 512`` in the next) would otherwise make a kernel per stage."""
     return _Lowering(list(op.regions[0].block), list(op.operands), list(op.regions[0].block.args),
-                     shapes=shapes).run()
+                     shapes=shapes, literal_operands=literal_operands).run()
 
 
-def lower_single(op: Op, inline_literals: bool = False) -> KernelSource:
+def lower_single(op: Op, inline_literals: bool = False,
+                 literal_operands: bool = False) -> KernelSource:
     """A lone elementwise or reduction op as a one-op kernel. Its literal operands are scalar
     parameters (one kernel for every value), or with ``inline_literals`` constants of its
     source, cast to the op's dtype as in a fused group (the native step's kernels take arrays
-    only)."""
+    only) — or one-element constant arrays with ``literal_operands`` (:func:`lower_fused`)."""
     operands = [v for v in op.operands if not (inline_literals and isinstance(v, Literal))]
-    return _Lowering([op], operands, operands, single=True).run()
+    return _Lowering([op], operands, operands, single=True,
+                     literal_operands=literal_operands).run()
 
 
 # --- the lowering ----------------------------------------------------------------------------------
@@ -205,7 +212,10 @@ def _np_dtype(v: Value) -> np.dtype:
 
 class _Lowering:
     def __init__(self, body: list[Op], operands: list[Value], args: list[Value], single=False,
-                 shapes: dict[int, tuple] | None = None):
+                 shapes: dict[int, tuple] | None = None, literal_operands: bool = False):
+        self.literal_operands = literal_operands
+        self.literal_consts: list = []   # (parameter, one-element array) per literal, if so
+        self.rank = 1
         self.ops = [o for o in body if o.opdef is not YIELD]
         term = body[-1] if body and body[-1].opdef is YIELD else None
         self.yields = list(term.operands) if term is not None else \
@@ -272,6 +282,7 @@ class _Lowering:
             size = int(np.prod(dom))
             pad = lambda s, n=n, full=dom: (size,) if _pad(s, n) == full else (1,)  # noqa: E731
             dom, n = (size,), 1
+        self.rank = n
         nest = loop_nest(dom, [set(self.reduced_axes(o, n)) for o in reductions])
         size = int(np.prod(dom))
         parallel = size >= (PARALLEL_MIN_TILED if nest.tiled else PARALLEL_MIN) and \
@@ -330,6 +341,9 @@ class _Lowering:
             outputs.append((p, Output(shape, _np_dtype(v), v.type.shape, _np_dtype(v))))
         if accs:
             raise Unsupported("a reduction whose result is not an output")
+        for p, arr in self.literal_consts:   # after the const ops' arrays: consts in order
+            params.append(p)
+            consts.append(arr)
         lines = [f"def kernel({', '.join(params + [p for p, _ in outputs])}):"]
         lines += [f"    {line}" for line in self.pre]
         # Extents are read at run time from an array spanning each axis, so the source (the
@@ -383,7 +397,14 @@ class _Lowering:
             if isinstance(v.value, float) and d.kind in "iub":
                 d = np.dtype(np.float64)
             name = self.fresh(f"k{len(self.pre)}", "k")
-            self.pre.append(f"{name} = {_dtype_name(d)}({_literal(v.value)})")
+            if self.literal_operands:   # read once, before the loops
+                p = self.fresh(f"lit{len(self.literal_consts)}", "lit")
+                with np.errstate(all="ignore"):   # converted as the source's cast would
+                    value = np.asarray(v.value).astype(d).reshape((1,) * self.rank)
+                self.literal_consts.append((p, value))
+                self.pre.append(f"{name} = {p}[{', '.join(['0'] * self.rank)}]")
+            else:
+                self.pre.append(f"{name} = {_dtype_name(d)}({_literal(v.value)})")
             return name
         if v not in self.names:
             raise Unsupported("an operand defined outside the group")

@@ -526,7 +526,8 @@ class _Emitter:
                 return   # its readers' kernels broadcast the operand
             return self.broadcast(op)
         if d.kind in (Kind.ELEMENTWISE, Kind.REDUCTION) and not op.regions:
-            return self.kernel(op, lower_single(op, inline_literals=True))
+            return self.kernel(op, lower_single(op, inline_literals=True,
+                                                    literal_operands=True))
         raise Unsupported(f"{d.name} has no native lowering in the step")
 
     def fused(self, op: Op) -> None:
@@ -538,7 +539,8 @@ class _Emitter:
         if sources:
             try:
                 return self.kernel(op, lower_fused(op, {i: x.type.shape
-                                                        for i, x in sources.items()}))
+                                                        for i, x in sources.items()},
+                                                   literal_operands=True))
             except Unsupported:
                 pass
         inputs = {}
@@ -548,7 +550,7 @@ class _Emitter:
             self.keep.append(scratch)
             inputs[i] = self.address(scratch.ctypes.data)
             self.broadcast_into(x, v, inputs[i])
-        return self.kernel(op, lower_fused(op), inputs)
+        return self.kernel(op, lower_fused(op, literal_operands=True), inputs)
 
     def kernel(self, op: Op, ks, inputs: dict | None = None) -> None:
         """Call the kernel's pointer entry (fixed shapes): operands (``inputs``: operand index

@@ -404,10 +404,10 @@ def test_a_broadcast_read_by_kernels_is_never_materialised(monkeypatch, by_index
     monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
     real = emit.lower_fused
     if not by_index:   # a group that cannot read it by index gets it materialised first
-        def refusing(op, shapes=None):
+        def refusing(op, shapes=None, **options):
             if shapes:
                 raise emit.Unsupported("no broadcasting by index here")
-            return real(op)
+            return real(op, **options)
         monkeypatch.setattr(emit, "lower_fused", refusing)
     module = parse_module(BROADCAST_READ_BY_KERNELS)
     step = emit.build(module["f"])
@@ -560,3 +560,100 @@ func @f(%x: {t(shape)}, %g: {t((c,))}, %b: {t((c,))}, %m: {t((c,))}, %v: {t((c,)
     for g, p, e in zip(got, python, interpret(module["f"], *args)):
         np.testing.assert_array_equal(g, p)   # nnkernels' loops, in their order
         np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
+
+
+def _count_runners(monkeypatch) -> list:
+    """Counts the Python runners generated from now on (one ``_Gen`` each)."""
+    from graphcell_ir.backend import executable
+    made = []
+
+    class Counted(executable._Gen):
+        def __init__(self, *args, **kwargs):
+            made.append(args[0].name)
+            super().__init__(*args, **kwargs)
+    monkeypatch.setattr(executable, "_Gen", Counted)
+    return made
+
+
+def test_the_python_runner_is_made_only_when_a_declined_call_needs_it(monkeypatch):
+    made = _count_runners(monkeypatch)
+    module, exe = _exe(monkeypatch, True)
+    args = _inputs()
+    exe(args)
+    assert made == []                              # the step ran it: no runner was generated
+    strided = np.asfortranarray(args[2])           # declined by the step
+    for _ in range(2):
+        got = exe([args[0], args[1], strided, args[3], args[4]])
+        for g, e in zip(got, interpret(module["step"], *args)):
+            np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
+    assert made == ["step"]                        # made once, then kept
+    assert len(exe.kernels) > 0 and "def run(args)" in exe.source
+
+
+def test_a_profiled_run_makes_the_runner_and_times_its_kernels(monkeypatch):
+    from graphcell_ir.backend import profile
+    made = _count_runners(monkeypatch)
+    module, exe = _exe(monkeypatch, True)
+    args = _inputs()
+    with profile.recording() as rec:
+        got = exe(args)
+    assert made == ["step"]
+    assert any(e.site.kind == "kernel" for e in rec.events)
+    for g, e in zip(got, interpret(module["step"], *args)):
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
+
+
+def test_a_function_without_a_step_makes_its_runner_when_compiled(monkeypatch):
+    made = _count_runners(monkeypatch)
+    _exe(monkeypatch, False)
+    assert made == ["step"]
+
+
+TWO_COUNTS = """
+func @f(%a: f32[2,3,4,4], %s: f32[1,3,1,1], %b: f32[2,5,2,2], %t: f32[1,5,1,1]) -> f32[2,3,4,4], f32[2,5,2,2], f32[2,3,4,4] {
+  %0 = div(%s, 32.0:f32) : f32[1,3,1,1]
+  %1 = sub(%a, %0) : f32[2,3,4,4]
+  %2 = div(%t, 8.0:f32) : f32[1,5,1,1]
+  %3 = sub(%b, %2) : f32[2,5,2,2]
+  %4 = div(%a, 3.0:f32) : f32[2,3,4,4]
+  return %1, %3, %4
+}
+"""
+
+
+def test_kernels_differing_only_in_a_literal_share_one_kernel(monkeypatch):
+    """A batch-norm gradient's count (32 in one stage, 8 in the next) is a one-element operand
+    of the step's kernel, not a constant of its source: one kernel for both, each call with its
+    own count — the interpreter's bits (a division rounds the same whatever the divisor's
+    origin); a lone op's literal (3.0) too."""
+    from graphcell_ir.backend.step import code
+    keys = []
+    kernel = code.ProcessCode.kernel
+
+    def recorded(self, ks):
+        keys.append(ks.key)
+        return kernel(self, ks)
+    monkeypatch.setattr(code.ProcessCode, "kernel", recorded)
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    module = parse_module(TWO_COUNTS)
+    run_pipeline(module)
+    exe = compile_executable(module, "f")
+    assert exe.step_fallback is None
+    assert len(keys) == 3 and keys[0] == keys[1] != keys[2]
+    rng = np.random.default_rng(5)
+    args = [rng.standard_normal(s).astype(np.float32)
+            for s in [(2, 3, 4, 4), (1, 3, 1, 1), (2, 5, 2, 2), (1, 5, 1, 1)]]
+    for got, want in zip(exe(args), interpret(module["f"], *args)):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_a_literal_operand_is_a_one_element_constant_array_of_the_kernel():
+    from graphcell_ir.backend.lower import lower_fused
+    module = parse_module(TWO_COUNTS)
+    run_pipeline(module)
+    group = next(op for op in module["f"].body if op.opdef.name == "fused")
+    assert "float32(32" in lower_fused(group).source            # the runner's: in the source
+    ks = lower_fused(group, literal_operands=True)
+    assert "float32(32" not in ks.source and "k0 = lit0[0, 0, 0, 0]" in ks.source
+    (c,) = ks.consts
+    assert c.dtype == np.float32 and c.shape == (1, 1, 1, 1) and c.item() == 32.0
