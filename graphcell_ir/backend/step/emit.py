@@ -185,7 +185,7 @@ def hostable(op: Op) -> bool:
 
 _WINDOW_OPS = {C.conv2d: window.conv2d, C.conv2d_backprop_filter: window.conv2d_backprop_filter,
                C.conv2d_backprop_input: window.conv2d_backprop_input,
-               C.max_pool2d_grad: window.max_pool2d_grad}
+               C.max_pool2d: window.max_pool2d, C.max_pool2d_grad: window.max_pool2d_grad}
 """The convolution and pooling ops :mod:`.window` emits (host ops where it declines)."""
 
 _LOWERED = frozenset({CONST, reshape, depend, assign, FUSED, matmul, N.softmax,

@@ -309,3 +309,58 @@ def max_pool2d_grad(e, op) -> None:
         task.at(bb, t.mul(lo, i64(g.ow)), item), nb, i64(g.ow),
         task.at(ab, t.mul(lo, i64(g.ow)), 4), nb, i64(g.ow)])
     task.run(n, x.type.size if K.blocks(n, x.type.size, K.LOOP_UNIT) > 1 else 0)
+
+
+MAX_POOL = """def max_pool(x, kh, kw, sh, sw, out):
+    for n in range(out.shape[0]):
+        for c in range(out.shape[1]):
+            for y in range(out.shape[2]):
+                o = out[n, c, y]
+                for i in range(kh):
+                    row = x[n, c, y * sh + i]
+                    for j in range(kw):
+                        if i + j == 0:
+                            for v in range(o.shape[0]):
+                                o[v] = row[v * sw]
+                        elif sw == 2:
+                            for v in range(o.shape[0]):
+                                b = o[v]
+                                val = row[2 * v + j]
+                                o[v] = b if b >= val or b != b else val
+                        else:
+                            for v in range(o.shape[0]):
+                                b = o[v]
+                                val = row[v * sw + j]
+                                o[v] = b if b >= val or b != b else val
+"""
+"""An unpadded max pool: each window's maximum over its offsets in row-major order, kept as
+``np.maximum(best, v)`` keeps it (the reference's fold: the running maximum stays when it is
+not smaller or is NaN), so the values are the reference's. The usual stride 2 has its own copy
+of the row loop with the stride a constant (vector shuffles, not gathers: see
+``nn_loops._window_argmax``)."""
+
+
+def max_pool2d(e, op) -> None:
+    """``y`` of an unpadded max pool: :data:`MAX_POOL` over blocks of samples on the pool (the
+    runner runs numpy's reference: the same maxima)."""
+    (x,), (y,) = op.operands, op.results
+    dtype = _floats(op, x, y)
+    a = op.attrs
+    if a.get("data_format", "NCHW") != "NCHW" or x.type.ndim != 4:
+        raise Unsupported(f"max_pool2d in {a.get('data_format')}")
+    g = K._pool_geo(x.type.shape, tuple(a["kernel_size"]), tuple(a["strides"]), a["pad_mode"])
+    _unpadded(op, g)
+    n, c, h, w = x.type.shape
+    if y.type.shape != (n, c, g.oh, g.ow):
+        raise Unsupported(f"max_pool2d of {x.type} to {y.type}")
+    item = dtype.itemsize
+    task = _Task(e, "max_pool", [e.pointer(x), e.pointer(y)])
+    xb, yb = task.bases
+    t, i64, lo = task.t, e.i64, task.first
+    nb = t.sub(task.last, lo)
+    task.loop("max_pool", [(None, dtype, (0, 0, 0, 0)), 0, 0, 0, 0, (None, dtype, (0, 0, 0, 0))],
+              [task.at(xb, t.mul(lo, i64(c * h * w)), item), nb, i64(c), i64(h), i64(w),
+               *map(i64, (g.kh, g.kw, g.sh, g.sw)),
+               task.at(yb, t.mul(lo, i64(c * g.oh * g.ow)), item), nb, i64(c), i64(g.oh),
+               i64(g.ow)], MAX_POOL)
+    task.run(n, x.type.size if K.blocks(n, x.type.size, K.LOOP_UNIT) > 1 else 0)

@@ -86,11 +86,12 @@ def _pool_text(dtype, xs, k, s):
     ys = xs[:2] + (oh, ow)
     win = f'kernel_size=[{k},{k}], strides=[{s},{s}], pad_mode="valid", data_format="NCHW"'
     return f"""
-func @f(%x: {_t(dtype, xs)}, %d: {_t(dtype, ys)}) -> {_t(dtype, xs)} {{
+func @f(%x: {_t(dtype, xs)}, %d: {_t(dtype, ys)}) -> {_t(dtype, xs)}, {_t(dtype, ys)} {{
   %x2 = neg(%x) : {_t(dtype, xs)}
+  %p = max_pool2d(%x2) {{{win}}} : {_t(dtype, ys)}
   %g = max_pool2d_grad(%x2, %d) {{{win}}} : {_t(dtype, xs)}
   %r = neg(%g) : {_t(dtype, xs)}
-  return %r
+  return %r, %p
 }}
 """, ys
 
@@ -98,16 +99,22 @@ func @f(%x: {_t(dtype, xs)}, %d: {_t(dtype, ys)}) -> {_t(dtype, xs)} {{
 @pytest.mark.parametrize("dtype", ["f32", "f64"])
 @pytest.mark.parametrize("xs,k,s", [((4, 3, 8, 8), 2, 2), ((3, 2, 11, 9), 3, 2),
                                     ((2, 3, 7, 10), 3, 1), ((64, 16, 28, 28), 2, 2)])
-def test_the_max_pool_gradient_runs_natively_with_the_runners_bits(monkeypatch, xs, k, s, dtype):
-    """Ties (a quantised input) go to the first maximum; (64, 16, 28, 28): blocks on the
-    pool."""
+def test_max_pools_and_their_gradients_run_natively_with_the_runners_bits(monkeypatch, xs, k, s,
+                                                                         dtype):
+    """Ties (a quantised input) go to the first maximum, NaN is a window's maximum;
+    (64, 16, 28, 28): blocks on the pool."""
     text, ys = _pool_text(dtype, xs, k, s)
     rng = np.random.default_rng(5)
     args = [np.round(rng.standard_normal(xs) * 2).astype(_NP[dtype]),
             rng.standard_normal(ys).astype(_NP[dtype])]
+    args[0][0, 0, 1, 1] = np.nan
     got, host_ops, python, ref = _both(monkeypatch, text, args)
     assert host_ops == ()
     np.testing.assert_array_equal(got[0], python[0])
+    np.testing.assert_array_equal(got[1], python[1])
+    np.testing.assert_array_equal(got[1], ref[1])
+    assert np.isnan(got[1][0, 0, 0, 0])
+    ref = ref[0]
     np.testing.assert_allclose(got[0], ref, rtol=1e-6, atol=1e-6)   # overlaps: another order
 
 
@@ -125,5 +132,5 @@ def test_a_padded_pool_gradient_and_the_wide_layout_stay_host_ops(monkeypatch):
     args = [rng.standard_normal((2, 3, 7, 7)).astype(np.float32),
             rng.standard_normal((2, 3, 4, 4)).astype(np.float32)]
     got, host_ops, python, _ = _both(monkeypatch, text, args)
-    assert host_ops == ("max_pool2d_grad",)
+    assert host_ops == ("max_pool2d", "max_pool2d_grad")
     np.testing.assert_array_equal(got[0], python[0])
