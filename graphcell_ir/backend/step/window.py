@@ -10,8 +10,8 @@ results are the runner's bits (every sample's values are computed alone, whateve
 The filter gradient's per-sample products are then summed in sample order, as numpy's
 ``sum(axis=0)`` does, by a loop of this module's (:data:`FILTER_TOTAL`).
 
-What nnkernels runs otherwise (the wide layout of few output positions, a padded input
-gradient or pool, a product numpy would make a GEMV, other dtypes) raises
+What nnkernels runs otherwise (the wide layout of few output positions, a padded pool, a
+product numpy would make a GEMV, other dtypes) raises
 :class:`~graphcell_ir.backend.lower.Unsupported`: the op stays a host op."""
 from __future__ import annotations
 
@@ -239,10 +239,22 @@ def _unpadded(op, g) -> None:
         raise Unsupported(f"{op.opdef.name} with padding (its result is a crop)")
 
 
+CROP = """def crop(xp, pt, pl, out):
+    for n in range(out.shape[0]):
+        for c in range(out.shape[1]):
+            for y in range(out.shape[2]):
+                src = xp[n, c, y + pt]
+                dst = out[n, c, y]
+                for v in range(dst.shape[0]):
+                    dst[v] = src[v + pl]
+"""
+"""``out`` = the padded gradient ``xp`` without its padding (nnkernels' ``_crop``: a copy)."""
+
+
 def conv2d_backprop_input(e, op) -> None:
-    """``dx`` (unpadded windows): per block of samples, one GEMM per sample and group
-    ``w^T @ dy`` into the column gradients, then col2im into the zeroed ``dx``
-    (nnkernels.conv2d_backprop_input)."""
+    """``dx``: per block of samples, one GEMM per sample and group ``w^T @ dy`` into the
+    column gradients, then col2im into the zeroed ``dx`` — or, with padding, into a zeroed
+    padded scratch image cropped into ``dx`` after (nnkernels.conv2d_backprop_input)."""
     dy, w = op.operands
     (dx,) = op.results
     dtype = _floats(op, dy, w, dx)
@@ -250,17 +262,19 @@ def conv2d_backprop_input(e, op) -> None:
     if shape != dx.type.shape:
         raise Unsupported(f"{op.opdef.name}: input_size {shape} is not its result's shape")
     g, grp = _geometry(op, shape, w.type.shape)
-    _unpadded(op, g)
     n, c, h, wd = shape
+    hp, wp = g.padded(h, wd)
     o, p = w.type.shape[0], g.oh * g.ow
     og, ckk = o // grp, c * g.kh * g.kw
     kg = ckk // grp
     _gemms_only(op, kg, p)
     item = dtype.itemsize
-    e.zero(e.pointer(dx), dx.type.size * item)
+    padded = (hp, wp) != (h, wd)
+    dxp = e.scratch((n, c, hp, wp), dtype) if padded else e.pointer(dx)
+    e.zero(dxp, n * c * hp * wp * item)
     dcols = e.scratch((n, ckk, p), dtype)
-    task = _Task(e, "conv2d_input", [e.pointer(w), e.pointer(dy), dcols, e.pointer(dx)])
-    wb, db, cb, xb = task.bases
+    task = _Task(e, "conv2d_input", [e.pointer(w), e.pointer(dy), dcols, dxp, e.pointer(dx)])
+    wb, db, cb, pb, xb = task.bases
     t = task.t
 
     def sample(s):
@@ -269,12 +283,17 @@ def conv2d_backprop_input(e, op) -> None:
                       task.at(db, t.add(t.mul(s, e.i64(o * p)), e.i64(gi * og * p)), item), p,
                       task.at(cb, t.add(t.mul(s, e.i64(ckk * p)), e.i64(gi * kg * p)), item), p)
     task.each(task.first, task.last, sample)
-    nb, i64 = t.sub(task.last, task.first), e.i64
+    lo, nb, i64 = task.first, t.sub(task.last, task.first), e.i64
+    image = [task.at(pb, t.mul(lo, i64(c * hp * wp)), item), nb, i64(c), i64(hp), i64(wp)]
     kinds = [(None, dtype, (0, 0, 0)), *[0] * 8, (None, dtype, (0, 0, 0, 0))]
     task.loop("col2im", kinds, [
-        task.at(cb, t.mul(task.first, i64(ckk * p)), item), nb, i64(ckk), i64(p),
-        *map(i64, _window_args(g) + [g.oh, g.ow]),
-        task.at(xb, t.mul(task.first, i64(c * h * wd)), item), nb, i64(c), i64(h), i64(wd)])
+        task.at(cb, t.mul(lo, i64(ckk * p)), item), nb, i64(ckk), i64(p),
+        *map(i64, _window_args(g) + [g.oh, g.ow]), *image])
+    if padded:
+        task.loop("crop", [(None, dtype, (0, 0, 0, 0)), 0, 0, (None, dtype, (0, 0, 0, 0))],
+                  [*image, i64(g.pt), i64(g.pl),
+                   task.at(xb, t.mul(lo, i64(c * h * wd)), item), nb, i64(c), i64(h), i64(wd)],
+                  CROP)
     task.run(n, _split_work(n, n * ckk * p * (og + K.COPY_MACS), K.GEMM_UNIT))
 
 
