@@ -297,9 +297,55 @@ def conv2d_backprop_input(e, op) -> None:
     task.run(n, _split_work(n, n * ckk * p * (og + K.COPY_MACS), K.GEMM_UNIT))
 
 
+TILED_MAX_GRAD = """def max_pool_grad_tiles(x, dy, kh, kw, z, dx, best, at):
+    n_, c_, oh, ow = dy.shape
+    h, w = x.shape[2], x.shape[3]
+    zero = z[0]
+    for n in range(n_):
+        b = best[n]
+        a = at[n]
+        for c in range(c_):
+            for y in range(oh):
+                for i in range(kh):
+                    row = x[n, c, y * kh + i]
+                    for j in range(kw):
+                        k = np.int32(i * kw + j)
+                        if i + j == 0:
+                            for v in range(ow):
+                                b[v] = row[v * kw]
+                                a[v] = k
+                        else:
+                            for v in range(ow):
+                                val = row[v * kw + j]
+                                m = b[v]
+                                better = val > m or (val != val and m == m)
+                                b[v] = val if better else m
+                                a[v] = k if better else a[v]
+                d = dy[n, c, y]
+                for i in range(kh):
+                    out = dx[n, c, y * kh + i]
+                    for j in range(kw):
+                        k = np.int32(i * kw + j)
+                        for v in range(ow):
+                            out[v * kw + j] = d[v] + zero if a[v] == k else zero
+                    for u in range(ow * kw, w):
+                        out[u] = zero
+            for r in range(oh * kh, h):
+                out = dx[n, c, r]
+                for u in range(w):
+                    out[u] = zero
+"""
+"""The max-pool gradient when the windows tile the image (stride = kernel, unpadded: LeNet's
+2x2/2): each position is in at most one window, so ``dx`` is written whole — ``0 + dy`` at each
+window's first maximum (found by ``nn_loops._window_argmax``'s fold: offsets in row-major
+order, NaN wins), zero elsewhere — with no zeroing pass and no scatter: the runner's bits
+(``0 + dy`` is what its scatter adds into the zeroed image: +0.0 for a -0.0)."""
+
+
 def max_pool2d_grad(e, op) -> None:
     """``dx`` of an unpadded max pool: zeroed, then ``nn_loops.max_pool_grad`` over blocks of
-    samples, each with its scratch rows (nnkernels.max_pool2d_grad)."""
+    samples, each with its scratch rows (nnkernels.max_pool2d_grad); :data:`TILED_MAX_GRAD`
+    when the windows tile the image."""
     x, dy = op.operands
     (dx,) = op.results
     dtype = _floats(op, x, dy, dx)
@@ -311,22 +357,33 @@ def max_pool2d_grad(e, op) -> None:
     n, c, h, w = x.type.shape
     if dy.type.shape != (n, c, g.oh, g.ow) or dx.type.shape != x.type.shape:
         raise Unsupported(f"max_pool2d_grad of {x.type} and {dy.type}")
-    item = dtype.itemsize
-    e.zero(e.pointer(dx), dx.type.size * item)
-    best, at = e.scratch((n, g.ow), dtype), e.scratch((n, g.ow), np.dtype(np.int32))
-    task = _Task(e, "max_pool_grad", [e.pointer(x), e.pointer(dy), e.pointer(dx), best, at])
-    xb, db, gb, bb, ab = task.bases
+    item, i32 = dtype.itemsize, np.dtype(np.int32)
+    tiled = (g.sh, g.sw) == (g.kh, g.kw)
+    if not tiled:
+        e.zero(e.pointer(dx), dx.type.size * item)
+    best, at = e.scratch((n, g.ow), dtype), e.scratch((n, g.ow), i32)
+    zero = np.zeros(1, dtype)
+    e.keep.append(zero)
+    task = _Task(e, "max_pool_grad", [e.pointer(x), e.pointer(dy), e.pointer(dx), best, at,
+                                      e.address(zero.ctypes.data)])
+    xb, db, gb, bb, ab, zb = task.bases
     t, i64, lo = task.t, e.i64, task.first
     nb = t.sub(task.last, lo)
-    kinds = [(None, dtype, (0, 0, 0, 0)), (None, dtype, (0, 0, 0, 0)), 0, 0, 0, 0,
-             (None, dtype, (0, 0, 0)), (None, dtype, (0, 0)), (None, np.dtype(np.int32), (0, 0))]
-    task.loop("max_pool_grad", kinds, [
-        task.at(xb, t.mul(lo, i64(c * h * w)), item), nb, i64(c), i64(h), i64(w),
-        task.at(db, t.mul(lo, i64(c * g.oh * g.ow)), item), nb, i64(c), i64(g.oh), i64(g.ow),
-        *map(i64, (g.kh, g.kw, g.sh, g.sw)),
-        task.at(gb, t.mul(lo, i64(c * h * w)), item), nb, i64(c), i64(h * w),
-        task.at(bb, t.mul(lo, i64(g.ow)), item), nb, i64(g.ow),
-        task.at(ab, t.mul(lo, i64(g.ow)), 4), nb, i64(g.ow)])
+    image = [nb, i64(c), i64(h), i64(w)]
+    xs = [task.at(xb, t.mul(lo, i64(c * h * w)), item), *image]
+    dys = [task.at(db, t.mul(lo, i64(c * g.oh * g.ow)), item), nb, i64(c), i64(g.oh), i64(g.ow)]
+    rows = [task.at(bb, t.mul(lo, i64(g.ow)), item), nb, i64(g.ow),
+            task.at(ab, t.mul(lo, i64(g.ow)), 4), nb, i64(g.ow)]
+    img, rows_k = (None, dtype, (0, 0, 0, 0)), [(None, dtype, (0, 0)), (None, i32, (0, 0))]
+    dxb = task.at(gb, t.mul(lo, i64(c * h * w)), item)
+    if tiled:
+        task.loop("max_pool_grad_tiles", [img, img, 0, 0, (None, dtype, (0,)), img, *rows_k],
+                  [*xs, *dys, i64(g.kh), i64(g.kw), zb, i64(1), dxb, *image, *rows],
+                  TILED_MAX_GRAD)
+    else:
+        task.loop("max_pool_grad", [img, img, 0, 0, 0, 0, (None, dtype, (0, 0, 0)), *rows_k],
+                  [*xs, *dys, *map(i64, (g.kh, g.kw, g.sh, g.sw)), dxb, nb, i64(c),
+                   i64(h * w), *rows])
     task.run(n, x.type.size if K.blocks(n, x.type.size, K.LOOP_UNIT) > 1 else 0)
 
 
@@ -345,16 +402,17 @@ MAX_POOL = """def max_pool(x, kh, kw, sh, sw, out):
                             for v in range(o.shape[0]):
                                 b = o[v]
                                 val = row[2 * v + j]
-                                o[v] = b if b >= val or b != b else val
+                                o[v] = b if b > val or b != b else val
                         else:
                             for v in range(o.shape[0]):
                                 b = o[v]
                                 val = row[v * sw + j]
-                                o[v] = b if b >= val or b != b else val
+                                o[v] = b if b > val or b != b else val
 """
-"""An unpadded max pool: each window's maximum over its offsets in row-major order, kept as
-``np.maximum(best, v)`` keeps it (the reference's fold: the running maximum stays when it is
-not smaller or is NaN), so the values are the reference's. The usual stride 2 has its own copy
+"""An unpadded max pool: each window's maximum over its offsets in row-major order, folded as
+the reference's ``np.maximum(best, v)`` folds (the running maximum stays only when it is
+larger or NaN; on a tie, +0.0 against -0.0 too, the new value wins, as numpy's does), so the
+reference's bits. The usual stride 2 has its own copy
 of the row loop with the stride a constant (vector shuffles, not gathers: see
 ``nn_loops._window_argmax``)."""
 

@@ -24,6 +24,15 @@ def _t(dtype, shape) -> str:
     return f"{dtype}[{','.join(map(str, shape))}]"
 
 
+def _same_bits(a, b) -> None:
+    """``a`` and ``b`` bit for bit (signed zeros and NaNs too: assert_array_equal takes -0.0
+    for 0.0)."""
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.dtype == b.dtype and a.shape == b.shape
+    mismatch = a.view(f"u{a.itemsize}") != b.view(f"u{b.itemsize}")
+    assert not mismatch.any(), (np.argwhere(mismatch)[:5], a[mismatch][:5], b[mismatch][:5])
+
+
 def _both(monkeypatch, text: str, args):
     """(the native step's results, its host ops, the Python runner's results, the
     interpreter's)."""
@@ -76,7 +85,7 @@ def test_convolutions_run_natively_with_the_runners_bits(monkeypatch, case, dtyp
     assert host_ops == (), host_ops
     tol = 1e-4 if dtype == "f32" else 1e-10
     for g, p, r in zip(got, python, ref):
-        np.testing.assert_array_equal(g, p)
+        _same_bits(g, p)
         np.testing.assert_allclose(g, r, rtol=tol, atol=tol)
 
 
@@ -97,20 +106,24 @@ func @f(%x: {_t(dtype, xs)}, %d: {_t(dtype, ys)}) -> {_t(dtype, xs)}, {_t(dtype,
 
 @pytest.mark.parametrize("dtype", ["f32", "f64"])
 @pytest.mark.parametrize("xs,k,s", [((4, 3, 8, 8), 2, 2), ((3, 2, 11, 9), 3, 2),
-                                    ((2, 3, 7, 10), 3, 1), ((64, 16, 28, 28), 2, 2)])
+                                    ((2, 3, 7, 10), 3, 1), ((64, 16, 28, 28), 2, 2),
+                                    ((3, 2, 9, 11), 2, 2), ((2, 3, 7, 10), 3, 3)])
 def test_max_pools_and_their_gradients_run_natively_with_the_runners_bits(monkeypatch, xs, k, s,
                                                                          dtype):
-    """Ties (a quantised input) go to the first maximum, NaN is a window's maximum;
-    (64, 16, 28, 28): blocks on the pool."""
+    """Ties (a quantised input) go to the first maximum, NaN is a window's maximum, a -0.0
+    gradient lands as +0.0 (added to zero); windows tiling the image (stride = kernel) take
+    their own loop, the rows and columns no window covers get zeros; (64, 16, 28, 28): blocks
+    on the pool."""
     text, ys = _pool_text(dtype, xs, k, s)
     rng = np.random.default_rng(5)
     args = [np.round(rng.standard_normal(xs) * 2).astype(_NP[dtype]),
             rng.standard_normal(ys).astype(_NP[dtype])]
     args[0][0, 0, 1, 1] = np.nan
+    args[1][0, 0, 0, 1] = -0.0
     got, host_ops, python, ref = _both(monkeypatch, text, args)
     assert host_ops == ()
-    np.testing.assert_array_equal(got[0], python[0])
-    np.testing.assert_array_equal(got[1], python[1])
+    _same_bits(got[0], python[0])
+    _same_bits(got[1], python[1])
     np.testing.assert_array_equal(got[1], ref[1])
     assert np.isnan(got[1][0, 0, 0, 0])
     ref = ref[0]
@@ -125,11 +138,11 @@ def test_a_padded_pool_gradient_and_the_wide_layout_stay_host_ops(monkeypatch):
     got, host_ops, python, _ = _both(monkeypatch, text, args)
     assert host_ops == ("conv2d", "conv2d_backprop_filter", "conv2d_backprop_input")
     for g, p in zip(got, python):
-        np.testing.assert_array_equal(g, p)
+        _same_bits(g, p)
     text = _pool_text("f32", (2, 3, 7, 7), 2, 2)[0].replace('"valid"', '"same"') \
         .replace("f32[2,3,3,3]", "f32[2,3,4,4]")
     args = [rng.standard_normal((2, 3, 7, 7)).astype(np.float32),
             rng.standard_normal((2, 3, 4, 4)).astype(np.float32)]
     got, host_ops, python, _ = _both(monkeypatch, text, args)
     assert host_ops == ("max_pool2d", "max_pool2d_grad")
-    np.testing.assert_array_equal(got[0], python[0])
+    _same_bits(got[0], python[0])
