@@ -110,10 +110,9 @@ func @f(%x: {_t(dtype, xs)}, %d: {_t(dtype, ys)}) -> {_t(dtype, xs)}, {_t(dtype,
                                     ((3, 2, 9, 11), 2, 2), ((2, 3, 7, 10), 3, 3)])
 def test_max_pools_and_their_gradients_run_natively_with_the_runners_bits(monkeypatch, xs, k, s,
                                                                          dtype):
-    """Ties (a quantised input) go to the first maximum, NaN is a window's maximum, a -0.0
-    gradient lands as +0.0 (added to zero); windows tiling the image (stride = kernel) take
-    their own loop, the rows and columns no window covers get zeros; (64, 16, 28, 28): blocks
-    on the pool."""
+    """Ties (a quantised input, +0.0 and -0.0 too) go to the first maximum, NaN is a
+    window's maximum, a -0.0 gradient lands as +0.0 (added to zero), the rows and columns no
+    window covers get zeros; (64, 16, 28, 28): blocks on the pool."""
     text, ys = _pool_text(dtype, xs, k, s)
     rng = np.random.default_rng(5)
     args = [np.round(rng.standard_normal(xs) * 2).astype(_NP[dtype]),
