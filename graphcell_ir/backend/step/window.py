@@ -22,6 +22,7 @@ from graphcell_ir.backend.lower import Unsupported
 from graphcell_ir.backend.native import pool as native_pool
 from graphcell_ir.backend.step import blas
 from graphcell_ir.ir.core import Literal
+from graphcell_ir.ops.effects import assign
 
 ROW_MAJOR, NO_TRANS, TRANS = 101, 111, 112   # CBLAS's enums
 
@@ -173,6 +174,21 @@ def _im2col(task, e, dtype, x_base, cols_base, lo, hi, x_shape, g, ckk: int) -> 
     task.loop("im2col", kinds, values)
 
 
+def _columns(e, x, g, dtype, ckk: int, p: int):
+    """``(scratch, fresh)``: the im2col scratch of ``x`` for window ``g``; not fresh when an
+    earlier convolution of the step filled it already (the filter gradient of a forward
+    convolution: the same columns of the same value, kept in that op's own scratch, which
+    nothing else writes), so its im2col is not run again. Never for a variable the step assigns
+    (its buffer changes under the same value)."""
+    key = (x, g)
+    if key in e.columns:
+        return e.columns[key], False
+    cols = e.scratch((x.type.shape[0], ckk, p), dtype)
+    if not any(op.opdef is assign and op.operands[0] is x for op in e.fn.body):
+        e.columns[key] = cols
+    return cols, True
+
+
 def conv2d(e, op) -> None:
     """``y = conv2d(x, w)``: per block of samples, im2col then one GEMM per sample and group
     ``(Og, Cg*KH*KW) @ cols`` straight into NCHW (nnkernels.conv2d)."""
@@ -186,10 +202,11 @@ def conv2d(e, op) -> None:
     kg = ckk // grp
     _gemms_only(op, og, p)
     item = dtype.itemsize
-    cols = e.scratch((n, ckk, p), dtype)
+    cols, fresh = _columns(e, x, g, dtype, ckk, p)
     task = _Task(e, "conv2d", [e.pointer(x), e.pointer(w), cols, e.pointer(y)])
     xb, wb, cb, yb = task.bases
-    _im2col(task, e, dtype, xb, cb, task.first, task.last, x.type.shape, g, ckk)
+    if fresh:
+        _im2col(task, e, dtype, xb, cb, task.first, task.last, x.type.shape, g, ckk)
 
     def sample(s):
         for gi in range(grp):
@@ -203,8 +220,9 @@ def conv2d(e, op) -> None:
 
 
 def conv2d_backprop_filter(e, op) -> None:
-    """``dw``: per block of samples, im2col then one GEMM per sample and group ``cols @ dy^T``
-    into a per-sample stack, summed in sample order after (nnkernels.conv2d_backprop_filter)."""
+    """``dw``: per block of samples, im2col (unless the forward convolution of ``x`` left the
+    columns, :func:`_columns`) then one GEMM per sample and group ``cols @ dy^T`` into a
+    per-sample stack, summed in sample order after (nnkernels.conv2d_backprop_filter)."""
     dy, x = op.operands
     (dw,) = op.results
     dtype = _floats(op, dy, x, dw)
@@ -215,10 +233,11 @@ def conv2d_backprop_filter(e, op) -> None:
     kg = ckk // grp
     _gemms_only(op, kg, og)
     item = dtype.itemsize
-    cols, dws = e.scratch((n, ckk, p), dtype), e.scratch((n, grp, kg, og), dtype)
+    (cols, fresh), dws = _columns(e, x, g, dtype, ckk, p), e.scratch((n, grp, kg, og), dtype)
     task = _Task(e, "conv2d_filter", [e.pointer(x), e.pointer(dy), cols, dws])
     xb, db, cb, sb = task.bases
-    _im2col(task, e, dtype, xb, cb, task.first, task.last, x.type.shape, g, ckk)
+    if fresh:
+        _im2col(task, e, dtype, xb, cb, task.first, task.last, x.type.shape, g, ckk)
 
     def sample(s):
         t = task.t
