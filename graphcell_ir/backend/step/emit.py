@@ -14,6 +14,8 @@ program order, through their addresses:
   with equal batch dimensions;
 - ``nn_loops``' loops for the softmax family and training-mode ``batch_norm`` (blocks on the
   native pool), a strided-copy loop per permutation for ``transpose`` (:mod:`.layout`);
+- convolutions, their gradients and max pools (:mod:`.window`: ``nn_loops``' im2col/col2im/
+  pooling loops and one GEMM per sample, blocks of samples on the native pool);
 - a copy for an ``assign`` whose value others still hold.
 
 Every kernel and loop comes from ``build``'s ``code`` (:mod:`.code`): emitted and linked here,
