@@ -62,6 +62,7 @@ from graphcell_ir.backend.native import pool as native_pool
 from graphcell_ir.backend.native.store import NativeObject
 from graphcell_ir.backend.native.target import host_target
 from graphcell_ir.backend.step import blas, layout, window
+from graphcell_ir.backend.step.blas import NO_TRANS, ROW_MAJOR, TRANS
 from graphcell_ir.backend.step.code import ProcessCode
 from graphcell_ir.backend.step.plan import PlanError, nbytes, plan_function
 from graphcell_ir.ir.core import Function, Literal, Op, Value
@@ -76,7 +77,6 @@ from graphcell_ir.ops.registry import Kind, Trait
 
 __all__ = ["build", "NativeStep"]
 
-ROW_MAJOR, NO_TRANS, TRANS = 101, 111, 112   # CBLAS's enums
 BAD_LABEL = 1
 """What the step returns, having written nothing the caller sees, for a label out of range: the
 Python runner then runs the call and the reference raises its error."""

@@ -1,6 +1,6 @@
-"""Convolutions and the max-pool gradient inside the native step: the runner's nnkernels path
-(its per-sample layout, ``backend/nnkernels.py``) emitted as native code, so that a LeNet step
-no longer returns to Python around each of them.
+"""Convolutions, their gradients and max pools inside the native step: the runner's nnkernels
+path (its per-sample layout, ``backend/nnkernels.py``) emitted as native code, so that a LeNet
+step no longer returns to Python around each of them.
 
 Each op runs blocks of samples on the native pool; a block calls ``nn_loops``' compiled
 im2col/col2im/max-pool loops and BLAS's GEMM (by address, :mod:`.blas`) exactly as nnkernels'
@@ -8,7 +8,10 @@ block does — the same loops, one ``cblas_?gemm`` per sample and group with the
 transposes and leading dimensions numpy's ``matmul`` passes for nnkernels' views — so the
 results are the runner's bits (every sample's values are computed alone, whatever the blocks).
 The filter gradient's per-sample products are then summed in sample order, as numpy's
-``sum(axis=0)`` does, by a loop of this module's (:data:`FILTER_TOTAL`).
+``sum(axis=0)`` does, by a loop of this module's (:data:`FILTER_TOTAL`), from the columns its
+forward convolution left when there is one (:func:`_columns`); a padded input gradient is
+cropped by :data:`CROP`; the max pool forward (numpy's reference in the runner) is
+:data:`MAX_POOL`, with the reference's tie rule.
 
 What nnkernels runs otherwise (the wide layout of few output positions, a padded pool, a
 product numpy would make a GEMV, other dtypes) raises
@@ -21,10 +24,9 @@ from graphcell_ir.backend import nnkernels as K
 from graphcell_ir.backend.lower import Unsupported
 from graphcell_ir.backend.native import pool as native_pool
 from graphcell_ir.backend.step import blas
+from graphcell_ir.backend.step.blas import NO_TRANS, ROW_MAJOR, TRANS
 from graphcell_ir.ir.core import Literal
 from graphcell_ir.ops.effects import assign
-
-ROW_MAJOR, NO_TRANS, TRANS = 101, 111, 112   # CBLAS's enums
 
 FILTER_TOTAL = """def filter_total(dws, out):
     for g in range(dws.shape[1]):
