@@ -273,7 +273,7 @@ class _Emitter:
         self.starts: list = []     # each native segment's first block
         self.data: dict[Value, object] = {}   # root -> its data pointer in the segment's code
         self.consts: dict[Value, np.ndarray] = {}
-        self.columns: dict = {}    # (value, window) -> its im2col scratch (window.py)
+        self.columns: dict = {}    # (value, window) -> its im2col scratch's address (window.py)
         self.n_ops = 0
         # one function for every segment: int32 step(i64 segment, args..., outs..., hosts),
         # whose entry jumps to the segment asked for (one module to compile and link)

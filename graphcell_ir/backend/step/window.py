@@ -183,12 +183,13 @@ def _columns(e, x, g, dtype, ckk: int, p: int):
     nothing else writes), so its im2col is not run again. Never for a variable the step assigns
     (its buffer changes under the same value)."""
     key = (x, g)
-    if key in e.columns:
-        return e.columns[key], False
-    cols = e.scratch((x.type.shape[0], ckk, p), dtype)
+    if key in e.columns:   # its address: the pointer is an instruction of its own segment
+        return e.address(e.columns[key]), False
+    cols = np.empty((x.type.shape[0], ckk, p), dtype)
+    e.keep.append(cols)
     if not any(op.opdef is assign and op.operands[0] is x for op in e.fn.body):
-        e.columns[key] = cols
-    return cols, True
+        e.columns[key] = cols.ctypes.data
+    return e.address(cols.ctypes.data), True
 
 
 def conv2d(e, op) -> None:

@@ -145,3 +145,26 @@ def test_a_padded_pool_gradient_and_the_wide_layout_stay_host_ops(monkeypatch):
     got, host_ops, python, _ = _both(monkeypatch, text, args)
     assert host_ops == ("max_pool2d", "max_pool2d_grad")
     _same_bits(got[0], python[0])
+
+
+def test_a_filter_gradient_after_a_host_op_reuses_its_forwards_columns(monkeypatch):
+    """The forward convolution's columns serve the filter gradient across a native segment
+    boundary (a host op between them: each segment reads the scratch's address afresh)."""
+    xs, ws = (4, 3, 16, 16), (6, 3, 5, 5)
+    ys = (4, 6, 12, 12)
+    win = 'pad_mode="valid", pad=[0,0,0,0], stride=[1,1], dilation=[1,1], group=1'
+    text = f"""
+func @f(%x: {_t("f32", xs)}, %w: {_t("f32", ws)}) -> {_t("f32", ws)} {{
+  %x2 = neg(%x) : {_t("f32", xs)}
+  %y = conv2d(%x2, %w) {{out_channel=6, kernel_size=[5,5], mode=1, {win}, data_format="NCHW"}} : {_t("f32", ys)}
+  %d = cumsum(%y) {{axis=3, exclusive=false, reverse=false}} : {_t("f32", ys)}
+  %dw = conv2d_backprop_filter(%d, %x2) {{filter_size={list(ws)}, {win}}} : {_t("f32", ws)}
+  return %dw
+}}
+"""
+    rng = np.random.default_rng(8)
+    args = [rng.standard_normal(s).astype(np.float32) for s in (xs, ws)]
+    got, host_ops, python, ref = _both(monkeypatch, text, args)
+    assert host_ops == ("cumsum",)
+    _same_bits(got[0], python[0])
+    np.testing.assert_allclose(got[0], ref, rtol=1e-4, atol=1e-3)
