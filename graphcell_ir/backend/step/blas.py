@@ -11,6 +11,8 @@ import os
 
 import numpy as np
 
+ROW_MAJOR, NO_TRANS, TRANS = 101, 111, 112   # CBLAS's enums
+
 
 @functools.lru_cache(maxsize=1)
 def _library():

@@ -14,6 +14,8 @@ program order, through their addresses:
   with equal batch dimensions;
 - ``nn_loops``' loops for the softmax family and training-mode ``batch_norm`` (blocks on the
   native pool), a strided-copy loop per permutation for ``transpose`` (:mod:`.layout`);
+- convolutions, their gradients and max pools (:mod:`.window`: ``nn_loops``' im2col/col2im/
+  pooling loops and one GEMM per sample, blocks of samples on the native pool);
 - a copy for an ``assign`` whose value others still hold.
 
 Every kernel and loop comes from ``build``'s ``code`` (:mod:`.code`): emitted and linked here,
@@ -59,12 +61,14 @@ from graphcell_ir.backend.native import abi
 from graphcell_ir.backend.native import pool as native_pool
 from graphcell_ir.backend.native.store import NativeObject
 from graphcell_ir.backend.native.target import host_target
-from graphcell_ir.backend.step import blas, layout
+from graphcell_ir.backend.step import blas, layout, window
+from graphcell_ir.backend.step.blas import NO_TRANS, ROW_MAJOR, TRANS
 from graphcell_ir.backend.step.code import ProcessCode
 from graphcell_ir.backend.step.plan import PlanError, nbytes, plan_function
 from graphcell_ir.ir.core import Function, Literal, Op, Value
 from graphcell_ir.ir.structural import CONST, FUSED, const_array
 from graphcell_ir.ir.types import TensorType
+from graphcell_ir.ops import conv as C
 from graphcell_ir.ops import nn as N
 from graphcell_ir.ops.contraction import matmul
 from graphcell_ir.ops.effects import assign, depend
@@ -73,7 +77,6 @@ from graphcell_ir.ops.registry import Kind, Trait
 
 __all__ = ["build", "NativeStep"]
 
-ROW_MAJOR, NO_TRANS, TRANS = 101, 111, 112   # CBLAS's enums
 BAD_LABEL = 1
 """What the step returns, having written nothing the caller sees, for a label out of range: the
 Python runner then runs the call and the reference raises its error."""
@@ -182,9 +185,14 @@ def hostable(op: Op) -> bool:
             and all(isinstance(r.type, TensorType) for r in op.results))
 
 
+_WINDOW_OPS = {C.conv2d: window.conv2d, C.conv2d_backprop_filter: window.conv2d_backprop_filter,
+               C.conv2d_backprop_input: window.conv2d_backprop_input,
+               C.max_pool2d: window.max_pool2d, C.max_pool2d_grad: window.max_pool2d_grad}
+"""The convolution and pooling ops :mod:`.window` emits (host ops where it declines)."""
+
 _LOWERED = frozenset({CONST, reshape, depend, assign, FUSED, matmul, N.softmax,
                       N.sparse_softmax_cross_entropy, N.one_hot, broadcast_to, transpose,
-                      N.batch_norm})
+                      N.batch_norm, *_WINDOW_OPS})
 """The ops the step lowers besides lone elementwise and reduction ops (``_Emitter.op``)."""
 
 
@@ -265,6 +273,7 @@ class _Emitter:
         self.starts: list = []     # each native segment's first block
         self.data: dict[Value, object] = {}   # root -> its data pointer in the segment's code
         self.consts: dict[Value, np.ndarray] = {}
+        self.columns: dict = {}    # (value, window) -> its im2col scratch's address (window.py)
         self.n_ops = 0
         # one function for every segment: int32 step(i64 segment, args..., outs..., hosts),
         # whose entry jumps to the segment asked for (one module to compile and link)
@@ -521,6 +530,8 @@ class _Emitter:
             return self.transpose(op)
         if d is N.batch_norm:
             return self.batch_norm(op)
+        if d in _WINDOW_OPS:
+            return _WINDOW_OPS[d](self, op)
         if d is broadcast_to:
             if _by_index(op):
                 return   # its readers' kernels broadcast the operand
@@ -1038,6 +1049,11 @@ class _Emitter:
         typ = _element_type(self.ir, dtype)
         const = self.constant(typ, value)
         self.loop(count, lambda i: self.b.store(const, self.b.gep(base, [i], source_etype=typ)))
+
+    def zero(self, base, size: int) -> None:
+        """``size`` bytes at ``base`` = 0, by LLVM's memset."""
+        memset = self.module.declare_intrinsic("llvm.memset", [self.ptr, self.i64])
+        self.b.call(memset, [base, self.i8(0), self.i64(size), self.ir.IntType(1)(0)])
 
     def copy(self, src: Value, dst: Value) -> None:
         """dst = src, by LLVM's memcpy (the step is not optimised: a loop would stay a loop)."""

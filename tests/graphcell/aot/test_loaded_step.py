@@ -354,17 +354,19 @@ def test_an_emitter_failure_at_export_leaves_an_artifact_without_the_step(tmp_pa
 
 
 
-# what shows each net's step kind: a host op, batch norm's loops, a transpose's loop
-STEP_CALLS = {"lenet": "conv2d", "conv_bn": "bn_apply", "transposing": ".transpose"}
+# what shows each net's step kind: the convolutions' and pools' loops (no host op left), batch
+# norm's loops, a transpose's loop
+STEP_CALLS = {"lenet": "im2col", "conv_bn": "bn_apply", "transposing": ".transpose"}
 
 
 @pytest.mark.parametrize("name", sorted(nets.SEGMENTED))
 def test_a_loaded_step_with_native_segments_is_bit_equal_to_in_process(tmp_path, built,
                                                                        monkeypatch, name):
-    """Convolutions and poolings run in Python between native segments, by the loaded
-    executable's own callables (the artifact's loops); the segments call only the artifact's
-    kernels and loops (batch norm's, the layout transposes: the export recorded them), and
-    nothing is compiled at load."""
+    """What the step does not lower (a padded or wide convolution) runs in Python between
+    native segments, by the loaded executable's own callables (the artifact's loops); the
+    segments call only the artifact's kernels and loops (the convolutions' and pools', batch
+    norm's, the layout transposes: the export recorded them), and nothing is compiled at
+    load."""
     from graphcell_ir.backend import loops
     x, y = nets.segmented_inputs(name)
     path = ms.export(nets.segmented_train_step(name, seed=3), x, y,
@@ -385,6 +387,10 @@ def test_a_loaded_step_with_native_segments_is_bit_equal_to_in_process(tmp_path,
     host_ops = exe.run.step.host_ops
     assert any(c.endswith(STEP_CALLS[name]) for c in called + list(host_ops)), (called, host_ops)
     assert "batch_norm" not in host_ops and "transpose" not in host_ops   # the step's own
+    if name == "lenet":   # LeNet's convolutions and pools are the step's own too
+        names = {c.rsplit(".", 1)[-1] for c in called}   # a step's own loop: "<source>.name"
+        assert host_ops == () and {"im2col", "col2im", "max_pool", "max_pool_grad",
+                                   "filter_total"} <= names, (called, host_ops)
     built.clear()
     for fn in ("emit_kernel", "emit_loop"):
         monkeypatch.setattr(objects, fn, lambda *a, **k: pytest.fail("compiled at load"))

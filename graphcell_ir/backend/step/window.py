@@ -1,0 +1,411 @@
+"""Convolutions, their gradients and max pools inside the native step: the runner's nnkernels
+path (its per-sample layout, ``backend/nnkernels.py``) emitted as native code, so that a LeNet
+step no longer returns to Python around each of them.
+
+Each op runs blocks of samples on the native pool; a block calls ``nn_loops``' compiled
+im2col/col2im/max-pool loops and BLAS's GEMM (by address, :mod:`.blas`) exactly as nnkernels'
+block does — the same loops, one ``cblas_?gemm`` per sample and group with the operands,
+transposes and leading dimensions numpy's ``matmul`` passes for nnkernels' views — so the
+results are the runner's bits (every sample's values are computed alone, whatever the blocks).
+The filter gradient's per-sample products are then summed in sample order, as numpy's
+``sum(axis=0)`` does, by a loop of this module's (:data:`FILTER_TOTAL`), from the columns its
+forward convolution left when there is one (:func:`_columns`); a padded input gradient is
+cropped by :data:`CROP`; the max pool forward (numpy's reference in the runner) is
+:data:`MAX_POOL`, with the reference's tie rule.
+
+What nnkernels runs otherwise (the wide layout of few output positions, a padded pool, a
+product numpy would make a GEMV, other dtypes) raises
+:class:`~graphcell_ir.backend.lower.Unsupported`: the op stays a host op."""
+from __future__ import annotations
+
+import numpy as np
+
+from graphcell_ir.backend import nnkernels as K
+from graphcell_ir.backend.lower import Unsupported
+from graphcell_ir.backend.native import pool as native_pool
+from graphcell_ir.backend.step import blas
+from graphcell_ir.backend.step.blas import NO_TRANS, ROW_MAJOR, TRANS
+from graphcell_ir.ir.core import Literal
+from graphcell_ir.ops.effects import assign
+
+FILTER_TOTAL = """def filter_total(dws, out):
+    for g in range(dws.shape[1]):
+        for k in range(dws.shape[2]):
+            for o in range(dws.shape[3]):
+                acc = dws[0, g, k, o]
+                for n in range(1, dws.shape[0]):
+                    acc += dws[n, g, k, o]
+                out[g, o, k] = acc
+"""
+"""``out[g, o, k] = sum over n of dws[n, g, k, o]``, added in sample order (numpy's
+``sum(axis=0)`` of a C-ordered stack adds whole rows one after the other), written transposed:
+the filter gradient from its per-sample products."""
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _geometry(op, x_shape, w_shape):
+    """The op's window (nnkernels' cached geometry) and group count, or Unsupported."""
+    a = op.attrs
+    if a.get("data_format", "NCHW") != "NCHW":
+        raise Unsupported(f"{op.opdef.name} in {a.get('data_format')}")
+    win = {k: a[k] for k in ("pad_mode", "pad", "stride", "dilation", "group")}
+    g = K._conv_geo(tuple(x_shape), tuple(w_shape), tuple(win.items()))
+    if K._wide(tuple(x_shape), g):
+        raise Unsupported(f"{op.opdef.name} with {g.oh * g.ow} output positions (the wide "
+                          f"layout)")
+    return g, win["group"]
+
+
+def _floats(op, *values) -> np.dtype:
+    """The one float dtype of ``values`` (tensors, no literal), or Unsupported."""
+    if any(isinstance(v, Literal) for v in values):
+        raise Unsupported(f"{op.opdef.name} of a literal")
+    dtypes = {v.type.dtype.np_dtype for v in values}
+    if len(dtypes) != 1 or next(iter(dtypes)) not in _FLOATS or \
+            any(0 in v.type.shape for v in values):
+        raise Unsupported(f"{op.opdef.name} of {[str(v.type) for v in values]}")
+    dtype = next(iter(dtypes))
+    if blas.gemm(dtype.name) is None:
+        raise Unsupported(f"no BLAS GEMM for {dtype}")
+    return dtype
+
+
+def _gemms_only(op, *dims) -> None:
+    """numpy's matmul makes a product with one row or one column a GEMV or a dot: not ours."""
+    if min(dims) < 2:
+        raise Unsupported(f"{op.opdef.name}: a product numpy runs as a GEMV")
+
+
+class _Task:
+    """A function ``void task(ctx, first, last)`` run over samples ``[first, last)`` by the
+    native pool; ``self.t`` builds its body, ``self.bases`` the pointers read from its
+    context."""
+
+    def __init__(self, e, name: str, bases: list):
+        ir, i64 = e.ir, e.i64
+        self.e, self.ir, self.i64 = e, ir, i64
+        self.ctx = e.b.alloca(e.ptr, size=i64(len(bases)), name=f"{name}.ctx")
+        for j, p in enumerate(bases):
+            e.b.store(p, e.b.gep(self.ctx, [i64(j)], source_etype=e.ptr))
+        self.fn = ir.Function(e.module, ir.FunctionType(ir.VoidType(), [e.ptr, i64, i64]),
+                              f"{name}{e.n_ops}.samples")
+        self.fn.linkage = "internal"
+        self.t = ir.IRBuilder(self.fn.append_basic_block("entry"))
+        tctx, self.first, self.last = self.fn.args
+        self.bases = [self.t.load(self.t.gep(tctx, [i64(j)], source_etype=e.ptr), typ=e.ptr)
+                      for j in range(len(bases))]
+
+    def at(self, base, elements, item: int):
+        """``base`` + ``elements`` items (an i64 value or int) of ``item`` bytes."""
+        t = self.t
+        n = elements if not isinstance(elements, int) else self.i64(elements)
+        return t.gep(base, [t.mul(n, self.i64(item))], source_etype=self.e.i8)
+
+    def each(self, lo, hi, body) -> None:
+        """``for s in range(lo, hi): body(s)`` in the task."""
+        t, i64 = self.t, self.i64
+        head, step, done = (self.fn.append_basic_block(n) for n in ("each", "each.body",
+                                                                     "each.end"))
+        start = t.block
+        t.branch(head)
+        t.position_at_end(head)
+        s = t.phi(i64)
+        s.add_incoming(lo if not isinstance(lo, int) else i64(lo), start)
+        t.cbranch(t.icmp_signed("<", s, hi if not isinstance(hi, int) else i64(hi)), step, done)
+        t.position_at_end(step)
+        body(s)
+        s.add_incoming(t.add(s, i64(1)), t.block)
+        t.branch(head)
+        t.position_at_end(done)
+
+    def loop(self, name: str, kinds: list, values: list, source: str | None = None) -> None:
+        """Call loop ``name`` (compiled for ``kinds``, :meth:`_Emitter.nn_loop`'s forms) on
+        ``values`` (IR values: pointers and dimensions, scalars)."""
+        ir, e = self.ir, self.e
+        address = e.loop_address(name, kinds, source)
+        null = ir.Constant(e.ptr, None)
+        ftype = ir.FunctionType(e.i32, [v.type for v in [null, null, *values]])
+        self.t.call(self.t.inttoptr(self.i64(address), ir.PointerType(ftype)),
+                    [null, null, *values])
+
+    def gemm(self, dtype, ta: bool, tb: bool, m: int, n: int, k: int, a, lda: int, b, ldb: int,
+             c, ldc: int) -> None:
+        """``c = op(a) @ op(b)`` by one single-threaded CBLAS call (row-major)."""
+        ir, t = self.ir, self.t
+        address, bits = blas.gemm(dtype.name)
+        it, i32 = ir.IntType(bits), self.e.i32
+        real = ir.FloatType() if dtype == np.float32 else ir.DoubleType()
+        ftype = ir.FunctionType(ir.VoidType(), [i32, i32, i32, it, it, it, real, self.e.ptr, it,
+                                                self.e.ptr, it, real, self.e.ptr, it])
+        t.call(t.inttoptr(self.i64(address), ir.PointerType(ftype)),
+               [i32(ROW_MAJOR), i32(TRANS if ta else NO_TRANS), i32(TRANS if tb else NO_TRANS),
+                it(m), it(n), it(k), real(1.0), a, it(lda), b, it(ldb), real(0.0), c, it(ldc)])
+
+    def run(self, count: int, work: int) -> None:
+        """Finish the task and call it over ``range(count)`` on the pool (serially below the
+        pool's own threshold on ``work``)."""
+        self.t.ret_void()
+        e, ir, i64 = self.e, self.ir, self.i64
+        pfor = e.b.inttoptr(i64(native_pool.started().address), ir.PointerType(ir.FunctionType(
+            ir.VoidType(), [e.ptr, e.ptr, i64, i64])))
+        e.b.call(pfor, [self.fn, self.ctx, i64(count), i64(work)])
+
+
+def _split_work(n: int, work: int, unit: int) -> int:
+    """The pool's ``work`` argument: nnkernels' block rule (:func:`nnkernels.blocks`) decides
+    whether the op is split at all; a split one always goes to the pool (as the step's GEMM
+    blocks)."""
+    return max(work, native_pool.MIN_WORK) if K.blocks(n, work, unit) > 1 else 0
+
+
+def _window_args(g) -> list:
+    return [g.kh, g.kw, g.sh, g.sw, g.dh, g.dw]
+
+
+def _im2col(task, e, dtype, x_base, cols_base, lo, hi, x_shape, g, ckk: int) -> None:
+    """im2col of samples ``[lo, hi)`` into their rows of the columns."""
+    t, i64, item = task.t, e.i64, dtype.itemsize
+    c, h, w = x_shape[1:]
+    nb = t.sub(hi, lo)
+    p = g.oh * g.ow
+    kinds = [(None, dtype, (0, 0, 0, 0)), *[0] * 10, (None, dtype, (0, 0, 0))]
+    values = [task.at(x_base, t.mul(lo, i64(c * h * w)), item), nb, i64(c), i64(h), i64(w),
+              *map(i64, _window_args(g) + [g.pt, g.pl, g.oh, g.ow]),
+              task.at(cols_base, t.mul(lo, i64(ckk * p)), item), nb, i64(ckk), i64(p)]
+    task.loop("im2col", kinds, values)
+
+
+def _columns(e, x, g, dtype, ckk: int, p: int):
+    """``(scratch, fresh)``: the im2col scratch of ``x`` for window ``g``; not fresh when an
+    earlier convolution of the step filled it already (the filter gradient of a forward
+    convolution: the same columns of the same value, kept in that op's own scratch, which
+    nothing else writes), so its im2col is not run again. Never for a variable the step assigns
+    (its buffer changes under the same value)."""
+    key = (x, g)
+    if key in e.columns:   # its address: the pointer is an instruction of its own segment
+        return e.address(e.columns[key]), False
+    cols = np.empty((x.type.shape[0], ckk, p), dtype)
+    e.keep.append(cols)
+    if not any(op.opdef is assign and op.operands[0] is x for op in e.fn.body):
+        e.columns[key] = cols.ctypes.data
+    return e.address(cols.ctypes.data), True
+
+
+def conv2d(e, op) -> None:
+    """``y = conv2d(x, w)``: per block of samples, im2col then one GEMM per sample and group
+    ``(Og, Cg*KH*KW) @ cols`` straight into NCHW (nnkernels.conv2d)."""
+    x, w = op.operands
+    (y,) = op.results
+    dtype = _floats(op, x, w, y)
+    g, grp = _geometry(op, x.type.shape, w.type.shape)
+    n, c = x.type.shape[:2]
+    o, p = w.type.shape[0], g.oh * g.ow
+    og, ckk = o // grp, c * g.kh * g.kw
+    kg = ckk // grp
+    _gemms_only(op, og, p)
+    item = dtype.itemsize
+    cols, fresh = _columns(e, x, g, dtype, ckk, p)
+    task = _Task(e, "conv2d", [e.pointer(x), e.pointer(w), cols, e.pointer(y)])
+    xb, wb, cb, yb = task.bases
+    if fresh:
+        _im2col(task, e, dtype, xb, cb, task.first, task.last, x.type.shape, g, ckk)
+
+    def sample(s):
+        for gi in range(grp):
+            task.gemm(dtype, False, False, og, p, kg, task.at(wb, gi * og * kg, item), kg,
+                      task.at(cb, task.t.add(task.t.mul(s, e.i64(ckk * p)),
+                                             e.i64(gi * kg * p)), item), p,
+                      task.at(yb, task.t.add(task.t.mul(s, e.i64(o * p)), e.i64(gi * og * p)),
+                              item), p)
+    task.each(task.first, task.last, sample)
+    task.run(n, _split_work(n, n * o * p * kg + n * ckk * p * K.COPY_MACS, K.GEMM_UNIT))
+
+
+def conv2d_backprop_filter(e, op) -> None:
+    """``dw``: per block of samples, im2col (unless the forward convolution of ``x`` left the
+    columns, :func:`_columns`) then one GEMM per sample and group ``cols @ dy^T`` into a
+    per-sample stack, summed in sample order after (nnkernels.conv2d_backprop_filter)."""
+    dy, x = op.operands
+    (dw,) = op.results
+    dtype = _floats(op, dy, x, dw)
+    g, grp = _geometry(op, x.type.shape, tuple(op.attrs["filter_size"]))
+    n, c = x.type.shape[:2]
+    o, p = dw.type.shape[0], g.oh * g.ow
+    og, ckk = o // grp, c * g.kh * g.kw
+    kg = ckk // grp
+    _gemms_only(op, kg, og)
+    item = dtype.itemsize
+    (cols, fresh), dws = _columns(e, x, g, dtype, ckk, p), e.scratch((n, grp, kg, og), dtype)
+    task = _Task(e, "conv2d_filter", [e.pointer(x), e.pointer(dy), cols, dws])
+    xb, db, cb, sb = task.bases
+    if fresh:
+        _im2col(task, e, dtype, xb, cb, task.first, task.last, x.type.shape, g, ckk)
+
+    def sample(s):
+        t = task.t
+        for gi in range(grp):
+            task.gemm(dtype, False, True, kg, og, p,
+                      task.at(cb, t.add(t.mul(s, e.i64(ckk * p)), e.i64(gi * kg * p)), item), p,
+                      task.at(db, t.add(t.mul(s, e.i64(o * p)), e.i64(gi * og * p)), item), p,
+                      task.at(sb, t.add(t.mul(s, e.i64(grp * kg * og)), e.i64(gi * kg * og)),
+                              item), og)
+    task.each(task.first, task.last, sample)
+    task.run(n, _split_work(n, n * grp * kg * og * p + n * ckk * p * K.COPY_MACS, K.GEMM_UNIT))
+    e.nn_loop("filter_total", [(dws, dtype, (n, grp, kg, og)),
+                               (e.pointer(dw), dtype, (grp, og, kg))], FILTER_TOTAL)
+
+
+def _unpadded(op, g) -> None:
+    if g.pt or g.pb or g.pl or g.pr:
+        raise Unsupported(f"{op.opdef.name} with padding (its result is a crop)")
+
+
+CROP = """def crop(xp, pt, pl, out):
+    for n in range(out.shape[0]):
+        for c in range(out.shape[1]):
+            for y in range(out.shape[2]):
+                src = xp[n, c, y + pt]
+                dst = out[n, c, y]
+                for v in range(dst.shape[0]):
+                    dst[v] = src[v + pl]
+"""
+"""``out`` = the padded gradient ``xp`` without its padding (nnkernels' ``_crop``: a copy)."""
+
+
+def conv2d_backprop_input(e, op) -> None:
+    """``dx``: per block of samples, one GEMM per sample and group ``w^T @ dy`` into the
+    column gradients, then col2im into the zeroed ``dx`` — or, with padding, into a zeroed
+    padded scratch image cropped into ``dx`` after (nnkernels.conv2d_backprop_input)."""
+    dy, w = op.operands
+    (dx,) = op.results
+    dtype = _floats(op, dy, w, dx)
+    shape = tuple(op.attrs["input_size"])
+    if shape != dx.type.shape:
+        raise Unsupported(f"{op.opdef.name}: input_size {shape} is not its result's shape")
+    g, grp = _geometry(op, shape, w.type.shape)
+    n, c, h, wd = shape
+    hp, wp = g.padded(h, wd)
+    o, p = w.type.shape[0], g.oh * g.ow
+    og, ckk = o // grp, c * g.kh * g.kw
+    kg = ckk // grp
+    _gemms_only(op, kg, p)
+    item = dtype.itemsize
+    padded = (hp, wp) != (h, wd)
+    dxp = e.scratch((n, c, hp, wp), dtype) if padded else e.pointer(dx)
+    e.zero(dxp, n * c * hp * wp * item)
+    dcols = e.scratch((n, ckk, p), dtype)
+    task = _Task(e, "conv2d_input", [e.pointer(w), e.pointer(dy), dcols, dxp, e.pointer(dx)])
+    wb, db, cb, pb, xb = task.bases
+    t = task.t
+
+    def sample(s):
+        for gi in range(grp):
+            task.gemm(dtype, True, False, kg, p, og, task.at(wb, gi * og * kg, item), kg,
+                      task.at(db, t.add(t.mul(s, e.i64(o * p)), e.i64(gi * og * p)), item), p,
+                      task.at(cb, t.add(t.mul(s, e.i64(ckk * p)), e.i64(gi * kg * p)), item), p)
+    task.each(task.first, task.last, sample)
+    lo, nb, i64 = task.first, t.sub(task.last, task.first), e.i64
+    image = [task.at(pb, t.mul(lo, i64(c * hp * wp)), item), nb, i64(c), i64(hp), i64(wp)]
+    kinds = [(None, dtype, (0, 0, 0)), *[0] * 8, (None, dtype, (0, 0, 0, 0))]
+    task.loop("col2im", kinds, [
+        task.at(cb, t.mul(lo, i64(ckk * p)), item), nb, i64(ckk), i64(p),
+        *map(i64, _window_args(g) + [g.oh, g.ow]), *image])
+    if padded:
+        task.loop("crop", [(None, dtype, (0, 0, 0, 0)), 0, 0, (None, dtype, (0, 0, 0, 0))],
+                  [*image, i64(g.pt), i64(g.pl),
+                   task.at(xb, t.mul(lo, i64(c * h * wd)), item), nb, i64(c), i64(h), i64(wd)],
+                  CROP)
+    task.run(n, _split_work(n, n * ckk * p * (og + K.COPY_MACS), K.GEMM_UNIT))
+
+
+def max_pool2d_grad(e, op) -> None:
+    """``dx`` of an unpadded max pool: zeroed, then ``nn_loops.max_pool_grad`` over blocks of
+    samples, each with its scratch rows (nnkernels.max_pool2d_grad). (A loop writing ``dx``
+    whole for windows that tile the image, with no zeroing and no scatter, measured 50% slower
+    on W2's step: its strided writes.)"""
+    x, dy = op.operands
+    (dx,) = op.results
+    dtype = _floats(op, x, dy, dx)
+    a = op.attrs
+    if a.get("data_format", "NCHW") != "NCHW" or x.type.ndim != 4:
+        raise Unsupported(f"max_pool2d_grad in {a.get('data_format')}")
+    g = K._pool_geo(x.type.shape, tuple(a["kernel_size"]), tuple(a["strides"]), a["pad_mode"])
+    _unpadded(op, g)
+    n, c, h, w = x.type.shape
+    if dy.type.shape != (n, c, g.oh, g.ow) or dx.type.shape != x.type.shape:
+        raise Unsupported(f"max_pool2d_grad of {x.type} and {dy.type}")
+    item, i32 = dtype.itemsize, np.dtype(np.int32)
+    e.zero(e.pointer(dx), dx.type.size * item)
+    best, at = e.scratch((n, g.ow), dtype), e.scratch((n, g.ow), i32)
+    task = _Task(e, "max_pool_grad", [e.pointer(x), e.pointer(dy), e.pointer(dx), best, at])
+    xb, db, gb, bb, ab = task.bases
+    t, i64, lo = task.t, e.i64, task.first
+    nb = t.sub(task.last, lo)
+    image = [nb, i64(c), i64(h), i64(w)]
+    xs = [task.at(xb, t.mul(lo, i64(c * h * w)), item), *image]
+    dys = [task.at(db, t.mul(lo, i64(c * g.oh * g.ow)), item), nb, i64(c), i64(g.oh), i64(g.ow)]
+    rows = [task.at(bb, t.mul(lo, i64(g.ow)), item), nb, i64(g.ow),
+            task.at(ab, t.mul(lo, i64(g.ow)), 4), nb, i64(g.ow)]
+    img, rows_k = (None, dtype, (0, 0, 0, 0)), [(None, dtype, (0, 0)), (None, i32, (0, 0))]
+    dxb = task.at(gb, t.mul(lo, i64(c * h * w)), item)
+    task.loop("max_pool_grad", [img, img, 0, 0, 0, 0, (None, dtype, (0, 0, 0)), *rows_k],
+              [*xs, *dys, *map(i64, (g.kh, g.kw, g.sh, g.sw)), dxb, nb, i64(c), i64(h * w),
+               *rows])
+    task.run(n, x.type.size if K.blocks(n, x.type.size, K.LOOP_UNIT) > 1 else 0)
+
+
+MAX_POOL = """def max_pool(x, kh, kw, sh, sw, out):
+    for n in range(out.shape[0]):
+        for c in range(out.shape[1]):
+            for y in range(out.shape[2]):
+                o = out[n, c, y]
+                for i in range(kh):
+                    row = x[n, c, y * sh + i]
+                    for j in range(kw):
+                        if i + j == 0:
+                            for v in range(o.shape[0]):
+                                o[v] = row[v * sw]
+                        elif sw == 2:
+                            for v in range(o.shape[0]):
+                                b = o[v]
+                                val = row[2 * v + j]
+                                o[v] = b if b > val or b != b else val
+                        else:
+                            for v in range(o.shape[0]):
+                                b = o[v]
+                                val = row[v * sw + j]
+                                o[v] = b if b > val or b != b else val
+"""
+"""An unpadded max pool: each window's maximum over its offsets in row-major order, folded as
+the reference's ``np.maximum(best, v)`` folds (the running maximum stays only when it is
+larger or NaN; on a tie, +0.0 against -0.0 too, the new value wins, as numpy's does), so the
+reference's bits. The usual stride 2 has its own copy
+of the row loop with the stride a constant (vector shuffles, not gathers: see
+``nn_loops._window_argmax``)."""
+
+
+def max_pool2d(e, op) -> None:
+    """``y`` of an unpadded max pool: :data:`MAX_POOL` over blocks of samples on the pool (the
+    runner runs numpy's reference: the same maxima)."""
+    (x,), (y,) = op.operands, op.results
+    dtype = _floats(op, x, y)
+    a = op.attrs
+    if a.get("data_format", "NCHW") != "NCHW" or x.type.ndim != 4:
+        raise Unsupported(f"max_pool2d in {a.get('data_format')}")
+    g = K._pool_geo(x.type.shape, tuple(a["kernel_size"]), tuple(a["strides"]), a["pad_mode"])
+    _unpadded(op, g)
+    n, c, h, w = x.type.shape
+    if y.type.shape != (n, c, g.oh, g.ow):
+        raise Unsupported(f"max_pool2d of {x.type} to {y.type}")
+    item = dtype.itemsize
+    task = _Task(e, "max_pool", [e.pointer(x), e.pointer(y)])
+    xb, yb = task.bases
+    t, i64, lo = task.t, e.i64, task.first
+    nb = t.sub(task.last, lo)
+    task.loop("max_pool", [(None, dtype, (0, 0, 0, 0)), 0, 0, 0, 0, (None, dtype, (0, 0, 0, 0))],
+              [task.at(xb, t.mul(lo, i64(c * h * w)), item), nb, i64(c), i64(h), i64(w),
+               *map(i64, (g.kh, g.kw, g.sh, g.sw)),
+               task.at(yb, t.mul(lo, i64(c * g.oh * g.ow)), item), nb, i64(c), i64(g.oh),
+               i64(g.ow)], MAX_POOL)
+    task.run(n, x.type.size if K.blocks(n, x.type.size, K.LOOP_UNIT) > 1 else 0)

@@ -1,0 +1,170 @@
+"""Convolutions and the max-pool gradient in the native step (``backend/step/window.py``): they
+run natively (no host op) with the bits of the Python runner's nnkernels path, and the values
+of the reference interpreter, over strides, padding, dilation, groups, odd shapes, float32 and
+float64; what the step declines (a padded pool, the wide layout) stays a host op with
+the same results."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from graphcell_ir.backend.executable import compile_executable
+from graphcell_ir.backend.interp import interpret
+from graphcell_ir.ops import conv as C
+from graphcell_ir.text import parse_module
+
+pytestmark = pytest.mark.skipif(
+    not __import__("graphcell_ir.backend.codegen", fromlist=["available"]).available(),
+    reason="this llvmlite cannot run the code generator")
+
+_NP = {"f32": np.float32, "f64": np.float64}
+
+
+def _t(dtype, shape) -> str:
+    return f"{dtype}[{','.join(map(str, shape))}]"
+
+
+def _same_bits(a, b) -> None:
+    """``a`` and ``b`` bit for bit (signed zeros and NaNs too: assert_array_equal takes -0.0
+    for 0.0)."""
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.dtype == b.dtype and a.shape == b.shape
+    mismatch = a.view(f"u{a.itemsize}") != b.view(f"u{b.itemsize}")
+    assert not mismatch.any(), (np.argwhere(mismatch)[:5], a[mismatch][:5], b[mismatch][:5])
+
+
+def _both(monkeypatch, text: str, args):
+    """(the native step's results, its host ops, the Python runner's results, the
+    interpreter's)."""
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    module = parse_module(text)
+    exe = compile_executable(module, "f")
+    assert exe.step_fallback is None, exe.step_fallback
+    got = exe.run.step(args)
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "0")
+    python = compile_executable(parse_module(text), "f")(args)
+    return got, exe.run.step.host_ops, python, interpret(module["f"], *args)
+
+
+CONVS = [   # x shape, w shape, stride, pad_mode, pad, dilation, group
+    ((4, 3, 16, 16), (6, 3, 5, 5), (1, 1), "valid", (0, 0, 0, 0), (1, 1), 1),
+    ((3, 4, 21, 13), (6, 2, 3, 3), (2, 1), "valid", (0, 0, 0, 0), (1, 1), 2),
+    ((2, 3, 15, 14), (4, 3, 3, 2), (1, 2), "valid", (0, 0, 0, 0), (2, 1), 1),
+    ((5, 2, 11, 12), (4, 2, 3, 3), (1, 1), "pad", (1, 2, 0, 1), (1, 1), 1),
+    ((2, 4, 10, 11), (8, 1, 3, 3), (1, 1), "same", (0, 0, 0, 0), (1, 1), 4),
+    ((32, 6, 14, 14), (16, 6, 5, 5), (1, 1), "valid", (0, 0, 0, 0), (1, 1), 1),   # LeNet's
+]
+
+
+def _conv_text(dtype, xs, ws, stride, pad_mode, pad, dilation, group) -> str:
+    win = (f'pad_mode="{pad_mode}", pad={list(pad)}, stride={list(stride)}, '
+           f'dilation={list(dilation)}, group={group}')
+    g = C._conv_window(xs, ws, pad_mode=pad_mode, pad=pad, stride=stride, dilation=dilation,
+                       group=group)
+    ys = (xs[0], ws[0], g.oh, g.ow)
+    return f"""
+func @f(%x: {_t(dtype, xs)}, %w: {_t(dtype, ws)}, %d: {_t(dtype, ys)}) -> {_t(dtype, ys)}, {_t(dtype, ws)}, {_t(dtype, xs)} {{
+  %x2 = neg(%x) : {_t(dtype, xs)}
+  %y = conv2d(%x2, %w) {{out_channel={ws[0]}, kernel_size={list(ws[2:])}, mode=1, {win}, data_format="NCHW"}} : {_t(dtype, ys)}
+  %dw = conv2d_backprop_filter(%d, %x2) {{filter_size={list(ws)}, {win}}} : {_t(dtype, ws)}
+  %dx = conv2d_backprop_input(%d, %w) {{input_size={list(xs)}, {win}}} : {_t(dtype, xs)}
+  %r = neg(%y) : {_t(dtype, ys)}
+  return %r, %dw, %dx
+}}
+""", ys
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+@pytest.mark.parametrize("case", CONVS)
+def test_convolutions_run_natively_with_the_runners_bits(monkeypatch, case, dtype):
+    xs, ws, stride, pad_mode, pad, dilation, group = case
+    text, ys = _conv_text(dtype, xs, ws, stride, pad_mode, pad, dilation, group)
+    rng = np.random.default_rng(3)
+    args = [rng.standard_normal(s).astype(_NP[dtype]) for s in (xs, ws, ys)]
+    got, host_ops, python, ref = _both(monkeypatch, text, args)
+    assert host_ops == (), host_ops
+    tol = 1e-4 if dtype == "f32" else 1e-10
+    for g, p, r in zip(got, python, ref):
+        _same_bits(g, p)
+        np.testing.assert_allclose(g, r, rtol=tol, atol=tol)
+
+
+def _pool_text(dtype, xs, k, s):
+    oh, ow = (xs[2] - k) // s + 1, (xs[3] - k) // s + 1
+    ys = xs[:2] + (oh, ow)
+    win = f'kernel_size=[{k},{k}], strides=[{s},{s}], pad_mode="valid", data_format="NCHW"'
+    return f"""
+func @f(%x: {_t(dtype, xs)}, %d: {_t(dtype, ys)}) -> {_t(dtype, xs)}, {_t(dtype, ys)} {{
+  %x2 = neg(%x) : {_t(dtype, xs)}
+  %p = max_pool2d(%x2) {{{win}}} : {_t(dtype, ys)}
+  %g = max_pool2d_grad(%x2, %d) {{{win}}} : {_t(dtype, xs)}
+  %r = neg(%g) : {_t(dtype, xs)}
+  return %r, %p
+}}
+""", ys
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+@pytest.mark.parametrize("xs,k,s", [((4, 3, 8, 8), 2, 2), ((3, 2, 11, 9), 3, 2),
+                                    ((2, 3, 7, 10), 3, 1), ((64, 16, 28, 28), 2, 2),
+                                    ((3, 2, 9, 11), 2, 2), ((2, 3, 7, 10), 3, 3)])
+def test_max_pools_and_their_gradients_run_natively_with_the_runners_bits(monkeypatch, xs, k, s,
+                                                                         dtype):
+    """Ties (a quantised input, +0.0 and -0.0 too) go to the first maximum, NaN is a
+    window's maximum, a -0.0 gradient lands as +0.0 (added to zero), the rows and columns no
+    window covers get zeros; (64, 16, 28, 28): blocks on the pool."""
+    text, ys = _pool_text(dtype, xs, k, s)
+    rng = np.random.default_rng(5)
+    args = [np.round(rng.standard_normal(xs) * 2).astype(_NP[dtype]),
+            rng.standard_normal(ys).astype(_NP[dtype])]
+    args[0][0, 0, 1, 1] = np.nan
+    args[1][0, 0, 0, 1] = -0.0
+    got, host_ops, python, ref = _both(monkeypatch, text, args)
+    assert host_ops == ()
+    _same_bits(got[0], python[0])
+    _same_bits(got[1], python[1])
+    np.testing.assert_array_equal(got[1], ref[1])
+    assert np.isnan(got[1][0, 0, 0, 0])
+    ref = ref[0]
+    np.testing.assert_allclose(got[0], ref, rtol=1e-6, atol=1e-6)   # overlaps: another order
+
+
+def test_a_padded_pool_gradient_and_the_wide_layout_stay_host_ops(monkeypatch):
+    xs, ws = (2, 3, 6, 6), (4, 3, 3, 3)   # 4x4 output positions: the wide layout
+    text, ys = _conv_text("f32", xs, ws, (1, 1), "valid", (0, 0, 0, 0), (1, 1), 1)
+    rng = np.random.default_rng(6)
+    args = [rng.standard_normal(s).astype(np.float32) for s in (xs, ws, ys)]
+    got, host_ops, python, _ = _both(monkeypatch, text, args)
+    assert host_ops == ("conv2d", "conv2d_backprop_filter", "conv2d_backprop_input")
+    for g, p in zip(got, python):
+        _same_bits(g, p)
+    text = _pool_text("f32", (2, 3, 7, 7), 2, 2)[0].replace('"valid"', '"same"') \
+        .replace("f32[2,3,3,3]", "f32[2,3,4,4]")
+    args = [rng.standard_normal((2, 3, 7, 7)).astype(np.float32),
+            rng.standard_normal((2, 3, 4, 4)).astype(np.float32)]
+    got, host_ops, python, _ = _both(monkeypatch, text, args)
+    assert host_ops == ("max_pool2d", "max_pool2d_grad")
+    _same_bits(got[0], python[0])
+
+
+def test_a_filter_gradient_after_a_host_op_reuses_its_forwards_columns(monkeypatch):
+    """The forward convolution's columns serve the filter gradient across a native segment
+    boundary (a host op between them: each segment reads the scratch's address afresh)."""
+    xs, ws = (4, 3, 16, 16), (6, 3, 5, 5)
+    ys = (4, 6, 12, 12)
+    win = 'pad_mode="valid", pad=[0,0,0,0], stride=[1,1], dilation=[1,1], group=1'
+    text = f"""
+func @f(%x: {_t("f32", xs)}, %w: {_t("f32", ws)}) -> {_t("f32", ws)} {{
+  %x2 = neg(%x) : {_t("f32", xs)}
+  %y = conv2d(%x2, %w) {{out_channel=6, kernel_size=[5,5], mode=1, {win}, data_format="NCHW"}} : {_t("f32", ys)}
+  %d = cumsum(%y) {{axis=3, exclusive=false, reverse=false}} : {_t("f32", ys)}
+  %dw = conv2d_backprop_filter(%d, %x2) {{filter_size={list(ws)}, {win}}} : {_t("f32", ws)}
+  return %dw
+}}
+"""
+    rng = np.random.default_rng(8)
+    args = [rng.standard_normal(s).astype(np.float32) for s in (xs, ws)]
+    got, host_ops, python, ref = _both(monkeypatch, text, args)
+    assert host_ops == ("cumsum",)
+    _same_bits(got[0], python[0])
+    np.testing.assert_allclose(got[0], ref, rtol=1e-4, atol=1e-3)
