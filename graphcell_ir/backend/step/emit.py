@@ -659,8 +659,7 @@ class _Emitter:
         ir, i32, b = self.ir, self.i32, self.b
         it = ir.IntType(bits)
         real = ir.FloatType() if dtype == np.float32 else ir.DoubleType()
-        ftype = ir.FunctionType(ir.VoidType(), [i32, i32, i32, it, it, it, real, self.ptr, it,
-                                                self.ptr, it, real, self.ptr, it])
+        ftype = self.gemm_type(it, real)
         fn = b.inttoptr(self.i64(address), ir.PointerType(ftype))
 
         def fn_in(builder):
@@ -716,10 +715,7 @@ class _Emitter:
         t.branch(head)
         t.position_at_end(done)
         t.ret_void()
-        pool = native_pool.started()
-        pfor = b.inttoptr(self.i64(pool.address), ir.PointerType(ir.FunctionType(
-            ir.VoidType(), [self.ptr, self.ptr, self.i64, self.i64])))
-        b.call(pfor, [task, ctx, self.i64(count), self.i64(max(m * n * k, native_pool.MIN_WORK))])
+        self.parallel_for(task, ctx, count, max(m * n * k, native_pool.MIN_WORK))
 
     def batched_gemm(self, op: Op) -> None:
         """A stack of products with the same batch dimensions (attention's scores): one
@@ -741,8 +737,7 @@ class _Emitter:
         ir, i32, i64 = self.ir, self.i32, self.i64
         it = ir.IntType(bits)
         real = ir.FloatType() if dtype == np.float32 else ir.DoubleType()
-        ftype = ir.FunctionType(ir.VoidType(), [i32, i32, i32, it, it, it, real, self.ptr, it,
-                                                self.ptr, it, real, self.ptr, it])
+        ftype = self.gemm_type(it, real)
         ctx = self.b.alloca(self.ptr, size=i64(3), name="bgemm.ctx")
         for j, v in enumerate((x, y, r)):
             self.b.store(self.pointer(v), self.b.gep(ctx, [i64(j)], source_etype=self.ptr))
@@ -771,10 +766,7 @@ class _Emitter:
         t.branch(head)
         t.position_at_end(done)
         t.ret_void()
-        pool = native_pool.started()
-        pfor = self.b.inttoptr(i64(pool.address), ir.PointerType(ir.FunctionType(
-            ir.VoidType(), [self.ptr, self.ptr, i64, i64])))
-        self.b.call(pfor, [task, ctx, i64(batch), i64(batch * m * n * k)])   # small: serial
+        self.parallel_for(task, ctx, batch, batch * m * n * k)   # small: serial
 
     # -- the softmax family and one_hot (the loops of nn_loops.py, and inline loops) --
     def nn_loop(self, name: str, arrays, source: str | None = None) -> None:
@@ -842,9 +834,21 @@ class _Emitter:
         ftype = ir.FunctionType(self.i32, [a.type for a in [null, null, *values]])
         t.call(t.inttoptr(i64(address), ir.PointerType(ftype)), [null, null, *values])
         t.ret_void()
-        pool = native_pool.started()
-        pfor = self.b.inttoptr(i64(pool.address), ir.PointerType(ir.FunctionType(
-            ir.VoidType(), [self.ptr, self.ptr, i64, i64])))
+        self.parallel_for(task, ctx, count, work)
+
+    def gemm_type(self, it, real):
+        """The type of CBLAS's ``?gemm`` (:func:`.blas.gemm`): order, two transposes, m, n, k
+        (integers ``it``), alpha, a, lda, b, ldb, beta, c, ldc (reals ``real``)."""
+        i32, ptr = self.i32, self.ptr
+        return self.ir.FunctionType(self.ir.VoidType(), [i32, i32, i32, it, it, it, real, ptr,
+                                                         it, ptr, it, real, ptr, it])
+
+    def parallel_for(self, task, ctx, count: int, work: int) -> None:
+        """Call ``task(ctx, lo, hi)`` over ``range(count)`` on the native pool
+        (``graphcell_parallel_for``: serially when ``work`` is below its threshold)."""
+        ir, i64 = self.ir, self.i64
+        pfor = self.b.inttoptr(i64(native_pool.started().address), ir.PointerType(
+            ir.FunctionType(ir.VoidType(), [self.ptr, self.ptr, i64, i64])))
         self.b.call(pfor, [task, ctx, i64(count), i64(work)])
 
     def scratch(self, shape: tuple, dtype) -> object:

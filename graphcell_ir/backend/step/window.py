@@ -136,9 +136,7 @@ class _Task:
         address, bits = blas.gemm(dtype.name)
         it, i32 = ir.IntType(bits), self.e.i32
         real = ir.FloatType() if dtype == np.float32 else ir.DoubleType()
-        ftype = ir.FunctionType(ir.VoidType(), [i32, i32, i32, it, it, it, real, self.e.ptr, it,
-                                                self.e.ptr, it, real, self.e.ptr, it])
-        t.call(t.inttoptr(self.i64(address), ir.PointerType(ftype)),
+        t.call(t.inttoptr(self.i64(address), ir.PointerType(self.e.gemm_type(it, real))),
                [i32(ROW_MAJOR), i32(TRANS if ta else NO_TRANS), i32(TRANS if tb else NO_TRANS),
                 it(m), it(n), it(k), real(1.0), a, it(lda), b, it(ldb), real(0.0), c, it(ldc)])
 
@@ -146,10 +144,7 @@ class _Task:
         """Finish the task and call it over ``range(count)`` on the pool (serially below the
         pool's own threshold on ``work``)."""
         self.t.ret_void()
-        e, ir, i64 = self.e, self.ir, self.i64
-        pfor = e.b.inttoptr(i64(native_pool.started().address), ir.PointerType(ir.FunctionType(
-            ir.VoidType(), [e.ptr, e.ptr, i64, i64])))
-        e.b.call(pfor, [self.fn, self.ctx, i64(count), i64(work)])
+        self.e.parallel_for(self.fn, self.ctx, count, work)
 
 
 def _split_work(n: int, work: int, unit: int) -> int:
