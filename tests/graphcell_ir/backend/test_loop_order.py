@@ -18,15 +18,6 @@ from graphcell_ir.text import parse_module
 
 
 @pytest.fixture
-def pool(monkeypatch, tmp_path):
-    monkeypatch.setenv("GRAPHCELL_CACHE_DIR", str(tmp_path))
-    p = P.started()
-    before = p.limit(2)
-    yield p
-    p.limit(before)
-
-
-@pytest.fixture
 def small_parallel(monkeypatch, pool):
     """Every kernel parallel, tiles of 3 contiguous elements, and the pool splitting every call
     (small shapes then take the parallel, tiled route)."""

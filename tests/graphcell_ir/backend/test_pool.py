@@ -33,15 +33,6 @@ AXPY = lower.HEADER + """def kernel(x0, out0):
 FLOAT1 = ("array", "float32", 1)
 
 
-@pytest.fixture
-def pool(monkeypatch, tmp_path):
-    monkeypatch.setenv("GRAPHCELL_CACHE_DIR", str(tmp_path))
-    p = P.started()
-    before = p.limit(2)
-    yield p
-    p.limit(before)
-
-
 def _recorded(p, n: int, work: int) -> list:
     """The chunks ``parallel_for`` runs for ``n`` items (a Python task: it takes the GIL)."""
     seen, lock = [], threading.Lock()
