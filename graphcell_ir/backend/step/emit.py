@@ -62,9 +62,9 @@ from graphcell_ir.backend.native import pool as native_pool
 from graphcell_ir.backend.native.store import NativeObject
 from graphcell_ir.backend.native.target import host_target
 from graphcell_ir.backend.step import blas, layout, window
-from graphcell_ir.backend.step.blas import NO_TRANS, ROW_MAJOR, TRANS
 from graphcell_ir.backend.step.code import ProcessCode
 from graphcell_ir.backend.step.plan import PlanError, nbytes, plan_function
+from graphcell_ir.backend.step.task import Task, call_gemm
 from graphcell_ir.ir.core import Function, Literal, Op, Value
 from graphcell_ir.ir.structural import CONST, FUSED, const_array
 from graphcell_ir.ir.types import TensorType
@@ -647,75 +647,38 @@ class _Emitter:
         if not (x.type.ndim == y.type.ndim == 2 and x.type.dtype == y.type.dtype == r.type.dtype):
             raise Unsupported("matmul of other than two matrices, or stacks of them with the "
                               "same batch dimensions, of one dtype")
-        found = blas.gemm(dtype.name)
-        if found is None:
+        if blas.gemm(dtype.name) is None:
             raise Unsupported(f"no BLAS GEMM for {dtype}")
-        address, bits = found
         ta, tb = bool(op.attrs.get("transpose_a")), bool(op.attrs.get("transpose_b"))
         m, n = r.type.shape
         k = x.type.shape[0] if ta else x.type.shape[1]
         if 0 in (m, n, k):
             raise Unsupported("matmul with an empty dimension")
-        ir, i32, b = self.ir, self.i32, self.b
-        it = ir.IntType(bits)
-        real = ir.FloatType() if dtype == np.float32 else ir.DoubleType()
-        ftype = self.gemm_type(it, real)
-        fn = b.inttoptr(self.i64(address), ir.PointerType(ftype))
-
-        def fn_in(builder):
-            return builder.inttoptr(self.i64(address), ir.PointerType(ftype))
         lda, ldb, item = x.type.shape[1], y.type.shape[1], dtype.itemsize
         count, by_rows = _gemm_blocks(m, n, k)
         if count == 1:
-            b.call(fn, [i32(ROW_MAJOR), i32(TRANS if ta else NO_TRANS),
-                        i32(TRANS if tb else NO_TRANS), it(m), it(n), it(k), real(1.0),
-                        self.pointer(x), it(lda), self.pointer(y), it(ldb), real(0.0),
-                        self.pointer(r), it(n)])
+            call_gemm(self, self.b, dtype, ta, tb, m, n, k, self.pointer(x), lda,
+                      self.pointer(y), ldb, self.pointer(r), n)
             return
         # the blocks run on the native kernel pool, each a single-threaded BLAS call (the
         # tuner holds OpenBLAS on one thread for the step's call): nnkernels.matmul's policy
-        ctx = b.alloca(self.ptr, size=self.i64(3), name="gemm.ctx")
-        for j, v in enumerate((x, y, r)):
-            b.store(self.pointer(v), b.gep(ctx, [self.i64(j)], source_etype=self.ptr))
-        task = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [self.ptr, self.i64,
-                                                                       self.i64]),
-                           f"gemm{self.n_ops}.blocks")
-        task.linkage = "internal"
-        t = ir.IRBuilder(task.append_basic_block("entry"))
-        tctx, first, last = task.args
-        a0, b0, c0 = (t.load(t.gep(tctx, [self.i64(j)], source_etype=self.ptr), typ=self.ptr)
-                      for j in range(3))
-        extent = m if by_rows else n
-        head, body, done = (task.append_basic_block(name) for name in ("head", "body", "end"))
-        entry = t.block
-        t.branch(head)
-        t.position_at_end(head)
-        blk = t.phi(self.i64)
-        blk.add_incoming(first, entry)
-        t.cbranch(t.icmp_signed("<", blk, last), body, done)
-        t.position_at_end(body)
-        lo = t.sdiv(t.mul(blk, self.i64(extent)), self.i64(count))
-        nxt = t.add(blk, self.i64(1))
-        size = t.sub(t.sdiv(t.mul(nxt, self.i64(extent)), self.i64(count)), lo)
+        task = Task(self, "gemm", [self.pointer(x), self.pointer(y), self.pointer(r)])
+        a0, b0, c0 = task.bases
+        t, extent = task.t, m if by_rows else n
 
-        def at(base, elements):
-            return t.gep(base, [t.mul(elements, self.i64(item))], source_etype=self.i8)
-        if by_rows:   # rows lo.. of op(A) and of C: rows of A, or its columns when transposed
-            a_at = at(a0, lo if ta else t.mul(lo, self.i64(lda)))
-            ptrs = (a_at, b0, at(c0, t.mul(lo, self.i64(n))))
-            dims = [t.trunc(size, it) if bits < 64 else size, it(n)]
-        else:         # columns lo.. of op(B) and of C: columns of B, or its rows when transposed
-            b_at = at(b0, t.mul(lo, self.i64(ldb)) if tb else lo)
-            ptrs = (a0, b_at, at(c0, lo))
-            dims = [it(m), t.trunc(size, it) if bits < 64 else size]
-        t.call(fn_in(t), [i32(ROW_MAJOR), i32(TRANS if ta else NO_TRANS),
-                          i32(TRANS if tb else NO_TRANS), dims[0], dims[1], it(k), real(1.0),
-                          ptrs[0], it(lda), ptrs[1], it(ldb), real(0.0), ptrs[2], it(n)])
-        blk.add_incoming(nxt, t.block)
-        t.branch(head)
-        t.position_at_end(done)
-        t.ret_void()
-        self.parallel_for(task, ctx, count, max(m * n * k, native_pool.MIN_WORK))
+        def block(blk):
+            lo = t.sdiv(t.mul(blk, self.i64(extent)), self.i64(count))
+            size = t.sub(t.sdiv(t.mul(t.add(blk, self.i64(1)), self.i64(extent)),
+                               self.i64(count)), lo)
+            if by_rows:   # rows lo.. of op(A) and of C: rows of A, or its columns if transposed
+                task.gemm(dtype, ta, tb, size, n, k, task.at(a0, lo if ta else t.mul(
+                    lo, self.i64(lda)), item), lda, b0, ldb, task.at(c0, t.mul(
+                        lo, self.i64(n)), item), n)
+            else:         # columns lo.. of op(B) and of C: columns of B, or its rows if transposed
+                task.gemm(dtype, ta, tb, m, size, k, a0, lda, task.at(b0, t.mul(
+                    lo, self.i64(ldb)) if tb else lo, item), ldb, task.at(c0, lo, item), n)
+        task.each(task.first, task.last, block)
+        task.run(count, max(m * n * k, native_pool.MIN_WORK))
 
     def batched_gemm(self, op: Op) -> None:
         """A stack of products with the same batch dimensions (attention's scores): one
@@ -724,49 +687,24 @@ class _Emitter:
         x, y = op.operands
         (r,) = op.results
         dtype = r.type.dtype.np_dtype
-        found = blas.gemm(dtype.name)
-        if x.type.dtype != y.type.dtype or x.type.dtype != r.type.dtype or found is None:
+        if x.type.dtype != y.type.dtype or x.type.dtype != r.type.dtype or \
+                blas.gemm(dtype.name) is None:
             raise Unsupported(f"batched matmul of {x.type} and {y.type}: no BLAS GEMM")
-        address, bits = found
         ta, tb = bool(op.attrs.get("transpose_a")), bool(op.attrs.get("transpose_b"))
         (m, n), (xr, xc), (yr, yc) = r.type.shape[-2:], x.type.shape[-2:], y.type.shape[-2:]
         k = xr if ta else xc
         batch = int(np.prod(r.type.shape[:-2]))
         if 0 in (m, n, k, batch):
             raise Unsupported("matmul with an empty dimension")
-        ir, i32, i64 = self.ir, self.i32, self.i64
-        it = ir.IntType(bits)
-        real = ir.FloatType() if dtype == np.float32 else ir.DoubleType()
-        ftype = self.gemm_type(it, real)
-        ctx = self.b.alloca(self.ptr, size=i64(3), name="bgemm.ctx")
-        for j, v in enumerate((x, y, r)):
-            self.b.store(self.pointer(v), self.b.gep(ctx, [i64(j)], source_etype=self.ptr))
-        task = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [self.ptr, i64, i64]),
-                           f"bgemm{self.n_ops}.stack")
-        task.linkage = "internal"
-        t = ir.IRBuilder(task.append_basic_block("entry"))
-        tctx, first, last = task.args
-        bases = [t.load(t.gep(tctx, [i64(j)], source_etype=self.ptr), typ=self.ptr)
-                 for j in range(3)]
-        head, body, done = (task.append_basic_block(name) for name in ("head", "body", "end"))
-        entry = t.block
-        t.branch(head)
-        t.position_at_end(head)
-        at = t.phi(i64)
-        at.add_incoming(first, entry)
-        t.cbranch(t.icmp_signed("<", at, last), body, done)
-        t.position_at_end(body)
-        ptrs = [t.gep(base, [t.mul(at, i64(size * dtype.itemsize))], source_etype=self.i8)
-                for base, size in zip(bases, (xr * xc, yr * yc, m * n))]
-        gemm = t.inttoptr(i64(address), ir.PointerType(ftype))
-        t.call(gemm, [i32(ROW_MAJOR), i32(TRANS if ta else NO_TRANS),
-                      i32(TRANS if tb else NO_TRANS), it(m), it(n), it(k), real(1.0), ptrs[0],
-                      it(xc), ptrs[1], it(yc), real(0.0), ptrs[2], it(n)])
-        at.add_incoming(t.add(at, i64(1)), t.block)
-        t.branch(head)
-        t.position_at_end(done)
-        t.ret_void()
-        self.parallel_for(task, ctx, batch, batch * m * n * k)   # small: serial
+        task = Task(self, "bgemm", [self.pointer(x), self.pointer(y), self.pointer(r)])
+        item, t = dtype.itemsize, task.t
+
+        def matrix(s):
+            xs, ys, rs = (task.at(base, t.mul(s, self.i64(size)), item)
+                          for base, size in zip(task.bases, (xr * xc, yr * yc, m * n)))
+            task.gemm(dtype, ta, tb, m, n, k, xs, xc, ys, yc, rs, n)
+        task.each(task.first, task.last, matrix)
+        task.run(batch, batch * m * n * k)   # small: serial
 
     # -- the softmax family and one_hot (the loops of nn_loops.py, and inline loops) --
     def nn_loop(self, name: str, arrays, source: str | None = None) -> None:
@@ -817,24 +755,9 @@ class _Emitter:
         GEMM blocks): ``blocked(t, first, last, pointers)`` gives a block's arguments (IR values
         of the task's builder ``t``; ``pointers``: ``bases``, read from the task's context),
         ``args`` the kinds it is compiled for (:meth:`nn_loop`'s forms)."""
-        ir, i64 = self.ir, self.i64
-        address = self.loop_address(name, args)
-        ctx = self.b.alloca(self.ptr, size=i64(len(bases)), name=f"{name}.ctx")
-        for j, p in enumerate(bases):
-            self.b.store(p, self.b.gep(ctx, [i64(j)], source_etype=self.ptr))
-        task = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [self.ptr, i64, i64]),
-                           f"{name}{self.n_ops}.blocks")
-        task.linkage = "internal"
-        t = ir.IRBuilder(task.append_basic_block("entry"))
-        tctx, first, last = task.args
-        pointers = [t.load(t.gep(tctx, [i64(j)], source_etype=self.ptr), typ=self.ptr)
-                    for j in range(len(bases))]
-        values = blocked(t, first, last, pointers)
-        null = ir.Constant(self.ptr, None)
-        ftype = ir.FunctionType(self.i32, [a.type for a in [null, null, *values]])
-        t.call(t.inttoptr(i64(address), ir.PointerType(ftype)), [null, null, *values])
-        t.ret_void()
-        self.parallel_for(task, ctx, count, work)
+        task = Task(self, name, bases)
+        task.loop(name, args, blocked(task.t, task.first, task.last, task.bases))
+        task.run(count, work)
 
     def gemm_type(self, it, real):
         """The type of CBLAS's ``?gemm`` (:func:`.blas.gemm`): order, two transposes, m, n, k

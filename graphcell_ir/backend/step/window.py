@@ -24,7 +24,7 @@ from graphcell_ir.backend import nnkernels as K
 from graphcell_ir.backend.lower import Unsupported
 from graphcell_ir.backend.native import pool as native_pool
 from graphcell_ir.backend.step import blas
-from graphcell_ir.backend.step.blas import NO_TRANS, ROW_MAJOR, TRANS
+from graphcell_ir.backend.step.task import Task
 from graphcell_ir.ir.core import Literal
 from graphcell_ir.ops.effects import assign
 
@@ -75,76 +75,6 @@ def _gemms_only(op, *dims) -> None:
     """numpy's matmul makes a product with one row or one column a GEMV or a dot: not ours."""
     if min(dims) < 2:
         raise Unsupported(f"{op.opdef.name}: a product numpy runs as a GEMV")
-
-
-class _Task:
-    """A function ``void task(ctx, first, last)`` run over samples ``[first, last)`` by the
-    native pool; ``self.t`` builds its body, ``self.bases`` the pointers read from its
-    context."""
-
-    def __init__(self, e, name: str, bases: list):
-        ir, i64 = e.ir, e.i64
-        self.e, self.ir, self.i64 = e, ir, i64
-        self.ctx = e.b.alloca(e.ptr, size=i64(len(bases)), name=f"{name}.ctx")
-        for j, p in enumerate(bases):
-            e.b.store(p, e.b.gep(self.ctx, [i64(j)], source_etype=e.ptr))
-        self.fn = ir.Function(e.module, ir.FunctionType(ir.VoidType(), [e.ptr, i64, i64]),
-                              f"{name}{e.n_ops}.samples")
-        self.fn.linkage = "internal"
-        self.t = ir.IRBuilder(self.fn.append_basic_block("entry"))
-        tctx, self.first, self.last = self.fn.args
-        self.bases = [self.t.load(self.t.gep(tctx, [i64(j)], source_etype=e.ptr), typ=e.ptr)
-                      for j in range(len(bases))]
-
-    def at(self, base, elements, item: int):
-        """``base`` + ``elements`` items (an i64 value or int) of ``item`` bytes."""
-        t = self.t
-        n = elements if not isinstance(elements, int) else self.i64(elements)
-        return t.gep(base, [t.mul(n, self.i64(item))], source_etype=self.e.i8)
-
-    def each(self, lo, hi, body) -> None:
-        """``for s in range(lo, hi): body(s)`` in the task."""
-        t, i64 = self.t, self.i64
-        head, step, done = (self.fn.append_basic_block(n) for n in ("each", "each.body",
-                                                                     "each.end"))
-        start = t.block
-        t.branch(head)
-        t.position_at_end(head)
-        s = t.phi(i64)
-        s.add_incoming(lo if not isinstance(lo, int) else i64(lo), start)
-        t.cbranch(t.icmp_signed("<", s, hi if not isinstance(hi, int) else i64(hi)), step, done)
-        t.position_at_end(step)
-        body(s)
-        s.add_incoming(t.add(s, i64(1)), t.block)
-        t.branch(head)
-        t.position_at_end(done)
-
-    def loop(self, name: str, kinds: list, values: list, source: str | None = None) -> None:
-        """Call loop ``name`` (compiled for ``kinds``, :meth:`_Emitter.nn_loop`'s forms) on
-        ``values`` (IR values: pointers and dimensions, scalars)."""
-        ir, e = self.ir, self.e
-        address = e.loop_address(name, kinds, source)
-        null = ir.Constant(e.ptr, None)
-        ftype = ir.FunctionType(e.i32, [v.type for v in [null, null, *values]])
-        self.t.call(self.t.inttoptr(self.i64(address), ir.PointerType(ftype)),
-                    [null, null, *values])
-
-    def gemm(self, dtype, ta: bool, tb: bool, m: int, n: int, k: int, a, lda: int, b, ldb: int,
-             c, ldc: int) -> None:
-        """``c = op(a) @ op(b)`` by one single-threaded CBLAS call (row-major)."""
-        ir, t = self.ir, self.t
-        address, bits = blas.gemm(dtype.name)
-        it, i32 = ir.IntType(bits), self.e.i32
-        real = ir.FloatType() if dtype == np.float32 else ir.DoubleType()
-        t.call(t.inttoptr(self.i64(address), ir.PointerType(self.e.gemm_type(it, real))),
-               [i32(ROW_MAJOR), i32(TRANS if ta else NO_TRANS), i32(TRANS if tb else NO_TRANS),
-                it(m), it(n), it(k), real(1.0), a, it(lda), b, it(ldb), real(0.0), c, it(ldc)])
-
-    def run(self, count: int, work: int) -> None:
-        """Finish the task and call it over ``range(count)`` on the pool (serially below the
-        pool's own threshold on ``work``)."""
-        self.t.ret_void()
-        self.e.parallel_for(self.fn, self.ctx, count, work)
 
 
 def _split_work(n: int, work: int, unit: int) -> int:
@@ -201,7 +131,7 @@ def conv2d(e, op) -> None:
     _gemms_only(op, og, p)
     item = dtype.itemsize
     cols, fresh = _columns(e, x, g, dtype, ckk, p)
-    task = _Task(e, "conv2d", [e.pointer(x), e.pointer(w), cols, e.pointer(y)])
+    task = Task(e, "conv2d", [e.pointer(x), e.pointer(w), cols, e.pointer(y)])
     xb, wb, cb, yb = task.bases
     if fresh:
         _im2col(task, e, dtype, xb, cb, task.first, task.last, x.type.shape, g, ckk)
@@ -232,7 +162,7 @@ def conv2d_backprop_filter(e, op) -> None:
     _gemms_only(op, kg, og)
     item = dtype.itemsize
     (cols, fresh), dws = _columns(e, x, g, dtype, ckk, p), e.scratch((n, grp, kg, og), dtype)
-    task = _Task(e, "conv2d_filter", [e.pointer(x), e.pointer(dy), cols, dws])
+    task = Task(e, "conv2d_filter", [e.pointer(x), e.pointer(dy), cols, dws])
     xb, db, cb, sb = task.bases
     if fresh:
         _im2col(task, e, dtype, xb, cb, task.first, task.last, x.type.shape, g, ckk)
@@ -290,7 +220,7 @@ def conv2d_backprop_input(e, op) -> None:
     dxp = e.scratch((n, c, hp, wp), dtype) if padded else e.pointer(dx)
     e.zero(dxp, n * c * hp * wp * item)
     dcols = e.scratch((n, ckk, p), dtype)
-    task = _Task(e, "conv2d_input", [e.pointer(w), e.pointer(dy), dcols, dxp, e.pointer(dx)])
+    task = Task(e, "conv2d_input", [e.pointer(w), e.pointer(dy), dcols, dxp, e.pointer(dx)])
     wb, db, cb, pb, xb = task.bases
     t = task.t
 
@@ -333,7 +263,7 @@ def max_pool2d_grad(e, op) -> None:
     item, i32 = dtype.itemsize, np.dtype(np.int32)
     e.zero(e.pointer(dx), dx.type.size * item)
     best, at = e.scratch((n, g.ow), dtype), e.scratch((n, g.ow), i32)
-    task = _Task(e, "max_pool_grad", [e.pointer(x), e.pointer(dy), e.pointer(dx), best, at])
+    task = Task(e, "max_pool_grad", [e.pointer(x), e.pointer(dy), e.pointer(dx), best, at])
     xb, db, gb, bb, ab = task.bases
     t, i64, lo = task.t, e.i64, task.first
     nb = t.sub(task.last, lo)
@@ -394,7 +324,7 @@ def max_pool2d(e, op) -> None:
     if y.type.shape != (n, c, g.oh, g.ow):
         raise Unsupported(f"max_pool2d of {x.type} to {y.type}")
     item = dtype.itemsize
-    task = _Task(e, "max_pool", [e.pointer(x), e.pointer(y)])
+    task = Task(e, "max_pool", [e.pointer(x), e.pointer(y)])
     xb, yb = task.bases
     t, i64, lo = task.t, e.i64, task.first
     nb = t.sub(task.last, lo)
