@@ -18,6 +18,8 @@ product numpy would make a GEMV, other dtypes) raises
 :class:`~graphcell_ir.backend.lower.Unsupported`: the op stays a host op."""
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from graphcell_ir.backend import nnkernels as K
@@ -44,8 +46,23 @@ the filter gradient from its per-sample products."""
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-def _geometry(op, x_shape, w_shape):
-    """The op's window (nnkernels' cached geometry) and group count, or Unsupported."""
+class _Sizes(NamedTuple):
+    """A convolution's window and the sizes of its products: ``n`` samples of ``c`` channels,
+    ``o`` filters in ``grp`` groups of ``og``, ``p`` output positions, ``ckk`` column rows
+    (``kg`` per group)."""
+    g: object
+    grp: int
+    n: int
+    c: int
+    o: int
+    p: int
+    og: int
+    ckk: int
+    kg: int
+
+
+def _sizes(op, x_shape, w_shape) -> _Sizes:
+    """The op's window (nnkernels' cached geometry) and product sizes, or Unsupported."""
     a = op.attrs
     if a.get("data_format", "NCHW") != "NCHW":
         raise Unsupported(f"{op.opdef.name} in {a.get('data_format')}")
@@ -54,7 +71,9 @@ def _geometry(op, x_shape, w_shape):
     if K._wide(tuple(x_shape), g):
         raise Unsupported(f"{op.opdef.name} with {g.oh * g.ow} output positions (the wide "
                           f"layout)")
-    return g, win["group"]
+    grp, (n, c), o = win["group"], x_shape[:2], w_shape[0]
+    ckk = c * g.kh * g.kw
+    return _Sizes(g, grp, n, c, o, g.oh * g.ow, o // grp, ckk, ckk // grp)
 
 
 def _floats(op, *values) -> np.dtype:
@@ -123,11 +142,7 @@ def conv2d(e, op) -> None:
     x, w = op.operands
     (y,) = op.results
     dtype = _floats(op, x, w, y)
-    g, grp = _geometry(op, x.type.shape, w.type.shape)
-    n, c = x.type.shape[:2]
-    o, p = w.type.shape[0], g.oh * g.ow
-    og, ckk = o // grp, c * g.kh * g.kw
-    kg = ckk // grp
+    g, grp, n, c, o, p, og, ckk, kg = _sizes(op, x.type.shape, w.type.shape)
     _gemms_only(op, og, p)
     item = dtype.itemsize
     cols, fresh = _columns(e, x, g, dtype, ckk, p)
@@ -154,11 +169,7 @@ def conv2d_backprop_filter(e, op) -> None:
     dy, x = op.operands
     (dw,) = op.results
     dtype = _floats(op, dy, x, dw)
-    g, grp = _geometry(op, x.type.shape, tuple(op.attrs["filter_size"]))
-    n, c = x.type.shape[:2]
-    o, p = dw.type.shape[0], g.oh * g.ow
-    og, ckk = o // grp, c * g.kh * g.kw
-    kg = ckk // grp
+    g, grp, n, c, o, p, og, ckk, kg = _sizes(op, x.type.shape, tuple(op.attrs["filter_size"]))
     _gemms_only(op, kg, og)
     item = dtype.itemsize
     (cols, fresh), dws = _columns(e, x, g, dtype, ckk, p), e.scratch((n, grp, kg, og), dtype)
@@ -208,12 +219,9 @@ def conv2d_backprop_input(e, op) -> None:
     shape = tuple(op.attrs["input_size"])
     if shape != dx.type.shape:
         raise Unsupported(f"{op.opdef.name}: input_size {shape} is not its result's shape")
-    g, grp = _geometry(op, shape, w.type.shape)
-    n, c, h, wd = shape
+    g, grp, n, c, o, p, og, ckk, kg = _sizes(op, shape, w.type.shape)
+    h, wd = shape[2:]
     hp, wp = g.padded(h, wd)
-    o, p = w.type.shape[0], g.oh * g.ow
-    og, ckk = o // grp, c * g.kh * g.kw
-    kg = ckk // grp
     _gemms_only(op, kg, p)
     item = dtype.itemsize
     padded = (hp, wp) != (h, wd)
