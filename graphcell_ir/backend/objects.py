@@ -30,6 +30,7 @@ Example::
 """
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 import time
@@ -211,19 +212,25 @@ def _linked(obj: NativeObject) -> tuple:
 # --- export -------------------------------------------------------------------------------------------
 
 def emit_kernel(ks, input_dtypes, fixed_shapes: bool = True,
-                counted: bool = False) -> NativeObject:
+                counted: bool = False, optimize: bool = True) -> NativeObject:
     """The pointer entry's object of kernel ``ks`` (a ``lower.KernelSource``) for operands of
     ``input_dtypes``, its shapes constants of the code (else, ``fixed_shapes=False``, each
     array's dimensions follow its pointer: one object for every shape, as the runner's kernels
     are), for :func:`~.target.emit_target`. NativeError when there can be none (a scalar
     operand, the generator refuses it). ``counted``: a compile's kernel (the native step's),
-    counted in the cache statistics and the compile report as the JIT's are."""
+    counted in the cache statistics and the compile report as the JIT's are. ``optimize=False``
+    (shape-generic entries only): compiled without LLVM's passes, at the code generator's level 0
+    (a small call's: ``step.emit.unoptimized``), a distinct object (:func:`unoptimized_key`)."""
     args = abi.signature(ks, input_dtypes)
     kinds = [("array", d, len(s)) for d, s in args]
-    label = f"{ks.key} ({', '.join(ks.ops)})" if counted else None
+    key = ks.key if optimize else unoptimized_key(ks.key)
+    label = f"{key} ({', '.join(ks.ops)}{'' if optimize else '; unoptimised'})" if counted \
+        else None
     if not fixed_shapes:
-        return _emitted(ks.module_text, "kernel", kinds, ks.key, kinds, None, False,
-                        parallel=ks.parallel, noalias=True, label=label)
+        return _emitted(ks.module_text, "kernel", kinds, key, kinds, None, False,
+                        parallel=ks.parallel, noalias=True, label=label, optimize=optimize)
+    if not optimize:
+        raise ValueError("only a shape-generic kernel is compiled unoptimised")
     return _emitted(ks.module_text, "kernel", kinds, ks.key, args, [s for _, s in args], False,
                     parallel=ks.parallel, noalias=True, label=label)
 
@@ -237,8 +244,15 @@ def emit_loop(source: str, name: str, kinds, counted: bool = False) -> NativeObj
                     label=f"nn_loops.{name}" if counted else None)
 
 
+def unoptimized_key(key: str) -> str:
+    """The key of the unoptimised object of kernel ``key`` (:func:`emit_kernel`): hex as every
+    kernel key (an artifact's manifest checks it)."""
+    return hashlib.sha256(f"{key} unoptimized".encode()).hexdigest()[:len(key)]
+
+
 def _emitted(source: str, name: str, kinds, key: str, args, shapes, no_overflow: bool,
-             parallel: bool = False, noalias: bool = False, label: str | None = None):
+             parallel: bool = False, noalias: bool = False, label: str | None = None,
+             optimize: bool = True):
     """The object (from the store, else compiled and stored); with a ``label``, counted in
     the cache statistics and the compile report under it."""
     if not codegen.available():
@@ -257,7 +271,7 @@ def _emitted(source: str, name: str, kinds, key: str, args, shapes, no_overflow:
         text = codegen.lower_module(source, name, kinds, abi.symbol_of(id_), entry="pointers",
                                     shapes=shapes, no_overflow=no_overflow, parallel=parallel,
                                     noalias=noalias)
-        data, needs = codegen.object_code(text, target)
+        data, needs = codegen.object_code(text, target, optimize)
     except Unsupported as e:
         reason = f"not in the code generator's subset ({e})"
         store().refuse(id_, target, reason)

@@ -1,7 +1,8 @@
 """Where the native step's callees come from: the entry address of each kernel and loop it calls.
 
 :func:`~.emit.build` asks its ``code`` for every fused group's or lone op's kernel
-(``kernel(ks)``: its shape-generic pointer entry, the arrays' dimensions passed as arguments)
+(``kernel(ks, optimize)``: its shape-generic pointer entry, the arrays' dimensions passed as
+arguments; ``optimize=False``: the object compiled without LLVM's optimisation, for small calls)
 and every loop (``loop(source, name, kinds)``: the softmax family's, batch norm's, the layout
 transposes'); each answer is
 ``(what to keep alive, entry address)`` of the pointer entry (``native/abi.py``), or
@@ -37,11 +38,12 @@ __all__ = ["ProcessCode", "RecordingCode", "LinkedCode"]
 class ProcessCode:
     """Kernels and loops emitted (or found in the object store) and linked here."""
 
-    def kernel(self, ks) -> tuple:
+    def kernel(self, ks, optimize: bool = True) -> tuple:
         # counted: a compile's kernels, in the cache statistics and the compile report
         return self._linked("kernel", lambda: objects.emit_kernel(ks, ks.in_dtypes,
                                                                   fixed_shapes=False,
-                                                                  counted=True),
+                                                                  counted=True,
+                                                                  optimize=optimize),
                             f"{'/'.join(ks.ops) or 'kernel'}: no native kernel")
 
     def loop(self, source: str, name: str, kinds) -> tuple:
@@ -80,12 +82,15 @@ class LinkedCode:
     def __init__(self, kernels):
         self.kernels = kernels
 
-    def kernel(self, ks) -> tuple:
+    def kernel(self, ks, optimize: bool = True) -> tuple:
+        """The artifact's object of ``ks``; the optimised one serves a call that asked for the
+        unoptimised one (an artifact of a version that had none: the same results)."""
         try:
             want = tuple(("array", d, len(s)) for d, s in abi.signature(ks, ks.in_dtypes))
         except NativeError as e:
             raise Unsupported(f"{'/'.join(ks.ops) or 'kernel'}: no native kernel ({e})") from None
-        for obj, address, tracker in self.kernels.by_key.get(ks.key, ()):
+        keys = [ks.key] if optimize else [objects.unoptimized_key(ks.key), ks.key]
+        for obj, address, tracker in (e for key in keys for e in self.kernels.by_key.get(key, ())):
             if obj.args == want:
                 return tracker, address
         raise Unsupported(f"{'/'.join(ks.ops) or 'kernel'}: the artifact has no native code "

@@ -77,6 +77,12 @@ from graphcell_ir.ops.registry import Kind, Trait
 
 __all__ = ["build", "NativeStep"]
 
+SMALL_KERNEL = 1024
+"""Elements up to which a kernel call gets its kernel compiled without LLVM's optimisation
+(:func:`unoptimized`): such a kernel compiles in ~1 ms instead of 7-15 (a cold compile's
+largest share after the library loops: LeNet5's bias gradients, its loss's mean and the step
+counter), and runs at ~3-5 ns an element instead of ~0.1, so at most a few microseconds a call.
+The same source called on more elements gets the optimised object as well."""
 BAD_LABEL = 1
 """What the step returns, having written nothing the caller sees, for a label out of range: the
 Python runner then runs the call and the reference raises its error."""
@@ -172,6 +178,31 @@ def build(fn: Function, host=None, code=None) -> NativeStep:
     except PlanError as e:
         raise Unsupported(str(e)) from None
     return _Emitter(fn, plan, code or ProcessCode(), host).run()
+
+
+def unoptimized(ks) -> bool:
+    """Whether a call of kernel ``ks`` (lowered for this call's shapes) takes the kernel compiled
+    without LLVM's passes and at the code generator's level 0: at most :data:`SMALL_KERNEL`
+    elements, and no float reduction along the innermost loop — the optimised code sums that in
+    vector lanes (``codegen.lowering._accumulates``), the unoptimised one element by element,
+    and the step gives the Python runner's bits, whose kernels are optimised. Anything else is
+    computed the same way by both: LLVM's passes keep IEEE results without fast-math flags.
+
+    >>> from types import SimpleNamespace as K
+    >>> from graphcell_ir.backend.lower import Output
+    >>> f32 = np.dtype(np.float32)
+    >>> unoptimized(K(in_shapes=((32, 10),), outputs=(Output((32, 10), f32, (32, 10), f32),)))
+    True
+    >>> sum_rows = Output((32, 1), np.dtype(np.float64), (32,), f32, fill=0)
+    >>> unoptimized(K(in_shapes=((32, 10),), outputs=(sum_rows,)))
+    False
+    """
+    sizes = [int(np.prod(s)) for s in ks.in_shapes if s is not None]
+    sizes += [int(np.prod(o.shape)) for o in ks.outputs]
+    if max(sizes, default=0) > SMALL_KERNEL:
+        return False
+    return not any(o.fill is not None and np.dtype(o.dtype).kind == "f" and o.shape[-1:] == (1,)
+                   for o in ks.outputs)
 
 
 def hostable(op: Op) -> bool:
@@ -579,7 +610,7 @@ class _Emitter:
         operands = [v for v in op.operands if not isinstance(v, Literal)]   # literals: inline
         # shape-generic (dimensions as arguments): one object for every shape of a source, as
         # the runner's kernels, so a cold compile compiles no more of them
-        tracker, address = self.code.kernel(ks)
+        tracker, address = self.code.kernel(ks, optimize=not unoptimized(ks))
         shapes = [shape for _, shape in abi.signature(ks, ks.in_dtypes)]
         self.keep.append(tracker)
         written = [self.accumulator(o, r) for o, r in zip(ks.outputs, op.results)]

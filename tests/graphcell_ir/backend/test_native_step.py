@@ -630,9 +630,9 @@ def test_kernels_differing_only_in_a_literal_share_one_kernel(monkeypatch):
     keys = []
     kernel = code.ProcessCode.kernel
 
-    def recorded(self, ks):
+    def recorded(self, ks, optimize=True):
         keys.append(ks.key)
-        return kernel(self, ks)
+        return kernel(self, ks, optimize)
     monkeypatch.setattr(code.ProcessCode, "kernel", recorded)
     monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
     module = parse_module(TWO_COUNTS)
@@ -657,3 +657,61 @@ def test_a_literal_operand_is_a_one_element_constant_array_of_the_kernel():
     assert "float32(32" not in ks.source and "k0 = lit0[0, 0, 0, 0]" in ks.source
     (c,) = ks.consts
     assert c.dtype == np.float32 and c.shape == (1, 1, 1, 1) and c.item() == 32.0
+
+
+SMALL = """
+func @f(%a: f32[16,24], %b: f32[24], %c: f64[4,8], %big: f32[40,40], %d: f64[8,100]) -> f32[16,24], f32[24], f64[8], f64[4,8], f32[40,40] {
+  %e = add(%a, %b) : f32[16,24]
+  %t = tanh(%e) : f32[16,24]
+  %s = mul(%t, %e) : f32[16,24]
+  %cols = reduce_sum(%s) {axis=[0], keep_dims=false} : f32[24]
+  %rows = reduce_sum(%d) {axis=[1], keep_dims=false} : f64[8]
+  %x = exp(%c) : f64[4,8]
+  %y = sqrt(%x) : f64[4,8]
+  %z = div(%y, 3.0:f64) : f64[4,8]
+  %g = mul(%big, 0.5:f32) : f32[40,40]
+  return %s, %cols, %rows, %z, %g
+}
+"""
+
+
+def test_small_calls_take_unoptimised_kernels_with_the_optimised_bits(monkeypatch):
+    """A kernel call of at most ``SMALL_KERNEL`` elements takes the kernel compiled without
+    LLVM's optimisation (a cold compile's cost of a small kernel ~1 ms instead of ~10) — but
+    not a float reduction along the innermost loop (summed in vector lanes when optimised); its
+    results are the bits of the step with every kernel optimised (LLVM's passes keep IEEE
+    results), and the interpreter's values."""
+    from graphcell_ir.backend.step import code, emit
+    asked = []
+    kernel = code.ProcessCode.kernel
+
+    def recorded(self, ks, optimize=True):
+        asked.append(("/".join(ks.ops), optimize))
+        return kernel(self, ks, optimize)
+    monkeypatch.setattr(code.ProcessCode, "kernel", recorded)
+    rng = np.random.default_rng(3)
+    args = [rng.standard_normal(s).astype(d) for s, d in
+            [((16, 24), np.float32), ((24,), np.float32), ((4, 8), np.float64),
+             ((40, 40), np.float32), ((8, 100), np.float64)]]
+
+    def run(native: bool, small: int = emit.SMALL_KERNEL):
+        monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1" if native else "0")
+        monkeypatch.setattr(emit, "SMALL_KERNEL", small)
+        module = parse_module(SMALL)
+        run_pipeline(module)
+        exe = compile_executable(module, "f")
+        assert (getattr(exe.run, "step", None) is not None) == native, exe.step_fallback
+        return exe(args), module
+    got, module = run(True)
+    assert sorted(asked) == [("add/tanh/mul/reduce_sum", False),   # columns: inner axis kept
+                             ("exp/sqrt/div", False),
+                             ("mul", True),                         # 1600 elements
+                             ("reduce_sum", True)]                  # rows: inner axis reduced
+    asked.clear()
+    optimised, _ = run(True, small=0)
+    assert all(optimize for _, optimize in asked), asked
+    expect = interpret(module["f"], *args)
+    for g, o, e in zip(got, optimised, expect):
+        assert g.dtype == e.dtype and g.shape == e.shape
+        np.testing.assert_array_equal(g.view(np.uint8), o.view(np.uint8))
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
