@@ -390,32 +390,57 @@ class _Emitter:
 
     def guard(self, layout) -> None:
         """Check every argument (rank, dimensions, dtype, C order): the first segment returns
-        MISMATCH, having run nothing, when one is not what the step was compiled for."""
-        b, i1, i32, i64 = self.b, self.ir.IntType(1), self.i32, self.i64
-        field = self.field
+        MISMATCH, having run nothing, when one is not what the step was compiled for. One call
+        of the module's :meth:`shape_check` per argument: inline, the checks were a third of
+        ResNet-18's step module (4,000 of 12,500 lines of IR to build, print, parse and emit)."""
+        b, i1, i32 = self.b, self.ir.IntType(1), self.i32
+        shapes = [a.type.shape for a in self.fn.args]
+        starts = np.cumsum([0] + [len(s) for s in shapes])
+        dims = np.array([d for s in shapes for d in s] or [0], np.int64)
+        self.keep.append(dims)
+        check = self.shape_check(layout)
         ok = i1(1)
-        for arg, a in zip(self.objects, self.fn.args):
-            t = a.type
-            ok = b.and_(ok, b.icmp_signed("==", field(arg, layout.nd, i32), i32(t.ndim)))
-            flags = field(arg, layout.flags, i32)
-            ok = b.and_(ok, b.icmp_unsigned("!=", b.and_(flags, i32(1)), i32(0)))
-            type_num = field(field(arg, layout.descr, self.ptr), layout.type_num, i32)
-            ok = b.and_(ok, b.icmp_signed("==", type_num, i32(t.dtype.np_dtype.num)))
-        run = self.entry.append_basic_block("shapes")
+        for arg, a, at in zip(self.objects, self.fn.args, starts):
+            want = self.address(dims.ctypes.data + 8 * int(at))
+            ok = b.and_(ok, b.call(check, [arg, i32(a.type.ndim),
+                                           i32(a.type.dtype.np_dtype.num), want]))
+        body = self.entry.append_basic_block("body")
         bad = self.entry.append_basic_block("mismatch")
-        b.cbranch(ok, run, bad)   # the ranks are right: the dimensions can be read
+        b.cbranch(ok, body, bad)
         b.position_at_end(bad)
         b.ret(i32(abi.MISMATCH))
-        b.position_at_end(run)
-        ok = i1(1)
-        for arg, a in zip(self.objects, self.fn.args):
-            dims = field(arg, layout.dims, self.ptr)
-            for j, d in enumerate(a.type.shape):
-                got = b.load(b.gep(dims, [i64(j)], source_etype=i64), typ=i64)
-                ok = b.and_(ok, b.icmp_signed("==", got, i64(d)))
-        body = self.entry.append_basic_block("body")
-        b.cbranch(ok, body, bad)
         b.position_at_end(body)
+
+    def shape_check(self, layout):
+        """The module's ``i1 gc.step.shape_check(ptr array, i32 ndim, i32 type_num, ptr dims)``:
+        ``abi.array_check`` (rank, dtype, C order), then the array's ``ndim`` dimensions against
+        the ``dims`` expected (read only when the rank is right)."""
+        ir, i1, i32, i64, ptr = self.ir, self.ir.IntType(1), self.i32, self.i64, self.ptr
+        fn = ir.Function(self.module, ir.FunctionType(i1, [ptr, i32, i32, ptr]),
+                         "gc.step.shape_check")
+        fn.linkage = "internal"
+        array, ndim, type_num, want = fn.args
+        entry = fn.append_basic_block("entry")
+        head, body, same, fail = (fn.append_basic_block(n)
+                                  for n in ("head", "body", "same", "fail"))
+        b = ir.IRBuilder(entry)
+        dims = b.load(b.gep(array, [i64(layout.dims)], source_etype=self.i8), typ=ptr)
+        b.cbranch(b.call(abi.array_check(self.module, layout), [array, ndim, type_num]), head,
+                  fail)
+        b.position_at_end(head)
+        j = b.phi(i64)
+        j.add_incoming(i64(0), entry)
+        b.cbranch(b.icmp_signed("<", j, b.sext(ndim, i64)), body, same)
+        b.position_at_end(body)
+        got = b.load(b.gep(dims, [j], source_etype=i64), typ=i64)
+        expected = b.load(b.gep(want, [j], source_etype=i64), typ=i64)
+        j.add_incoming(b.add(j, i64(1)), body)
+        b.cbranch(b.icmp_signed("==", got, expected), head, fail)
+        b.position_at_end(same)
+        b.ret(i1(1))
+        b.position_at_end(fail)
+        b.ret(i1(0))
+        return fn
 
     def field(self, base, offset: int, typ):
         b = self.b

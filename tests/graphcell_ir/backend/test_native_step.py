@@ -115,6 +115,12 @@ def test_arguments_it_was_not_compiled_for_take_the_runners_path(monkeypatch):
     for g, e in zip(got, expect):
         np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
     assert exe.run.step([args[0], args[1], strided, args[3], args[4]]) is None
+    assert exe.run.step(args) is not None        # the arguments it was compiled for
+    for k, other in [(0, args[0][:, :15]), (2, args[2][:9]), (1, args[1][:7]),
+                     (3, args[3].reshape(1, 10)), (4, args[4].reshape(1))]:
+        changed = list(args)                     # one dimension or the rank of one argument
+        changed[k] = np.ascontiguousarray(other)
+        assert exe.run.step(changed) is None, k
     wrong = [a.astype(np.float64) if a.dtype == np.float32 else a for a in args]
     assert exe.run.step(wrong) is None           # another dtype: the interpreter's error
     with pytest.raises(InterpError, match="argument 0 of @step should be f32"):
