@@ -255,3 +255,71 @@ def test_which_nests_are_parallel_at_the_default_thresholds(shape, axes, paralle
     ks = lower.lower_fused(op)
     assert ks.parallel == parallel
     assert ("prange" in ks.source) == parallel
+
+
+# --- adjacent axes in one loop (lower.merged_axes) ------------------------------------------------
+
+def broadcast_module(shape, bshape, axes, dtype="f64") -> str:
+    """A fused group ``x * y`` (``y`` broadcast: extent 1 where ``bshape`` has it) yielded, and
+    its keep-dims sum over ``axes``."""
+    t, bt = _type(dtype, shape), _type(dtype, bshape)
+    rt = _type(dtype, [1 if k in axes else s for k, s in enumerate(shape)])
+    return (f"func @f(%x: {t}, %y: {bt}) -> {t}, {rt} {{\n"
+            f"  %0, %1 = fused(%x, %y) : ({t}, {rt}) body(%a: {t}, %b: {bt}) {{\n"
+            f"    %2 = mul(%a, %b) : {t}\n"
+            f"    %3 = reduce_sum(%2) {{axis=[{','.join(map(str, axes))}], keep_dims=true}} : {rt}\n"
+            f"    yield %2, %3\n  }}\n  return %0, %1\n}}\n")
+
+
+@pytest.mark.parametrize("shape, kept, axes, loops", [
+    ((4, 8, 5, 6), (1,), (0,), 3),          # batch norm's (1, C, 1, 1): H and W as one loop
+    ((4, 8, 5, 6), (1,), (0, 2, 3), 4),     # ...reduced axes stay apart
+    ((3, 1, 5, 6), (0, 1, 2, 3), (0,), 2),  # every axis spanned but the reduced one
+    ((2, 3, 4), (2,), (1,), 3),             # nothing to merge
+])
+@pytest.mark.parametrize("native", [False, True])
+def test_merged_axes_keep_the_full_nests_bits(monkeypatch, shape, kept, axes, loops, native):
+    """Adjacent axes every array spans (or is broadcast along) and no reduction reduces are one
+    loop: fewer loops, the same elements in the same order — the full nest's bits, in the
+    Python runner's kernels and the native step's, and the interpreter's values."""
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1" if native else "0")
+    bshape = tuple(s if k in kept else 1 for k, s in enumerate(shape))
+    rng = np.random.default_rng(7)
+    args = [rng.standard_normal(shape), rng.standard_normal(bshape)]
+    text = broadcast_module(shape, bshape, axes)
+
+    def run():
+        module = parse_module(text)
+        exe = compile_executable(module, "f", jit=True)
+        assert (getattr(exe.run, "step", None) is not None) == native, exe.step_fallback
+        return exe(list(args)), module
+    sources = []
+    lower_fused = lower.lower_fused
+    monkeypatch.setattr(lower, "lower_fused", lambda *a, **k: sources.append(
+        lower_fused(*a, **k)) or sources[-1])
+    monkeypatch.setattr("graphcell_ir.backend.step.emit.lower_fused", lower.lower_fused)
+    monkeypatch.setattr("graphcell_ir.backend.executable.lower_fused", lower.lower_fused,
+                        raising=False)
+    merged, module = run()
+    assert sources and sources[-1].source.count("for i") == loops, sources[-1].source
+    monkeypatch.setattr(lower, "merged_axes", lambda dom, arrays, reduced: [
+        (k,) for k in range(len(dom))])
+    full, _ = run()
+    assert sources[-1].source.count("for i") == len(shape)
+    for m, f, w in zip(merged, full, interpret(module, *args)):
+        assert m.shape == w.shape and m.dtype == w.dtype
+        np.testing.assert_array_equal(m, f)
+        np.testing.assert_allclose(m, w, rtol=1e-12, atol=1e-12)
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.integers(1, 5), min_size=1, max_size=5).flatmap(
+    lambda shape: st.tuples(st.just(tuple(shape)),
+                            st.sets(st.integers(0, len(shape) - 1)),
+                            st.sets(st.integers(0, len(shape) - 1), min_size=1))))
+def test_random_broadcasts_and_merged_axes_are_the_interpreters(small_parallel, case):
+    shape, kept, axes = case
+    bshape = tuple(s if k in kept else 1 for k, s in enumerate(shape))
+    rng = np.random.default_rng(2)
+    check(broadcast_module(shape, bshape, tuple(sorted(axes))),
+          [rng.standard_normal(shape), rng.standard_normal(bshape)], rtol=1e-12, atol=1e-12)
