@@ -77,12 +77,13 @@ from graphcell_ir.ops.registry import Kind, Trait
 
 __all__ = ["build", "NativeStep"]
 
-SMALL_KERNEL = 1024
-"""Elements up to which a kernel call gets its kernel compiled without LLVM's optimisation
-(:func:`unoptimized`): such a kernel compiles in ~1 ms instead of 7-15 (a cold compile's
-largest share after the library loops: LeNet5's bias gradients, its loss's mean and the step
-counter), and runs at ~3-5 ns an element instead of ~0.1, so at most a few microseconds a call.
-The same source called on more elements gets the optimised object as well."""
+SMALL_KERNEL = 512
+"""Element-ops (the call's elements times its group's ops) up to which a kernel call gets its
+kernel compiled without LLVM's optimisation (:func:`unoptimized`): such a kernel compiles in
+~1 ms instead of 7-15 (LeNet5's bias-gradient add, its loss's mean division and the step
+counter: ~35 ms of W5's cold compile), and runs at ~1 ns an element-op instead of ~0.05-0.1,
+so at most ~0.5 us a call (the batch-1 MLP's steady step: ~1 us more in 47; with 1024 elements
+whatever the ops, 6 us more). The same source called on more gets the optimised object too."""
 BAD_LABEL = 1
 """What the step returns, having written nothing the caller sees, for a label out of range: the
 Python runner then runs the call and the reference raises its error."""
@@ -183,23 +184,27 @@ def build(fn: Function, host=None, code=None) -> NativeStep:
 def unoptimized(ks) -> bool:
     """Whether a call of kernel ``ks`` (lowered for this call's shapes) takes the kernel compiled
     without LLVM's passes and at the code generator's level 0: at most :data:`SMALL_KERNEL`
-    elements, and no float reduction along the innermost loop — the optimised code sums that in
-    vector lanes (``codegen.lowering._accumulates``), the unoptimised one element by element,
-    and the step gives the Python runner's bits, whose kernels are optimised. Anything else is
-    computed the same way by both: LLVM's passes keep IEEE results without fast-math flags.
+    element-ops, and no float reduction along the innermost loop — the optimised code sums
+    that in vector lanes (``codegen.lowering._accumulates``), the unoptimised one element by
+    element, and the step gives the Python runner's bits, whose kernels are optimised. Anything
+    else is computed the same way by both: LLVM's passes keep IEEE results without fast-math
+    flags.
 
     >>> from types import SimpleNamespace as K
     >>> from graphcell_ir.backend.lower import Output
     >>> f32 = np.dtype(np.float32)
-    >>> unoptimized(K(in_shapes=((32, 10),), outputs=(Output((32, 10), f32, (32, 10), f32),)))
+    >>> add = Output((32, 10), f32, (32, 10), f32)
+    >>> unoptimized(K(in_shapes=((32, 10),), outputs=(add,), ops=("add",)))
     True
+    >>> unoptimized(K(in_shapes=((32, 10),), outputs=(add,), ops=("add", "mul")))
+    False
     >>> sum_rows = Output((32, 1), np.dtype(np.float64), (32,), f32, fill=0)
-    >>> unoptimized(K(in_shapes=((32, 10),), outputs=(sum_rows,)))
+    >>> unoptimized(K(in_shapes=((32, 10),), outputs=(sum_rows,), ops=("reduce_sum",)))
     False
     """
     sizes = [int(np.prod(s)) for s in ks.in_shapes if s is not None]
     sizes += [int(np.prod(o.shape)) for o in ks.outputs]
-    if max(sizes, default=0) > SMALL_KERNEL:
+    if max(sizes, default=0) * max(len(ks.ops), 1) > SMALL_KERNEL:
         return False
     return not any(o.fill is not None and np.dtype(o.dtype).kind == "f" and o.shape[-1:] == (1,)
                    for o in ks.outputs)
