@@ -220,13 +220,18 @@ def emit_kernel(ks, input_dtypes, fixed_shapes: bool = True,
     operand, the generator refuses it). ``counted``: a compile's kernel (the native step's),
     counted in the cache statistics and the compile report as the JIT's are. ``optimize=False``
     (shape-generic entries only): compiled without LLVM's passes, at the code generator's level 0
-    (a small call's: ``step.emit.unoptimized``), a distinct object (:func:`unoptimized_key`)."""
+    (a small call's: ``step.emit.unoptimized``), a distinct object (:func:`unoptimized_key`) —
+    unless the optimised one is in the object store already (the same results: no compile)."""
     args = abi.signature(ks, input_dtypes)
     kinds = [("array", d, len(s)) for d, s in args]
     key = ks.key if optimize else unoptimized_key(ks.key)
     label = f"{key} ({', '.join(ks.ops)}{'' if optimize else '; unoptimised'})" if counted \
         else None
     if not fixed_shapes:
+        if not optimize:   # the optimised object, when there is one already, serves as well
+            found = store().get(abi.native_id(ks.key, kinds), emit_target()).obj
+            if found is not None:
+                return found
         return _emitted(ks.module_text, "kernel", kinds, key, kinds, None, False,
                         parallel=ks.parallel, noalias=True, label=label, optimize=optimize)
     if not optimize:
