@@ -682,20 +682,28 @@ func @f(%a: f32[8,12], %b: f32[12], %c: f64[4,8], %big: f32[40,40], %d: f64[4,10
 """
 
 
-def test_small_calls_take_unoptimised_kernels_with_the_optimised_bits(monkeypatch):
+def test_small_calls_take_unoptimised_kernels_with_the_optimised_bits(monkeypatch, tmp_path):
     """A kernel call of at most ``SMALL_KERNEL`` element-ops takes the kernel compiled without
     LLVM's optimisation (a cold compile's cost of a small kernel ~1 ms instead of ~10) — but
     not a float reduction along the innermost loop (summed in vector lanes when optimised); its
     results are the bits of the step with every kernel optimised (LLVM's passes keep IEEE
     results), and the interpreter's values."""
+    from graphcell_ir.backend import objects
     from graphcell_ir.backend.step import code, emit
-    asked = []
-    kernel = code.ProcessCode.kernel
+    monkeypatch.setenv("GRAPHCELL_CACHE_DIR", str(tmp_path))   # no optimised object to reuse
+    asked, made = [], []
+    kernel, emit_kernel = code.ProcessCode.kernel, objects.emit_kernel
 
     def recorded(self, ks, optimize=True):
         asked.append(("/".join(ks.ops), optimize))
         return kernel(self, ks, optimize)
+
+    def emitted(ks, *args, **kwargs):
+        obj = emit_kernel(ks, *args, **kwargs)
+        made.append(obj.key == objects.unoptimized_key(ks.key))
+        return obj
     monkeypatch.setattr(code.ProcessCode, "kernel", recorded)
+    monkeypatch.setattr(objects, "emit_kernel", emitted)
     rng = np.random.default_rng(3)
     args = [rng.standard_normal(s).astype(d) for s, d in
             [((8, 12), np.float32), ((12,), np.float32), ((4, 8), np.float64),
@@ -715,6 +723,7 @@ def test_small_calls_take_unoptimised_kernels_with_the_optimised_bits(monkeypatc
                              ("mul", True),                         # 1600 elements
                              ("reduce_sum", True)]                  # rows: inner axis reduced
     assert emit.SMALL_KERNEL >= 4 * 100   # (the rows' 400 elements: for the reduction alone)
+    assert made == [not optimize for _, optimize in asked]   # the unoptimised objects ran
     asked.clear()
     optimised, _ = run(True, small=0)
     assert all(optimize for _, optimize in asked), asked
