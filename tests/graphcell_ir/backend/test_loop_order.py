@@ -268,7 +268,8 @@ def broadcast_module(shape, bshape, axes, dtype="f64") -> str:
     return (f"func @f(%x: {t}, %y: {bt}) -> {t}, {rt} {{\n"
             f"  %0, %1 = fused(%x, %y) : ({t}, {rt}) body(%a: {t}, %b: {bt}) {{\n"
             f"    %2 = mul(%a, %b) : {t}\n"
-            f"    %3 = reduce_sum(%2) {{axis=[{','.join(map(str, axes))}], keep_dims=true}} : {rt}\n"
+            f"    %3 = reduce_sum(%2) {{axis=[{','.join(map(str, axes))}], "
+            f"keep_dims=true}} : {rt}\n"
             f"    yield %2, %3\n  }}\n  return %0, %1\n}}\n")
 
 
