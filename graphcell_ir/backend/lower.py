@@ -285,7 +285,8 @@ class _Lowering:
             dom, n = (size,), 1
             self.axis_of = [0] * len(self.axis_of)
         else:
-            groups = merged_axes(dom, arrays, [set(self.reduced_axes(o, n)) for o in reductions])
+            reduced = set().union(*(self.reduced_axes(o, n) for o in reductions))
+            groups = merged_axes(dom, arrays, reduced)
             if len(groups) < n:
                 pad = lambda s, n=n, gs=groups: tuple(  # noqa: E731
                     int(np.prod([_pad(s, n)[a] for a in g])) for g in gs)
@@ -538,49 +539,36 @@ def loop_nest(dom: tuple, reduced: list) -> LoopNest:
     return LoopNest(order, p, any(dom[k] > 1 for k in range(p)))
 
 
-def merged_axes(dom: tuple, arrays: list, reduced: list) -> list[tuple[int, ...]]:
+def merged_axes(dom: tuple, arrays: list, reduced: set) -> list[tuple[int, ...]]:
     """The axes of domain ``dom`` a kernel loops over as one, adjacent axes in groups: two
-    axes that every array (domain-rank shapes ``arrays``) spans both of or is broadcast along
-    both (an axis of extent 1 goes with either), and that each reduction (``reduced``: a set of
-    axes each) reduces both of or neither. A group's loop runs over its axes' indices in
-    row-major order — every element and every accumulator sees the same sequence of elements
-    as in the full nest — with fewer loops for LLVM to compile (a batch-norm gradient over NCHW
-    with (1, C, 1, 1) operands: H and W one loop, ~20% less compile time) and longer inner
-    loops. What changes is the vector lanes of a float64 sum along the innermost loop
-    (``codegen.lowering._accumulates``: H*W elements in lanes, not W at a time): other bits, the
-    same in the runner's kernels and the step's. A domain no reduction keeps an axis of (a
-    whole-array reduction, split into partials along its first axis: :func:`loop_nest`) merges
-    no reduced axis: its partials stay what they were.
+    axes no reduction reduces and that every array (domain-rank shapes ``arrays``) spans both
+    of or is broadcast along both (an axis of extent 1 goes with either). A group's loop runs
+    over its axes' indices in row-major order — every element and every accumulator sees the
+    same sequence as in the full nest — with fewer loops for LLVM to compile (a batch-norm
+    gradient over NCHW broadcasting (1, C, 1, 1) operands: H and W in one loop, ~20% less
+    compile time) and longer inner loops. Reduced axes stay apart: a float64 sum along the
+    innermost loop is summed in vector lanes (``codegen.lowering._accumulates``), whose bits
+    depend on that loop's length.
 
-    >>> merged_axes((8, 64, 16, 16), [(1, 64, 1, 1), (8, 64, 16, 16)], [])
+    >>> merged_axes((8, 64, 16, 16), [(1, 64, 1, 1), (8, 64, 16, 16)], set())
     [(0,), (1,), (2, 3)]
-    >>> merged_axes((8, 64, 16, 16), [(8, 64, 16, 16)], [{0, 2, 3}])
-    [(0,), (1,), (2, 3)]
-    >>> merged_axes((8, 64, 16, 16), [(8, 64, 16, 16)], [{0, 2, 3}, {3}])
+    >>> merged_axes((8, 64, 16, 16), [(8, 64, 16, 16)], {0, 2, 3})
     [(0,), (1,), (2,), (3,)]
-    >>> merged_axes((4, 1, 6), [(4, 1, 6), (1, 1, 6)], [])
+    >>> merged_axes((4, 1, 6), [(4, 1, 6), (1, 1, 6)], set())
     [(0, 1), (2,)]
-    >>> merged_axes((8, 64, 16, 16), [(8, 64, 16, 16)], [{0, 1, 2, 3}])
-    [(0,), (1,), (2,), (3,)]
     """
-    whole = not any(dom[k] > 1 and not any(k in r for r in reduced) for k in range(len(dom)))
-    if whole and reduced:   # partials per tile of the first axis: reduced axes stay apart
-        reduced = reduced + [{k} for k in range(len(dom)) if any(k in r for r in reduced)]
-
     def pattern(shape, k):   # None: either (the axis has extent 1)
         return None if dom[k] == 1 else shape[k] == dom[k]
 
-    def joins(k, g):
-        return all((k in r) == (a in r) for r in reduced for a in g) and all(
-            pattern(s, k) is None or all(pattern(s, a) in (None, pattern(s, k)) for a in g)
-            for s in arrays)
-
     groups: list[list[int]] = []
     for k in range(len(dom)):
-        if groups and joins(k, groups[-1]):
-            groups[-1].append(k)
-        else:
+        g = groups[-1] if groups else None
+        if g is None or k in reduced or any(a in reduced for a in g) or not all(
+                pattern(s, k) is None or all(pattern(s, a) in (None, pattern(s, k)) for a in g)
+                for s in arrays):
             groups.append([k])
+        else:
+            g.append(k)
     return [tuple(g) for g in groups]
 
 

@@ -134,9 +134,8 @@ def test_reductions_in_memory_order_are_the_interpreters(request, shape, axes, k
     src = kernel.ks.source
     loops = [line.split(" in ")[0].split()[-1] for line in src.splitlines()
              if line.lstrip().startswith("for i")]
-    groups = lower.merged_axes(shape, [shape], [set(axes)])   # (4, 6, 5, 7) over (0, 2, 3):
-    assert loops == [f"i{k}" for k in range(len(groups))]     # 5 and 7 one loop, the innermost
-    kept = [k for k, g in enumerate(groups) if not set(g) & set(axes)]
+    assert loops == [f"i{k}" for k in range(len(shape))]   # the innermost is the last axis
+    kept = [k for k in range(len(shape)) if k not in axes]
     assert kernel.ks.parallel == parallel
     if parallel and kept and kept[0] > 0:
         assert f"for t{kept[0]} in prange(" in src
@@ -273,21 +272,17 @@ def broadcast_module(shape, bshape, axes, dtype="f64") -> str:
             f"    yield %2, %3\n  }}\n  return %0, %1\n}}\n")
 
 
-@pytest.mark.parametrize("shape, kept, axes, loops, same_bits", [
-    ((4, 8, 5, 6), (1,), (0,), 3, True),          # batch norm's (1, C, 1, 1): H, W one loop
-    ((4, 8, 5, 6), (1,), (0, 2, 3), 3, False),    # ...reduced together: one loop too
-    ((4, 8, 5, 6), (1,), (0, 1, 2, 3), 4, True),  # a whole-array sum's axes stay apart
-    ((3, 1, 5, 6), (0, 1, 2, 3), (0,), 2, True),  # every axis spanned but the reduced one
-    ((2, 3, 4), (2,), (1,), 3, True),             # nothing to merge
+@pytest.mark.parametrize("shape, kept, axes, loops", [
+    ((4, 8, 5, 6), (1,), (0,), 3),          # batch norm's (1, C, 1, 1): H and W as one loop
+    ((4, 8, 5, 6), (1,), (0, 2, 3), 4),     # ...reduced axes stay apart
+    ((3, 1, 5, 6), (0, 1, 2, 3), (0,), 2),  # every axis spanned but the reduced one
+    ((2, 3, 4), (2,), (1,), 3),             # nothing to merge
 ])
 @pytest.mark.parametrize("native", [False, True])
-def test_merged_axes_are_the_full_nests(monkeypatch, shape, kept, axes, loops, same_bits,
-                                        native):
-    """Adjacent axes every array spans (or is broadcast along) and each reduction reduces both
-    of or neither are one loop: fewer loops, the same elements in the same order — the full
-    nest's bits, but for a float64 sum whose innermost loop merged reduced axes (its vector
-    lanes) —, in the Python runner's kernels and the native step's: the interpreter's
-    values."""
+def test_merged_axes_keep_the_full_nests_bits(monkeypatch, shape, kept, axes, loops, native):
+    """Adjacent axes every array spans (or is broadcast along) and no reduction reduces are one
+    loop: fewer loops, the same elements in the same order — the full nest's bits, in the
+    Python runner's kernels and the native step's, and the interpreter's values."""
     monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1" if native else "0")
     bshape = tuple(s if k in kept else 1 for k, s in enumerate(shape))
     rng = np.random.default_rng(7)
@@ -314,8 +309,7 @@ def test_merged_axes_are_the_full_nests(monkeypatch, shape, kept, axes, loops, s
     assert sources[-1].source.count("for i") == len(shape)
     for m, f, w in zip(merged, full, interpret(module, *args)):
         assert m.shape == w.shape and m.dtype == w.dtype
-        if same_bits:
-            np.testing.assert_array_equal(m, f)
+        np.testing.assert_array_equal(m, f)
         np.testing.assert_allclose(m, w, rtol=1e-12, atol=1e-12)
 
 
