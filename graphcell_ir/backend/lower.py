@@ -278,22 +278,12 @@ class _Lowering:
         arrays += [pad(o.results[0].type.shape) for o in const_ops]
         arrays += [pad(v.type.shape) for v in self.yields if isinstance(v.type, TensorType)]
         flat = not reductions and all(s == dom or all(e == 1 for e in s) for s in arrays)
-        self.axis_of = list(range(n))   # the domain's axis -> the kernel's loop over it
         if flat:
             size = int(np.prod(dom))
             pad = lambda s, n=n, full=dom: (size,) if _pad(s, n) == full else (1,)  # noqa: E731
             dom, n = (size,), 1
-            self.axis_of = [0] * len(self.axis_of)
-        else:
-            reduced = set().union(*(self.reduced_axes(o, n) for o in reductions))
-            groups = merged_axes(dom, arrays, reduced)
-            if len(groups) < n:
-                pad = lambda s, n=n, gs=groups: tuple(  # noqa: E731
-                    int(np.prod([_pad(s, n)[a] for a in g])) for g in gs)
-                dom, n = pad(dom), len(groups)
-                self.axis_of = [k for k, g in enumerate(groups) for _ in g]
-        self.rank, self.pad = n, pad
-        nest = loop_nest(dom, [set(self.kernel_axes(o)) for o in reductions])
+        self.rank = n
+        nest = loop_nest(dom, [set(self.reduced_axes(o, n)) for o in reductions])
         size = int(np.prod(dom))
         parallel = size >= (PARALLEL_MIN_TILED if nest.tiled else PARALLEL_MIN) and \
             nest.parallel is not None
@@ -450,16 +440,12 @@ class _Lowering:
         off = n - len(x)
         return tuple(a + off for a in normalize_axes(o.attrs["axis"], len(x))) if x else ()
 
-    def kernel_axes(self, o: Op) -> tuple[int, ...]:
-        """The kernel's loops reduction ``o`` reduces (its domain axes, after merging)."""
-        return tuple(sorted({self.axis_of[a] for a in self.reduced_axes(o, len(self.axis_of))}))
-
     def reduction(self, o: Op, acc: str, n: int, body: list[str]) -> Output:
         x = o.operands[0]
         if x not in self.names:
             raise Unsupported("a reduction of a literal")
-        red = set(self.kernel_axes(o))
-        shape = tuple(1 if k in red else s for k, s in enumerate(self.pad(x.type.shape)))
+        red = set(self.reduced_axes(o, n))
+        shape = tuple(1 if k in red else s for k, s in enumerate(_pad(x.type.shape, n)))
         index = ["0" if k in red else f"i{k}" for k in range(n)]
         if self.partial is not None:   # one partial per tile of the split axis
             axis, _, t, tiles = self.tiles
@@ -479,9 +465,8 @@ class _Lowering:
                         f"else {cell})  # {o.opdef.name}")
         else:
             body.append(f"{cell} = {step}  # {o.opdef.name}")
-        full = len(self.axis_of)
-        count = int(np.prod([x.type.shape[k - (full - len(x.type.shape))]
-                             for k in self.reduced_axes(o, full)])) if o.opdef in _MEANS else 0
+        count = int(np.prod([x.type.shape[k - (n - len(x.type.shape))] for k in red])) \
+            if o.opdef in _MEANS else 0
         return Output(shape, acc_dtype, o.results[0].type.shape, r_dtype,
                       _identity(o.opdef, acc_dtype), count, self.partial,
                       _COMBINE[o.opdef] if self.partial is not None else "")
@@ -537,39 +522,6 @@ def loop_nest(dom: tuple, reduced: list) -> LoopNest:
         return LoopNest(order)
     p = kept[0]
     return LoopNest(order, p, any(dom[k] > 1 for k in range(p)))
-
-
-def merged_axes(dom: tuple, arrays: list, reduced: set) -> list[tuple[int, ...]]:
-    """The axes of domain ``dom`` a kernel loops over as one, adjacent axes in groups: two
-    axes no reduction reduces and that every array (domain-rank shapes ``arrays``) spans both
-    of or is broadcast along both (an axis of extent 1 goes with either). A group's loop runs
-    over its axes' indices in row-major order — every element and every accumulator sees the
-    same sequence as in the full nest — with fewer loops for LLVM to compile (a batch-norm
-    gradient over NCHW broadcasting (1, C, 1, 1) operands: H and W in one loop, ~20% less
-    compile time) and longer inner loops. Reduced axes stay apart: a float64 sum along the
-    innermost loop is summed in vector lanes (``codegen.lowering._accumulates``), whose bits
-    depend on that loop's length.
-
-    >>> merged_axes((8, 64, 16, 16), [(1, 64, 1, 1), (8, 64, 16, 16)], set())
-    [(0,), (1,), (2, 3)]
-    >>> merged_axes((8, 64, 16, 16), [(8, 64, 16, 16)], {0, 2, 3})
-    [(0,), (1,), (2,), (3,)]
-    >>> merged_axes((4, 1, 6), [(4, 1, 6), (1, 1, 6)], set())
-    [(0, 1), (2,)]
-    """
-    def pattern(shape, k):   # None: either (the axis has extent 1)
-        return None if dom[k] == 1 else shape[k] == dom[k]
-
-    groups: list[list[int]] = []
-    for k in range(len(dom)):
-        g = groups[-1] if groups else None
-        if g is None or k in reduced or any(a in reduced for a in g) or not all(
-                pattern(s, k) is None or all(pattern(s, a) in (None, pattern(s, k)) for a in g)
-                for s in arrays):
-            groups.append([k])
-        else:
-            g.append(k)
-    return [tuple(g) for g in groups]
 
 
 def _tile(extent: int, inner: int) -> int:
