@@ -86,18 +86,22 @@ LONE_MIN_SIZE = 4096
 
 def compile_executable(module: Module, fn: Function | str, *, jit: bool | None = None,
                        kernel_min_size: int = 0, dump_dir: str | Path | None = None,
-                       interpreter: Interpreter | None = None, native=None) -> Executable:
+                       interpreter: Interpreter | None = None, native=None,
+                       donated=()) -> Executable:
     """The executable of ``fn`` (a Function of ``module`` or its name). Never raises: what
     cannot be compiled runs on the reference interpreter. ``kernel_min_size``: fused groups
     with fewer elements run their references. ``native``: linked kernels
-    (``native.NativeKernels``) used instead of compiling the ones they have."""
+    (``native.NativeKernels``) used instead of compiling the ones they have. ``donated``: the
+    indices of the arguments whose arrays the caller gives up (it replaces them by the results
+    it writes back): the native step may write their updates into them (``step/donate.py``),
+    and then returns that argument as the new value."""
     if isinstance(fn, str):
         fn = module[fn]
     interp = interpreter or Interpreter(module)
     opts = _Options(jit_enabled(jit), kernel_min_size,
                     Path(dump_dir) if dump_dir is not None else None, interp)
     opts.native = native
-    return _build(fn, opts, {})
+    return _build(fn, opts, {}, tuple(donated))
 
 
 class _Options:
@@ -192,11 +196,11 @@ class PythonRunner:
         self.namespace, self.sites = namespace or {}, sites or {}
 
 
-def _build(fn: Function, opts: _Options, done: dict) -> Executable:
+def _build(fn: Function, opts: _Options, done: dict, donated: tuple = ()) -> Executable:
     slow = opts.interp.compiled(fn)
     counts = []
     with report.timed(f"lower @{fn.name}", _Counts(counts)):
-        step, why = _native_step(fn, opts)
+        step, why = _native_step(fn, opts, donated)
         if step is None or opts.native is not None:
             # an artifact's runner is made at load: it says then which kernels the artifact
             # lacks (graphcell.aot's warning), and its kernels are only looked up
@@ -231,7 +235,7 @@ def _python_runner(fn: Function, opts: _Options, done: dict, slow, lazy: bool) -
         return PythonRunner(lambda args: slow(args), fallbacks=[f"whole function: {e}"])
 
 
-def _native_step(fn: Function, opts: _Options) -> tuple:
+def _native_step(fn: Function, opts: _Options, donated: tuple = ()) -> tuple:
     """``(step, None)``: ``fn``'s native step (one call into machine code, :mod:`.step`), or
     ``(None, why not)``: the generated Python runner runs it. The runner also takes the calls
     the step declines (arguments of other shapes or dtypes): its guards send them on as before.
@@ -249,7 +253,7 @@ def _native_step(fn: Function, opts: _Options) -> tuple:
     if why is None:
         try:
             return emit.build(fn, host=functools.partial(primitive_callable, opts=opts),
-                              code=code), None
+                              code=code, donated=donated), None
         except Unsupported as e:
             why = str(e)
         except Exception as e:   # a bug of the emitter: the runner still runs the function
