@@ -101,11 +101,13 @@ def compile_executable(module: Module, fn: Function | str, *, jit: bool | None =
     opts = _Options(jit_enabled(jit), kernel_min_size,
                     Path(dump_dir) if dump_dir is not None else None, interp)
     opts.native = native
-    return _build(fn, opts, {}, tuple(donated))
+    opts.donated = {fn: tuple(donated)}   # this function's arguments, not its callees'
+    return _build(fn, opts, {})
 
 
 class _Options:
     native = None   # linked native kernels (graphcell_ir.backend.native), or None
+    donated: dict = {}   # function -> the indices of its donated arguments
 
     def __init__(self, jit, min_size, dump_dir, interp):
         self.jit, self.min_size, self.dump_dir, self.interp = jit, min_size, dump_dir, interp
@@ -196,11 +198,11 @@ class PythonRunner:
         self.namespace, self.sites = namespace or {}, sites or {}
 
 
-def _build(fn: Function, opts: _Options, done: dict, donated: tuple = ()) -> Executable:
+def _build(fn: Function, opts: _Options, done: dict) -> Executable:
     slow = opts.interp.compiled(fn)
     counts = []
     with report.timed(f"lower @{fn.name}", _Counts(counts)):
-        step, why = _native_step(fn, opts, donated)
+        step, why = _native_step(fn, opts)
         if step is None or opts.native is not None:
             # an artifact's runner is made at load: it says then which kernels the artifact
             # lacks (graphcell.aot's warning), and its kernels are only looked up
@@ -235,7 +237,7 @@ def _python_runner(fn: Function, opts: _Options, done: dict, slow, lazy: bool) -
         return PythonRunner(lambda args: slow(args), fallbacks=[f"whole function: {e}"])
 
 
-def _native_step(fn: Function, opts: _Options, donated: tuple = ()) -> tuple:
+def _native_step(fn: Function, opts: _Options) -> tuple:
     """``(step, None)``: ``fn``'s native step (one call into machine code, :mod:`.step`), or
     ``(None, why not)``: the generated Python runner runs it. The runner also takes the calls
     the step declines (arguments of other shapes or dtypes): its guards send them on as before.
@@ -253,7 +255,7 @@ def _native_step(fn: Function, opts: _Options, donated: tuple = ()) -> tuple:
     if why is None:
         try:
             return emit.build(fn, host=functools.partial(primitive_callable, opts=opts),
-                              code=code, donated=donated), None
+                              code=code, donated=opts.donated.get(fn, ())), None
         except Unsupported as e:
             why = str(e)
         except Exception as e:   # a bug of the emitter: the runner still runs the function
