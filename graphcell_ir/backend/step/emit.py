@@ -16,6 +16,7 @@ program order, through their addresses:
   native pool), a strided-copy loop per permutation for ``transpose`` (:mod:`.layout`);
 - convolutions, their gradients and max pools (:mod:`.window`: ``nn_loops``' im2col/col2im/
   pooling loops and one GEMM per sample, blocks of samples on the native pool);
+- basic ``getitem``/``setitem`` (a strided-copy loop per rank, :mod:`.layout`);
 - a copy for an ``assign`` whose value others still hold.
 
 Updates of the arguments the caller donates (``build``'s ``donated``: graphcell's executor gives
@@ -79,7 +80,7 @@ from graphcell_ir.ops import conv as C
 from graphcell_ir.ops import nn as N
 from graphcell_ir.ops.contraction import matmul
 from graphcell_ir.ops.effects import assign, depend
-from graphcell_ir.ops.layout import broadcast_to, reshape, transpose
+from graphcell_ir.ops.layout import broadcast_to, getitem, reshape, setitem, transpose
 from graphcell_ir.ops.registry import Kind, Trait
 
 __all__ = ["build", "NativeStep"]
@@ -218,7 +219,7 @@ _WINDOW_OPS = {C.conv2d: window.conv2d, C.conv2d_backprop_filter: window.conv2d_
 
 _LOWERED = frozenset({CONST, reshape, depend, assign, FUSED, matmul, N.softmax,
                       N.sparse_softmax_cross_entropy, N.one_hot, broadcast_to, transpose,
-                      N.batch_norm, *_WINDOW_OPS})
+                      N.batch_norm, getitem, setitem, *_WINDOW_OPS})
 """The ops the step lowers besides lone elementwise and reduction ops (``_Emitter.op``)."""
 
 
@@ -603,6 +604,8 @@ class _Emitter:
             return self.one_hot(op)
         if d is transpose:
             return self.transpose(op)
+        if d in (getitem, setitem):
+            return self.indexing(op)
         if d is N.batch_norm:
             return self.batch_norm(op)
         if d in _WINDOW_OPS:
@@ -940,6 +943,30 @@ class _Emitter:
             return self.copy(x, r)
         self.nn_loop("transpose", [(x, x.type.shape), (r, r.type.shape)],
                      layout.transpose_source(perm))
+
+    def indexing(self, op: Op) -> None:
+        """A basic ``getitem`` (the view copied out) or ``setitem`` (``x`` copied, the value
+        copied into the view) by a strided-copy loop (:func:`.layout.strided_source`), into the
+        step's own buffers: as host ops, numpy's fresh arrays page-faulted on every call.
+        Advanced indexing, a broadcast value, other dtypes: Unsupported (a host op)."""
+        x, r = op.operands[0], op.results[0]
+        value = op.operands[1] if op.opdef is setitem else r
+        view = layout.basic_view(x.type.shape, op.attrs["key"])
+        if view is None or isinstance(value, Literal) or \
+                not isinstance(value.type, TensorType) or value.type.dtype != x.type.dtype or \
+                r.type.dtype != x.type.dtype or x.type.dtype.np_dtype.kind not in "fiub" or \
+                view[2] != value.type.shape or not view[2] or 0 in view[2]:
+            raise Unsupported(f"{op.opdef.name} {op.attrs['key']} of {x.type}")
+        offset, strides, shape = view
+        unit = strides[-1] == 1
+        if op.opdef is getitem:
+            arrays = [(x, (x.type.size,)), (r, shape)]
+        else:
+            if not self.plan.shares(r, x):
+                self.copy(x, r)
+            arrays = [(value, shape), (r, (r.type.size,))]
+        self.nn_loop("strided", [*arrays, offset, *strides],
+                     layout.strided_source(len(shape), unit, op.opdef is setitem))
 
     def rows(self, x: Value) -> tuple:
         k = x.type.shape[-1] if x.type.ndim else 0
