@@ -114,3 +114,18 @@ def test_a_parameter_array_passed_as_an_input_too_gets_a_fresh_update(graph_mode
     step(ms.Tensor.from_numpy(w1))
     np.testing.assert_array_equal(net.w1.asnumpy(), expect[0])
     np.testing.assert_array_equal(net.w2.asnumpy(), expect[1])
+
+
+def test_a_value_taken_before_a_step_is_a_snapshot(graph_mode, monkeypatch):
+    """MindSpore 2.10: ``p.value()`` keeps the values it had, ``Tensor(p)`` and
+    ``p.asnumpy()`` share the parameter's memory and see the step's update."""
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    step = _step("sgd")
+    x, y = _data()
+    step(x, y)
+    w = next(p for p in step.get_parameters() if p.name == "0.weight")
+    snapshot, shared, before = w.value(), ms.Tensor(w), w.asnumpy().copy()
+    step(x, y)
+    np.testing.assert_array_equal(snapshot.asnumpy(), before)
+    np.testing.assert_array_equal(shared.asnumpy(), w.asnumpy())
+    assert not np.array_equal(w.asnumpy(), before)
