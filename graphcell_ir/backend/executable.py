@@ -107,7 +107,7 @@ def compile_executable(module: Module, fn: Function | str, *, jit: bool | None =
 
 class _Options:
     native = None   # linked native kernels (graphcell_ir.backend.native), or None
-    donated: dict = {}   # function -> the indices of its donated arguments
+    donated = None   # {function: the indices of its donated arguments}, or None
 
     def __init__(self, jit, min_size, dump_dir, interp):
         self.jit, self.min_size, self.dump_dir, self.interp = jit, min_size, dump_dir, interp
@@ -255,7 +255,7 @@ def _native_step(fn: Function, opts: _Options) -> tuple:
     if why is None:
         try:
             return emit.build(fn, host=functools.partial(primitive_callable, opts=opts),
-                              code=code, donated=opts.donated.get(fn, ())), None
+                              code=code, donated=(opts.donated or {}).get(fn, ())), None
         except Unsupported as e:
             why = str(e)
         except Exception as e:   # a bug of the emitter: the runner still runs the function

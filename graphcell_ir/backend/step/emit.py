@@ -69,7 +69,7 @@ from graphcell_ir.backend.native import pool as native_pool
 from graphcell_ir.backend.native.store import NativeObject
 from graphcell_ir.backend.native.target import host_target
 from graphcell_ir.backend.step import blas, layout, window
-from graphcell_ir.backend.step.donate import updates_in_place
+from graphcell_ir.backend.step.donate import check_apart, updates_in_place
 from graphcell_ir.backend.step.code import ProcessCode
 from graphcell_ir.backend.step.plan import PlanError, nbytes, plan_function
 from graphcell_ir.backend.step.task import Task, call_gemm
@@ -89,8 +89,6 @@ BAD_LABEL = 1
 """What the step returns, having written nothing the caller sees, for a label out of range: the
 Python runner then runs the call and the reference raises its error."""
 _IDS = itertools.count()
-_WRITEABLE = 0x0400
-"""numpy's NPY_ARRAY_WRITEABLE flag."""
 
 
 class NativeStep:
@@ -417,43 +415,7 @@ class _Emitter:
         body = self.entry.append_basic_block("body")
         b.cbranch(ok, body, bad)
         b.position_at_end(body)
-        self.donations_apart(layout, bad)
-
-    def donations_apart(self, layout, bad) -> None:
-        """Go to ``bad`` (MISMATCH) unless every argument an update is written into is
-        writeable and shares no byte with another argument (the same array passed twice, a
-        view of it): the in-place write would change what another operand reads; the Python
-        runner, writing fresh arrays, then runs the call. A loop over the pairs (a few
-        nanoseconds each), not straight-line code: ResNet-18's step has ~190 arguments."""
-        targets = sorted({self.arg_index[a] for a in self.into.values()})
-        if not targets:
-            return
-        ir, b, i64 = self.ir, self.b, self.i64
-        n = len(self.fn.args)
-        lo, hi = b.alloca(ir.ArrayType(i64, n)), b.alloca(ir.ArrayType(i64, n))
-        for j, (arg, a) in enumerate(zip(self.objects, self.fn.args)):
-            start = b.ptrtoint(self.field(arg, layout.data, self.ptr), i64)
-            b.store(start, b.gep(lo, [i64(0), i64(j)]))
-            b.store(b.add(start, i64(max(nbytes(a), 1))), b.gep(hi, [i64(0), i64(j)]))
-        for t in targets:
-            flags = self.field(self.objects[t], layout.flags, self.i32)
-            writeable = b.icmp_unsigned("!=", b.and_(flags, self.i32(_WRITEABLE)), self.i32(0))
-            self.branch_unless(writeable, bad)
-        table = ir.GlobalVariable(self.module, ir.ArrayType(i64, len(targets)),
-                                  f"{self.symbol}_donated")
-        table.initializer = ir.Constant(ir.ArrayType(i64, len(targets)), targets)
-        table.global_constant = True
-
-        def target(k):
-            t = b.load(b.gep(table, [i64(0), k]), typ=i64)
-            t_lo, t_hi = (b.load(b.gep(x, [i64(0), t]), typ=i64) for x in (lo, hi))
-
-            def other(j):
-                j_lo, j_hi = (b.load(b.gep(x, [i64(0), j]), typ=i64) for x in (lo, hi))
-                apart = b.or_(b.icmp_unsigned("<=", t_hi, j_lo), b.icmp_unsigned("<=", j_hi, t_lo))
-                self.branch_unless(b.or_(apart, b.icmp_signed("==", j, t)), bad)
-            self.loop(n, other)
-        self.loop(len(targets), target)
+        check_apart(self, layout, bad)
 
     def branch_unless(self, cond, bad) -> None:
         """Go on if ``cond``, else to block ``bad``."""
@@ -605,7 +567,7 @@ class _Emitter:
         if d is transpose:
             return self.transpose(op)
         if d in (getitem, setitem):
-            return self.indexing(op)
+            return layout.indexing(self, op)
         if d is N.batch_norm:
             return self.batch_norm(op)
         if d in _WINDOW_OPS:
@@ -943,30 +905,6 @@ class _Emitter:
             return self.copy(x, r)
         self.nn_loop("transpose", [(x, x.type.shape), (r, r.type.shape)],
                      layout.transpose_source(perm))
-
-    def indexing(self, op: Op) -> None:
-        """A basic ``getitem`` (the view copied out) or ``setitem`` (``x`` copied, the value
-        copied into the view) by a strided-copy loop (:func:`.layout.strided_source`), into the
-        step's own buffers: as host ops, numpy's fresh arrays page-faulted on every call.
-        Advanced indexing, a broadcast value, other dtypes: Unsupported (a host op)."""
-        x, r = op.operands[0], op.results[0]
-        value = op.operands[1] if op.opdef is setitem else r
-        view = layout.basic_view(x.type.shape, op.attrs["key"])
-        if view is None or isinstance(value, Literal) or \
-                not isinstance(value.type, TensorType) or value.type.dtype != x.type.dtype or \
-                r.type.dtype != x.type.dtype or x.type.dtype.np_dtype.kind not in "fiub" or \
-                view[2] != value.type.shape or not view[2] or 0 in view[2]:
-            raise Unsupported(f"{op.opdef.name} {op.attrs['key']} of {x.type}")
-        offset, strides, shape = view
-        unit = strides[-1] == 1
-        if op.opdef is getitem:
-            arrays = [(x, (x.type.size,)), (r, shape)]
-        else:
-            if not self.plan.shares(r, x):
-                self.copy(x, r)
-            arrays = [(value, shape), (r, (r.type.size,))]
-        self.nn_loop("strided", [*arrays, offset, *strides],
-                     layout.strided_source(len(shape), unit, op.opdef is setitem))
 
     def rows(self, x: Value) -> tuple:
         k = x.type.shape[-1] if x.type.ndim else 0

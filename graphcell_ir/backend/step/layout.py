@@ -15,6 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphcell_ir.backend.lower import Unsupported
+from graphcell_ir.ir.core import Literal
+from graphcell_ir.ir.types import TensorType
+from graphcell_ir.ops.layout import getitem, setitem
+
 
 def transpose_source(perm: tuple[int, ...]) -> str:
     """``transpose(x, out)``: ``out = x.transpose(perm)``, iterating ``out`` in C order (its
@@ -81,3 +86,27 @@ def strided_source(rank: int, unit_last: bool, write: bool) -> str:
     lines.append("    " * (rank + 1) + (f"out[{flat}] = x[{dense}]" if write else
                                           f"out[{dense}] = x[{flat}]"))
     return "\n".join(lines) + "\n"
+
+
+def indexing(e, op) -> None:
+    """A basic ``getitem`` (the view copied out) or ``setitem`` (``x`` copied, the value copied
+    into the view) in emitter ``e``'s step, by a strided-copy loop (:func:`strided_source`)
+    into the step's own buffers: as host ops, numpy's fresh arrays page-faulted on every call.
+    One element, a broadcast value, other dtypes: Unsupported (a host op)."""
+    x, r = op.operands[0], op.results[0]
+    value = op.operands[1] if op.opdef is setitem else r
+    view = basic_view(x.type.shape, op.attrs["key"])
+    if view is None or isinstance(value, Literal) or not isinstance(value.type, TensorType) or \
+            value.type.dtype != x.type.dtype or r.type.dtype != x.type.dtype or \
+            x.type.dtype.np_dtype.kind not in "fiub" or view[2] != value.type.shape or \
+            not view[2] or 0 in view[2]:
+        raise Unsupported(f"{op.opdef.name} {op.attrs['key']} of {x.type}")
+    offset, strides, shape = view
+    if op.opdef is getitem:
+        arrays = [(x, (x.type.size,)), (r, shape)]
+    else:
+        if not e.plan.shares(r, x):
+            e.copy(x, r)
+        arrays = [(value, shape), (r, (r.type.size,))]
+    e.nn_loop("strided", [*arrays, offset, *strides],
+              strided_source(len(shape), strides[-1] == 1, op.opdef is setitem))
