@@ -1,5 +1,4 @@
-"""Basic ``getitem`` and ``setitem`` run in the native step (``emit._Emitter.indexing``,
-``step/layout.py``): strided copies into the step's own buffers, with the interpreter's values
+"""Basic ``getitem`` and ``setitem`` run in the native step (``step/layout.indexing``): strided copies into the step's own buffers, with the interpreter's values
 bit for bit, over slices (steps, negative steps), integers, ``None`` and ``...``; advanced
 indexing to one element and a broadcast value stay ops run in Python (``getitem``'s key is
 basic indexing only: gathers are ``take``)."""
