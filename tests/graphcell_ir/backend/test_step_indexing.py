@@ -1,7 +1,8 @@
-"""Basic ``getitem`` and ``setitem`` run in the native step (``step/layout.indexing``): strided copies into the step's own buffers, with the interpreter's values
-bit for bit, over slices (steps, negative steps), integers, ``None`` and ``...``; advanced
-indexing to one element and a broadcast value stay ops run in Python (``getitem``'s key is
-basic indexing only: gathers are ``take``)."""
+"""Basic ``getitem`` and ``setitem`` run in the native step (``step/layout.indexing``):
+strided copies into the step's own buffers, with the interpreter's values bit for bit, over
+slices (steps, negative steps), integers, ``None`` and ``...``; a result of one element and a
+broadcast value stay ops run in Python (``getitem``'s key is basic indexing only: gathers are
+``take``)."""
 from __future__ import annotations
 
 import numpy as np
