@@ -275,17 +275,12 @@ def _exp_sum(row, m, e):
     return s
 
 
-def _sum_exp(row, m):
-    """sum(exp(row - m)), summed in float64: :func:`_exp_sum`'s sum without storing."""
+def _log_sum_exp(row, m):
+    """log(sum(exp(row - m))), summed and taken in float64."""
     s = np.float64(0.0)
     for k in range(row.shape[0]):
         s += math.exp(row[k] - m)
-    return s
-
-
-def _log_sum_exp(row, m):
-    """log(sum(exp(row - m))), summed and taken in float64."""
-    return np.float64(math.log(_sum_exp(row, m)))
+    return np.float64(math.log(s))
 
 
 def softmax_rows(x, out):
@@ -328,10 +323,10 @@ def softmax_cross_entropy_rows(x, labels, loss, back):
 def sparse_softmax_cross_entropy_rows(x, labels, loss, probs):
     """loss[r] = -log_softmax(x[r])[labels[r]] for the rows ``labels`` has (in range: the caller
     checked), probs[r] = softmax(x[r]) (:func:`softmax_rows`' bits) for the rows ``probs`` has;
-    either may be empty. ``probs`` is of x's dtype, so the sum its exponentials give is the one
-    the loss takes (the same bits with or without it). A train step's loss and the softmax its
-    gradient takes are then one compiled loop, called twice: one compile less (25 ms of a
-    LeNet5 step's cold compile)."""
+    either may be empty. A train step's loss and the softmax its gradient takes are then one
+    compiled loop, called twice (one compile less: 25 ms of a LeNet5 step's cold compile). The
+    loss sums its own exponentials, unrounded (run as Python, ``math.exp`` is float64: the
+    stored probabilities would round them), so it has the same bits with or without ``probs``."""
     for r in range(x.shape[0]):
         row = x[r]
         m = _max8(row)
@@ -340,10 +335,8 @@ def sparse_softmax_cross_entropy_rows(x, labels, loss, probs):
             s = _exp_sum(row, m, o)
             for k in range(row.shape[0]):
                 o[k] = o[k] / s
-        else:
-            s = _sum_exp(row, m)
         if r < labels.shape[0]:
-            loss[r] = -((row[labels[r]] - m) - np.float64(math.log(s)))
+            loss[r] = -((row[labels[r]] - m) - _log_sum_exp(row, m))
 
 
 
