@@ -716,8 +716,9 @@ def sparse_softmax_cross_entropy(L, logits, labels):
     if not (_class_rows(logits) and labels.shape == logits.shape[:-1]
             and labels.dtype in _LABELS and _in_range(labels, logits.shape[-1])):
         return N.sparse_softmax_cross_entropy.ref(logits, labels)   # raises on a bad label
-    loss = np.empty(logits.shape[:-1], logits.dtype)
-    L.sparse_softmax_cross_entropy_rows(_rows(logits), _c(labels).reshape(-1), loss.reshape(-1))
+    loss, rows = np.empty(logits.shape[:-1], logits.dtype), _rows(logits)
+    L.sparse_softmax_cross_entropy_rows(rows, _c(labels).reshape(-1), loss.reshape(-1),
+                                        rows[:0])   # no probabilities
     return loss
 
 

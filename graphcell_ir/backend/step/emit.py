@@ -917,7 +917,11 @@ class _Emitter:
         axis = op.attrs.get("axis")
         if axis is None or len(axis) != 1 or axis[0] not in (-1, x.type.ndim - 1):
             raise Unsupported("softmax over another axis than the last")
-        self.nn_loop("softmax_rows", [(x, self.rows(x)), (r, self.rows(x))])
+        if r.type.dtype != x.type.dtype:
+            raise Unsupported(f"softmax of {x.type} to {r.type}")
+        null, dt = self.ir.Constant(self.ptr, None), x.type.dtype.np_dtype   # no labels, loss
+        self.nn_loop("sparse_softmax_cross_entropy_rows", [
+            (x, self.rows(x)), (null, np.int32, (0,)), (null, dt, (0,)), (r, self.rows(x))])
 
     def sparse_cross_entropy(self, op: Op) -> None:
         (x, labels), (r,) = op.operands, op.results
@@ -926,8 +930,9 @@ class _Emitter:
                 labels.type.size != shape[0] or r.type.size != shape[0]:
             raise Unsupported(f"sparse_softmax_cross_entropy of {x.type} and {labels.type}")
         self.labels_in_range(labels, shape[1])   # a bad label: the reference raises its error
-        self.nn_loop("sparse_softmax_cross_entropy_rows",
-                     [(x, shape), (labels, (shape[0],)), (r, (shape[0],))])
+        self.nn_loop("sparse_softmax_cross_entropy_rows",   # no probabilities: see softmax()
+                     [(x, shape), (labels, (shape[0],)), (r, (shape[0],)),
+                      (self.ir.Constant(self.ptr, None), x.type.dtype.np_dtype, (0, shape[1]))])
 
     def labels_in_range(self, labels: Value, n: int) -> None:
         """Return BAD_LABEL from the step when a label is outside [0, n) (negative labels,
