@@ -10,6 +10,7 @@ import pytest
 
 from graphcell_ir.backend.executable import compile_executable
 from graphcell_ir.backend.interp import interpret
+from graphcell_ir.backend.step import window
 from graphcell_ir.ops import conv as C
 from graphcell_ir.text import parse_module
 
@@ -74,9 +75,14 @@ func @f(%x: {_t(dtype, xs)}, %w: {_t(dtype, ws)}, %d: {_t(dtype, ys)}) -> {_t(dt
 """, ys
 
 
+@pytest.mark.parametrize("streamed", [False, True], ids=["kept", "streamed"])
 @pytest.mark.parametrize("dtype", ["f32", "f64"])
 @pytest.mark.parametrize("case", CONVS)
-def test_convolutions_run_natively_with_the_runners_bits(monkeypatch, case, dtype):
+def test_convolutions_run_natively_with_the_runners_bits(monkeypatch, case, dtype, streamed):
+    """``streamed``: every batch's columns counted as too large to keep (a ResNet block's), so
+    each block writes one sample's columns at a time into its slot (window._streamed)."""
+    if streamed:
+        monkeypatch.setattr(window, "KEPT_COLUMNS", 0)
     xs, ws, stride, pad_mode, pad, dilation, group = case
     text, ys = _conv_text(dtype, xs, ws, stride, pad_mode, pad, dilation, group)
     rng = np.random.default_rng(3)
