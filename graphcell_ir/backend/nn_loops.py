@@ -83,20 +83,10 @@ def _window_row(x, n, c, i, j, sh, sw, dh, dw, pt, pl, oh, ow, row):
         if hy < 0 or hy >= h:
             for v in range(ow):
                 row[o + v] = 0
-        elif sw == 1:   # padding, a plain copy, padding: the copy is a vector loop
-            # max(..., 0) on values that are never negative tells the code generator so: no
-            # index wraps, so no per-element select or gather
-            v0 = max(min(-off, ow), 0)
-            v1 = max(min(wd - off, ow), v0)
-            start = max(v0 + off, 0)
-            dst = max(o, 0) + v0
-            src = x[n, c, hy]
-            for v in range(v0):
-                row[dst - v0 + v] = 0
-            for k in range(v1 - v0):
-                row[dst + k] = src[start + k]
-            for v in range(v1, max(ow, 0)):
-                row[max(o, 0) + v] = 0
+        elif sw == 1:
+            for v in range(ow):
+                wx = v + off
+                row[o + v] = x[n, c, hy, wx] if 0 <= wx < wd else 0
         else:
             for v in range(ow):
                 wx = v * sw + off
