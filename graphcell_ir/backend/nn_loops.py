@@ -58,6 +58,29 @@ def im2col(x, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, cols):
                                 cols[n, (c * kh + i) * kw + j])
 
 
+def im2row(xh, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, rows):
+    """rows[n, y*ow + v, (i*kw + j)*C + c] = xh[n, y*sh + i*dh - pt, v*sw + j*dw - pl, c], 0
+    where that is padding: :func:`im2col`'s columns as rows, from a channels-last image
+    ``xh`` (N, H, W, C), so every window offset is one copy of C contiguous channels."""
+    n_, h, wd, c_ = xh.shape[0], xh.shape[1], xh.shape[2], xh.shape[3]
+    for n in prange(n_):
+        for y in range(oh):
+            for v in range(ow):
+                row = rows[n, y * ow + v]
+                for i in range(kh):
+                    hy = y * sh + i * dh - pt
+                    for j in range(kw):
+                        wx = v * sw + j * dw - pl
+                        at = (i * kw + j) * c_
+                        if hy < 0 or hy >= h or wx < 0 or wx >= wd:
+                            for c in range(c_):
+                                row[at + c] = 0
+                        else:
+                            src = xh[n, hy, wx]
+                            for c in range(c_):
+                                row[at + c] = src[c]
+
+
 def im2col_wide(x, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, cols, lo, hi):
     """:func:`im2col` of samples ``lo:hi`` with the samples side by side: ``cols`` is
     ``(C*KH*KW, N, OH*OW)``, so a batch's columns are one ``(C*KH*KW, N*OH*OW)`` matrix (one
