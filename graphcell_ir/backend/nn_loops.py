@@ -81,6 +81,22 @@ def im2row(xh, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, rows):
                                 row[at + c] = src[c]
 
 
+def row2im(drows, kh, kw, sh, sw, dh, dw, oh, ow, xhp):
+    """The adjoint of :func:`im2row`: add each row of ``drows`` (N, OH*OW, KH*KW*C) back into
+    the zeroed padded channels-last image ``xhp`` (N, HP, WP, C), window by window."""
+    n_, c_ = xhp.shape[0], xhp.shape[3]
+    for n in prange(n_):
+        for y in range(oh):
+            for v in range(ow):
+                row = drows[n, y * ow + v]
+                for i in range(kh):
+                    for j in range(kw):
+                        dst = xhp[n, y * sh + i * dh, v * sw + j * dw]
+                        at = (i * kw + j) * c_
+                        for c in range(c_):
+                            dst[c] += row[at + c]
+
+
 def im2col_wide(x, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, cols, lo, hi):
     """:func:`im2col` of samples ``lo:hi`` with the samples side by side: ``cols`` is
     ``(C*KH*KW, N, OH*OW)``, so a batch's columns are one ``(C*KH*KW, N*OH*OW)`` matrix (one

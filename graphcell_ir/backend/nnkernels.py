@@ -426,6 +426,8 @@ def conv2d_backprop_input(L, dy, w, *, input_size, **win):
     o = w.shape[0]
     if _wide(tuple(input_size), g):
         return _crop(_input_wide(L, dy, w, g, grp, tuple(input_size)), g, h, wd)
+    if by_rows(tuple(input_size), grp, g):
+        return _input_rows(L, dy, w, g, tuple(input_size))
     wt = w.reshape(grp, o // grp, -1).transpose(0, 2, 1)          # (G, Cg*KH*KW, Og)
     d = _c(dy).reshape(n, grp, o // grp, g.oh * g.ow)
     dcols = _workspace((n, grp, wt.shape[1], d.shape[3]), dy.dtype)
@@ -437,6 +439,27 @@ def conv2d_backprop_input(L, dy, w, *, input_size, **win):
         L.col2im(flat[lo:hi], *_win(g), g.oh, g.ow, dxp[lo:hi])
     _blas_blocks(n, blocks(n, dcols.size * (o // grp + COPY_MACS), GEMM_UNIT), run)
     return _crop(dxp, g, h, wd)
+
+
+def _input_rows(L, dy, w, g: C.Window, input_size: tuple) -> np.ndarray:
+    """The input gradient on rows (:func:`by_rows`, the forward's layout): per sample ``dy^T
+    @ wr`` into the rows' gradients ``(OH*OW, KH*KW*C)``, added back by ``row2im`` into a
+    zeroed padded channels-last image, which is cropped and moved to NCHW. Why: ``w^T @ dy``
+    ran at 115-130 GFLOP/s, ``dy^T @ wr`` at 165-205 (a ResNet block's, one core)."""
+    n, c, h, wd = input_size
+    o, p, k = w.shape[0], g.oh * g.ow, c * g.kh * g.kw
+    dyt = np.ascontiguousarray(dy.reshape(n, o, p).transpose(0, 2, 1))
+    wr = weight_rows(w)
+    drows = _workspace((n, p, k), dy.dtype)
+    hp, wp = g.padded(h, wd)
+    xhp = np.zeros((n, hp, wp, c), dy.dtype)
+
+    def run(lo, hi):   # a block of samples: its rows' gradients, then their scatter
+        for s in range(lo, hi):
+            np.matmul(dyt[s], wr, out=drows[s])
+        L.row2im(drows[lo:hi], *_win(g), g.oh, g.ow, xhp[lo:hi])
+    _blas_blocks(n, blocks(n, drows.size * (o + COPY_MACS), GEMM_UNIT), run)
+    return np.ascontiguousarray(xhp[:, g.pt:g.pt + h, g.pl:g.pl + wd].transpose(0, 3, 1, 2))
 
 
 # --- convolution, the samples side by side (few output positions) -----------------------------

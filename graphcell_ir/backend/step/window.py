@@ -302,6 +302,56 @@ CROP = """def crop(xp, pt, pl, out):
 """``out`` = the padded gradient ``xp`` without its padding (nnkernels' ``_crop``: a copy)."""
 
 
+CHANNELS_FIRST = """def channels_first(xhp, pt, pl, out):
+    for n in range(out.shape[0]):
+        for c in range(out.shape[1]):
+            for y in range(out.shape[2]):
+                for v in range(out.shape[3]):
+                    out[n, c, y, v] = xhp[n, y + pt, v + pl, c]
+"""
+"""``out`` (N, C, H, W) = the padded channels-last ``xhp`` (N, HP, WP, C) without its
+padding (numpy's cropping, transposing copy: the same values); the writes run along rows."""
+
+
+def _input_rows(e, w, dy, dx, dtype, g, n: int, c: int, o: int, p: int, ckk: int) -> None:
+    """The input gradient on rows (nnkernels._input_rows): the filter's rows once, then per
+    sample in its block's slots ``dy^T``, the GEMM ``dy^T @ wr``, the padded channels-last
+    image zeroed, ``row2im`` and the crop back to NCHW."""
+    item, i64 = dtype.itemsize, e.i64
+    h, wd = dx.type.shape[2:]
+    hp, wp = g.padded(h, wd)
+    kk = g.kh * g.kw
+    arr3, arr4 = (None, dtype, (0, 0, 0)), (None, dtype, (0, 0, 0, 0))
+    wr = e.scratch((o, kk, c), dtype)
+    e.nn_loop("swap_last", [(e.pointer(w), dtype, (o, c, kk)), (wr, dtype, (o, kk, c))],
+              SWAP_LAST)
+    dyt, drows, xhp = (e.scratch(shape, dtype)
+                       for shape in ((n, p, o), (n, p, ckk), (n, hp, wp, c)))
+    task = Task(e, "conv2d_input_rows", [e.pointer(dy), wr, dyt, drows, xhp, e.pointer(dx)])
+    db, wb, tb, rb, hb, xb = task.bases
+    t = task.t
+
+    def sample(s):
+        f = task.first
+        dy_t, rows_at = task.at(tb, t.mul(f, i64(p * o)), item), \
+            task.at(rb, t.mul(f, i64(p * ckk)), item)
+        image = task.at(hb, t.mul(f, i64(hp * wp * c)), item)
+        task.loop("swap_last", [arr3, arr3], [
+            task.at(db, t.mul(s, i64(o * p)), item), i64(1), i64(o), i64(p),
+            dy_t, i64(1), i64(p), i64(o)], SWAP_LAST)
+        task.gemm(dtype, False, False, p, ckk, o, dy_t, o, wb, ckk, rows_at, ckk)
+        task.zero(image, hp * wp * c * item)
+        task.loop("row2im", [arr3, *[0] * 8, arr4], [
+            rows_at, i64(1), i64(p), i64(ckk), *map(i64, _window_args(g) + [g.oh, g.ow]),
+            image, i64(1), i64(hp), i64(wp), i64(c)])
+        task.loop("channels_first", [arr4, 0, 0, arr4], [
+            image, i64(1), i64(hp), i64(wp), i64(c), i64(g.pt), i64(g.pl),
+            task.at(xb, t.mul(s, i64(c * h * wd)), item), i64(1), i64(c), i64(h), i64(wd)],
+            CHANNELS_FIRST)
+    task.each(task.first, task.last, sample)
+    task.run(n, _split_work(n, n * p * ckk * (o + K.COPY_MACS), K.GEMM_UNIT))
+
+
 def conv2d_backprop_input(e, op) -> None:
     """``dx``: per block of samples, one GEMM per sample and group ``w^T @ dy`` into the
     column gradients, then col2im into the zeroed ``dx`` — or, with padding, into a zeroed
@@ -319,6 +369,8 @@ def conv2d_backprop_input(e, op) -> None:
     h, wd = shape[2:]
     hp, wp = g.padded(h, wd)
     _gemms_only(op, kg, p)
+    if K.by_rows(shape, grp, g):
+        return _input_rows(e, w, dy, dx, dtype, g, n, c, o, p, ckk)
     item = dtype.itemsize
     padded = (hp, wp) != (h, wd)
     streamed = _streamed(n, ckk, p, dtype)
