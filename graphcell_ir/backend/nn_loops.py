@@ -97,6 +97,33 @@ def row2im(drows, kh, kw, sh, sw, dh, dw, oh, ow, xhp):
                             dst[c] += row[at + c]
 
 
+def swap_last(a, out):
+    """``out[n] = a[n]^T`` (a copy): an image to channels last, a filter to rows
+    (``nnkernels.weight_rows``), a sample's ``(OH*OW, O)`` product back to NCHW. The inner loop
+    runs along the longer axis, so the strided side steps by the shorter one's rows: (1024, 32)
+    -> (32, 1024) took 177 us a sample with the rows' loop inner (4 KiB strides: one cache
+    set), 9 us this way."""
+    for n in range(a.shape[0]):
+        if a.shape[1] <= a.shape[2]:
+            for i in range(a.shape[1]):
+                for j in range(a.shape[2]):
+                    out[n, j, i] = a[n, i, j]
+        else:
+            for j in range(a.shape[2]):
+                for i in range(a.shape[1]):
+                    out[n, j, i] = a[n, i, j]
+
+
+def channels_first(xhp, pt, pl, out):
+    """``out`` (N, C, H, W) = the padded channels-last image ``xhp`` (N, HP, WP, C) without its
+    padding (a copy); the writes run along rows."""
+    for n in range(out.shape[0]):
+        for c in range(out.shape[1]):
+            for y in range(out.shape[2]):
+                for v in range(out.shape[3]):
+                    out[n, c, y, v] = xhp[n, y + pt, v + pl, c]
+
+
 def im2col_wide(x, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, cols, lo, hi):
     """:func:`im2col` of samples ``lo:hi`` with the samples side by side: ``cols`` is
     ``(C*KH*KW, N, OH*OW)``, so a batch's columns are one ``(C*KH*KW, N*OH*OW)`` matrix (one

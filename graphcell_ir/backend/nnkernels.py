@@ -276,15 +276,16 @@ def _block_workers():
 _scratch = threading.local()
 
 
-def _workspace(shape: tuple, dtype) -> np.ndarray:
+def _workspace(shape: tuple, dtype, use: str = "") -> np.ndarray:
     """A reusable buffer for a temporary that never leaves a kernel (the columns). A fresh
     multi-MB array costs a page fault per 4 KiB page whenever malloc has given the memory back
     (measured in the LeNet step: 0.6 ms of a 0.75 ms im2col); per thread, as a GEMM releases
-    the GIL."""
+    the GIL. ``use`` tells apart the workspaces one kernel holds at once (two of one shape
+    would otherwise be one buffer)."""
     bufs = getattr(_scratch, "bufs", None)
     if bufs is None:
         bufs = _scratch.bufs = {}
-    key = (shape, dtype)
+    key = (shape, np.dtype(dtype), use)
     buf = bufs.get(key)
     if buf is None:
         if len(bufs) >= 8:   # a bounded cache: shapes of one model come back, others do not
@@ -365,32 +366,39 @@ def by_rows(x_shape, grp: int, g: C.Window) -> bool:
     return grp == 1 and x_shape[1] >= ROWS_MIN_CHANNELS and not _wide(x_shape, g)
 
 
-def weight_rows(w: np.ndarray) -> np.ndarray:
+def weight_rows(L, w: np.ndarray) -> np.ndarray:
     """The filter ``(O, C, KH, KW)`` as rows ``(O, KH*KW*C)``: the channels innermost, as
-    :func:`nn_loops.im2row` orders a window (a copy)."""
-    return np.ascontiguousarray(w.transpose(0, 2, 3, 1)).reshape(w.shape[0], -1)
+    :func:`nn_loops.im2row` orders a window (a copy, by ``nn_loops.swap_last``)."""
+    o, c = w.shape[:2]
+    wr = np.empty((o, w.shape[2] * w.shape[3], c), w.dtype)
+    L.swap_last(_c(w).reshape(o, c, -1), wr)
+    return wr.reshape(o, -1)
 
 
 def _conv2d_rows(L, x, w, g: C.Window) -> np.ndarray:
-    """The forward convolution on rows: ``x`` moved to channels last, per sample its windows
-    as rows ``(OH*OW, KH*KW*C)`` (``im2row``) times the filter's rows transposed, ``rows @
-    wr^T`` (numpy passes the transposed operand to BLAS as a flag), then the ``(OH*OW, O)``
-    result moved to NCHW. Why: OpenBLAS packs the thin filter once and reads the rows
-    along K; the columns' ``w @ cols`` spent as long packing the columns as multiplying (a
-    ResNet block's 3x3, 32 channels, 32x32, one core: 191 against 106 GFLOP/s for the GEMMs)."""
+    """The forward convolution on rows: per block of samples, the image moved to channels last
+    (``swap_last``), its windows as rows ``(OH*OW, KH*KW*C)`` (``im2row``), one GEMM per
+    sample ``rows @ wr^T`` (numpy passes the transposed operand to BLAS as a flag) and the
+    ``(OH*OW, O)`` product moved back to NCHW. Why: OpenBLAS packs the thin filter once and
+    reads the rows along K; the columns' ``w @ cols`` spent as long packing the columns as
+    multiplying (a ResNet block's 3x3, 32 channels, 32x32, one core: 185-191 against 103-106
+    GFLOP/s for the GEMMs)."""
     n, c = x.shape[:2]
-    o, p, k = w.shape[0], g.oh * g.ow, c * g.kh * g.kw
-    xh = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
-    rows = _workspace((n, p, k), x.dtype)
-    wr = weight_rows(w)
-    yt = np.empty((n, p, o), x.dtype)
+    o, p, k, hw = w.shape[0], g.oh * g.ow, c * g.kh * g.kw, x.shape[2] * x.shape[3]
+    xc = _c(x).reshape(n, c, hw)
+    xh = _workspace((n, x.shape[2], x.shape[3], c), x.dtype, "image")
+    rows = _workspace((n, p, k), x.dtype, "rows")
+    wr = weight_rows(L, w)
+    yt = _workspace((n, p, o), x.dtype, "product")
+    y = np.empty((n, o, p), x.dtype)
 
-    def run(lo, hi):   # a block of samples: its rows, then its GEMMs (still in cache)
+    def run(lo, hi):   # a block of samples, in cache from one loop to the next
+        L.swap_last(xc[lo:hi], xh[lo:hi].reshape(hi - lo, hw, c))
         L.im2row(xh[lo:hi], *_win(g), g.pt, g.pl, g.oh, g.ow, rows[lo:hi])
-        for s in range(lo, hi):
-            np.matmul(rows[s], wr.T, out=yt[s])
+        np.matmul(rows[lo:hi], wr.T, out=yt[lo:hi])
+        L.swap_last(yt[lo:hi], y[lo:hi])
     _blas_blocks(n, blocks(n, yt.size * k + rows.size * COPY_MACS, GEMM_UNIT), run)
-    return np.ascontiguousarray(yt.transpose(0, 2, 1)).reshape(n, o, g.oh, g.ow)
+    return y.reshape(n, o, g.oh, g.ow)
 
 
 @_quiet
@@ -442,24 +450,28 @@ def conv2d_backprop_input(L, dy, w, *, input_size, **win):
 
 
 def _input_rows(L, dy, w, g: C.Window, input_size: tuple) -> np.ndarray:
-    """The input gradient on rows (:func:`by_rows`, the forward's layout): per sample ``dy^T
-    @ wr`` into the rows' gradients ``(OH*OW, KH*KW*C)``, added back by ``row2im`` into a
-    zeroed padded channels-last image, which is cropped and moved to NCHW. Why: ``w^T @ dy``
+    """The input gradient on rows (:func:`by_rows`, the forward's layout): per block of
+    samples ``dy`` moved to ``(OH*OW, O)`` (``swap_last``), one GEMM per sample ``dy^T @ wr``
+    into the rows' gradients ``(OH*OW, KH*KW*C)``, added back by ``row2im`` into a zeroed
+    padded channels-last image, cropped back to NCHW (``channels_first``). Why: ``w^T @ dy``
     ran at 115-130 GFLOP/s, ``dy^T @ wr`` at 165-205 (a ResNet block's, one core)."""
     n, c, h, wd = input_size
     o, p, k = w.shape[0], g.oh * g.ow, c * g.kh * g.kw
-    dyt = np.ascontiguousarray(dy.reshape(n, o, p).transpose(0, 2, 1))
-    wr = weight_rows(w)
-    drows = _workspace((n, p, k), dy.dtype)
+    d = _c(dy).reshape(n, o, p)
+    dyt = _workspace((n, p, o), dy.dtype, "product")
+    wr = weight_rows(L, w)
+    drows = _workspace((n, p, k), dy.dtype, "rows")
     hp, wp = g.padded(h, wd)
     xhp = np.zeros((n, hp, wp, c), dy.dtype)
+    dx = np.empty((n, c, h, wd), dy.dtype)
 
     def run(lo, hi):   # a block of samples: its rows' gradients, then their scatter
-        for s in range(lo, hi):
-            np.matmul(dyt[s], wr, out=drows[s])
+        L.swap_last(d[lo:hi], dyt[lo:hi])
+        np.matmul(dyt[lo:hi], wr, out=drows[lo:hi])
         L.row2im(drows[lo:hi], *_win(g), g.oh, g.ow, xhp[lo:hi])
+        L.channels_first(xhp[lo:hi], g.pt, g.pl, dx[lo:hi])
     _blas_blocks(n, blocks(n, drows.size * (o + COPY_MACS), GEMM_UNIT), run)
-    return np.ascontiguousarray(xhp[:, g.pt:g.pt + h, g.pl:g.pl + wd].transpose(0, 3, 1, 2))
+    return dx
 
 
 # --- convolution, the samples side by side (few output positions) -----------------------------

@@ -175,24 +175,6 @@ def _sample_columns(task, e, dtype, xb, cb, x_shape, g, ckk: int, p: int, fresh:
     return columns
 
 
-SWAP_LAST = """def swap_last(a, out):
-    for n in range(a.shape[0]):
-        if a.shape[1] <= a.shape[2]:
-            for i in range(a.shape[1]):
-                for j in range(a.shape[2]):
-                    out[n, j, i] = a[n, i, j]
-        else:
-            for j in range(a.shape[2]):
-                for i in range(a.shape[1]):
-                    out[n, j, i] = a[n, i, j]
-"""
-"""``out[n] = a[n]^T``: an image to channels last, a filter to :func:`nnkernels.weight_rows`,
-a sample's ``(OH*OW, O)`` product back to NCHW (numpy's transposing copies: the same values).
-The inner loop runs along the longer axis, so the strided side steps by the shorter one's
-rows: (1024, 32) -> (32, 1024) took 177 us a sample with the rows' loop inner (4 KiB
-strides: one cache set), 9 us this way."""
-
-
 def _conv2d_rows(e, op, x, w, y, dtype, g, n: int, c: int, o: int, p: int, ckk: int) -> None:
     """The forward convolution on rows (nnkernels._conv2d_rows, :func:`nnkernels.by_rows`):
     the filter's rows once, then per sample — in its block's slots, so in L2 — the image to
@@ -202,8 +184,7 @@ def _conv2d_rows(e, op, x, w, y, dtype, g, n: int, c: int, o: int, p: int, ckk: 
     hw, kk = h * wd, g.kh * g.kw
     arr3, arr4 = (None, dtype, (0, 0, 0)), (None, dtype, (0, 0, 0, 0))
     wr = e.scratch((o, kk, c), dtype)
-    e.nn_loop("swap_last", [(e.pointer(w), dtype, (o, c, kk)), (wr, dtype, (o, kk, c))],
-              SWAP_LAST)
+    e.nn_loop("swap_last", [(e.pointer(w), dtype, (o, c, kk)), (wr, dtype, (o, kk, c))])
     xh, rows, yt = (e.scratch(shape, dtype) for shape in ((n, hw, c), (n, p, ckk), (n, p, o)))
     task = Task(e, "conv2d_rows", [e.pointer(x), wr, xh, rows, yt, e.pointer(y)])
     xb, wb, hb, rb, tb, yb = task.bases
@@ -216,7 +197,7 @@ def _conv2d_rows(e, op, x, w, y, dtype, g, n: int, c: int, o: int, p: int, ckk: 
         product = task.at(tb, t.mul(f, i64(p * o)), item)
         task.loop("swap_last", [arr3, arr3], [
             task.at(xb, t.mul(s, i64(c * hw)), item), i64(1), i64(c), i64(hw),
-            image, i64(1), i64(hw), i64(c)], SWAP_LAST)
+            image, i64(1), i64(hw), i64(c)])
         task.loop("im2row", [arr4, *[0] * 10, arr3], [
             image, i64(1), i64(h), i64(wd), i64(c),
             *map(i64, _window_args(g) + [g.pt, g.pl, g.oh, g.ow]),
@@ -224,7 +205,7 @@ def _conv2d_rows(e, op, x, w, y, dtype, g, n: int, c: int, o: int, p: int, ckk: 
         task.gemm(dtype, False, True, p, o, ckk, rows_at, ckk, wb, ckk, product, o)
         task.loop("swap_last", [arr3, arr3], [
             product, i64(1), i64(p), i64(o),
-            task.at(yb, t.mul(s, i64(o * p)), item), i64(1), i64(o), i64(p)], SWAP_LAST)
+            task.at(yb, t.mul(s, i64(o * p)), item), i64(1), i64(o), i64(p)])
     task.each(task.first, task.last, sample)
     task.run(n, _split_work(n, n * p * o * ckk + n * p * ckk * K.COPY_MACS, K.GEMM_UNIT))
 
@@ -302,17 +283,6 @@ CROP = """def crop(xp, pt, pl, out):
 """``out`` = the padded gradient ``xp`` without its padding (nnkernels' ``_crop``: a copy)."""
 
 
-CHANNELS_FIRST = """def channels_first(xhp, pt, pl, out):
-    for n in range(out.shape[0]):
-        for c in range(out.shape[1]):
-            for y in range(out.shape[2]):
-                for v in range(out.shape[3]):
-                    out[n, c, y, v] = xhp[n, y + pt, v + pl, c]
-"""
-"""``out`` (N, C, H, W) = the padded channels-last ``xhp`` (N, HP, WP, C) without its
-padding (numpy's cropping, transposing copy: the same values); the writes run along rows."""
-
-
 def _input_rows(e, w, dy, dx, dtype, g, n: int, c: int, o: int, p: int, ckk: int) -> None:
     """The input gradient on rows (nnkernels._input_rows): the filter's rows once, then per
     sample in its block's slots ``dy^T``, the GEMM ``dy^T @ wr``, the padded channels-last
@@ -323,8 +293,7 @@ def _input_rows(e, w, dy, dx, dtype, g, n: int, c: int, o: int, p: int, ckk: int
     kk = g.kh * g.kw
     arr3, arr4 = (None, dtype, (0, 0, 0)), (None, dtype, (0, 0, 0, 0))
     wr = e.scratch((o, kk, c), dtype)
-    e.nn_loop("swap_last", [(e.pointer(w), dtype, (o, c, kk)), (wr, dtype, (o, kk, c))],
-              SWAP_LAST)
+    e.nn_loop("swap_last", [(e.pointer(w), dtype, (o, c, kk)), (wr, dtype, (o, kk, c))])
     dyt, drows, xhp = (e.scratch(shape, dtype)
                        for shape in ((n, p, o), (n, p, ckk), (n, hp, wp, c)))
     task = Task(e, "conv2d_input_rows", [e.pointer(dy), wr, dyt, drows, xhp, e.pointer(dx)])
@@ -338,7 +307,7 @@ def _input_rows(e, w, dy, dx, dtype, g, n: int, c: int, o: int, p: int, ckk: int
         image = task.at(hb, t.mul(f, i64(hp * wp * c)), item)
         task.loop("swap_last", [arr3, arr3], [
             task.at(db, t.mul(s, i64(o * p)), item), i64(1), i64(o), i64(p),
-            dy_t, i64(1), i64(p), i64(o)], SWAP_LAST)
+            dy_t, i64(1), i64(p), i64(o)])
         task.gemm(dtype, False, False, p, ckk, o, dy_t, o, wb, ckk, rows_at, ckk)
         task.zero(image, hp * wp * c * item)
         task.loop("row2im", [arr3, *[0] * 8, arr4], [
@@ -346,8 +315,7 @@ def _input_rows(e, w, dy, dx, dtype, g, n: int, c: int, o: int, p: int, ckk: int
             image, i64(1), i64(hp), i64(wp), i64(c)])
         task.loop("channels_first", [arr4, 0, 0, arr4], [
             image, i64(1), i64(hp), i64(wp), i64(c), i64(g.pt), i64(g.pl),
-            task.at(xb, t.mul(s, i64(c * h * wd)), item), i64(1), i64(c), i64(h), i64(wd)],
-            CHANNELS_FIRST)
+            task.at(xb, t.mul(s, i64(c * h * wd)), item), i64(1), i64(c), i64(h), i64(wd)])
     task.each(task.first, task.last, sample)
     task.run(n, _split_work(n, n * p * ckk * (o + K.COPY_MACS), K.GEMM_UNIT))
 
