@@ -81,20 +81,24 @@ def im2row(xh, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, rows):
                                 row[at + c] = src[c]
 
 
-def row2im(drows, kh, kw, sh, sw, dh, dw, oh, ow, xhp):
+def row2im(drows, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, xh):
     """The adjoint of :func:`im2row`: add each row of ``drows`` (N, OH*OW, KH*KW*C) back into
-    the zeroed padded channels-last image ``xhp`` (N, HP, WP, C), window by window."""
-    n_, c_ = xhp.shape[0], xhp.shape[3]
+    the zeroed channels-last image ``xh`` (N, H, W, C), window by window; what falls on the
+    padding is dropped."""
+    n_, h, wd, c_ = xh.shape[0], xh.shape[1], xh.shape[2], xh.shape[3]
     for n in prange(n_):
         for y in range(oh):
             for v in range(ow):
                 row = drows[n, y * ow + v]
                 for i in range(kh):
+                    hy = y * sh + i * dh - pt
                     for j in range(kw):
-                        dst = xhp[n, y * sh + i * dh, v * sw + j * dw]
-                        at = (i * kw + j) * c_
-                        for c in range(c_):
-                            dst[c] += row[at + c]
+                        wx = v * sw + j * dw - pl
+                        if 0 <= hy < h and 0 <= wx < wd:
+                            dst = xh[n, hy, wx]
+                            at = (i * kw + j) * c_
+                            for c in range(c_):
+                                dst[c] += row[at + c]
 
 
 def swap_last(a, out):
@@ -112,16 +116,6 @@ def swap_last(a, out):
             for j in range(a.shape[2]):
                 for i in range(a.shape[1]):
                     out[n, j, i] = a[n, i, j]
-
-
-def channels_first(xhp, pt, pl, out):
-    """``out`` (N, C, H, W) = the padded channels-last image ``xhp`` (N, HP, WP, C) without its
-    padding (a copy); the writes run along rows."""
-    for n in range(out.shape[0]):
-        for c in range(out.shape[1]):
-            for y in range(out.shape[2]):
-                for v in range(out.shape[3]):
-                    out[n, c, y, v] = xhp[n, y + pt, v + pl, c]
 
 
 def im2col_wide(x, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, cols, lo, hi):

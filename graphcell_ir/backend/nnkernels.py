@@ -453,25 +453,24 @@ def _input_rows(L, dy, w, g: C.Window, input_size: tuple) -> np.ndarray:
     """The input gradient on rows (:func:`by_rows`, the forward's layout): per block of
     samples ``dy`` moved to ``(OH*OW, O)`` (``swap_last``), one GEMM per sample ``dy^T @ wr``
     into the rows' gradients ``(OH*OW, KH*KW*C)``, added back by ``row2im`` into a zeroed
-    padded channels-last image, cropped back to NCHW (``channels_first``). Why: ``w^T @ dy``
-    ran at 115-130 GFLOP/s, ``dy^T @ wr`` at 165-205 (a ResNet block's, one core)."""
+    channels-last image and moved back to NCHW (``swap_last``). Why: ``w^T @ dy`` ran at
+    115-130 GFLOP/s, ``dy^T @ wr`` at 165-205 (a ResNet block's, one core)."""
     n, c, h, wd = input_size
     o, p, k = w.shape[0], g.oh * g.ow, c * g.kh * g.kw
     d = _c(dy).reshape(n, o, p)
     dyt = _workspace((n, p, o), dy.dtype, "product")
     wr = weight_rows(L, w)
     drows = _workspace((n, p, k), dy.dtype, "rows")
-    hp, wp = g.padded(h, wd)
-    xhp = np.zeros((n, hp, wp, c), dy.dtype)
-    dx = np.empty((n, c, h, wd), dy.dtype)
+    xh = np.zeros((n, h, wd, c), dy.dtype)
+    dx = np.empty((n, c, h * wd), dy.dtype)
 
     def run(lo, hi):   # a block of samples: its rows' gradients, then their scatter
         L.swap_last(d[lo:hi], dyt[lo:hi])
         np.matmul(dyt[lo:hi], wr, out=drows[lo:hi])
-        L.row2im(drows[lo:hi], *_win(g), g.oh, g.ow, xhp[lo:hi])
-        L.channels_first(xhp[lo:hi], g.pt, g.pl, dx[lo:hi])
+        L.row2im(drows[lo:hi], *_win(g), g.pt, g.pl, g.oh, g.ow, xh[lo:hi])
+        L.swap_last(xh[lo:hi].reshape(hi - lo, h * wd, c), dx[lo:hi])
     _blas_blocks(n, blocks(n, drows.size * (o + COPY_MACS), GEMM_UNIT), run)
-    return dx
+    return dx.reshape(n, c, h, wd)
 
 
 # --- convolution, the samples side by side (few output positions) -----------------------------

@@ -285,18 +285,16 @@ CROP = """def crop(xp, pt, pl, out):
 
 def _input_rows(e, w, dy, dx, dtype, g, n: int, c: int, o: int, p: int, ckk: int) -> None:
     """The input gradient on rows (nnkernels._input_rows): the filter's rows once, then per
-    sample in its block's slots ``dy^T``, the GEMM ``dy^T @ wr``, the padded channels-last
-    image zeroed, ``row2im`` and the crop back to NCHW."""
+    sample in its block's slots ``dy^T``, the GEMM ``dy^T @ wr``, the channels-last image
+    zeroed, ``row2im`` and the image back to NCHW."""
     item, i64 = dtype.itemsize, e.i64
     h, wd = dx.type.shape[2:]
-    hp, wp = g.padded(h, wd)
-    kk = g.kh * g.kw
+    hw, kk = h * wd, g.kh * g.kw
     arr3, arr4 = (None, dtype, (0, 0, 0)), (None, dtype, (0, 0, 0, 0))
     wr = e.scratch((o, kk, c), dtype)
     e.nn_loop("swap_last", [(e.pointer(w), dtype, (o, c, kk)), (wr, dtype, (o, kk, c))])
-    dyt, drows, xhp = (e.scratch(shape, dtype)
-                       for shape in ((n, p, o), (n, p, ckk), (n, hp, wp, c)))
-    task = Task(e, "conv2d_input_rows", [e.pointer(dy), wr, dyt, drows, xhp, e.pointer(dx)])
+    dyt, drows, xh = (e.scratch(shape, dtype) for shape in ((n, p, o), (n, p, ckk), (n, hw, c)))
+    task = Task(e, "conv2d_input_rows", [e.pointer(dy), wr, dyt, drows, xh, e.pointer(dx)])
     db, wb, tb, rb, hb, xb = task.bases
     t = task.t
 
@@ -304,18 +302,19 @@ def _input_rows(e, w, dy, dx, dtype, g, n: int, c: int, o: int, p: int, ckk: int
         f = task.first
         dy_t, rows_at = task.at(tb, t.mul(f, i64(p * o)), item), \
             task.at(rb, t.mul(f, i64(p * ckk)), item)
-        image = task.at(hb, t.mul(f, i64(hp * wp * c)), item)
+        image = task.at(hb, t.mul(f, i64(hw * c)), item)
         task.loop("swap_last", [arr3, arr3], [
             task.at(db, t.mul(s, i64(o * p)), item), i64(1), i64(o), i64(p),
             dy_t, i64(1), i64(p), i64(o)])
         task.gemm(dtype, False, False, p, ckk, o, dy_t, o, wb, ckk, rows_at, ckk)
-        task.zero(image, hp * wp * c * item)
-        task.loop("row2im", [arr3, *[0] * 8, arr4], [
-            rows_at, i64(1), i64(p), i64(ckk), *map(i64, _window_args(g) + [g.oh, g.ow]),
-            image, i64(1), i64(hp), i64(wp), i64(c)])
-        task.loop("channels_first", [arr4, 0, 0, arr4], [
-            image, i64(1), i64(hp), i64(wp), i64(c), i64(g.pt), i64(g.pl),
-            task.at(xb, t.mul(s, i64(c * h * wd)), item), i64(1), i64(c), i64(h), i64(wd)])
+        task.zero(image, hw * c * item)
+        task.loop("row2im", [arr3, *[0] * 10, arr4], [
+            rows_at, i64(1), i64(p), i64(ckk),
+            *map(i64, _window_args(g) + [g.pt, g.pl, g.oh, g.ow]),
+            image, i64(1), i64(h), i64(wd), i64(c)])
+        task.loop("swap_last", [arr3, arr3], [
+            image, i64(1), i64(hw), i64(c),
+            task.at(xb, t.mul(s, i64(c * hw)), item), i64(1), i64(c), i64(hw)])
     task.each(task.first, task.last, sample)
     task.run(n, _split_work(n, n * p * ckk * (o + K.COPY_MACS), K.GEMM_UNIT))
 
