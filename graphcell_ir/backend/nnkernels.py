@@ -16,6 +16,10 @@ executable (for every primitive outside a fused group). Choices, measured on the
 - all three, at most :data:`WIDE_POSITIONS` output positions (ResNet-18's 8x8 and smaller
   maps): the batch's columns side by side, ``(C*KH*KW, N*OH*OW)``, and one GEMM for the batch,
   split like any product, instead of thin per-sample GEMMs (3-5x faster at 4x4);
+- ``conv2d`` and ``conv2d_backprop_input`` from :data:`ROWS_MIN_CHANNELS` input channels,
+  ungrouped (:func:`by_rows`): on rows, the image channels last — ``im2row`` and ``rows @
+  wr^T``, ``dy^T @ wr`` and ``row2im`` — where OpenBLAS does not spend as long packing the
+  columns as multiplying (a ResNet block's: 185-205 against 105-130 GFLOP/s);
 - ``max_pool2d_grad`` (and ``max_pool2d_grad_grad``): a direct loop that finds each
   window's first maximum again in one pass and scatters ``dy`` there (the reference needs a
   pass per kernel offset, masks and a ``where``); ``avg_pool2d_grad``: a direct scatter loop;

@@ -13,6 +13,12 @@ forward convolution left when there is one (:func:`_columns`); a padded input gr
 cropped by :data:`CROP`; the max pool forward (numpy's reference in the runner) is
 :data:`MAX_POOL`, with the reference's tie rule.
 
+From 16 input channels (:func:`nnkernels.by_rows`) the forward and the input gradient run
+on rows instead, as nnkernels does: the image channels last, ``im2row``/``row2im`` and the
+transposed products (:func:`_conv2d_rows`, :func:`_input_rows`). Columns of more than
+:data:`KEPT_COLUMNS` are streamed: one sample at a time through its block's slot, in L2
+(:func:`_streamed`).
+
 What nnkernels runs otherwise (the wide layout of few output positions, a padded pool, a
 product numpy would make a GEMV, other dtypes) raises
 :class:`~graphcell_ir.backend.lower.Unsupported`: the op stays a host op."""
@@ -175,7 +181,7 @@ def _sample_columns(task, e, dtype, xb, cb, x_shape, g, ckk: int, p: int, fresh:
     return columns
 
 
-def _conv2d_rows(e, op, x, w, y, dtype, g, n: int, c: int, o: int, p: int, ckk: int) -> None:
+def _conv2d_rows(e, x, w, y, dtype, g, n: int, c: int, o: int, p: int, ckk: int) -> None:
     """The forward convolution on rows (nnkernels._conv2d_rows, :func:`nnkernels.by_rows`):
     the filter's rows once, then per sample — in its block's slots, so in L2 — the image to
     channels last, ``im2row``, the GEMM ``rows @ wr^T`` and the product back to NCHW."""
@@ -220,7 +226,7 @@ def conv2d(e, op) -> None:
     g, grp, n, c, o, p, og, ckk, kg = _sizes(op, x.type.shape, w.type.shape)
     _gemms_only(op, og, p)
     if K.by_rows(x.type.shape, grp, g):
-        return _conv2d_rows(e, op, x, w, y, dtype, g, n, c, o, p, ckk)
+        return _conv2d_rows(e, x, w, y, dtype, g, n, c, o, p, ckk)
     item = dtype.itemsize
     cols, fresh = _columns(e, x, g, dtype, ckk, p)
     task = Task(e, "conv2d", [e.pointer(x), e.pointer(w), cols, e.pointer(y)])
