@@ -455,22 +455,21 @@ def conv2d_backprop_input(L, dy, w, *, input_size, **win):
 
 def _input_rows(L, dy, w, g: C.Window, input_size: tuple) -> np.ndarray:
     """The input gradient on rows (:func:`by_rows`, the forward's layout): per block of
-    samples ``dy`` moved to ``(OH*OW, O)`` (``swap_last``), one GEMM per sample ``dy^T @ wr``
-    into the rows' gradients ``(OH*OW, KH*KW*C)``, added back by ``row2im`` into a zeroed
+    samples one GEMM per sample ``dy^T @ wr`` (``dy`` transposed by a BLAS flag) into the
+    rows' gradients ``(OH*OW, KH*KW*C)``, added back by ``row2im`` into a zeroed
     channels-last image and moved back to NCHW (``swap_last``). Why: ``w^T @ dy`` ran at
-    115-130 GFLOP/s, ``dy^T @ wr`` at 165-205 (a ResNet block's, one core)."""
+    115-130 GFLOP/s, ``dy^T @ wr`` at 200-205 (a ResNet block's, one core; 213-218 with
+    ``dy^T`` copied first, less than the copy costs)."""
     n, c, h, wd = input_size
     o, p, k = w.shape[0], g.oh * g.ow, c * g.kh * g.kw
     d = _c(dy).reshape(n, o, p)
-    dyt = _workspace((n, p, o), dy.dtype, "product")
     wr = weight_rows(L, w)
     drows = _workspace((n, p, k), dy.dtype, "rows")
     xh = np.zeros((n, h, wd, c), dy.dtype)
     dx = np.empty((n, c, h * wd), dy.dtype)
 
     def run(lo, hi):   # a block of samples: its rows' gradients, then their scatter
-        L.swap_last(d[lo:hi], dyt[lo:hi])
-        np.matmul(dyt[lo:hi], wr, out=drows[lo:hi])
+        np.matmul(d[lo:hi].transpose(0, 2, 1), wr, out=drows[lo:hi])
         L.row2im(drows[lo:hi], *_win(g), g.pt, g.pl, g.oh, g.ow, xh[lo:hi])
         L.swap_last(xh[lo:hi].reshape(hi - lo, h * wd, c), dx[lo:hi])
     _blas_blocks(n, blocks(n, drows.size * (o + COPY_MACS), GEMM_UNIT), run)

@@ -291,28 +291,25 @@ CROP = """def crop(xp, pt, pl, out):
 
 def _input_rows(e, w, dy, dx, dtype, g, n: int, c: int, o: int, p: int, ckk: int) -> None:
     """The input gradient on rows (nnkernels._input_rows): the filter's rows once, then per
-    sample in its block's slots ``dy^T``, the GEMM ``dy^T @ wr``, the channels-last image
-    zeroed, ``row2im`` and the image back to NCHW."""
+    sample in its block's slots the GEMM ``dy^T @ wr`` (``dy`` transposed by the flag), the
+    channels-last image zeroed, ``row2im`` and the image back to NCHW."""
     item, i64 = dtype.itemsize, e.i64
     h, wd = dx.type.shape[2:]
     hw, kk = h * wd, g.kh * g.kw
     arr3, arr4 = (None, dtype, (0, 0, 0)), (None, dtype, (0, 0, 0, 0))
     wr = e.scratch((o, kk, c), dtype)
     e.nn_loop("swap_last", [(e.pointer(w), dtype, (o, c, kk)), (wr, dtype, (o, kk, c))])
-    dyt, drows, xh = (e.scratch(shape, dtype) for shape in ((n, p, o), (n, p, ckk), (n, hw, c)))
-    task = Task(e, "conv2d_input_rows", [e.pointer(dy), wr, dyt, drows, xh, e.pointer(dx)])
-    db, wb, tb, rb, hb, xb = task.bases
+    drows, xh = (e.scratch(shape, dtype) for shape in ((n, p, ckk), (n, hw, c)))
+    task = Task(e, "conv2d_input_rows", [e.pointer(dy), wr, drows, xh, e.pointer(dx)])
+    db, wb, rb, hb, xb = task.bases
     t = task.t
 
     def sample(s):
         f = task.first
-        dy_t, rows_at = task.at(tb, t.mul(f, i64(p * o)), item), \
-            task.at(rb, t.mul(f, i64(p * ckk)), item)
+        rows_at = task.at(rb, t.mul(f, i64(p * ckk)), item)
         image = task.at(hb, t.mul(f, i64(hw * c)), item)
-        task.loop("swap_last", [arr3, arr3], [
-            task.at(db, t.mul(s, i64(o * p)), item), i64(1), i64(o), i64(p),
-            dy_t, i64(1), i64(p), i64(o)])
-        task.gemm(dtype, False, False, p, ckk, o, dy_t, o, wb, ckk, rows_at, ckk)
+        task.gemm(dtype, True, False, p, ckk, o, task.at(db, t.mul(s, i64(o * p)), item), p,
+                  wb, ckk, rows_at, ckk)
         task.zero(image, hw * c * item)
         task.loop("row2im", [arr3, *[0] * 10, arr4], [
             rows_at, i64(1), i64(p), i64(ckk),
