@@ -191,8 +191,19 @@ class Parameter(Tensor):
         return self
 
     def value(self) -> Tensor:
-        """The current value as a plain Tensor."""
-        return Tensor._wrap(self._data)
+        """The current value as a plain Tensor: a snapshot, as in MindSpore 2.10 (a graph-mode
+        train step updates the parameter's own array in place; ``Tensor(p)`` and
+        ``p.asnumpy()`` share it and see the update, ``p.value()`` does not).
+
+        Example::
+
+            >>> from graphcell import Parameter, Tensor
+            >>> p = Parameter(Tensor([1.0, 2.0]), name="p")
+            >>> v = p.value(); p.asnumpy()[0] = 5.0
+            >>> v.asnumpy().tolist()
+            [1.0, 2.0]
+        """
+        return Tensor._wrap(self._data.copy())
 
     # --- copies ------------------------------------------------------------------------------
 

@@ -9,7 +9,9 @@ backend replaces ``_backend`` without changing anything a caller sees.
 The order of a call (DESIGN §2): read the Parameters' current arrays, run, and only when the run
 succeeded write the mutated Parameters back, so a failed run leaves every Parameter as it was.
 A value that must not be shared is copied on the way out: read-only arrays (constants of the
-compiled function) and, for a written-back Parameter, any array the call received.
+compiled function) and, for a written-back Parameter, any array the call received. The native
+step may update a mutated Parameter's array in place instead (``_donated``), only where nothing
+after the first such write can fail (``graphcell_ir/backend/step/donate.py``).
 
 Example::
 
@@ -130,7 +132,16 @@ def _backend(program: Program, native=None) -> Callable[[list], list]:
     if context.get_context("save_graphs"):
         dump = os.path.join(context.get_context("save_graphs_path"), "kernels")
     return compile_executable(program.module, program.function, interpreter=interp, dump_dir=dump,
-                              native=native)
+                              native=native, donated=_donated(program))
+
+
+def _donated(program: Program) -> tuple:
+    """The arguments whose arrays the call gives up: the mutated Parameters' (their new values
+    replace them, DESIGN §4). The native step may write the updates into them, as MindSpore
+    updates a Parameter in place: an array the user kept (``p.asnumpy()``) sees the new value."""
+    mutated = {id(p) for p in program.mutated}
+    return tuple(i for i, a in enumerate(program.inputs)
+                 if not isinstance(a, int) and id(a) in mutated)
 
 
 class Executable:
@@ -190,6 +201,8 @@ class Executable:
     def _write_back(self, values: list, args: list) -> None:
         given = {id(a) for a in args}   # once, not per parameter: a train step mutates dozens
         for p, v in zip(self._mutated, values):
+            if v is p._data:   # updated in place (the native step)
+                continue
             if not isinstance(v, np.ndarray):
                 v = np.asarray(v)
             if not v.flags.writeable or id(v) in given:

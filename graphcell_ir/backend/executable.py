@@ -86,22 +86,28 @@ LONE_MIN_SIZE = 4096
 
 def compile_executable(module: Module, fn: Function | str, *, jit: bool | None = None,
                        kernel_min_size: int = 0, dump_dir: str | Path | None = None,
-                       interpreter: Interpreter | None = None, native=None) -> Executable:
+                       interpreter: Interpreter | None = None, native=None,
+                       donated=()) -> Executable:
     """The executable of ``fn`` (a Function of ``module`` or its name). Never raises: what
     cannot be compiled runs on the reference interpreter. ``kernel_min_size``: fused groups
     with fewer elements run their references. ``native``: linked kernels
-    (``native.NativeKernels``) used instead of compiling the ones they have."""
+    (``native.NativeKernels``) used instead of compiling the ones they have. ``donated``: the
+    indices of the arguments whose arrays the caller gives up (it replaces them by the results
+    it writes back): the native step may write their updates into them (``step/donate.py``),
+    and then returns that argument as the new value."""
     if isinstance(fn, str):
         fn = module[fn]
     interp = interpreter or Interpreter(module)
     opts = _Options(jit_enabled(jit), kernel_min_size,
                     Path(dump_dir) if dump_dir is not None else None, interp)
     opts.native = native
+    opts.donated = {fn: tuple(donated)}   # this function's arguments, not its callees'
     return _build(fn, opts, {})
 
 
 class _Options:
     native = None   # linked native kernels (graphcell_ir.backend.native), or None
+    donated = None   # {function: the indices of its donated arguments}, or None
 
     def __init__(self, jit, min_size, dump_dir, interp):
         self.jit, self.min_size, self.dump_dir, self.interp = jit, min_size, dump_dir, interp
@@ -249,7 +255,7 @@ def _native_step(fn: Function, opts: _Options) -> tuple:
     if why is None:
         try:
             return emit.build(fn, host=functools.partial(primitive_callable, opts=opts),
-                              code=code), None
+                              code=code, donated=(opts.donated or {}).get(fn, ())), None
         except Unsupported as e:
             why = str(e)
         except Exception as e:   # a bug of the emitter: the runner still runs the function

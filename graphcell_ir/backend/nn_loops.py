@@ -58,6 +58,66 @@ def im2col(x, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, cols):
                                 cols[n, (c * kh + i) * kw + j])
 
 
+def im2row(xh, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, rows):
+    """rows[n, y*ow + v, (i*kw + j)*C + c] = xh[n, y*sh + i*dh - pt, v*sw + j*dw - pl, c], 0
+    where that is padding: :func:`im2col`'s columns as rows, from a channels-last image
+    ``xh`` (N, H, W, C), so every window offset is one copy of C contiguous channels."""
+    n_, h, wd, c_ = xh.shape[0], xh.shape[1], xh.shape[2], xh.shape[3]
+    for n in prange(n_):
+        for y in range(oh):
+            for v in range(ow):
+                row = rows[n, y * ow + v]
+                for i in range(kh):
+                    hy = y * sh + i * dh - pt
+                    for j in range(kw):
+                        wx = v * sw + j * dw - pl
+                        at = (i * kw + j) * c_
+                        if hy < 0 or hy >= h or wx < 0 or wx >= wd:
+                            for c in range(c_):
+                                row[at + c] = 0
+                        else:
+                            src = xh[n, hy, wx]
+                            for c in range(c_):
+                                row[at + c] = src[c]
+
+
+def row2im(drows, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, xh):
+    """The adjoint of :func:`im2row`: add each row of ``drows`` (N, OH*OW, KH*KW*C) back into
+    the zeroed channels-last image ``xh`` (N, H, W, C), window by window; what falls on the
+    padding is dropped."""
+    n_, h, wd, c_ = xh.shape[0], xh.shape[1], xh.shape[2], xh.shape[3]
+    for n in prange(n_):
+        for y in range(oh):
+            for v in range(ow):
+                row = drows[n, y * ow + v]
+                for i in range(kh):
+                    hy = y * sh + i * dh - pt
+                    for j in range(kw):
+                        wx = v * sw + j * dw - pl
+                        if 0 <= hy < h and 0 <= wx < wd:
+                            dst = xh[n, hy, wx]
+                            at = (i * kw + j) * c_
+                            for c in range(c_):
+                                dst[c] += row[at + c]
+
+
+def swap_last(a, out):
+    """``out[n] = a[n]^T`` (a copy): an image to channels last, a filter to rows
+    (``nnkernels.weight_rows``), a sample's ``(OH*OW, O)`` product back to NCHW. The inner loop
+    runs along the longer axis, so the strided side steps by the shorter one's rows: (1024, 32)
+    -> (32, 1024) took 177 us a sample with the rows' loop inner (4 KiB strides: one cache
+    set), 9 us this way."""
+    for n in range(a.shape[0]):
+        if a.shape[1] <= a.shape[2]:
+            for i in range(a.shape[1]):
+                for j in range(a.shape[2]):
+                    out[n, j, i] = a[n, i, j]
+        else:
+            for j in range(a.shape[2]):
+                for i in range(a.shape[1]):
+                    out[n, j, i] = a[n, i, j]
+
+
 def im2col_wide(x, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, cols, lo, hi):
     """:func:`im2col` of samples ``lo:hi`` with the samples side by side: ``cols`` is
     ``(C*KH*KW, N, OH*OW)``, so a batch's columns are one ``(C*KH*KW, N*OH*OW)`` matrix (one
@@ -320,13 +380,23 @@ def softmax_cross_entropy_rows(x, labels, loss, back):
         loss[r] = -acc
 
 
-def sparse_softmax_cross_entropy_rows(x, labels, loss):
-    """loss[r] = -log_softmax(x[r])[labels[r]]; labels are in range (the caller checked)."""
+def sparse_softmax_cross_entropy_rows(x, labels, loss, probs):
+    """loss[r] = -log_softmax(x[r])[labels[r]] for the rows ``labels`` has (in range: the caller
+    checked), probs[r] = softmax(x[r]) (:func:`softmax_rows`' bits) for the rows ``probs`` has;
+    either may be empty. A train step's loss and the softmax its gradient takes are then one
+    compiled loop, called twice (one compile less: 25 ms of a LeNet5 step's cold compile). The
+    loss sums its own exponentials, unrounded (run as Python, ``math.exp`` is float64: the
+    stored probabilities would round them), so it has the same bits with or without ``probs``."""
     for r in range(x.shape[0]):
         row = x[r]
         m = _max8(row)
-        lse = _log_sum_exp(row, m)
-        loss[r] = -((row[labels[r]] - m) - lse)
+        if r < probs.shape[0]:
+            o = probs[r]
+            s = _exp_sum(row, m, o)
+            for k in range(row.shape[0]):
+                o[k] = o[k] / s
+        if r < labels.shape[0]:
+            loss[r] = -((row[labels[r]] - m) - _log_sum_exp(row, m))
 
 
 

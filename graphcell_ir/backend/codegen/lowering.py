@@ -118,7 +118,7 @@ class FunctionLowering:
         self.lambdas: list[dict] = []      # scopes of lambda parameters: name -> (value, type)
         self.loops: list[tuple] = []       # (continue block, break block)
         self.counters, self.bound = _bindings(node)   # see _bindings
-        self.fixed: dict[str, ArrayValue] = {}   # array parameters never rebound: the arguments
+        self.fixed: dict = {}   # parameters never rebound: the arguments (ArrayValue or scalar)
 
     # -- the function --
     def run(self) -> None:
@@ -129,8 +129,9 @@ class FunctionLowering:
         passed = {name: [next(args) for _ in param_types(t)] for name, t in self.params.items()}
         outlines = self.mod.parallel_entry == self.node.name   # its locals pass by address
         for name, t in self.params.items():
-            if isinstance(t, T.Array) and name not in self.bound and not outlines:
-                self.fixed[name] = ArrayValue(passed[name][0], passed[name][1:])
+            if name not in self.bound and not outlines:
+                self.fixed[name] = ArrayValue(passed[name][0], passed[name][1:]) \
+                    if isinstance(t, T.Array) else passed[name][0]
         for name, t in self.types.items():
             if name in self.fixed:   # no allocas: nothing for LLVM to promote, nothing to load
                 continue
@@ -628,19 +629,23 @@ def _bindings(fn: ast.FunctionDef) -> tuple[frozenset, frozenset]:
     extents, counters and locals assigned once from such an expression, with ``+``, ``*``,
     ``//``, ``min`` of such and ``max`` with one such (``lower.py``'s tiles:
     ``range(t1 * tile, ...)`` after ``tile = max(1, ...)``)."""
-    loops, stores, bound = [], {}, set()
-    args = {a.arg for a in ast.walk(fn) if isinstance(a, ast.arg)}
-    for node in ast.walk(fn):
-        if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
-            loops.append(node)
-        elif isinstance(node, ast.Name) and node.ctx.__class__ is not ast.Load:
-            bound.add(node.id)
-            stores[node.id] = stores.get(node.id, 0) + 1
-    once = {}   # locals stored once, by a plain assignment: their value
-    for node in ast.walk(fn):
-        if (isinstance(node, ast.Assign) and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name) and stores[node.targets[0].id] == 1):
-            once[node.targets[0].id] = node.value
+    loops, stores, bound, args, assigns = [], {}, set(), set(), []
+    for node in ast.walk(fn):   # one walk: the function's nodes are many, its names few
+        kind = node.__class__
+        if kind is ast.Name:
+            if node.ctx.__class__ is not ast.Load:
+                bound.add(node.id)
+                stores[node.id] = stores.get(node.id, 0) + 1
+        elif kind is ast.For:
+            if isinstance(node.target, ast.Name):
+                loops.append(node)
+        elif kind is ast.Assign:
+            if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                assigns.append(node)
+        elif kind is ast.arg:
+            args.add(node.arg)
+    once = {a.targets[0].id: a.value for a in assigns   # locals stored once, by a plain
+            if stores[a.targets[0].id] == 1}           # assignment: their value
     by_target: dict = {}
     for f in loops:
         by_target.setdefault(f.target.id, []).append(f)

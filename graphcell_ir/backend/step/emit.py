@@ -16,7 +16,14 @@ program order, through their addresses:
   native pool), a strided-copy loop per permutation for ``transpose`` (:mod:`.layout`);
 - convolutions, their gradients and max pools (:mod:`.window`: ``nn_loops``' im2col/col2im/
   pooling loops and one GEMM per sample, blocks of samples on the native pool);
+- basic ``getitem``/``setitem`` (a strided-copy loop per rank, :mod:`.layout`);
 - a copy for an ``assign`` whose value others still hold.
+
+Updates of the arguments the caller donates (``build``'s ``donated``: graphcell's executor gives
+the arrays of the Parameters it writes back) are written into the argument's own bytes where
+:mod:`.donate` allows it; such a call returns that argument as the new value. The first segment
+then also checks that each such argument is writeable and overlaps no other argument (else the
+call is declined: the Python runner writes fresh arrays).
 
 Every kernel and loop comes from ``build``'s ``code`` (:mod:`.code`): emitted and linked here,
 recorded by an export, or an artifact's own linked objects at load (nothing compiled then).
@@ -62,6 +69,7 @@ from graphcell_ir.backend.native import pool as native_pool
 from graphcell_ir.backend.native.store import NativeObject
 from graphcell_ir.backend.native.target import host_target
 from graphcell_ir.backend.step import blas, layout, window
+from graphcell_ir.backend.step.donate import check_apart, updates_in_place
 from graphcell_ir.backend.step.code import ProcessCode
 from graphcell_ir.backend.step.plan import PlanError, nbytes, plan_function
 from graphcell_ir.backend.step.task import Task, call_gemm
@@ -72,7 +80,7 @@ from graphcell_ir.ops import conv as C
 from graphcell_ir.ops import nn as N
 from graphcell_ir.ops.contraction import matmul
 from graphcell_ir.ops.effects import assign, depend
-from graphcell_ir.ops.layout import broadcast_to, reshape, transpose
+from graphcell_ir.ops.layout import broadcast_to, getitem, reshape, setitem, transpose
 from graphcell_ir.ops.registry import Kind, Trait
 
 __all__ = ["build", "NativeStep"]
@@ -160,25 +168,42 @@ class HostOps:
         return 0
 
 
-def build(fn: Function, host=None, code=None) -> NativeStep:
+def build(fn: Function, host=None, code=None, donated=()) -> NativeStep:
     """The native step of ``fn`` (see the module docstring); Unsupported says why there is none.
 
     ``host(op)``: the callable that runs ``op`` in Python (the runner's), for the ops the step
     has no lowering for: the step then runs as native segments with those ops between them.
     Without it such an op means no step. ``code``: where the kernels and loops it calls come
     from (:mod:`.code`; by default emitted and linked here, ``code.ProcessCode``; an
-    artifact's own linked objects at load, ``code.LinkedCode``)."""
+    artifact's own linked objects at load, ``code.LinkedCode``). ``donated``: the indices of
+    the arguments whose arrays the step may overwrite with their updates (:mod:`.donate`)."""
     why = objects.usable()
     if why is not None or not codegen.available():
         raise Unsupported(why or "this llvmlite cannot run the code generator")
     for a in fn.args:
         if not isinstance(a.type, TensorType) or 0 in a.type.shape:
             raise Unsupported(f"argument of type {a.type}")
-    try:
-        plan = plan_function(fn, views=_view_of)
-    except PlanError as e:
-        raise Unsupported(str(e)) from None
-    return _Emitter(fn, plan, code or ProcessCode(), host).run()
+    donated = {fn.args[i] for i in donated}
+    after = -1   # the last op that may decline the call: nothing written in place before it
+    while True:
+        into = updates_in_place(fn, donated, after=after, views=_view_of) if donated else {}
+        try:
+            plan = plan_function(fn, views=_view_of, into=into)
+        except PlanError as e:
+            raise Unsupported(str(e)) from None
+        try:
+            return _Emitter(fn, plan, code or ProcessCode(), host, into).run()
+        except _DeclinesAfterWrite as e:   # (rare: a host op after an update) fewer in place
+            after = e.index
+
+
+class _DeclinesAfterWrite(Exception):
+    """An op that may decline the call (run in Python, a label check) comes after an update
+    written in place: ``index`` is its place in the body."""
+
+    def __init__(self, index: int):
+        super().__init__(index)
+        self.index = index
 
 
 def unoptimized(ks) -> bool:
@@ -228,7 +253,7 @@ _WINDOW_OPS = {C.conv2d: window.conv2d, C.conv2d_backprop_filter: window.conv2d_
 
 _LOWERED = frozenset({CONST, reshape, depend, assign, FUSED, matmul, N.softmax,
                       N.sparse_softmax_cross_entropy, N.one_hot, broadcast_to, transpose,
-                      N.batch_norm, *_WINDOW_OPS})
+                      N.batch_norm, getitem, setitem, *_WINDOW_OPS})
 """The ops the step lowers besides lone elementwise and reduction ops (``_Emitter.op``)."""
 
 
@@ -292,9 +317,14 @@ def _broadcast_source(v: Value):
 
 
 class _Emitter:
-    def __init__(self, fn: Function, plan, code, host=None):
+    def __init__(self, fn: Function, plan, code, host=None, into=None):
         import llvmlite.ir as ir
         self.ir, self.fn, self.plan, self.code, self.host = ir, fn, plan, code, host
+        self.into = into or {}   # value -> the argument it is written into (donate.py)
+        position = {op: n for n, op in enumerate(fn.body)}
+        self.first_write = min((position[v.op] for v in self.into if v.op in position),
+                               default=len(position))
+        self.at = 0   # the index of the op being emitted
         self.ptr, self.i8, self.i32, self.i64 = ir.PointerType(), ir.IntType(8), ir.IntType(32), \
             ir.IntType(64)
         self.keep: list = []   # what the code points at: the arena, constants, linked kernels
@@ -348,7 +378,7 @@ class _Emitter:
         self.layout = layout
         self.guard(layout)
         host_ops, reasons = [], []
-        for op in self.fn.body:
+        for self.at, op in enumerate(self.fn.body):
             if op.is_terminator:
                 break
             if isinstance(self.parts[-1], HostOps):
@@ -415,6 +445,13 @@ class _Emitter:
         b.position_at_end(bad)
         b.ret(i32(abi.MISMATCH))
         b.position_at_end(body)
+        check_apart(self, layout, bad)
+
+    def branch_unless(self, cond, bad) -> None:
+        """Go on if ``cond``, else to block ``bad``."""
+        good = self.entry.append_basic_block("ok")
+        self.b.cbranch(cond, good, bad)
+        self.b.position_at_end(good)
 
     def shape_check(self, layout):
         """The module's ``i1 gc.step.shape_check(ptr array, i32 ndim, i32 type_num, ptr dims)``:
@@ -506,6 +543,7 @@ class _Emitter:
         """Run ``op`` in Python (``self.host(op)``) between native segments: end the current
         segment (or add to the Python ops already between two), and have the next read its
         results from the host table (or the new arrays, when returned)."""
+        self.may_decline()
         if not isinstance(self.parts[-1], HostOps):
             self.end_segment()   # (an empty one is dropped: the Python ops before go on)
         if not isinstance(self.parts[-1], HostOps):
@@ -591,6 +629,8 @@ class _Emitter:
             return self.one_hot(op)
         if d is transpose:
             return self.transpose(op)
+        if d in (getitem, setitem):
+            return layout.indexing(self, op)
         if d is N.batch_norm:
             return self.batch_norm(op)
         if d in _WINDOW_OPS:
@@ -691,11 +731,22 @@ class _Emitter:
             b.store(v, b.gep(dst, [i], source_etype=dst_t))
         self.loop(r.type.size, one)
 
+    def may_decline(self) -> None:
+        """The op being emitted may decline the call (it runs in Python, or checks labels):
+        no update may have been written in place before it (the caller would rerun the call
+        from the updated values), so the step is planned again with fewer in place."""
+        if self.at >= self.first_write:
+            raise _DeclinesAfterWrite(self.at)
+
     def fail_unless_ok(self, status) -> None:
+        """Return ``status`` from the step unless a kernel or loop ran (the code generator's
+        entries always say so; numba's, in old artifacts, answer "returned None")."""
         b = self.b
         bad = self.entry.append_basic_block("failed")
         good = self.entry.append_basic_block("next")
-        b.cbranch(b.icmp_signed("==", status, self.i32(abi.OK)), good, bad)
+        ran = b.or_(b.icmp_signed("==", status, self.i32(abi.OK)),
+                    b.icmp_signed("==", status, self.i32(abi._NUMBA_NONE)))
+        b.cbranch(ran, good, bad)
         b.position_at_end(bad)
         b.ret(status)
         b.position_at_end(good)
@@ -929,7 +980,11 @@ class _Emitter:
         axis = op.attrs.get("axis")
         if axis is None or len(axis) != 1 or axis[0] not in (-1, x.type.ndim - 1):
             raise Unsupported("softmax over another axis than the last")
-        self.nn_loop("softmax_rows", [(x, self.rows(x)), (r, self.rows(x))])
+        if r.type.dtype != x.type.dtype:
+            raise Unsupported(f"softmax of {x.type} to {r.type}")
+        null, dt = self.ir.Constant(self.ptr, None), x.type.dtype.np_dtype   # no labels, loss
+        self.nn_loop("sparse_softmax_cross_entropy_rows", [
+            (x, self.rows(x)), (null, np.int32, (0,)), (null, dt, (0,)), (r, self.rows(x))])
 
     def sparse_cross_entropy(self, op: Op) -> None:
         (x, labels), (r,) = op.operands, op.results
@@ -938,12 +993,14 @@ class _Emitter:
                 labels.type.size != shape[0] or r.type.size != shape[0]:
             raise Unsupported(f"sparse_softmax_cross_entropy of {x.type} and {labels.type}")
         self.labels_in_range(labels, shape[1])   # a bad label: the reference raises its error
-        self.nn_loop("sparse_softmax_cross_entropy_rows",
-                     [(x, shape), (labels, (shape[0],)), (r, (shape[0],))])
+        self.nn_loop("sparse_softmax_cross_entropy_rows",   # no probabilities: see softmax()
+                     [(x, shape), (labels, (shape[0],)), (r, (shape[0],)),
+                      (self.ir.Constant(self.ptr, None), x.type.dtype.np_dtype, (0, shape[1]))])
 
     def labels_in_range(self, labels: Value, n: int) -> None:
         """Return BAD_LABEL from the step when a label is outside [0, n) (negative labels,
         compared unsigned, are huge)."""
+        self.may_decline()
         typ = _element_type(self.ir, labels.type.dtype.np_dtype)
         base, b = self.pointer(labels), self.b
 

@@ -1,6 +1,8 @@
 """The loops of the layout ops the native step runs itself, as source for graphcell's code
 generator (compiled once per source, optimised and vectorised like ``nn_loops``): one source
-per permutation, its index expression written out, so the compiler sees plain strided copies.
+per permutation, its index expression written out, so the compiler sees plain strided copies;
+one per rank for basic indexing (``getitem``, ``setitem``: the view's offset and strides are
+arguments).
 
     >>> print(transpose_source((1, 0, 2)), end="")
     def transpose(x, out):
@@ -10,6 +12,13 @@ per permutation, its index expression written out, so the compiler sees plain st
                     out[i0, i1, i2] = x[i1, i0, i2]
 """
 from __future__ import annotations
+
+import numpy as np
+
+from graphcell_ir.backend.lower import Unsupported
+from graphcell_ir.ir.core import Literal
+from graphcell_ir.ir.types import TensorType
+from graphcell_ir.ops.layout import getitem, setitem
 
 
 def transpose_source(perm: tuple[int, ...]) -> str:
@@ -25,3 +34,79 @@ def transpose_source(perm: tuple[int, ...]) -> str:
     out = ", ".join(f"i{k}" for k in range(n))
     lines.append("    " * (n + 1) + f"out[{out}] = x[{', '.join(at)}]")
     return "\n".join(lines) + "\n"
+
+
+def basic_view(shape: tuple[int, ...], key: tuple):
+    """``(offset, strides, view shape)`` in elements of ``x[key]`` for a C-ordered ``x`` of
+    ``shape`` when ``key`` is basic indexing (ints, slices, ``...``, None: a view), else None.
+    Computed by numpy on a stand-in array that is never read.
+
+    >>> basic_view((4, 6), (Ellipsis, slice(2, 5)))
+    (2, (6, 1), (4, 3))
+    """
+    if not isinstance(key, tuple):
+        key = (key,)
+    if not all(e is Ellipsis or e is None or isinstance(e, slice) or
+               isinstance(e, (int, np.integer)) and not isinstance(e, (bool, np.bool_))
+               for e in key):
+        return None
+    strides, n = [], 1
+    for d in reversed(shape):
+        strides.insert(0, n)
+        n *= d
+    probe = np.lib.stride_tricks.as_strided(np.zeros(1, np.uint8), shape, strides)
+    try:
+        view = probe[key]
+    except IndexError:
+        return None
+    if not isinstance(view, np.ndarray):
+        return None
+    offset = view.__array_interface__["data"][0] - probe.__array_interface__["data"][0]
+    return offset, tuple(view.strides), tuple(view.shape)
+
+
+def strided_source(rank: int, unit_last: bool, write: bool) -> str:
+    """``strided(x, out, o, s0, ...)``: a copy between a C-ordered array and a strided view
+    (offset ``o``, strides ``s0``... in elements) of a flat one — ``out[i] = x[view i]``
+    (a basic ``getitem``), or with ``write`` ``out[view i] = x[i]`` (``setitem``'s value).
+    ``unit_last``: the last stride is 1, written so (the inner loop is contiguous).
+
+    >>> print(strided_source(2, True, False), end="")
+    def strided(x, out, o, s0, s1):
+        for i0 in range(out.shape[0]):
+            for i1 in range(out.shape[1]):
+                out[i0, i1] = x[o + i0 * s0 + i1]
+    """
+    terms = ["o"] + [f"i{k}" if unit_last and k == rank - 1 else f"i{k} * s{k}"
+                     for k in range(rank)]
+    flat, dense = " + ".join(terms), ", ".join(f"i{k}" for k in range(rank))
+    lines = [f"def strided(x, out, o, {', '.join(f's{k}' for k in range(rank))}):"]
+    for k in range(rank):
+        lines.append("    " * (k + 1) + f"for i{k} in range({'x' if write else 'out'}.shape[{k}]):")
+    lines.append("    " * (rank + 1) + (f"out[{flat}] = x[{dense}]" if write else
+                                          f"out[{dense}] = x[{flat}]"))
+    return "\n".join(lines) + "\n"
+
+
+def indexing(e, op) -> None:
+    """A basic ``getitem`` (the view copied out) or ``setitem`` (``x`` copied, the value copied
+    into the view) in emitter ``e``'s step, by a strided-copy loop (:func:`strided_source`)
+    into the step's own buffers: as host ops, numpy's fresh arrays page-faulted on every call.
+    One element, a broadcast value, other dtypes: Unsupported (a host op)."""
+    x, r = op.operands[0], op.results[0]
+    value = op.operands[1] if op.opdef is setitem else r
+    view = basic_view(x.type.shape, op.attrs["key"])
+    if view is None or isinstance(value, Literal) or not isinstance(value.type, TensorType) or \
+            value.type.dtype != x.type.dtype or r.type.dtype != x.type.dtype or \
+            x.type.dtype.np_dtype.kind not in "fiub" or view[2] != value.type.shape or \
+            not view[2] or 0 in view[2]:
+        raise Unsupported(f"{op.opdef.name} {op.attrs['key']} of {x.type}")
+    offset, strides, shape = view
+    if op.opdef is getitem:
+        arrays = [(x, (x.type.size,)), (r, shape)]
+    else:
+        if not e.plan.shares(r, x):
+            e.copy(x, r)
+        arrays = [(value, shape), (r, (r.type.size,))]
+    e.nn_loop("strided", [*arrays, offset, *strides],
+              strided_source(len(shape), strides[-1] == 1, op.opdef is setitem))

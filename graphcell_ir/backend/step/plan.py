@@ -10,6 +10,8 @@ first-fit (:func:`place`), so two buffers overlap in memory only when their life
 - **Views** (``views(op)`` names the operand: a reshape of contiguous memory, ``depend``, an
   ``assign`` taking a new value nobody else holds) take that operand's buffer: one buffer, living as long as its last member. A view of an argument or a
   constant is external too (no arena bytes).
+- **Updates in place** (``into``: value -> argument, :mod:`.donate`'s choice): the value is
+  written into that argument's bytes (the caller donated them): external, as a view is.
 - **In place**: ``in_place(op, i)`` says whether ``op`` may write its result into operand ``i``'s
   bytes (an elementwise kernel reading element k before writing element k); the result then
   takes that operand's buffer when the operand dies at ``op`` and has the same size.
@@ -105,7 +107,7 @@ def _no(*_args) -> None:
 
 
 def plan_function(fn: Function, *, views: Callable[[Op], int | None] = _no,
-                  in_place: Callable[[Op, int], bool] = _no) -> Plan:
+                  in_place: Callable[[Op, int], bool] = _no, into: dict | None = None) -> Plan:
     """The static buffer plan of ``fn``'s body (see the module docstring). PlanError when a
     value has no static shape or an op other than ``fused`` has regions (control flow)."""
     ops = [op for op in fn.body if not op.is_terminator]
@@ -132,7 +134,9 @@ def plan_function(fn: Function, *, views: Callable[[Op], int | None] = _no,
         for k, r in enumerate(op.results):
             if not isinstance(r.type, TensorType):
                 raise PlanError(f"{op.opdef.name} gives a {r.type}, not a tensor of fixed shape")
-            src = _shared_operand(op, k, r, views, in_place, find, last, n, external)
+            src = into.get(r) if into else None
+            if src is None:
+                src = _shared_operand(op, k, r, views, in_place, find, last, n, external)
             if src is not None:
                 root[r] = src
                 members.setdefault(src, [src]).append(r)

@@ -102,8 +102,11 @@ def test_the_loaded_step_is_native_and_bit_equal_to_in_process(tmp_path, built, 
     with warnings.catch_warnings():
         warnings.simplefilter("error", NativeCodeWarning)
         cell = ms.load(path, native=True, trust_native_code=True)
+    kept = {p.name: p.asnumpy() for p in cell.get_parameters()}
     got, got_params = _loaded(cell, x, y, 4)
     assert _fallbacks(built) == [None]          # loaded: the native step too
+    for name in ("fc1.weight", "moments.fc1.weight"):   # updated in place, as in-process
+        assert got_params[name] is kept[name]
     assert cell._executable._run.run.step is not None
     for a, b in zip(got, losses):
         np.testing.assert_array_equal(a, b)

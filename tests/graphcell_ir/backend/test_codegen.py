@@ -527,6 +527,29 @@ def test_a_counter_index_has_no_wraparound_in_the_ir():
     assert shifted.split('define i32 @"e"')[0].count("select") == 2   # x[i] and out[i + 1]
 
 
+PARAMETERS = textwrap.dedent("""
+    def scaled(x, a, b, out):
+        for i in range(x.shape[0]):
+            out[i] = x[i] * a
+        b = b + 1.5
+        for i in range(x.shape[0]):
+            out[i] = out[i] + b
+""")
+
+
+def test_a_scalar_parameter_never_rebound_is_its_argument():
+    """``a`` is never stored: its uses are the argument itself (no alloca to promote, no loads);
+    ``b`` is rebound, so it keeps its slot — and both compute what Python does."""
+    x = np.arange(1.0, 6.0)
+    (_, got), (_, want) = both(PARAMETERS, "scaled", x, 2.0, 0.25, np.zeros(5))
+    np.testing.assert_array_equal(got, want)
+    kinds = (("array", "float64", 1), ("scalar", "float64"), ("scalar", "float64"),
+             ("array", "float64", 1))
+    body = codegen.lower_module(PARAMETERS, "scaled", kinds, "e",
+                                entry="pointers").split('define i32 @"e"')[0]
+    assert '%"b" = alloca double' in body and '%"a" = alloca' not in body
+
+
 TILE_STARTS = textwrap.dedent("""
     def tiles(x, s, out):
         n = x.shape[0]

@@ -660,9 +660,11 @@ def test_a_literal_operand_is_a_one_element_constant_array_of_the_kernel():
     group = next(op for op in module["f"].body if op.opdef.name == "fused")
     assert "float32(32" in lower_fused(group).source            # the runner's: in the source
     ks = lower_fused(group, literal_operands=True)
-    assert "float32(32" not in ks.source and "k0 = lit0[0, 0, 0, 0]" in ks.source
+    rank = len(next(s for s in ks.in_shapes if s is not None))   # the kernel's loops
+    zeros = ", ".join(["0"] * rank)
+    assert "float32(32" not in ks.source and f"k0 = lit0[{zeros}]" in ks.source
     (c,) = ks.consts
-    assert c.dtype == np.float32 and c.shape == (1, 1, 1, 1) and c.item() == 32.0
+    assert c.dtype == np.float32 and c.shape == (1,) * rank and c.item() == 32.0
 
 
 SMALL = """

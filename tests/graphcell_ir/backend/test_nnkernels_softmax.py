@@ -154,6 +154,32 @@ def test_sparse_cross_entropy(dtype, data, ldtype):
         assert_close(fn(x, labels), want, tol, f"sparse loss {how}")
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_one_loop_gives_the_sparse_loss_and_the_softmax_with_the_same_bits(dtype, data):
+    """``sparse_softmax_cross_entropy_rows`` with labels and probabilities, with either one
+    empty (the native step calls it both ways): the loss of the labels-only call and the
+    probabilities of ``softmax_rows``, bit for bit, compiled and run as Python."""
+    from graphcell_ir.backend import loops
+    x = data.draw(logits(dtype))
+    x = x.reshape(-1, x.shape[-1])
+    r, k = x.shape
+    labels = data.draw(hnp.arrays("int32", (r,), elements=st.integers(0, k - 1)))
+    for L in (loops.namespace(jit=True), loops.namespace(jit=False)):
+        want_loss, want_probs = np.empty(r, dtype), np.empty((r, k), dtype)
+        with np.errstate(all="ignore"):
+            L.sparse_softmax_cross_entropy_rows(x, labels, want_loss, np.empty((0, k), dtype))
+            L.softmax_rows(x, want_probs)
+            loss, probs = np.empty(r, dtype), np.empty((r, k), dtype)
+            L.sparse_softmax_cross_entropy_rows(x, labels, loss, probs)
+            only_probs = np.empty((r, k), dtype)
+            L.sparse_softmax_cross_entropy_rows(x, labels[:0], loss[:0], only_probs)
+        for got, want in ((loss, want_loss), (probs, want_probs), (only_probs, want_probs)):
+            np.testing.assert_array_equal(got.view(f"u{got.itemsize}"),
+                                          want.view(f"u{want.itemsize}"))
+
+
 @pytest.mark.parametrize("label", [-1, 4, 2**40])
 def test_out_of_range_labels_raise_as_the_reference(label):
     op = REGISTRY["sparse_softmax_cross_entropy"]

@@ -1,0 +1,103 @@
+"""Basic ``getitem`` and ``setitem`` run in the native step (``step/layout.indexing``):
+strided copies into the step's own buffers, with the interpreter's values bit for bit, over
+slices (steps, negative steps), integers, ``None`` and ``...``; a result of one element and a
+broadcast value stay ops run in Python (``getitem``'s key is basic indexing only: gathers are
+``take``)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from graphcell_ir.backend.executable import compile_executable
+from graphcell_ir.backend.interp import interpret
+from graphcell_ir.backend.step.layout import basic_view
+from graphcell_ir.ir import Builder, Function, TensorType
+from graphcell_ir.ir.types import bool_, float32, float64, int32
+
+pytestmark = pytest.mark.skipif(
+    not __import__("graphcell_ir.backend.codegen", fromlist=["available"]).available(),
+    reason="this llvmlite cannot run the code generator")
+
+KEYS = [
+    (Ellipsis, slice(256 // 64, 8)),
+    (slice(1, 3), Ellipsis),
+    (slice(None, None, 2), slice(1, None, 3), slice(None, None, -1)),
+    (1, slice(None), slice(2, 6)),
+    (None, slice(1, 4), 2),
+    (slice(3, 0, -1), None, Ellipsis, 5),
+]
+DTYPES = {"f32": (float32, np.float32), "f64": (float64, np.float64), "i32": (int32, np.int32),
+          "bool": (bool_, np.bool_)}
+
+
+def _module(op: str, key, dtype):
+    shape = (4, 5, 8)
+    target = np.empty(shape)[key].shape
+    fn = Function("f")
+    x = fn.add_arg(TensorType(dtype, shape), "x")
+    b = Builder.at_end(fn.body)
+    y = b.op("neg", x) if dtype is not bool_ else b.op("logical_not", x)   # an arena buffer
+    if op == "getitem":
+        r = b.op("getitem", y, key=key)
+    else:
+        v = fn.add_arg(TensorType(dtype, target), "v")
+        r = b.op("setitem", y, v, key=key)
+    out = b.op("logical_not", r) if dtype is bool_ else b.op("neg", r)
+    b.return_(out, r)
+    from graphcell_ir.ir import Module
+    m = Module()
+    m.add(fn)
+    return m, target
+
+
+def _array(shape, np_dtype, seed):
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal(shape) * 10).astype(np_dtype) if np_dtype is not np.bool_ \
+        else rng.random(shape) > 0.5
+
+
+@pytest.mark.parametrize("dtype", sorted(DTYPES))
+@pytest.mark.parametrize("key", KEYS, ids=str)
+@pytest.mark.parametrize("op", ["getitem", "setitem"])
+def test_basic_indexing_runs_natively_with_the_interpreters_bits(monkeypatch, op, key, dtype):
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    ir_dtype, np_dtype = DTYPES[dtype]
+    module, target = _module(op, key, ir_dtype)
+    exe = compile_executable(module, "f")
+    assert exe.step_fallback is None and exe.run.step.host_ops == ()
+    args = [_array((4, 5, 8), np_dtype, 0)] + ([_array(target, np_dtype, 1)]
+                                                if op == "setitem" else [])
+    for got, expect in zip(exe.run.step(args), interpret(module["f"], *args)):
+        assert got.dtype == expect.dtype and got.shape == expect.shape
+        np.testing.assert_array_equal(got, expect)
+
+
+def test_one_element_and_a_broadcast_value_run_in_python(monkeypatch):
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    fn = Function("f")
+    x = fn.add_arg(TensorType(float32, (4, 6)), "x")
+    v = fn.add_arg(TensorType(float32, (6,)), "v")
+    b = Builder.at_end(fn.body)
+    y = b.op("neg", x)
+    g = b.op("getitem", y, key=(1, 2))
+    s = b.op("setitem", y, v, key=(slice(1, 3), Ellipsis))   # v broadcast over two rows
+    b.return_(b.op("neg", g), b.op("neg", s))
+    from graphcell_ir.ir import Module
+    module = Module()
+    module.add(fn)
+    exe = compile_executable(module, "f")
+    assert exe.run.step.host_ops == ("getitem", "setitem")
+    args = [_array((4, 6), np.float32, 0), _array((6,), np.float32, 1)]
+    for got, expect in zip(exe(args), interpret(module["f"], *args)):
+        np.testing.assert_array_equal(got, expect)
+
+
+def test_a_basic_view_is_numpys_offset_and_strides():
+    base = np.arange(4 * 5 * 8).reshape(4, 5, 8)
+    for key in KEYS:
+        offset, strides, shape = basic_view(base.shape, key)
+        view = base[key]
+        assert shape == view.shape
+        at = np.array(offset) + sum(np.indices(shape)[k] * s for k, s in enumerate(strides))
+        np.testing.assert_array_equal(base.ravel()[at], view)
+    assert basic_view((4, 6), (1, 2)) is None   # one element: numpy gives a scalar
