@@ -355,32 +355,21 @@ def _filter_wide(e, op, dy, x, dw, dtype, g, n: int, o: int, p: int, ckk: int) -
 def _input_wide(e, op, dy, w, dx, dtype, g, shape, o: int, p: int, ckk: int) -> None:
     """The wide input gradient (nnkernels._input_wide): ``w^T @ dy`` (``w`` transposed by the
     flag) into the batch's column gradients, then col2im_wide over blocks of samples into the
-    zeroed image — padded, then cropped into ``dx`` per block by :data:`CROP`."""
+    zeroed ``dx`` (the padding's share dropped: no padded image, no crop)."""
     n, c, h, wd = shape
     _gemms_only(op, ckk, n * p)
-    hp, wp = g.padded(h, wd)
-    padded = (hp, wp) != (h, wd)
     item, i64 = dtype.itemsize, e.i64
     d = _channels_first(e, dy, dtype, n, o, p)
     dcols = e.scratch((ckk, n * p), dtype)
     e.gemm_on(dtype, True, False, ckk, n * p, o, e.pointer(w), ckk, d, n * p, dcols)
-    dxp = e.scratch((n, c, hp, wp), dtype) if padded else e.pointer(dx)
-    e.zero(dxp, n * c * hp * wp * item)
-    task = Task(e, "col2im_wide", [dcols, dxp, e.pointer(dx)])
-    cb, pb, xb = task.bases
-    t, lo = task.t, task.first
-    image = [pb, i64(n), i64(c), i64(hp), i64(wp)]
-    task.loop("col2im_wide", [(None, dtype, (0, 0, 0)), *[0] * 8, (None, dtype, (0, 0, 0, 0)),
+    e.zero(e.pointer(dx), n * c * h * wd * item)
+    task = Task(e, "col2im_wide", [dcols, e.pointer(dx)])
+    cb, xb = task.bases
+    task.loop("col2im_wide", [(None, dtype, (0, 0, 0)), *[0] * 10, (None, dtype, (0, 0, 0, 0)),
                               0, 0],
-              [cb, i64(ckk), i64(n), i64(p), *map(i64, _window_args(g) + [g.oh, g.ow]),
-               *image, lo, task.last])
-    if padded:
-        nb = t.sub(task.last, lo)
-        task.loop("crop", [(None, dtype, (0, 0, 0, 0)), 0, 0, (None, dtype, (0, 0, 0, 0))],
-                  [task.at(pb, t.mul(lo, i64(c * hp * wp)), item), nb, i64(c), i64(hp),
-                   i64(wp), i64(g.pt), i64(g.pl),
-                   task.at(xb, t.mul(lo, i64(c * h * wd)), item), nb, i64(c), i64(h),
-                   i64(wd)], CROP)
+              [cb, i64(ckk), i64(n), i64(p),
+               *map(i64, _window_args(g) + [g.pt, g.pl, g.oh, g.ow]),
+               xb, i64(n), i64(c), i64(h), i64(wd), task.first, task.last])
     size = ckk * n * p
     task.run(n, size if K.blocks(n, size, K.LOOP_UNIT) > 1 else 0)
 
