@@ -19,7 +19,12 @@ transposed products (:func:`_conv2d_rows`, :func:`_input_rows`). Columns of more
 :data:`KEPT_COLUMNS` are streamed: one sample at a time through its block's slot, in L2
 (:func:`_streamed`).
 
-What nnkernels runs otherwise (the wide layout of few output positions, a padded pool, a
+At most 64 output positions (:func:`nnkernels._wide`: ResNet-18's late layers) take the wide
+layout, as in nnkernels: the batch's columns side by side (``im2col_wide``), one product for
+the batch split as the runner's ``matmul`` splits it (:meth:`~.emit._Emitter.gemm_on`), the
+NCHW moves by :data:`SWAP_FIRST` and ``col2im_wide`` for the input gradient.
+
+What nnkernels runs otherwise (a grouped convolution in the wide layout, a padded pool, a
 product numpy would make a GEMV, other dtypes) raises
 :class:`~graphcell_ir.backend.lower.Unsupported`: the op stays a host op."""
 from __future__ import annotations
