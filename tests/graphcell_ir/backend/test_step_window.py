@@ -1,8 +1,8 @@
 """Convolutions and the max-pool gradient in the native step (``backend/step/window.py``): they
 run natively (no host op) with the bits of the Python runner's nnkernels path, and the values
 of the reference interpreter, over strides, padding, dilation, groups, odd shapes, float32 and
-float64; what the step declines (a padded pool, a grouped convolution in the wide layout) stays a host op with
-the same results."""
+float64, the wide layout of few output positions too; what the step declines (a padded pool,
+a grouped convolution in the wide layout) stays a host op with the same results."""
 from __future__ import annotations
 
 import numpy as np
