@@ -183,6 +183,14 @@ def _sample_columns(task, e, dtype, xb, cb, x_shape, g, ckk: int, p: int, fresh:
     return columns
 
 
+def _filter_rows(e, w, dtype, o: int, c: int, kk: int):
+    """A scratch buffer holding the filter ``w`` (O, C, KH*KW) with its channels last
+    (O, KH*KW, C): the rows both row-layout convolutions multiply by."""
+    wr = e.scratch((o, kk, c), dtype)
+    e.nn_loop("swap_last", [(e.pointer(w), dtype, (o, c, kk)), (wr, dtype, (o, kk, c))])
+    return wr
+
+
 def _conv2d_rows(e, x, w, y, dtype, g, n: int, c: int, o: int, p: int, ckk: int) -> None:
     """The forward convolution on rows (nnkernels._conv2d_rows, :func:`nnkernels.by_rows`):
     the filter's rows once, then per sample — in its block's slots, so in L2 — the image to
@@ -191,8 +199,7 @@ def _conv2d_rows(e, x, w, y, dtype, g, n: int, c: int, o: int, p: int, ckk: int)
     h, wd = x.type.shape[2:]
     hw, kk = h * wd, g.kh * g.kw
     arr3, arr4 = (None, dtype, (0, 0, 0)), (None, dtype, (0, 0, 0, 0))
-    wr = e.scratch((o, kk, c), dtype)
-    e.nn_loop("swap_last", [(e.pointer(w), dtype, (o, c, kk)), (wr, dtype, (o, kk, c))])
+    wr = _filter_rows(e, w, dtype, o, c, kk)
     xh, rows, yt = (e.scratch(shape, dtype) for shape in ((n, hw, c), (n, p, ckk), (n, p, o)))
     task = Task(e, "conv2d_rows", [e.pointer(x), wr, xh, rows, yt, e.pointer(y)])
     xb, wb, hb, rb, tb, yb = task.bases
@@ -404,8 +411,7 @@ def _input_rows(e, w, dy, dx, dtype, g, n: int, c: int, o: int, p: int, ckk: int
     h, wd = dx.type.shape[2:]
     hw, kk = h * wd, g.kh * g.kw
     arr3, arr4 = (None, dtype, (0, 0, 0)), (None, dtype, (0, 0, 0, 0))
-    wr = e.scratch((o, kk, c), dtype)
-    e.nn_loop("swap_last", [(e.pointer(w), dtype, (o, c, kk)), (wr, dtype, (o, kk, c))])
+    wr = _filter_rows(e, w, dtype, o, c, kk)
     drows, xh = (e.scratch(shape, dtype) for shape in ((n, p, ckk), (n, hw, c)))
     task = Task(e, "conv2d_input_rows", [e.pointer(dy), wr, drows, xh, e.pointer(dx)])
     db, wb, rb, hb, xb = task.bases
