@@ -4,7 +4,9 @@
 (``kernel(ks)``: its shape-generic pointer entry, the arrays' dimensions passed as arguments)
 and every loop (``loop(source, name, kinds)``: the softmax family's, batch norm's, the layout
 transposes'); each answer is
-``(what to keep alive, entry address)`` of the pointer entry (``native/abi.py``), or
+``(what to keep alive, symbol)``: the step's IR calls the pointer entry (``native/abi.py``) by
+that symbol, which ``code.bind()`` maps to its address when the step is linked (so the objects
+may still be compiling while the step is emitted) — or
 :class:`~graphcell_ir.backend.lower.Unsupported` when there is none (the executable then keeps
 its Python runner):
 
@@ -26,6 +28,10 @@ Example::
 """
 from __future__ import annotations
 
+import itertools
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 from graphcell_ir.backend import objects
 from graphcell_ir.backend.lower import Unsupported
 from graphcell_ir.backend.native import abi
@@ -35,31 +41,114 @@ __all__ = ["ProcessCode", "RecordingCode", "LinkedCode"]
 
 
 class ProcessCode:
-    """Kernels and loops emitted (or found in the object store) and linked here."""
+    """Kernels and loops emitted (or found in the object store) and linked here.
+
+    What LLVM does for them — compile an object the store lacks, link every object — runs on
+    one compile thread (:func:`_compile_thread`, first in first out: llvmlite runs one LLVM
+    call at a time in a process) while the step's build goes on emitting on the caller's: each
+    answer is a symbol that :meth:`bind` resolves once the thread is done. What the code
+    generator refuses raises at once, as before; what fails on the thread (LLVM refused the
+    object, it did not link) raises :class:`CalleeFailed` from :meth:`bind`, and the callee is
+    refused at once from then on, so the build emitted again meets it where it asked
+    (``emit.build``)."""
+
+    def __init__(self):
+        self._asked: dict = {}     # request -> symbol
+        self._pending: list = []   # (symbol, kind, what, future of (object, tracker, address))
+        self._failed: dict = {}    # request -> the Unsupported a failure on the thread gave
+        self._bound: dict = {}     # symbol -> address
+        self._trackers: list = []  # what keeps the linked callees linked
 
     def kernel(self, ks) -> tuple:
         # counted: a compile's kernels, in the cache statistics and the compile report
-        return self._linked("kernel", lambda: objects.emit_kernel(ks, ks.in_dtypes,
-                                                                  fixed_shapes=False,
-                                                                  counted=True),
-                            f"{'/'.join(ks.ops) or 'kernel'}: no native kernel")
+        return self._later(("kernel", ks.key, tuple(ks.in_dtypes)), "kernel",
+                           lambda later: objects.emit_kernel(ks, ks.in_dtypes,
+                                                             fixed_shapes=False, counted=True,
+                                                             later=later),
+                           f"{'/'.join(ks.ops) or 'kernel'}: no native kernel")
 
     def loop(self, source: str, name: str, kinds) -> tuple:
-        return self._linked("loop", lambda: objects.emit_loop(source, name, kinds, counted=True),
-                            f"loop {name}: no native code")
+        kinds = tuple(tuple(k) for k in kinds)
+        return self._later(("loop", abi.source_hash(source), name, kinds), "loop",
+                           lambda later: objects.emit_loop(source, name, kinds, counted=True,
+                                                           later=later),
+                           f"loop {name}: no native code")
 
-    def _linked(self, kind: str, emit, what: str) -> tuple:
-        from graphcell_ir.backend.native.linking import linker
-        try:
-            obj = emit()
-            got = linker().link_one(obj)
-        except (NativeError, RuntimeError) as e:
-            raise Unsupported(f"{what} ({e})") from None
-        self.emitted(kind, obj)
-        return got
+    def _later(self, request, kind: str, emit, what: str) -> tuple:
+        """``(what keeps it linked, symbol)``: the callee's symbol, its object compiled (when the store lacks
+        it) and linked on the compile thread."""
+        if request in self._failed:
+            raise self._failed[request]
+        symbol = self._asked.get(request)
+        if symbol is None:
+            try:
+                got = emit(lambda job: job)   # the object, or the Compile of one the store lacks
+            except NativeError as e:
+                raise Unsupported(f"{what} ({e})") from None
+            symbol = self._asked[request] = f"graphcell_callee_{next(_SYMBOLS)}"
+            self._pending.append((symbol, request, kind, what,
+                                  _compile_thread().submit(_compiled_and_linked, got)))
+        return self._trackers, symbol
+
+    def bind(self) -> dict:
+        """symbol -> entry address of every callee asked for, once the compile thread has
+        compiled and linked them (each compile counted here, in the order asked).
+        :class:`CalleeFailed` when one failed there (the others stay bound)."""
+        failed = []
+        for symbol, request, kind, what, future in self._pending:
+            try:
+                obj, job, tracker, address = future.result()
+            except (NativeError, RuntimeError) as e:
+                self._failed[request] = Unsupported(f"{what} ({e})")
+                del self._asked[request]
+                failed.append(what)
+                continue
+            if job is not None:
+                job.record()
+            self.emitted(kind, obj)
+            self._trackers.append(tracker)
+            self._bound[symbol] = address
+        self._pending = []
+        if failed:
+            raise CalleeFailed("; ".join(failed))
+        return dict(self._bound)
+
+    def cancel(self) -> None:
+        """Drop the compiles not begun (the step is not built)."""
+        for *_, future in self._pending:
+            future.cancel()
+        self._pending = []
 
     def emitted(self, kind: str, obj) -> None:
         """Called with every object the step calls (nothing to do in-process)."""
+
+
+class CalleeFailed(Exception):
+    """A callee failed on the compile thread (:meth:`ProcessCode.bind`): emit the step again."""
+
+
+def _compiled_and_linked(got) -> tuple:
+    """``(object, its Compile or None, tracker, address)`` of ``got`` (an object, or the
+    :class:`~graphcell_ir.backend.objects.Compile` of one), on the compile thread."""
+    from graphcell_ir.backend.native.linking import linker
+    job = got if isinstance(got, objects.Compile) else None
+    obj = job.run() if job is not None else got
+    tracker, address = linker().link_one(obj)
+    return obj, job, tracker, address
+
+
+_SYMBOLS = itertools.count()
+_THREAD = None
+_THREAD_LOCK = threading.Lock()
+
+
+def _compile_thread():
+    """The process's one compile thread (made at the first need)."""
+    global _THREAD
+    with _THREAD_LOCK:
+        if _THREAD is None:
+            _THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphcell-compile")
+        return _THREAD
 
 
 class RecordingCode(ProcessCode):
@@ -67,6 +156,7 @@ class RecordingCode(ProcessCode):
     ``(kind, NativeObject)``, kind ``"kernel"`` or ``"loop"`` (what an export stores)."""
 
     def __init__(self):
+        super().__init__()
         self.objects: list = []
 
     def emitted(self, kind: str, obj) -> None:
@@ -79,6 +169,7 @@ class LinkedCode:
 
     def __init__(self, kernels):
         self.kernels = kernels
+        self._bound: dict = {}   # symbol -> address
 
     def kernel(self, ks) -> tuple:
         try:
@@ -87,7 +178,7 @@ class LinkedCode:
             raise Unsupported(f"{'/'.join(ks.ops) or 'kernel'}: no native kernel ({e})") from None
         for obj, address, tracker in self.kernels.by_key.get(ks.key, ()):
             if obj.args == want:
-                return tracker, address
+                return tracker, self._symbol(address)
         raise Unsupported(f"{'/'.join(ks.ops) or 'kernel'}: the artifact has no native code "
                           f"for kernel {ks.key}")
 
@@ -96,5 +187,17 @@ class LinkedCode:
         key = abi.loop_key(abi.source_hash(source), name)
         for obj, address, tracker in self.kernels.by_key.get(key, ()):
             if obj.args == want:
-                return tracker, address
+                return tracker, self._symbol(address)
         raise Unsupported(f"loop {name}: the artifact has no native code for it")
+
+    def _symbol(self, address: int) -> str:
+        symbol = f"graphcell_callee_{next(_SYMBOLS)}"
+        self._bound[symbol] = address
+        return symbol
+
+    def bind(self) -> dict:
+        """symbol -> entry address of every callee asked for (linked already)."""
+        return dict(self._bound)
+
+    def cancel(self) -> None:
+        """Nothing to drop: the artifact's objects are linked."""
