@@ -29,8 +29,10 @@ Example::
 from __future__ import annotations
 
 import itertools
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 from graphcell_ir.backend import objects
 from graphcell_ir.backend.lower import Unsupported
@@ -140,6 +142,45 @@ def _compiled_and_linked(got) -> tuple:
 _SYMBOLS = itertools.count()
 _THREAD = None
 _THREAD_LOCK = threading.Lock()
+
+SWITCH_INTERVAL = 0.0002
+"""The interpreter's switch interval (``sys.setswitchinterval``) while a step is built, in
+seconds: the compile thread, back from each of its LLVM calls (~30 an object: parse, verify,
+the passes, emit, link, and the small ones between), waits for the GIL while the build's Python
+runs — up to the interval each time, 5 ms by default: W5's first call took ~100 ms longer with
+it (docs/decisions.md, "Compiling while the step is built")."""
+
+
+class _OftenSwitching:
+    """Counts the builds under way; the switch interval is :data:`SWITCH_INTERVAL` while any is,
+    what it was before when none is."""
+
+    def __init__(self):
+        self.lock, self.builds, self.before = threading.Lock(), 0, None
+
+    @contextmanager
+    def during(self):
+        with self.lock:
+            if self.builds == 0:
+                self.before = sys.getswitchinterval()
+                sys.setswitchinterval(min(self.before, SWITCH_INTERVAL))
+            self.builds += 1
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.builds -= 1
+                if self.builds == 0:
+                    sys.setswitchinterval(self.before)
+
+
+_SWITCHING = _OftenSwitching()
+
+
+def switching_often():
+    """A context in which the GIL changes hands every :data:`SWITCH_INTERVAL` (a step's build,
+    whose compile thread needs it back after each LLVM call)."""
+    return _SWITCHING.during()
 
 
 def _compile_thread():

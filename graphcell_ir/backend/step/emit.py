@@ -69,7 +69,7 @@ from graphcell_ir.backend.native import pool as native_pool
 from graphcell_ir.backend.native.target import host_target
 from graphcell_ir.backend.step import blas, layout, window
 from graphcell_ir.backend.step.donate import check_apart, updates_in_place
-from graphcell_ir.backend.step.code import CalleeFailed, ProcessCode
+from graphcell_ir.backend.step.code import CalleeFailed, ProcessCode, switching_often
 from graphcell_ir.backend.step.plan import PlanError, nbytes, plan_function
 from graphcell_ir.backend.step.task import Task, call_gemm
 from graphcell_ir.ir.core import Function, Literal, Op, Value
@@ -176,8 +176,13 @@ def build(fn: Function, host=None, code=None, donated=()) -> NativeStep:
         if not isinstance(a.type, TensorType) or 0 in a.type.shape:
             raise Unsupported(f"argument of type {a.type}")
     donated = {fn.args[i] for i in donated}
-    after = -1   # the last op that may decline the call: nothing written in place before it
     code = code or ProcessCode()
+    with switching_often():
+        return _built(fn, host, code, donated)
+
+
+def _built(fn: Function, host, code, donated: set) -> NativeStep:
+    after = -1   # the last op that may decline the call: nothing written in place before it
     while True:
         into = updates_in_place(fn, donated, after=after, views=_view_of) if donated else {}
         try:
