@@ -92,6 +92,17 @@ class ProcessCode:
                                   _compile_thread().submit(_compiled_and_linked, got)))
         return self._trackers, symbol
 
+    def parallel_for(self) -> str:
+        """The symbol of the native pool's ``graphcell_parallel_for`` (the pool built, when this
+        process has none yet, and started on the compile thread: its build is LLVM's work too,
+        which waited there for the compiles before it)."""
+        symbol = self._asked.get(_POOL)
+        if symbol is None:
+            symbol = self._asked[_POOL] = f"graphcell_callee_{next(_SYMBOLS)}"
+            self._pending.append((symbol, _POOL, "pool", "the native pool",
+                                  _compile_thread().submit(_started_pool)))
+        return symbol
+
     def bind(self) -> dict:
         """symbol -> entry address of every callee asked for, once the compile thread has
         compiled and linked them (each compile counted here, in the order asked).
@@ -107,7 +118,8 @@ class ProcessCode:
                 continue
             if job is not None:
                 job.record()
-            self.emitted(kind, obj)
+            if obj is not None:
+                self.emitted(kind, obj)
             self._trackers.append(tracker)
             self._bound[symbol] = address
         self._pending = []
@@ -139,6 +151,14 @@ def _compiled_and_linked(got) -> tuple:
     return obj, job, tracker, address
 
 
+def _started_pool() -> tuple:
+    """``(None, None, the pool, its graphcell_parallel_for)``, on the compile thread."""
+    from graphcell_ir.backend.native import pool
+    started = pool.started()
+    return None, None, started, started.address
+
+
+_POOL = ("pool",)   # ProcessCode's request of the pool
 _SYMBOLS = itertools.count()
 _THREAD = None
 _THREAD_LOCK = threading.Lock()
@@ -235,6 +255,11 @@ class LinkedCode:
         symbol = f"graphcell_callee_{next(_SYMBOLS)}"
         self._bound[symbol] = address
         return symbol
+
+    def parallel_for(self) -> str:
+        """The symbol of the native pool's ``graphcell_parallel_for`` (started here)."""
+        from graphcell_ir.backend.native import pool
+        return self._symbol(pool.started().address)
 
     def bind(self) -> dict:
         """symbol -> entry address of every callee asked for (linked already)."""

@@ -837,8 +837,8 @@ class _Emitter:
         """Call ``task(ctx, lo, hi)`` over ``range(count)`` on the native pool
         (``graphcell_parallel_for``: serially when ``work`` is below its threshold)."""
         ir, i64 = self.ir, self.i64
-        pfor = self.b.inttoptr(i64(native_pool.started().address), ir.PointerType(
-            ir.FunctionType(ir.VoidType(), [self.ptr, self.ptr, i64, i64])))
+        pfor = self.callee(self.code.parallel_for(),
+                           ir.FunctionType(ir.VoidType(), [self.ptr, self.ptr, i64, i64]))
         self.b.call(pfor, [task, ctx, i64(count), i64(work)])
 
     def scratch(self, shape: tuple, dtype) -> object:
