@@ -29,6 +29,7 @@ Example::
 from __future__ import annotations
 
 import itertools
+import os
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -204,12 +205,14 @@ def switching_often():
 
 
 def _compile_thread():
-    """The process's one compile thread (made at the first need)."""
+    """The process's one compile thread (made at the first need, and again in a forked child,
+    which has the parent's executor but not its thread)."""
     global _THREAD
     with _THREAD_LOCK:
-        if _THREAD is None:
-            _THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphcell-compile")
-        return _THREAD
+        if _THREAD is None or _THREAD[0] != os.getpid():
+            _THREAD = os.getpid(), ThreadPoolExecutor(max_workers=1,
+                                                      thread_name_prefix="graphcell-compile")
+        return _THREAD[1]
 
 
 class RecordingCode(ProcessCode):

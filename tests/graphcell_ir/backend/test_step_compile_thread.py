@@ -135,3 +135,31 @@ def test_the_switch_interval_is_short_during_builds_and_restored_after():
             pass
         assert sys.getswitchinterval() == short
     assert sys.getswitchinterval() == before
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="no fork here")
+def test_a_forked_child_builds_steps_on_a_compile_thread_of_its_own(empty_store):
+    """The child has the parent's executor object but not its thread: it makes its own."""
+    import os
+    import select
+    import signal
+    build(_module()["step"])   # the parent's compile thread exists
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:   # the child: build with a fresh store, report, leave at once
+        ok = b"0"
+        try:
+            os.environ["GRAPHCELL_CACHE_DIR"] = os.environ["GRAPHCELL_CACHE_DIR"] + "-child"
+            module = _module()
+            _check(module, build(module["step"]))
+            ok = b"1"
+        finally:
+            os.write(write, ok)
+            os._exit(0)
+    os.close(write)
+    ready, _, _ = select.select([read], [], [], 120)   # (the parent's thread: a deadlock)
+    if not ready:
+        os.kill(pid, signal.SIGKILL)
+    got = os.read(read, 1) if ready else b"deadlocked"
+    os.waitpid(pid, 0)
+    assert got == b"1"
