@@ -30,9 +30,9 @@ from __future__ import annotations
 
 import itertools
 import os
+import queue
 import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 from graphcell_ir.backend import objects
@@ -57,7 +57,7 @@ class ProcessCode:
 
     def __init__(self):
         self._asked: dict = {}     # request -> symbol
-        self._pending: list = []   # (symbol, kind, what, future of (object, tracker, address))
+        self._pending: list = []   # (symbol, request, kind, what, the _Call)
         self._failed: dict = {}    # request -> the Unsupported a failure on the thread gave
         self._bound: dict = {}     # symbol -> address
         self._trackers: list = []  # what keeps the linked callees linked
@@ -204,15 +204,59 @@ def switching_often():
     return _SWITCHING.during()
 
 
-def _compile_thread():
+def _compile_thread() -> "_CompileThread":
     """The process's one compile thread (made at the first need, and again in a forked child,
-    which has the parent's executor but not its thread)."""
+    which has the parent's object but not its thread)."""
     global _THREAD
     with _THREAD_LOCK:
-        if _THREAD is None or _THREAD[0] != os.getpid():
-            _THREAD = os.getpid(), ThreadPoolExecutor(max_workers=1,
-                                                      thread_name_prefix="graphcell-compile")
-        return _THREAD[1]
+        if _THREAD is None or _THREAD.pid != os.getpid():
+            _THREAD = _CompileThread()
+        return _THREAD
+
+
+class _CompileThread:
+    """One daemon thread running the calls submitted, first in first out (not
+    ``concurrent.futures``: importing it took ~6 ms of the first call)."""
+
+    def __init__(self):
+        self.pid, self.calls = os.getpid(), queue.SimpleQueue()
+        threading.Thread(target=self._serve, name="graphcell-compile", daemon=True).start()
+
+    def submit(self, fn, *args) -> "_Call":
+        call = _Call(fn, args)
+        self.calls.put(call)
+        return call
+
+    def _serve(self) -> None:
+        while True:
+            self.calls.get().run()
+
+
+class _Call:
+    """A submitted call: :meth:`result` waits for its value (or raises its exception)."""
+
+    def __init__(self, fn, args):
+        self.fn, self.args, self.done = fn, args, threading.Event()
+        self.value = self.error = None
+        self.cancelled = False
+
+    def run(self) -> None:
+        if not self.cancelled:
+            try:
+                self.value = self.fn(*self.args)
+            except BaseException as e:   # raised by result(), on the caller's thread
+                self.error = e
+        self.done.set()
+
+    def cancel(self) -> None:
+        """Do not run it if it has not begun (the step is not built)."""
+        self.cancelled = True
+
+    def result(self):
+        self.done.wait()
+        if self.error is not None:
+            raise self.error
+        return self.value
 
 
 class RecordingCode(ProcessCode):
