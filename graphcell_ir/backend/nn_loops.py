@@ -58,6 +58,66 @@ def im2col(x, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, cols):
                                 cols[n, (c * kh + i) * kw + j])
 
 
+def im2row(xh, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, rows):
+    """rows[n, y*ow + v, (i*kw + j)*C + c] = xh[n, y*sh + i*dh - pt, v*sw + j*dw - pl, c], 0
+    where that is padding: :func:`im2col`'s columns as rows, from a channels-last image
+    ``xh`` (N, H, W, C), so every window offset is one copy of C contiguous channels."""
+    n_, h, wd, c_ = xh.shape[0], xh.shape[1], xh.shape[2], xh.shape[3]
+    for n in prange(n_):
+        for y in range(oh):
+            for v in range(ow):
+                row = rows[n, y * ow + v]
+                for i in range(kh):
+                    hy = y * sh + i * dh - pt
+                    for j in range(kw):
+                        wx = v * sw + j * dw - pl
+                        at = (i * kw + j) * c_
+                        if hy < 0 or hy >= h or wx < 0 or wx >= wd:
+                            for c in range(c_):
+                                row[at + c] = 0
+                        else:
+                            src = xh[n, hy, wx]
+                            for c in range(c_):
+                                row[at + c] = src[c]
+
+
+def row2im(drows, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, xh):
+    """The adjoint of :func:`im2row`: add each row of ``drows`` (N, OH*OW, KH*KW*C) back into
+    the zeroed channels-last image ``xh`` (N, H, W, C), window by window; what falls on the
+    padding is dropped."""
+    n_, h, wd, c_ = xh.shape[0], xh.shape[1], xh.shape[2], xh.shape[3]
+    for n in prange(n_):
+        for y in range(oh):
+            for v in range(ow):
+                row = drows[n, y * ow + v]
+                for i in range(kh):
+                    hy = y * sh + i * dh - pt
+                    for j in range(kw):
+                        wx = v * sw + j * dw - pl
+                        if 0 <= hy < h and 0 <= wx < wd:
+                            dst = xh[n, hy, wx]
+                            at = (i * kw + j) * c_
+                            for c in range(c_):
+                                dst[c] += row[at + c]
+
+
+def swap_last(a, out):
+    """``out[n] = a[n]^T`` (a copy): an image to channels last, a filter to rows
+    (``nnkernels.weight_rows``), a sample's ``(OH*OW, O)`` product back to NCHW. The inner loop
+    runs along the longer axis, so the strided side steps by the shorter one's rows: (1024, 32)
+    -> (32, 1024) took 177 us a sample with the rows' loop inner (4 KiB strides: one cache
+    set), 9 us this way."""
+    for n in range(a.shape[0]):
+        if a.shape[1] <= a.shape[2]:
+            for i in range(a.shape[1]):
+                for j in range(a.shape[2]):
+                    out[n, j, i] = a[n, i, j]
+        else:
+            for j in range(a.shape[2]):
+                for i in range(a.shape[1]):
+                    out[n, j, i] = a[n, i, j]
+
+
 def im2col_wide(x, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, cols, lo, hi):
     """:func:`im2col` of samples ``lo:hi`` with the samples side by side: ``cols`` is
     ``(C*KH*KW, N, OH*OW)``, so a batch's columns are one ``(C*KH*KW, N*OH*OW)`` matrix (one

@@ -16,6 +16,10 @@ executable (for every primitive outside a fused group). Choices, measured on the
 - all three, at most :data:`WIDE_POSITIONS` output positions (ResNet-18's 8x8 and smaller
   maps): the batch's columns side by side, ``(C*KH*KW, N*OH*OW)``, and one GEMM for the batch,
   split like any product, instead of thin per-sample GEMMs (3-5x faster at 4x4);
+- ``conv2d`` and ``conv2d_backprop_input`` from :data:`ROWS_MIN_CHANNELS` input channels,
+  ungrouped (:func:`by_rows`): on rows, the image channels last — ``im2row`` and ``rows @
+  wr^T``, ``dy^T @ wr`` and ``row2im`` — where OpenBLAS does not spend as long packing the
+  columns as multiplying (a ResNet block's: 185-205 against 105-130 GFLOP/s);
 - ``max_pool2d_grad`` (and ``max_pool2d_grad_grad``): a direct loop that finds each
   window's first maximum again in one pass and scatters ``dy`` there (the reference needs a
   pass per kernel offset, masks and a ``where``); ``avg_pool2d_grad``: a direct scatter loop;
@@ -276,15 +280,16 @@ def _block_workers():
 _scratch = threading.local()
 
 
-def _workspace(shape: tuple, dtype) -> np.ndarray:
+def _workspace(shape: tuple, dtype, use: str = "") -> np.ndarray:
     """A reusable buffer for a temporary that never leaves a kernel (the columns). A fresh
     multi-MB array costs a page fault per 4 KiB page whenever malloc has given the memory back
     (measured in the LeNet step: 0.6 ms of a 0.75 ms im2col); per thread, as a GEMM releases
-    the GIL."""
+    the GIL. ``use`` tells apart the workspaces one kernel holds at once (two of one shape
+    would otherwise be one buffer)."""
     bufs = getattr(_scratch, "bufs", None)
     if bufs is None:
         bufs = _scratch.bufs = {}
-    key = (shape, dtype)
+    key = (shape, np.dtype(dtype), use)
     buf = bufs.get(key)
     if buf is None:
         if len(bufs) >= 8:   # a bounded cache: shapes of one model come back, others do not
@@ -340,6 +345,8 @@ def conv2d(L, x, w, *, out_channel=0, kernel_size=None, mode=1, data_format="NCH
     n, o = x.shape[0], w.shape[0]
     if _wide(x.shape, g):
         return _conv2d_wide(L, x, w, g, grp)
+    if by_rows(x.shape, grp, g):
+        return _conv2d_rows(L, x, w, g)
     xc, cols = _c(x), _cols(x, g)
     wg, cg = w.reshape(grp, o // grp, -1), cols.reshape(n, grp, -1, g.oh * g.ow)
     y = np.empty((n, grp, o // grp, g.oh * g.ow), x.dtype)
@@ -348,6 +355,53 @@ def conv2d(L, x, w, *, out_channel=0, kernel_size=None, mode=1, data_format="NCH
         _im2col(L, xc, g, cols, lo, hi)
         np.matmul(wg, cg[lo:hi], out=y[lo:hi])
     _blas_blocks(n, blocks(n, y.size * wg.shape[2] + cols.size * COPY_MACS, GEMM_UNIT), run)
+    return y.reshape(n, o, g.oh, g.ow)
+
+
+ROWS_MIN_CHANNELS = 16
+"""Input channels from which an ungrouped convolution's forward runs on rows
+(:func:`by_rows`): a window offset is then one copy of at least 64 bytes of channels."""
+
+
+def by_rows(x_shape, grp: int, g: C.Window) -> bool:
+    """Whether the forward convolution runs on rows (:func:`_conv2d_rows`) rather than on
+    columns: ungrouped, at least :data:`ROWS_MIN_CHANNELS` input channels, not the wide
+    layout. A shape's rule (the native step asks it too: the same bits)."""
+    return grp == 1 and x_shape[1] >= ROWS_MIN_CHANNELS and not _wide(x_shape, g)
+
+
+def weight_rows(L, w: np.ndarray) -> np.ndarray:
+    """The filter ``(O, C, KH, KW)`` as rows ``(O, KH*KW*C)``: the channels innermost, as
+    :func:`nn_loops.im2row` orders a window (a copy, by ``nn_loops.swap_last``)."""
+    o, c = w.shape[:2]
+    wr = np.empty((o, w.shape[2] * w.shape[3], c), w.dtype)
+    L.swap_last(_c(w).reshape(o, c, -1), wr)
+    return wr.reshape(o, -1)
+
+
+def _conv2d_rows(L, x, w, g: C.Window) -> np.ndarray:
+    """The forward convolution on rows: per block of samples, the image moved to channels last
+    (``swap_last``), its windows as rows ``(OH*OW, KH*KW*C)`` (``im2row``), one GEMM per
+    sample ``rows @ wr^T`` (numpy passes the transposed operand to BLAS as a flag) and the
+    ``(OH*OW, O)`` product moved back to NCHW. Why: OpenBLAS packs the thin filter once and
+    reads the rows along K; the columns' ``w @ cols`` spent as long packing the columns as
+    multiplying (a ResNet block's 3x3, 32 channels, 32x32, one core: 185-191 against 103-106
+    GFLOP/s for the GEMMs)."""
+    n, c = x.shape[:2]
+    o, p, k, hw = w.shape[0], g.oh * g.ow, c * g.kh * g.kw, x.shape[2] * x.shape[3]
+    xc = _c(x).reshape(n, c, hw)
+    xh = _workspace((n, x.shape[2], x.shape[3], c), x.dtype, "image")
+    rows = _workspace((n, p, k), x.dtype, "rows")
+    wr = weight_rows(L, w)
+    yt = _workspace((n, p, o), x.dtype, "product")
+    y = np.empty((n, o, p), x.dtype)
+
+    def run(lo, hi):   # a block of samples, in cache from one loop to the next
+        L.swap_last(xc[lo:hi], xh[lo:hi].reshape(hi - lo, hw, c))
+        L.im2row(xh[lo:hi], *_win(g), g.pt, g.pl, g.oh, g.ow, rows[lo:hi])
+        np.matmul(rows[lo:hi], wr.T, out=yt[lo:hi])
+        L.swap_last(yt[lo:hi], y[lo:hi])
+    _blas_blocks(n, blocks(n, yt.size * k + rows.size * COPY_MACS, GEMM_UNIT), run)
     return y.reshape(n, o, g.oh, g.ow)
 
 
@@ -384,6 +438,8 @@ def conv2d_backprop_input(L, dy, w, *, input_size, **win):
     o = w.shape[0]
     if _wide(tuple(input_size), g):
         return _crop(_input_wide(L, dy, w, g, grp, tuple(input_size)), g, h, wd)
+    if by_rows(tuple(input_size), grp, g):
+        return _input_rows(L, dy, w, g, tuple(input_size))
     wt = w.reshape(grp, o // grp, -1).transpose(0, 2, 1)          # (G, Cg*KH*KW, Og)
     d = _c(dy).reshape(n, grp, o // grp, g.oh * g.ow)
     dcols = _workspace((n, grp, wt.shape[1], d.shape[3]), dy.dtype)
@@ -395,6 +451,29 @@ def conv2d_backprop_input(L, dy, w, *, input_size, **win):
         L.col2im(flat[lo:hi], *_win(g), g.oh, g.ow, dxp[lo:hi])
     _blas_blocks(n, blocks(n, dcols.size * (o // grp + COPY_MACS), GEMM_UNIT), run)
     return _crop(dxp, g, h, wd)
+
+
+def _input_rows(L, dy, w, g: C.Window, input_size: tuple) -> np.ndarray:
+    """The input gradient on rows (:func:`by_rows`, the forward's layout): per block of
+    samples one GEMM per sample ``dy^T @ wr`` (``dy`` transposed by a BLAS flag) into the
+    rows' gradients ``(OH*OW, KH*KW*C)``, added back by ``row2im`` into a zeroed
+    channels-last image and moved back to NCHW (``swap_last``). Why: ``w^T @ dy`` ran at
+    115-130 GFLOP/s, ``dy^T @ wr`` at 200-205 (a ResNet block's, one core; 213-218 with
+    ``dy^T`` copied first, less than the copy costs)."""
+    n, c, h, wd = input_size
+    o, p, k = w.shape[0], g.oh * g.ow, c * g.kh * g.kw
+    d = _c(dy).reshape(n, o, p)
+    wr = weight_rows(L, w)
+    drows = _workspace((n, p, k), dy.dtype, "rows")
+    xh = np.zeros((n, h, wd, c), dy.dtype)
+    dx = np.empty((n, c, h * wd), dy.dtype)
+
+    def run(lo, hi):   # a block of samples: its rows' gradients, then their scatter
+        np.matmul(d[lo:hi].transpose(0, 2, 1), wr, out=drows[lo:hi])
+        L.row2im(drows[lo:hi], *_win(g), g.pt, g.pl, g.oh, g.ow, xh[lo:hi])
+        L.swap_last(xh[lo:hi].reshape(hi - lo, h * wd, c), dx[lo:hi])
+    _blas_blocks(n, blocks(n, drows.size * (o + COPY_MACS), GEMM_UNIT), run)
+    return dx.reshape(n, c, h, wd)
 
 
 # --- convolution, the samples side by side (few output positions) -----------------------------

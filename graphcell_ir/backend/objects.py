@@ -30,6 +30,7 @@ Example::
 """
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 import time
@@ -211,20 +212,32 @@ def _linked(obj: NativeObject) -> tuple:
 # --- export -------------------------------------------------------------------------------------------
 
 def emit_kernel(ks, input_dtypes, fixed_shapes: bool = True,
-                counted: bool = False, later=None) -> NativeObject:
+                counted: bool = False, optimize: bool = True, later=None) -> NativeObject:
     """The pointer entry's object of kernel ``ks`` (a ``lower.KernelSource``) for operands of
     ``input_dtypes``, its shapes constants of the code (else, ``fixed_shapes=False``, each
     array's dimensions follow its pointer: one object for every shape, as the runner's kernels
     are), for :func:`~.target.emit_target`. NativeError when there can be none (a scalar
     operand, the generator refuses it). ``counted``: a compile's kernel (the native step's),
-    counted in the cache statistics and the compile report as the JIT's are. ``later``: see
-    :func:`_emitted`."""
+    counted in the cache statistics and the compile report as the JIT's are. ``optimize=False``
+    (shape-generic entries only): compiled without LLVM's passes, at the code generator's level 0
+    (a small call's: ``step.emit.unoptimized``), a distinct object (:func:`unoptimized_key`) —
+    unless the optimised one is in the object store already (the same results: no compile).
+    ``later``: see :func:`_emitted`."""
     args = abi.signature(ks, input_dtypes)
     kinds = [("array", d, len(s)) for d, s in args]
-    label = f"{ks.key} ({', '.join(ks.ops)})" if counted else None
+    key = ks.key if optimize else unoptimized_key(ks.key)
+    label = f"{key} ({', '.join(ks.ops)}{'' if optimize else '; unoptimised'})" if counted \
+        else None
     if not fixed_shapes:
-        return _emitted(ks.module_text, "kernel", kinds, ks.key, kinds, None, False,
-                        parallel=ks.parallel, noalias=True, label=label, later=later)
+        if not optimize:   # the optimised object, when there is one already, serves as well
+            found = store().get(abi.native_id(ks.key, kinds), emit_target()).obj
+            if found is not None:
+                return found
+        return _emitted(ks.module_text, "kernel", kinds, key, kinds, None, False,
+                        parallel=ks.parallel, noalias=True, label=label, optimize=optimize,
+                        later=later)
+    if not optimize:
+        raise ValueError("only a shape-generic kernel is compiled unoptimised")
     return _emitted(ks.module_text, "kernel", kinds, ks.key, args, [s for _, s in args], False,
                     parallel=ks.parallel, noalias=True, label=label, later=later)
 
@@ -240,9 +253,15 @@ def emit_loop(source: str, name: str, kinds, counted: bool = False,
                     label=f"nn_loops.{name}" if counted else None, later=later)
 
 
+def unoptimized_key(key: str) -> str:
+    """The key of the unoptimised object of kernel ``key`` (:func:`emit_kernel`): hex as every
+    kernel key (an artifact's manifest checks it)."""
+    return hashlib.sha256(f"{key} unoptimized".encode()).hexdigest()[:len(key)]
+
+
 def _emitted(source: str, name: str, kinds, key: str, args, shapes, no_overflow: bool,
              parallel: bool = False, noalias: bool = False, label: str | None = None,
-             later=None):
+             optimize: bool = True, later=None):
     """The object (from the store, else compiled and stored); with a ``label``, counted in
     the cache statistics and the compile report under it. ``later(compile)``, when given, is
     handed the :class:`Compile` of an object the store lacks (its LLVM text made here: a
@@ -272,7 +291,7 @@ def _emitted(source: str, name: str, kinds, key: str, args, shapes, no_overflow:
     except Exception as e:   # a bug of the generator: this export goes without it
         raise _failed(key, e) from None
     job = Compile(text, key, id_, tuple(args), target, label, found.why,
-                  time.perf_counter() - t0)
+                  time.perf_counter() - t0, optimize)
     if later is not None:
         return later(job)
     obj = job.run()
@@ -294,12 +313,13 @@ class Compile:
     label: str | None
     why: str          # why the store had no object
     seconds: float    # the time spent so far: the lookup and the lowering
+    optimize: bool = True   # LLVM's passes (see emit_kernel)
 
     def run(self) -> NativeObject:
         """The object, compiled and stored; NativeError when LLVM or the generator fails."""
         t0 = time.perf_counter()
         try:
-            data, needs = codegen.object_code(self.text, self.target)
+            data, needs = codegen.object_code(self.text, self.target, self.optimize)
         except Exception as e:
             raise _failed(self.key, e) from None
         obj = NativeObject(self.key, self.id, self.args, data, self.target, needs)

@@ -221,7 +221,7 @@ def _scalar_type(dtype: str):
 def add_object_entry(module, impl, kinds, symbol: str, layout: ArrayLayout):
     """Add the object entry ``symbol`` calling ``impl`` (which takes each array as its data
     pointer and dimensions, each scalar by value) to llvmlite module ``module``. Every array is
-    checked by one call of the module's :func:`_array_check` (not inlined: a kernel of ten
+    checked by one call of the module's :func:`array_check` (not inlined: a kernel of ten
     arrays had 150 instructions of checks in its entry, each one compile time in LLVM's every
     pass; a call costs nanoseconds at run time)."""
     ir = _ir()
@@ -235,7 +235,7 @@ def add_object_entry(module, impl, kinds, symbol: str, layout: ArrayLayout):
     def field(base, offset: int, typ):
         return b.load(b.gep(base, [i64(offset)], source_etype=i8), typ=typ)
 
-    check, ok = _array_check(module, layout), i1(1)
+    check, ok = array_check(module, layout), i1(1)
     for arg, kind in zip(fn.args, kinds):
         if kind[0] == "array":
             ok = b.and_(ok, b.call(check, [arg, i32(kind[2]), i32(TYPE_NUMS[kind[1]])]))
@@ -256,7 +256,7 @@ def add_object_entry(module, impl, kinds, symbol: str, layout: ArrayLayout):
     return fn
 
 
-def _array_check(module, layout: ArrayLayout):
+def array_check(module, layout: ArrayLayout):
     """The module's ``i1 gc.array_check(ptr array, i32 ndim, i32 type_num)``: whether ndarray
     ``array`` has rank ``ndim``, dtype number ``type_num`` and C order (read from numpy's array
     struct at ``layout``'s offsets). Added once; internal and never inlined."""
@@ -314,7 +314,7 @@ def add_pointer_entry(module, impl, kinds, symbol: str, shapes=None):
 def add_checked_call(module, address: int, args, symbol: str, layout: ArrayLayout):
     """Add ``symbol`` to llvmlite module ``module``: an object entry for the linked pointer entry
     of a fixed-shape kernel at ``address`` (``args``: its ``(dtype, shape)`` per array). It
-    takes the ndarray objects, checks each (rank, dtype, C order by :func:`_array_check`, and
+    takes the ndarray objects, checks each (rank, dtype, C order by :func:`array_check`, and
     every dimension against the compiled one) and calls the pointer entry with their data
     pointers, returning its status; :data:`MISMATCH` without calling when an array differs.
     What a loaded artifact's kernels are called through (``linking.checked_calls``): the checks
@@ -330,7 +330,7 @@ def add_checked_call(module, address: int, args, symbol: str, layout: ArrayLayou
     def field(base, offset: int, typ):
         return b.load(b.gep(base, [i64(offset)], source_etype=i8), typ=typ)
 
-    check, ok = _array_check(module, layout), i1(1)
+    check, ok = array_check(module, layout), i1(1)
     for arg, (dtype, shape) in zip(fn.args, args):
         ok = b.and_(ok, b.call(check, [arg, i32(len(shape)), i32(TYPE_NUMS[dtype])]))
     b.cbranch(ok, shapes, bad)   # the ranks are right: the dimensions can be read

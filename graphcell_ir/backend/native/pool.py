@@ -301,7 +301,11 @@ def _link(text: str, symbols: list) -> tuple[dict, tuple]:
     from graphcell_ir.backend.codegen import object_code
     from graphcell_ir.backend.native.target import host_target, llvm_binding
     llvm = llvm_binding()
-    data, _ = object_code(text, host_target())
+    # Unoptimised, as the step's module: every process compiles the pool (its state's address is
+    # a constant of the code), and LLVM's passes and level-3 code generator took 20-40 ms of each
+    # cold compile, against 5 ms. The code is hand-written SSA around atomics, calls and the
+    # futex: the same instructions but a few register moves either way.
+    data, _ = object_code(text, host_target(), optimize=False)
     jit = llvm.create_lljit_compiler(suppress_errors=True)
     builder = llvm.JITLibraryBuilder()
     builder.add_object_img(data)

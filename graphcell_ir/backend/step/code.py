@@ -1,7 +1,8 @@
 """Where the native step's callees come from: the entry address of each kernel and loop it calls.
 
 :func:`~.emit.build` asks its ``code`` for every fused group's or lone op's kernel
-(``kernel(ks)``: its shape-generic pointer entry, the arrays' dimensions passed as arguments)
+(``kernel(ks, optimize)``: its shape-generic pointer entry, the arrays' dimensions passed as
+arguments; ``optimize=False``: the object compiled without LLVM's optimisation, for small calls)
 and every loop (``loop(source, name, kinds)``: the softmax family's, batch norm's, the layout
 transposes'); each answer is
 ``(what to keep alive, symbol)``: the step's IR calls the pointer entry (``native/abi.py``) by
@@ -62,12 +63,12 @@ class ProcessCode:
         self._bound: dict = {}     # symbol -> address
         self._trackers: list = []  # what keeps the linked callees linked
 
-    def kernel(self, ks) -> tuple:
+    def kernel(self, ks, optimize: bool = True) -> tuple:
         # counted: a compile's kernels, in the cache statistics and the compile report
-        return self._later(("kernel", ks.key, tuple(ks.in_dtypes)), "kernel",
+        return self._later(("kernel", ks.key, optimize, tuple(ks.in_dtypes)), "kernel",
                            lambda later: objects.emit_kernel(ks, ks.in_dtypes,
                                                              fixed_shapes=False, counted=True,
-                                                             later=later),
+                                                             optimize=optimize, later=later),
                            f"{'/'.join(ks.ops) or 'kernel'}: no native kernel")
 
     def loop(self, source: str, name: str, kinds) -> tuple:
@@ -279,12 +280,15 @@ class LinkedCode:
         self.kernels = kernels
         self._bound: dict = {}   # symbol -> address
 
-    def kernel(self, ks) -> tuple:
+    def kernel(self, ks, optimize: bool = True) -> tuple:
+        """The artifact's object of ``ks``; the optimised one serves a call that asked for the
+        unoptimised one (an artifact of a version that had none: the same results)."""
         try:
             want = tuple(("array", d, len(s)) for d, s in abi.signature(ks, ks.in_dtypes))
         except NativeError as e:
             raise Unsupported(f"{'/'.join(ks.ops) or 'kernel'}: no native kernel ({e})") from None
-        for obj, address, tracker in self.kernels.by_key.get(ks.key, ()):
+        keys = [ks.key] if optimize else [objects.unoptimized_key(ks.key), ks.key]
+        for obj, address, tracker in (e for key in keys for e in self.kernels.by_key.get(key, ())):
             if obj.args == want:
                 return tracker, self._symbol(address)
         raise Unsupported(f"{'/'.join(ks.ops) or 'kernel'}: the artifact has no native code "

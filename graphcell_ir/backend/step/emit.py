@@ -84,6 +84,13 @@ from graphcell_ir.ops.registry import Kind, Trait
 
 __all__ = ["build", "NativeStep"]
 
+SMALL_KERNEL = 512
+"""Element-ops (the call's elements times its group's ops) up to which a kernel call gets its
+kernel compiled without LLVM's optimisation (:func:`unoptimized`): such a kernel compiles in
+~1 ms instead of 7-15 (LeNet5's bias-gradient add, its loss's mean division and the step
+counter: ~35 ms of W5's cold compile), and runs at ~1 ns an element-op instead of ~0.05-0.1,
+so at most ~0.5 us a call (the batch-1 MLP's steady step: ~1 us more in 47; with 1024 elements
+whatever the ops, 6 us more). The same source called on more gets the optimised object too."""
 BAD_LABEL = 1
 """What the step returns, having written nothing the caller sees, for a label out of range: the
 Python runner then runs the call and the reference raises its error."""
@@ -207,6 +214,35 @@ class _DeclinesAfterWrite(Exception):
     def __init__(self, index: int):
         super().__init__(index)
         self.index = index
+
+
+def unoptimized(ks) -> bool:
+    """Whether a call of kernel ``ks`` (lowered for this call's shapes) takes the kernel compiled
+    without LLVM's passes and at the code generator's level 0: at most :data:`SMALL_KERNEL`
+    element-ops, and no float reduction along the innermost loop — the optimised code sums
+    that in vector lanes (``codegen.lowering._accumulates``), the unoptimised one element by
+    element, and the step gives the Python runner's bits, whose kernels are optimised. Anything
+    else is computed the same way by both: LLVM's passes keep IEEE results without fast-math
+    flags.
+
+    >>> from types import SimpleNamespace as K
+    >>> from graphcell_ir.backend.lower import Output
+    >>> f32 = np.dtype(np.float32)
+    >>> add = Output((32, 10), f32, (32, 10), f32)
+    >>> unoptimized(K(in_shapes=((32, 10),), outputs=(add,), ops=("add",)))
+    True
+    >>> unoptimized(K(in_shapes=((32, 10),), outputs=(add,), ops=("add", "mul")))
+    False
+    >>> sum_rows = Output((32, 1), np.dtype(np.float64), (32,), f32, fill=0)
+    >>> unoptimized(K(in_shapes=((32, 10),), outputs=(sum_rows,), ops=("reduce_sum",)))
+    False
+    """
+    sizes = [int(np.prod(s)) for s in ks.in_shapes if s is not None]
+    sizes += [int(np.prod(o.shape)) for o in ks.outputs]
+    if max(sizes, default=0) * max(len(ks.ops), 1) > SMALL_KERNEL:
+        return False
+    return not any(o.fill is not None and np.dtype(o.dtype).kind == "f" and o.shape[-1:] == (1,)
+                   for o in ks.outputs)
 
 
 def hostable(op: Op) -> bool:
@@ -400,31 +436,25 @@ class _Emitter:
 
     def guard(self, layout) -> None:
         """Check every argument (rank, dimensions, dtype, C order): the first segment returns
-        MISMATCH, having run nothing, when one is not what the step was compiled for."""
-        b, i1, i32, i64 = self.b, self.ir.IntType(1), self.i32, self.i64
-        field = self.field
+        MISMATCH, having run nothing, when one is not what the step was compiled for. One call
+        of the module's :meth:`shape_check` per argument: inline, the checks were a third of
+        ResNet-18's step module (4,000 of 12,500 lines of IR to build, print, parse and emit)."""
+        b, i1, i32 = self.b, self.ir.IntType(1), self.i32
+        shapes = [a.type.shape for a in self.fn.args]
+        starts = np.cumsum([0] + [len(s) for s in shapes])
+        dims = np.array([d for s in shapes for d in s] or [0], np.int64)
+        self.keep.append(dims)
+        check = self.shape_check(layout)
         ok = i1(1)
-        for arg, a in zip(self.objects, self.fn.args):
-            t = a.type
-            ok = b.and_(ok, b.icmp_signed("==", field(arg, layout.nd, i32), i32(t.ndim)))
-            flags = field(arg, layout.flags, i32)
-            ok = b.and_(ok, b.icmp_unsigned("!=", b.and_(flags, i32(1)), i32(0)))
-            type_num = field(field(arg, layout.descr, self.ptr), layout.type_num, i32)
-            ok = b.and_(ok, b.icmp_signed("==", type_num, i32(t.dtype.np_dtype.num)))
-        run = self.entry.append_basic_block("shapes")
+        for arg, a, at in zip(self.objects, self.fn.args, starts):
+            want = self.address(dims.ctypes.data + 8 * int(at))
+            ok = b.and_(ok, b.call(check, [arg, i32(a.type.ndim),
+                                           i32(a.type.dtype.np_dtype.num), want]))
+        body = self.entry.append_basic_block("body")
         bad = self.entry.append_basic_block("mismatch")
-        b.cbranch(ok, run, bad)   # the ranks are right: the dimensions can be read
+        b.cbranch(ok, body, bad)
         b.position_at_end(bad)
         b.ret(i32(abi.MISMATCH))
-        b.position_at_end(run)
-        ok = i1(1)
-        for arg, a in zip(self.objects, self.fn.args):
-            dims = field(arg, layout.dims, self.ptr)
-            for j, d in enumerate(a.type.shape):
-                got = b.load(b.gep(dims, [i64(j)], source_etype=i64), typ=i64)
-                ok = b.and_(ok, b.icmp_signed("==", got, i64(d)))
-        body = self.entry.append_basic_block("body")
-        b.cbranch(ok, body, bad)
         b.position_at_end(body)
         check_apart(self, layout, bad)
 
@@ -433,6 +463,37 @@ class _Emitter:
         good = self.entry.append_basic_block("ok")
         self.b.cbranch(cond, good, bad)
         self.b.position_at_end(good)
+
+    def shape_check(self, layout):
+        """The module's ``i1 gc.step.shape_check(ptr array, i32 ndim, i32 type_num, ptr dims)``:
+        ``abi.array_check`` (rank, dtype, C order), then the array's ``ndim`` dimensions against
+        the ``dims`` expected (read only when the rank is right)."""
+        ir, i1, i32, i64, ptr = self.ir, self.ir.IntType(1), self.i32, self.i64, self.ptr
+        fn = ir.Function(self.module, ir.FunctionType(i1, [ptr, i32, i32, ptr]),
+                         "gc.step.shape_check")
+        fn.linkage = "internal"
+        array, ndim, type_num, want = fn.args
+        entry = fn.append_basic_block("entry")
+        head, body, same, fail = (fn.append_basic_block(n)
+                                  for n in ("head", "body", "same", "fail"))
+        b = ir.IRBuilder(entry)
+        dims = b.load(b.gep(array, [i64(layout.dims)], source_etype=self.i8), typ=ptr)
+        b.cbranch(b.call(abi.array_check(self.module, layout), [array, ndim, type_num]), head,
+                  fail)
+        b.position_at_end(head)
+        j = b.phi(i64)
+        j.add_incoming(i64(0), entry)
+        b.cbranch(b.icmp_signed("<", j, b.sext(ndim, i64)), body, same)
+        b.position_at_end(body)
+        got = b.load(b.gep(dims, [j], source_etype=i64), typ=i64)
+        expected = b.load(b.gep(want, [j], source_etype=i64), typ=i64)
+        j.add_incoming(b.add(j, i64(1)), body)
+        b.cbranch(b.icmp_signed("==", got, expected), head, fail)
+        b.position_at_end(same)
+        b.ret(i1(1))
+        b.position_at_end(fail)
+        b.ret(i1(0))
+        return fn
 
     def field(self, base, offset: int, typ):
         b = self.b
@@ -484,7 +545,9 @@ class _Emitter:
         raise Unsupported(f"no buffer for a value of type {v.type}")   # a bug of the plan
 
     def address(self, address: int):
-        return self.b.inttoptr(self.i64(address), self.ptr)
+        """A fixed address as a pointer: a constant expression, not an instruction (ResNet-18's
+        step had ~1,300 of them to build, print, parse and select)."""
+        return self.i64(address).inttoptr(self.ptr)
 
     def callee(self, symbol: str, ftype):
         """The function ``symbol`` of ``code`` (a kernel's or loop's entry), declared in the
@@ -636,7 +699,7 @@ class _Emitter:
         operands = [v for v in op.operands if not isinstance(v, Literal)]   # literals: inline
         # shape-generic (dimensions as arguments): one object for every shape of a source, as
         # the runner's kernels, so a cold compile compiles no more of them
-        tracker, symbol = self.code.kernel(ks)
+        tracker, symbol = self.code.kernel(ks, optimize=not unoptimized(ks))
         shapes = [shape for _, shape in abi.signature(ks, ks.in_dtypes)]
         self.keep.append(tracker)
         written = [self.accumulator(o, r) for o, r in zip(ks.outputs, op.results)]

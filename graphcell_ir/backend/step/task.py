@@ -64,6 +64,12 @@ class Task:
         ftype = ir.FunctionType(e.i32, [v.type for v in [null, null, *values]])
         self.t.call(e.callee(symbol, ftype), [null, null, *values])
 
+    def zero(self, base, size: int) -> None:
+        """``size`` bytes at ``base`` = 0 in the task, by LLVM's memset."""
+        e = self.e
+        memset = e.module.declare_intrinsic("llvm.memset", [e.ptr, self.i64])
+        self.t.call(memset, [base, e.i8(0), self.i64(size), self.ir.IntType(1)(0)])
+
     def gemm(self, dtype, ta: bool, tb: bool, m, n, k: int, a, lda: int, b, ldb: int,
              c, ldc: int) -> None:
         """``c = op(a) @ op(b)`` in the task (:func:`call_gemm`)."""

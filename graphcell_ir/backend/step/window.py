@@ -13,6 +13,12 @@ forward convolution left when there is one (:func:`_columns`); a padded input gr
 cropped by :data:`CROP`; the max pool forward (numpy's reference in the runner) is
 :data:`MAX_POOL`, with the reference's tie rule.
 
+From 16 input channels (:func:`nnkernels.by_rows`) the forward and the input gradient run
+on rows instead, as nnkernels does: the image channels last, ``im2row``/``row2im`` and the
+transposed products (:func:`_conv2d_rows`, :func:`_input_rows`). Columns of more than
+:data:`KEPT_COLUMNS` are streamed: one sample at a time through its block's slot, in L2
+(:func:`_streamed`).
+
 What nnkernels runs otherwise (the wide layout of few output positions, a padded pool, a
 product numpy would make a GEMV, other dtypes) raises
 :class:`~graphcell_ir.backend.lower.Unsupported`: the op stays a host op."""
@@ -107,8 +113,10 @@ def _window_args(g) -> list:
     return [g.kh, g.kw, g.sh, g.sw, g.dh, g.dw]
 
 
-def _im2col(task, e, dtype, x_base, cols_base, lo, hi, x_shape, g, ckk: int) -> None:
-    """im2col of samples ``[lo, hi)`` into their rows of the columns."""
+def _im2col(task, e, dtype, x_base, cols_base, lo, hi, x_shape, g, ckk: int,
+            slot=None) -> None:
+    """im2col of samples ``[lo, hi)`` into their rows of the columns (into sample ``slot``'s
+    rows when given: one sample's columns written where the block reuses them)."""
     t, i64, item = task.t, e.i64, dtype.itemsize
     c, h, w = x_shape[1:]
     nb = t.sub(hi, lo)
@@ -116,8 +124,25 @@ def _im2col(task, e, dtype, x_base, cols_base, lo, hi, x_shape, g, ckk: int) -> 
     kinds = [(None, dtype, (0, 0, 0, 0)), *[0] * 10, (None, dtype, (0, 0, 0))]
     values = [task.at(x_base, t.mul(lo, i64(c * h * w)), item), nb, i64(c), i64(h), i64(w),
               *map(i64, _window_args(g) + [g.pt, g.pl, g.oh, g.ow]),
-              task.at(cols_base, t.mul(lo, i64(ckk * p)), item), nb, i64(ckk), i64(p)]
+              task.at(cols_base, t.mul(lo if slot is None else slot, i64(ckk * p)), item), nb,
+              i64(ckk), i64(p)]
     task.loop("im2col", kinds, values)
+
+
+KEPT_COLUMNS = 8 << 20
+"""Bytes of a batch's columns up to which a forward convolution keeps them for its filter
+gradient (:func:`_columns`). Larger ones would come back from memory, not the caches (a ResNet
+block's 32 samples of (288, 1024) float32: 37.7 MB, more than the 32 MB L3): each block then
+writes one sample's columns at a time into one slot and runs its GEMM while they are in L2, and
+the filter gradient writes them again (:func:`_streamed`)."""
+
+
+def _streamed(n: int, ckk: int, p: int, dtype) -> bool:
+    """Whether a convolution's columns are written one sample at a time, each just before its
+    GEMM, into its block's one slot (the batch's columns are more than :data:`KEPT_COLUMNS`):
+    the columns' GEMMs then read them from L2 (a ResNet block's filter gradient, 32 samples of
+    (288, 1024) @ (1024, 32), one core: 4.9 ms from memory, 3.3 ms from L2)."""
+    return n * ckk * p * np.dtype(dtype).itemsize > KEPT_COLUMNS
 
 
 def _columns(e, x, g, dtype, ckk: int, p: int):
@@ -125,37 +150,94 @@ def _columns(e, x, g, dtype, ckk: int, p: int):
     earlier convolution of the step filled it already (the filter gradient of a forward
     convolution: the same columns of the same value, kept in that op's own scratch, which
     nothing else writes), so its im2col is not run again. Never for a variable the step assigns
-    (its buffer changes under the same value)."""
+    (its buffer changes under the same value), nor for streamed columns (:func:`_streamed`:
+    only one slot per block is ever written)."""
     key = (x, g)
     if key in e.columns:   # its address: the pointer is an instruction of its own segment
         return e.address(e.columns[key]), False
-    cols = np.empty((x.type.shape[0], ckk, p), dtype)
+    n = x.type.shape[0]
+    cols = np.empty((n, ckk, p), dtype)
     e.keep.append(cols)
-    if not any(op.opdef is assign and op.operands[0] is x for op in e.fn.body):
+    if not _streamed(n, ckk, p, dtype) and \
+            not any(op.opdef is assign and op.operands[0] is x for op in e.fn.body):
         e.columns[key] = cols.ctypes.data
     return e.address(cols.ctypes.data), True
 
 
+def _sample_columns(task, e, dtype, xb, cb, x_shape, g, ckk: int, p: int, fresh: bool):
+    """``columns(s)``: where sample ``s``'s columns are for its GEMM. Kept columns (not
+    streamed) are im2col'd for the whole block first unless ``fresh`` is false; streamed ones
+    are written here, one sample at a time, into the block's first sample's slot."""
+    n = x_shape[0]
+    if not _streamed(n, ckk, p, dtype):
+        if fresh:
+            _im2col(task, e, dtype, xb, cb, task.first, task.last, x_shape, g, ckk)
+        return lambda s: task.at(cb, task.t.mul(s, e.i64(ckk * p)), dtype.itemsize)
+
+    def columns(s):
+        _im2col(task, e, dtype, xb, cb, s, task.t.add(s, e.i64(1)), x_shape, g, ckk,
+                slot=task.first)
+        return task.at(cb, task.t.mul(task.first, e.i64(ckk * p)), dtype.itemsize)
+    return columns
+
+
+def _conv2d_rows(e, x, w, y, dtype, g, n: int, c: int, o: int, p: int, ckk: int) -> None:
+    """The forward convolution on rows (nnkernels._conv2d_rows, :func:`nnkernels.by_rows`):
+    the filter's rows once, then per sample — in its block's slots, so in L2 — the image to
+    channels last, ``im2row``, the GEMM ``rows @ wr^T`` and the product back to NCHW."""
+    item, i64 = dtype.itemsize, e.i64
+    h, wd = x.type.shape[2:]
+    hw, kk = h * wd, g.kh * g.kw
+    arr3, arr4 = (None, dtype, (0, 0, 0)), (None, dtype, (0, 0, 0, 0))
+    wr = e.scratch((o, kk, c), dtype)
+    e.nn_loop("swap_last", [(e.pointer(w), dtype, (o, c, kk)), (wr, dtype, (o, kk, c))])
+    xh, rows, yt = (e.scratch(shape, dtype) for shape in ((n, hw, c), (n, p, ckk), (n, p, o)))
+    task = Task(e, "conv2d_rows", [e.pointer(x), wr, xh, rows, yt, e.pointer(y)])
+    xb, wb, hb, rb, tb, yb = task.bases
+    t = task.t
+
+    def sample(s):
+        f = task.first
+        image, rows_at = task.at(hb, t.mul(f, i64(hw * c)), item), \
+            task.at(rb, t.mul(f, i64(p * ckk)), item)
+        product = task.at(tb, t.mul(f, i64(p * o)), item)
+        task.loop("swap_last", [arr3, arr3], [
+            task.at(xb, t.mul(s, i64(c * hw)), item), i64(1), i64(c), i64(hw),
+            image, i64(1), i64(hw), i64(c)])
+        task.loop("im2row", [arr4, *[0] * 10, arr3], [
+            image, i64(1), i64(h), i64(wd), i64(c),
+            *map(i64, _window_args(g) + [g.pt, g.pl, g.oh, g.ow]),
+            rows_at, i64(1), i64(p), i64(ckk)])
+        task.gemm(dtype, False, True, p, o, ckk, rows_at, ckk, wb, ckk, product, o)
+        task.loop("swap_last", [arr3, arr3], [
+            product, i64(1), i64(p), i64(o),
+            task.at(yb, t.mul(s, i64(o * p)), item), i64(1), i64(o), i64(p)])
+    task.each(task.first, task.last, sample)
+    task.run(n, _split_work(n, n * p * o * ckk + n * p * ckk * K.COPY_MACS, K.GEMM_UNIT))
+
+
 def conv2d(e, op) -> None:
     """``y = conv2d(x, w)``: per block of samples, im2col then one GEMM per sample and group
-    ``(Og, Cg*KH*KW) @ cols`` straight into NCHW (nnkernels.conv2d)."""
+    ``(Og, Cg*KH*KW) @ cols`` straight into NCHW (nnkernels.conv2d), or on rows
+    (:func:`_conv2d_rows`)."""
     x, w = op.operands
     (y,) = op.results
     dtype = _floats(op, x, w, y)
     g, grp, n, c, o, p, og, ckk, kg = _sizes(op, x.type.shape, w.type.shape)
     _gemms_only(op, og, p)
+    if K.by_rows(x.type.shape, grp, g):
+        return _conv2d_rows(e, x, w, y, dtype, g, n, c, o, p, ckk)
     item = dtype.itemsize
     cols, fresh = _columns(e, x, g, dtype, ckk, p)
     task = Task(e, "conv2d", [e.pointer(x), e.pointer(w), cols, e.pointer(y)])
     xb, wb, cb, yb = task.bases
-    if fresh:
-        _im2col(task, e, dtype, xb, cb, task.first, task.last, x.type.shape, g, ckk)
+    columns = _sample_columns(task, e, dtype, xb, cb, x.type.shape, g, ckk, p, fresh)
 
     def sample(s):
+        at = columns(s)
         for gi in range(grp):
             task.gemm(dtype, False, False, og, p, kg, task.at(wb, gi * og * kg, item), kg,
-                      task.at(cb, task.t.add(task.t.mul(s, e.i64(ckk * p)),
-                                             e.i64(gi * kg * p)), item), p,
+                      task.at(at, gi * kg * p, item), p,
                       task.at(yb, task.t.add(task.t.mul(s, e.i64(o * p)), e.i64(gi * og * p)),
                               item), p)
     task.each(task.first, task.last, sample)
@@ -175,14 +257,12 @@ def conv2d_backprop_filter(e, op) -> None:
     (cols, fresh), dws = _columns(e, x, g, dtype, ckk, p), e.scratch((n, grp, kg, og), dtype)
     task = Task(e, "conv2d_filter", [e.pointer(x), e.pointer(dy), cols, dws])
     xb, db, cb, sb = task.bases
-    if fresh:
-        _im2col(task, e, dtype, xb, cb, task.first, task.last, x.type.shape, g, ckk)
+    columns = _sample_columns(task, e, dtype, xb, cb, x.type.shape, g, ckk, p, fresh)
 
     def sample(s):
-        t = task.t
+        t, at = task.t, columns(s)
         for gi in range(grp):
-            task.gemm(dtype, False, True, kg, og, p,
-                      task.at(cb, t.add(t.mul(s, e.i64(ckk * p)), e.i64(gi * kg * p)), item), p,
+            task.gemm(dtype, False, True, kg, og, p, task.at(at, gi * kg * p, item), p,
                       task.at(db, t.add(t.mul(s, e.i64(o * p)), e.i64(gi * og * p)), item), p,
                       task.at(sb, t.add(t.mul(s, e.i64(grp * kg * og)), e.i64(gi * kg * og)),
                               item), og)
@@ -209,10 +289,46 @@ CROP = """def crop(xp, pt, pl, out):
 """``out`` = the padded gradient ``xp`` without its padding (nnkernels' ``_crop``: a copy)."""
 
 
+def _input_rows(e, w, dy, dx, dtype, g, n: int, c: int, o: int, p: int, ckk: int) -> None:
+    """The input gradient on rows (nnkernels._input_rows): the filter's rows once, then per
+    sample in its block's slots the GEMM ``dy^T @ wr`` (``dy`` transposed by the flag), the
+    channels-last image zeroed, ``row2im`` and the image back to NCHW."""
+    item, i64 = dtype.itemsize, e.i64
+    h, wd = dx.type.shape[2:]
+    hw, kk = h * wd, g.kh * g.kw
+    arr3, arr4 = (None, dtype, (0, 0, 0)), (None, dtype, (0, 0, 0, 0))
+    wr = e.scratch((o, kk, c), dtype)
+    e.nn_loop("swap_last", [(e.pointer(w), dtype, (o, c, kk)), (wr, dtype, (o, kk, c))])
+    drows, xh = (e.scratch(shape, dtype) for shape in ((n, p, ckk), (n, hw, c)))
+    task = Task(e, "conv2d_input_rows", [e.pointer(dy), wr, drows, xh, e.pointer(dx)])
+    db, wb, rb, hb, xb = task.bases
+    t = task.t
+
+    def sample(s):
+        f = task.first
+        rows_at = task.at(rb, t.mul(f, i64(p * ckk)), item)
+        image = task.at(hb, t.mul(f, i64(hw * c)), item)
+        task.gemm(dtype, True, False, p, ckk, o, task.at(db, t.mul(s, i64(o * p)), item), p,
+                  wb, ckk, rows_at, ckk)
+        task.zero(image, hw * c * item)
+        task.loop("row2im", [arr3, *[0] * 10, arr4], [
+            rows_at, i64(1), i64(p), i64(ckk),
+            *map(i64, _window_args(g) + [g.pt, g.pl, g.oh, g.ow]),
+            image, i64(1), i64(h), i64(wd), i64(c)])
+        task.loop("swap_last", [arr3, arr3], [
+            image, i64(1), i64(hw), i64(c),
+            task.at(xb, t.mul(s, i64(c * hw)), item), i64(1), i64(c), i64(hw)])
+    task.each(task.first, task.last, sample)
+    task.run(n, _split_work(n, n * p * ckk * (o + K.COPY_MACS), K.GEMM_UNIT))
+
+
 def conv2d_backprop_input(e, op) -> None:
     """``dx``: per block of samples, one GEMM per sample and group ``w^T @ dy`` into the
     column gradients, then col2im into the zeroed ``dx`` — or, with padding, into a zeroed
-    padded scratch image cropped into ``dx`` after (nnkernels.conv2d_backprop_input)."""
+    padded scratch image cropped into ``dx`` after (nnkernels.conv2d_backprop_input). Streamed
+    column gradients (:func:`_streamed`) go through one sample at a time: its GEMM into the
+    block's one slot, its image zeroed and its col2im (and crop) while they are in L2 — the
+    same loops on the same values, so the same bits."""
     dy, w = op.operands
     (dx,) = op.results
     dtype = _floats(op, dy, w, dx)
@@ -223,32 +339,51 @@ def conv2d_backprop_input(e, op) -> None:
     h, wd = shape[2:]
     hp, wp = g.padded(h, wd)
     _gemms_only(op, kg, p)
+    if K.by_rows(shape, grp, g):
+        return _input_rows(e, w, dy, dx, dtype, g, n, c, o, p, ckk)
     item = dtype.itemsize
     padded = (hp, wp) != (h, wd)
+    streamed = _streamed(n, ckk, p, dtype)
     dxp = e.scratch((n, c, hp, wp), dtype) if padded else e.pointer(dx)
-    e.zero(dxp, n * c * hp * wp * item)
+    if not streamed:
+        e.zero(dxp, n * c * hp * wp * item)
     dcols = e.scratch((n, ckk, p), dtype)
     task = Task(e, "conv2d_input", [e.pointer(w), e.pointer(dy), dcols, dxp, e.pointer(dx)])
     wb, db, cb, pb, xb = task.bases
-    t = task.t
+    t, i64 = task.t, e.i64
 
-    def sample(s):
+    def gemms(s, slot):
         for gi in range(grp):
             task.gemm(dtype, True, False, kg, p, og, task.at(wb, gi * og * kg, item), kg,
-                      task.at(db, t.add(t.mul(s, e.i64(o * p)), e.i64(gi * og * p)), item), p,
-                      task.at(cb, t.add(t.mul(s, e.i64(ckk * p)), e.i64(gi * kg * p)), item), p)
-    task.each(task.first, task.last, sample)
-    lo, nb, i64 = task.first, t.sub(task.last, task.first), e.i64
-    image = [task.at(pb, t.mul(lo, i64(c * hp * wp)), item), nb, i64(c), i64(hp), i64(wp)]
-    kinds = [(None, dtype, (0, 0, 0)), *[0] * 8, (None, dtype, (0, 0, 0, 0))]
-    task.loop("col2im", kinds, [
-        task.at(cb, t.mul(lo, i64(ckk * p)), item), nb, i64(ckk), i64(p),
-        *map(i64, _window_args(g) + [g.oh, g.ow]), *image])
-    if padded:
-        task.loop("crop", [(None, dtype, (0, 0, 0, 0)), 0, 0, (None, dtype, (0, 0, 0, 0))],
-                  [*image, i64(g.pt), i64(g.pl),
-                   task.at(xb, t.mul(lo, i64(c * h * wd)), item), nb, i64(c), i64(h), i64(wd)],
-                  CROP)
+                      task.at(db, t.add(t.mul(s, i64(o * p)), i64(gi * og * p)), item), p,
+                      task.at(cb, t.add(t.mul(slot, i64(ckk * p)), i64(gi * kg * p)), item), p)
+
+    def scatter(lo, nb, slot, image_slot):
+        """col2im of ``nb`` samples' column gradients at ``slot`` into the image at
+        ``image_slot``, cropped into ``dx``'s samples from ``lo``."""
+        image = [task.at(pb, t.mul(image_slot, i64(c * hp * wp)), item), nb, i64(c), i64(hp),
+                 i64(wp)]
+        kinds = [(None, dtype, (0, 0, 0)), *[0] * 8, (None, dtype, (0, 0, 0, 0))]
+        task.loop("col2im", kinds, [
+            task.at(cb, t.mul(slot, i64(ckk * p)), item), nb, i64(ckk), i64(p),
+            *map(i64, _window_args(g) + [g.oh, g.ow]), *image])
+        if padded:
+            task.loop("crop", [(None, dtype, (0, 0, 0, 0)), 0, 0, (None, dtype, (0, 0, 0, 0))],
+                      [*image, i64(g.pt), i64(g.pl),
+                       task.at(xb, t.mul(lo, i64(c * h * wd)), item), nb, i64(c), i64(h),
+                       i64(wd)], CROP)
+
+    if streamed:
+        def sample(s):
+            gemms(s, task.first)
+            image_slot = task.first if padded else s
+            task.zero(task.at(pb, t.mul(image_slot, i64(c * hp * wp)), item),
+                      c * hp * wp * item)
+            scatter(s, i64(1), task.first, image_slot)
+        task.each(task.first, task.last, sample)
+    else:
+        task.each(task.first, task.last, lambda s: gemms(s, s))
+        scatter(task.first, t.sub(task.last, task.first), task.first, task.first)
     task.run(n, _split_work(n, n * ckk * p * (og + K.COPY_MACS), K.GEMM_UNIT))
 
 

@@ -124,6 +124,23 @@ CASES = [
 ]
 
 
+def test_neighbour_axes_with_one_role_are_one_loop():
+    """Batch-norm's statistics over (N, C, H, W): H and W are one loop of H*W (one combine of
+    the vector lanes per channel plane, not per image row); axes split by a broadcast operand
+    or by a reduction that reduces one of them stay apart."""
+    assert lower.merged_axes((32, 16, 8, 8), [(32, 16, 8, 8), (1, 16, 1, 1)], [{0, 2, 3}]) == \
+        [(0,), (1,), (2, 3)]
+    assert lower.merged_axes((8, 6, 10), [(8, 6, 10)], [{0, 2}]) == [(0,), (1,), (2,)]
+    assert lower.merged_axes((4, 5, 6), [(4, 5, 6), (4, 1, 6)], []) == [(0,), (1,), (2,)]
+    assert lower.merged_axes((4, 5, 6), [(4, 5, 6), (1, 1, 6)], []) == [(0, 1), (2,)]
+    assert lower.merged_axes((4, 1, 6), [(4, 1, 6)], [{0}]) == [(0,), (1,), (2,)]
+    # the kernel: (N, C, H*W) loops, the interpreter's values
+    text = reduction_module((4, 6, 5, 7), (0, 2, 3), True)
+    exe, _ = check(text, _inputs((4, 6, 5, 7), "f32", 4))
+    (kernel,) = exe.kernels
+    assert kernel.ks.in_shapes[0] == (4, 6, 35)
+
+
 @pytest.mark.parametrize("shape, axes, keep", CASES)
 @pytest.mark.parametrize("parallel", [False, True])
 def test_reductions_in_memory_order_are_the_interpreters(request, shape, axes, keep, parallel):
@@ -134,11 +151,16 @@ def test_reductions_in_memory_order_are_the_interpreters(request, shape, axes, k
     src = kernel.ks.source
     loops = [line.split(" in ")[0].split()[-1] for line in src.splitlines()
              if line.lstrip().startswith("for i")]
-    assert loops == [f"i{k}" for k in range(len(shape))]   # the innermost is the last axis
+    # the innermost is the last axis (neighbours both reduced or both kept are one loop, but
+    # for a whole-array reduction)
     kept = [k for k in range(len(shape)) if k not in axes]
+    groups = lower.merged_axes(shape, [shape], [set(axes)]) if kept else \
+        [(k,) for k in range(len(shape))]
+    assert loops == [f"i{k}" for k in range(len(groups))]
     assert kernel.ks.parallel == parallel
     if parallel and kept and kept[0] > 0:
-        assert f"for t{kept[0]} in prange(" in src
+        axis = next(g for g, ks in enumerate(groups) if kept[0] in ks)
+        assert f"for t{axis} in prange(" in src
     partial = kernel.ks.outputs[1].partial_axis
     assert partial == (0 if parallel and not kept else None)
 

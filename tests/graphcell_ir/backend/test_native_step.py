@@ -115,6 +115,12 @@ def test_arguments_it_was_not_compiled_for_take_the_runners_path(monkeypatch):
     for g, e in zip(got, expect):
         np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
     assert exe.run.step([args[0], args[1], strided, args[3], args[4]]) is None
+    assert exe.run.step(args) is not None        # the arguments it was compiled for
+    for k, other in [(0, args[0][:, :15]), (2, args[2][:9]), (1, args[1][:7]),
+                     (3, args[3].reshape(1, 10)), (4, args[4].reshape(1))]:
+        changed = list(args)                     # one dimension or the rank of one argument
+        changed[k] = np.ascontiguousarray(other)
+        assert exe.run.step(changed) is None, k
     wrong = [a.astype(np.float64) if a.dtype == np.float32 else a for a in args]
     assert exe.run.step(wrong) is None           # another dtype: the interpreter's error
     with pytest.raises(InterpError, match="argument 0 of @step should be f32"):
@@ -630,9 +636,9 @@ def test_kernels_differing_only_in_a_literal_share_one_kernel(monkeypatch):
     keys = []
     kernel = code.ProcessCode.kernel
 
-    def recorded(self, ks):
+    def recorded(self, ks, optimize=True):
         keys.append(ks.key)
-        return kernel(self, ks)
+        return kernel(self, ks, optimize)
     monkeypatch.setattr(code.ProcessCode, "kernel", recorded)
     monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
     module = parse_module(TWO_COUNTS)
@@ -654,6 +660,76 @@ def test_a_literal_operand_is_a_one_element_constant_array_of_the_kernel():
     group = next(op for op in module["f"].body if op.opdef.name == "fused")
     assert "float32(32" in lower_fused(group).source            # the runner's: in the source
     ks = lower_fused(group, literal_operands=True)
-    assert "float32(32" not in ks.source and "k0 = lit0[0, 0, 0, 0]" in ks.source
+    rank = len(next(s for s in ks.in_shapes if s is not None))   # the kernel's loops
+    zeros = ", ".join(["0"] * rank)
+    assert "float32(32" not in ks.source and f"k0 = lit0[{zeros}]" in ks.source
     (c,) = ks.consts
-    assert c.dtype == np.float32 and c.shape == (1, 1, 1, 1) and c.item() == 32.0
+    assert c.dtype == np.float32 and c.shape == (1,) * rank and c.item() == 32.0
+
+
+SMALL = """
+func @f(%a: f32[8,12], %b: f32[12], %c: f64[4,8], %big: f32[40,40], %d: f64[4,100]) -> f32[8,12], f32[12], f64[4], f64[4,8], f32[40,40] {
+  %e = add(%a, %b) : f32[8,12]
+  %t = tanh(%e) : f32[8,12]
+  %s = mul(%t, %e) : f32[8,12]
+  %cols = reduce_sum(%s) {axis=[0], keep_dims=false} : f32[12]
+  %rows = reduce_sum(%d) {axis=[1], keep_dims=false} : f64[4]
+  %x = exp(%c) : f64[4,8]
+  %y = sqrt(%x) : f64[4,8]
+  %z = div(%y, 3.0:f64) : f64[4,8]
+  %g = mul(%big, 0.5:f32) : f32[40,40]
+  return %s, %cols, %rows, %z, %g
+}
+"""
+
+
+def test_small_calls_take_unoptimised_kernels_with_the_optimised_bits(monkeypatch, tmp_path):
+    """A kernel call of at most ``SMALL_KERNEL`` element-ops takes the kernel compiled without
+    LLVM's optimisation (a cold compile's cost of a small kernel ~1 ms instead of ~10) — but
+    not a float reduction along the innermost loop (summed in vector lanes when optimised); its
+    results are the bits of the step with every kernel optimised (LLVM's passes keep IEEE
+    results), and the interpreter's values."""
+    from graphcell_ir.backend import objects
+    from graphcell_ir.backend.step import code, emit
+    monkeypatch.setenv("GRAPHCELL_CACHE_DIR", str(tmp_path))   # no optimised object to reuse
+    asked, made = [], []
+    kernel, emit_kernel = code.ProcessCode.kernel, objects.emit_kernel
+
+    def recorded(self, ks, optimize=True):
+        asked.append(("/".join(ks.ops), optimize))
+        return kernel(self, ks, optimize)
+
+    def emitted(ks, *args, **kwargs):
+        obj = emit_kernel(ks, *args, **kwargs)
+        made.append(obj.key == objects.unoptimized_key(ks.key))
+        return obj
+    monkeypatch.setattr(code.ProcessCode, "kernel", recorded)
+    monkeypatch.setattr(objects, "emit_kernel", emitted)
+    rng = np.random.default_rng(3)
+    args = [rng.standard_normal(s).astype(d) for s, d in
+            [((8, 12), np.float32), ((12,), np.float32), ((4, 8), np.float64),
+             ((40, 40), np.float32), ((4, 100), np.float64)]]
+
+    def run(native: bool, small: int = emit.SMALL_KERNEL):
+        monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1" if native else "0")
+        monkeypatch.setattr(emit, "SMALL_KERNEL", small)
+        module = parse_module(SMALL)
+        run_pipeline(module)
+        exe = compile_executable(module, "f")
+        assert (getattr(exe.run, "step", None) is not None) == native, exe.step_fallback
+        return exe(args), module
+    got, module = run(True)
+    assert sorted(asked) == [("add/tanh/mul/reduce_sum", False),   # columns: inner axis kept
+                             ("exp/sqrt/div", False),
+                             ("mul", True),                         # 1600 elements
+                             ("reduce_sum", True)]                  # rows: inner axis reduced
+    assert emit.SMALL_KERNEL >= 4 * 100   # (the rows' 400 elements: for the reduction alone)
+    assert made == [not optimize for _, optimize in asked]   # the unoptimised objects ran
+    asked.clear()
+    optimised, _ = run(True, small=0)
+    assert all(optimize for _, optimize in asked), asked
+    expect = interpret(module["f"], *args)
+    for g, o, e in zip(got, optimised, expect):
+        assert g.dtype == e.dtype and g.shape == e.shape
+        np.testing.assert_array_equal(g.view(np.uint8), o.view(np.uint8))
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)

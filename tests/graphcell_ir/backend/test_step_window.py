@@ -10,6 +10,7 @@ import pytest
 
 from graphcell_ir.backend.executable import compile_executable
 from graphcell_ir.backend.interp import interpret
+from graphcell_ir.backend.step import window
 from graphcell_ir.ops import conv as C
 from graphcell_ir.text import parse_module
 
@@ -53,6 +54,10 @@ CONVS = [   # x shape, w shape, stride, pad_mode, pad, dilation, group
     ((5, 2, 11, 12), (4, 2, 3, 3), (1, 1), "pad", (1, 2, 0, 1), (1, 1), 1),
     ((2, 4, 10, 11), (8, 1, 3, 3), (1, 1), "same", (0, 0, 0, 0), (1, 1), 4),
     ((32, 6, 14, 14), (16, 6, 5, 5), (1, 1), "valid", (0, 0, 0, 0), (1, 1), 1),   # LeNet's
+    # from 16 input channels the forward runs on rows (nnkernels.by_rows)
+    ((3, 16, 12, 11), (8, 16, 3, 3), (1, 1), "pad", (1, 1, 1, 1), (1, 1), 1),    # a ResNet's
+    ((2, 17, 13, 12), (5, 17, 3, 2), (2, 1), "pad", (1, 0, 2, 1), (1, 2), 1),
+    ((2, 16, 11, 11), (4, 8, 3, 3), (1, 1), "same", (0, 0, 0, 0), (1, 1), 2),    # grouped: not
 ]
 
 
@@ -74,9 +79,14 @@ func @f(%x: {_t(dtype, xs)}, %w: {_t(dtype, ws)}, %d: {_t(dtype, ys)}) -> {_t(dt
 """, ys
 
 
+@pytest.mark.parametrize("streamed", [False, True], ids=["kept", "streamed"])
 @pytest.mark.parametrize("dtype", ["f32", "f64"])
 @pytest.mark.parametrize("case", CONVS)
-def test_convolutions_run_natively_with_the_runners_bits(monkeypatch, case, dtype):
+def test_convolutions_run_natively_with_the_runners_bits(monkeypatch, case, dtype, streamed):
+    """``streamed``: every batch's columns counted as too large to keep (a ResNet block's), so
+    each block writes one sample's columns at a time into its slot (window._streamed)."""
+    if streamed:
+        monkeypatch.setattr(window, "KEPT_COLUMNS", 0)
     xs, ws, stride, pad_mode, pad, dilation, group = case
     text, ys = _conv_text(dtype, xs, ws, stride, pad_mode, pad, dilation, group)
     rng = np.random.default_rng(3)
