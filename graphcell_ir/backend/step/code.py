@@ -79,8 +79,8 @@ class ProcessCode:
                            f"loop {name}: no native code")
 
     def _later(self, request, kind: str, emit, what: str) -> tuple:
-        """``(what keeps it linked, symbol)``: the callee's symbol, its object compiled (when the store lacks
-        it) and linked on the compile thread."""
+        """``(what keeps it linked, symbol)``: the callee's symbol, its object compiled (when
+        the store lacks it) and linked on the compile thread."""
         if request in self._failed:
             raise self._failed[request]
         symbol = self._asked.get(request)
@@ -98,6 +98,8 @@ class ProcessCode:
         """The symbol of the native pool's ``graphcell_parallel_for`` (the pool built, when this
         process has none yet, and started on the compile thread: its build is LLVM's work too,
         which waited there for the compiles before it)."""
+        if _POOL in self._failed:
+            raise self._failed[_POOL]
         symbol = self._asked.get(_POOL)
         if symbol is None:
             symbol = self._asked[_POOL] = f"graphcell_callee_{next(_SYMBOLS)}"
@@ -110,9 +112,9 @@ class ProcessCode:
         compiled and linked them (each compile counted here, in the order asked).
         :class:`CalleeFailed` when one failed there (the others stay bound)."""
         failed = []
-        for symbol, request, kind, what, future in self._pending:
+        for symbol, request, kind, what, call in self._pending:
             try:
-                obj, job, tracker, address = future.result()
+                obj, job, tracker, address = call.result()
             except (NativeError, RuntimeError) as e:
                 self._failed[request] = Unsupported(f"{what} ({e})")
                 del self._asked[request]
@@ -131,8 +133,8 @@ class ProcessCode:
 
     def cancel(self) -> None:
         """Drop the compiles not begun (the step is not built)."""
-        for *_, future in self._pending:
-            future.cancel()
+        for *_, call in self._pending:
+            call.cancel()
         self._pending = []
 
     def emitted(self, kind: str, obj) -> None:

@@ -163,3 +163,33 @@ def test_a_forked_child_builds_steps_on_a_compile_thread_of_its_own(empty_store)
     got = os.read(read, 1) if ready else b"deadlocked"
     os.waitpid(pid, 0)
     assert got == b"1"
+
+
+def test_a_pool_that_cannot_be_built_means_python_for_the_ops_on_it(empty_store, monkeypatch):
+    """The pool's build fails on the compile thread: the step is emitted again, the product
+    that would run in blocks on the pool runs in Python — the pool tried once, not again and
+    again."""
+    from graphcell_ir.backend import nnkernels
+    from graphcell_ir.backend.native import pool
+    monkeypatch.setattr(nnkernels, "BLAS_WAKES", 1000)
+    monkeypatch.setattr(nnkernels, "GEMM_UNIT", 100 * 80 * 96 // 8)   # blocks on the pool
+    calls = []
+
+    def broken():
+        calls.append(1)
+        assert len(calls) < 3, "the pool asked for again and again"   # (ends the build)
+        raise RuntimeError("no pool here")
+    monkeypatch.setattr(pool, "started", broken)
+    module = parse_module("""
+func @f(%x: f32[100,96], %y: f32[96,80]) -> f32[100,80] {
+  %r = matmul(%x, %y) : f32[100,80]
+  %s = add(%r, %r) : f32[100,80]
+  return %s
+}
+""")
+    exe = compile_executable(module, "f")
+    assert exe.step_fallback is None and exe.run.step.host_ops == ("matmul",)
+    assert len(calls) == 1
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal((100, 96), np.float32), rng.standard_normal((96, 80), np.float32)
+    np.testing.assert_allclose(exe([x, y])[0], 2 * (x @ y), rtol=1e-5, atol=1e-4)
