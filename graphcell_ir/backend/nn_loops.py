@@ -165,17 +165,28 @@ def col2im(dcols, kh, kw, sh, sw, dh, dw, oh, ow, dxp):
                                 oh, ow, dxp)
 
 
-def col2im_wide(dcols, kh, kw, sh, sw, dh, dw, oh, ow, dxp, lo, hi):
+def col2im_wide(dcols, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, dx, lo, hi):
     """The adjoint of :func:`im2col_wide`, samples ``lo:hi``: ``dcols`` is
-    ``(C*KH*KW, N, OH*OW)``."""
-    c_ = dxp.shape[1]
+    ``(C*KH*KW, N, OH*OW)``, added into the zeroed unpadded image ``dx`` (N, C, H, W); what
+    falls on the padding is dropped (the elements inside get the same sums in the same order
+    as a padded image would, so no padded image and no crop)."""
+    c_, h, wd = dx.shape[1], dx.shape[2], dx.shape[3]
     for k in prange(hi - lo):
         n = lo + k
         for c in range(c_):
             for i in range(kh):
                 for j in range(kw):
-                    _spread_row(dcols[(c * kh + i) * kw + j, n], n, c, i, j, sh, sw, dh, dw,
-                                oh, ow, dxp)
+                    src = dcols[(c * kh + i) * kw + j, n]
+                    off = j * dw - pl
+                    for y in range(oh):
+                        hy = y * sh + i * dh - pt
+                        if 0 <= hy < h:
+                            row = dx[n, c, hy]
+                            o = y * ow
+                            for v in range(ow):
+                                wx = v * sw + off
+                                if 0 <= wx < wd:
+                                    row[wx] += src[o + v]
 
 
 def _spread_row(src, n, c, i, j, sh, sw, dh, dw, oh, ow, dxp):

@@ -437,7 +437,7 @@ def conv2d_backprop_input(L, dy, w, *, input_size, **win):
     n, c, h, wd = input_size
     o = w.shape[0]
     if _wide(tuple(input_size), g):
-        return _crop(_input_wide(L, dy, w, g, grp, tuple(input_size)), g, h, wd)
+        return _input_wide(L, dy, w, g, grp, tuple(input_size))
     if by_rows(tuple(input_size), grp, g):
         return _input_rows(L, dy, w, g, tuple(input_size))
     wt = w.reshape(grp, o // grp, -1).transpose(0, 2, 1)          # (G, Cg*KH*KW, Og)
@@ -543,10 +543,10 @@ def _input_wide(L, dy, w, g: C.Window, grp: int, input_size: tuple) -> np.ndarra
     dcols = _product(L, w.reshape(grp, o // grp, -1), _channels_first(dy, grp),
                      transpose_a=True)                                # (G, Cg*KH*KW, N*P)
     dcols = dcols.reshape(-1, n, g.oh * g.ow)
-    dxp = _padded_zeros(input_size, g, dy.dtype)
+    dx = np.zeros(input_size, dy.dtype)
     in_blocks(n, blocks(n, dcols.size, LOOP_UNIT), lambda lo, hi: L.col2im_wide(
-        dcols, *_win(g), g.oh, g.ow, dxp, lo, hi))
-    return dxp
+        dcols, *_win(g), g.pt, g.pl, g.oh, g.ow, dx, lo, hi))
+    return dx
 
 
 # --- pooling ----------------------------------------------------------------------------------

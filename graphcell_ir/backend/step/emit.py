@@ -784,15 +784,21 @@ class _Emitter:
         k = x.type.shape[0] if ta else x.type.shape[1]
         if 0 in (m, n, k):
             raise Unsupported("matmul with an empty dimension")
-        lda, ldb, item = x.type.shape[1], y.type.shape[1], dtype.itemsize
+        self.gemm_on(dtype, ta, tb, m, n, k, self.pointer(x), x.type.shape[1], self.pointer(y),
+                     y.type.shape[1], self.pointer(r))
+
+    def gemm_on(self, dtype, ta: bool, tb: bool, m: int, n: int, k: int, a, lda: int, b,
+                ldb: int, c) -> None:
+        """``c (m, n) = op(a) @ op(b)`` on pointers (``lda``/``ldb``: the row lengths of the
+        untransposed operands), split as ``nnkernels.matmul`` splits it: the runner's bits."""
+        item = dtype.itemsize
         count, by_rows = _gemm_blocks(m, n, k)
         if count == 1:
-            call_gemm(self, self.b, dtype, ta, tb, m, n, k, self.pointer(x), lda,
-                      self.pointer(y), ldb, self.pointer(r), n)
+            call_gemm(self, self.b, dtype, ta, tb, m, n, k, a, lda, b, ldb, c, n)
             return
         # the blocks run on the native kernel pool, each a single-threaded BLAS call (the
         # tuner holds OpenBLAS on one thread for the step's call): nnkernels.matmul's policy
-        task = Task(self, "gemm", [self.pointer(x), self.pointer(y), self.pointer(r)])
+        task = Task(self, "gemm", [a, b, c])
         a0, b0, c0 = task.bases
         t, extent = task.t, m if by_rows else n
 

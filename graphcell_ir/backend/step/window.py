@@ -19,7 +19,12 @@ transposed products (:func:`_conv2d_rows`, :func:`_input_rows`). Columns of more
 :data:`KEPT_COLUMNS` are streamed: one sample at a time through its block's slot, in L2
 (:func:`_streamed`).
 
-What nnkernels runs otherwise (the wide layout of few output positions, a padded pool, a
+At most 64 output positions (:func:`nnkernels._wide`: ResNet-18's late layers) take the wide
+layout, as in nnkernels: the batch's columns side by side (``im2col_wide``), one product for
+the batch split as the runner's ``matmul`` splits it (:meth:`~.emit._Emitter.gemm_on`), the
+NCHW moves by :data:`SWAP_FIRST` and ``col2im_wide`` for the input gradient.
+
+What nnkernels runs otherwise (a grouped convolution in the wide layout, a padded pool, a
 product numpy would make a GEMV, other dtypes) raises
 :class:`~graphcell_ir.backend.lower.Unsupported`: the op stays a host op."""
 from __future__ import annotations
@@ -74,9 +79,6 @@ def _sizes(op, x_shape, w_shape) -> _Sizes:
         raise Unsupported(f"{op.opdef.name} in {a.get('data_format')}")
     win = {k: a[k] for k in ("pad_mode", "pad", "stride", "dilation", "group")}
     g = K._conv_geo(tuple(x_shape), tuple(w_shape), tuple(win.items()))
-    if K._wide(tuple(x_shape), g):
-        raise Unsupported(f"{op.opdef.name} with {g.oh * g.ow} output positions (the wide "
-                          f"layout)")
     grp, (n, c), o = win["group"], x_shape[:2], w_shape[0]
     ckk = c * g.kh * g.kw
     return _Sizes(g, grp, n, c, o, g.oh * g.ow, o // grp, ckk, ckk // grp)
@@ -224,6 +226,8 @@ def conv2d(e, op) -> None:
     (y,) = op.results
     dtype = _floats(op, x, w, y)
     g, grp, n, c, o, p, og, ckk, kg = _sizes(op, x.type.shape, w.type.shape)
+    if _wide(op, x.type.shape, g, grp):
+        return _conv2d_wide(e, op, x, w, y, dtype, g, n, o, p, ckk)
     _gemms_only(op, og, p)
     if K.by_rows(x.type.shape, grp, g):
         return _conv2d_rows(e, x, w, y, dtype, g, n, c, o, p, ckk)
@@ -252,6 +256,8 @@ def conv2d_backprop_filter(e, op) -> None:
     (dw,) = op.results
     dtype = _floats(op, dy, x, dw)
     g, grp, n, c, o, p, og, ckk, kg = _sizes(op, x.type.shape, tuple(op.attrs["filter_size"]))
+    if _wide(op, x.type.shape, g, grp):
+        return _filter_wide(e, op, dy, x, dw, dtype, g, n, o, p, ckk)
     _gemms_only(op, kg, og)
     item = dtype.itemsize
     (cols, fresh), dws = _columns(e, x, g, dtype, ckk, p), e.scratch((n, grp, kg, og), dtype)
@@ -270,6 +276,107 @@ def conv2d_backprop_filter(e, op) -> None:
     task.run(n, _split_work(n, n * grp * kg * og * p + n * ckk * p * K.COPY_MACS, K.GEMM_UNIT))
     e.nn_loop("filter_total", [(dws, dtype, (n, grp, kg, og)),
                                (e.pointer(dw), dtype, (grp, og, kg))], FILTER_TOTAL)
+
+
+# --- the wide layout: a batch's columns side by side, one GEMM for the batch -----------------
+
+SWAP_FIRST = """def swap_first(a, out):
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            src = a[i, j]
+            dst = out[j, i]
+            for v in range(src.shape[0]):
+                dst[v] = src[v]
+"""
+"""``out[j, i] = a[i, j]`` (rows of the last axis copied): the wide GEMMs' ``(O, N, P)`` product
+to NCHW, and ``dy`` from NCHW to ``(O, N, P)`` (nnkernels' ``transpose(1, 0, 2)`` copies)."""
+
+
+def _wide(op, x_shape, g, grp: int) -> bool:
+    """Whether nnkernels runs the op in the wide layout (:func:`nnkernels._wide`); grouped ones
+    stay host ops (the runner's batched per-group products are numpy's stacked matmul)."""
+    if not K._wide(tuple(x_shape), g):
+        return False
+    if grp != 1:
+        raise Unsupported(f"{op.opdef.name} in the wide layout with {grp} groups")
+    return True
+
+
+def _wide_columns(e, x, g, dtype, ckk: int, p: int):
+    """The wide columns ``(C*KH*KW, N, OH*OW)`` of ``x`` for window ``g`` (nnkernels'
+    ``_wide_cols``): im2col_wide over blocks of samples, unless an earlier convolution of the
+    step wrote them (its forward's: the same value, that op's own scratch; never for a
+    variable the step assigns, :func:`_columns`'s rule)."""
+    key = (x, g, "wide")
+    if key in e.columns:
+        return e.address(e.columns[key])
+    n, c, h, w = x.type.shape
+    cols = np.empty((ckk, n, p), dtype)
+    e.keep.append(cols)
+    if not any(op.opdef is assign and op.operands[0] is x for op in e.fn.body):
+        e.columns[key] = cols.ctypes.data
+    pointer = e.address(cols.ctypes.data)
+    task = Task(e, "im2col_wide", [e.pointer(x), pointer])
+    xb, cb = task.bases
+    i64 = e.i64
+    task.loop("im2col_wide", [(None, dtype, (0, 0, 0, 0)), *[0] * 10, (None, dtype, (0, 0, 0)),
+                              0, 0],
+              [xb, i64(n), i64(c), i64(h), i64(w),
+               *map(i64, _window_args(g) + [g.pt, g.pl, g.oh, g.ow]),
+               cb, i64(ckk), i64(n), i64(p), task.first, task.last])
+    size = ckk * n * p
+    task.run(n, size if K.blocks(n, size, K.LOOP_UNIT) > 1 else 0)
+    return pointer
+
+
+def _channels_first(e, dy, dtype, n: int, o: int, p: int):
+    """``dy`` (N, O, OH, OW) copied as ``(O, N*OH*OW)`` (nnkernels' ``_channels_first``)."""
+    moved = e.scratch((o, n * p), dtype)
+    e.nn_loop("swap_first", [(e.pointer(dy), dtype, (n, o, p)), (moved, dtype, (o, n, p))],
+              SWAP_FIRST)
+    return moved
+
+
+def _conv2d_wide(e, op, x, w, y, dtype, g, n: int, o: int, p: int, ckk: int) -> None:
+    """The wide forward (nnkernels._conv2d_wide): the batch's columns, one product
+    ``(O, C*KH*KW) @ (C*KH*KW, N*P)`` split as the runner's matmul splits it, moved to NCHW."""
+    _gemms_only(op, o, n * p)
+    cols = _wide_columns(e, x, g, dtype, ckk, p)
+    product = e.scratch((o, n * p), dtype)
+    e.gemm_on(dtype, False, False, o, n * p, ckk, e.pointer(w), ckk, cols, n * p, product)
+    e.nn_loop("swap_first", [(product, dtype, (o, n, p)), (e.pointer(y), dtype, (n, o, p))],
+              SWAP_FIRST)
+
+
+def _filter_wide(e, op, dy, x, dw, dtype, g, n: int, o: int, p: int, ckk: int) -> None:
+    """The wide filter gradient (nnkernels._filter_wide): ``dy`` as (O, N*P) times the batch's
+    columns transposed (BLAS's flag), straight into ``dw`` (O, C*KH*KW)."""
+    _gemms_only(op, o, ckk)
+    cols = _wide_columns(e, x, g, dtype, ckk, p)
+    d = _channels_first(e, dy, dtype, n, o, p)
+    e.gemm_on(dtype, False, True, o, ckk, n * p, d, n * p, cols, n * p, e.pointer(dw))
+
+
+def _input_wide(e, op, dy, w, dx, dtype, g, shape, o: int, p: int, ckk: int) -> None:
+    """The wide input gradient (nnkernels._input_wide): ``w^T @ dy`` (``w`` transposed by the
+    flag) into the batch's column gradients, then col2im_wide over blocks of samples into the
+    zeroed ``dx`` (the padding's share dropped: no padded image, no crop)."""
+    n, c, h, wd = shape
+    _gemms_only(op, ckk, n * p)
+    item, i64 = dtype.itemsize, e.i64
+    d = _channels_first(e, dy, dtype, n, o, p)
+    dcols = e.scratch((ckk, n * p), dtype)
+    e.gemm_on(dtype, True, False, ckk, n * p, o, e.pointer(w), ckk, d, n * p, dcols)
+    e.zero(e.pointer(dx), n * c * h * wd * item)
+    task = Task(e, "col2im_wide", [dcols, e.pointer(dx)])
+    cb, xb = task.bases
+    task.loop("col2im_wide", [(None, dtype, (0, 0, 0)), *[0] * 10, (None, dtype, (0, 0, 0, 0)),
+                              0, 0],
+              [cb, i64(ckk), i64(n), i64(p),
+               *map(i64, _window_args(g) + [g.pt, g.pl, g.oh, g.ow]),
+               xb, i64(n), i64(c), i64(h), i64(wd), task.first, task.last])
+    size = ckk * n * p
+    task.run(n, size if K.blocks(n, size, K.LOOP_UNIT) > 1 else 0)
 
 
 def _unpadded(op, g) -> None:
@@ -338,6 +445,8 @@ def conv2d_backprop_input(e, op) -> None:
     g, grp, n, c, o, p, og, ckk, kg = _sizes(op, shape, w.type.shape)
     h, wd = shape[2:]
     hp, wp = g.padded(h, wd)
+    if _wide(op, shape, g, grp):
+        return _input_wide(e, op, dy, w, dx, dtype, g, shape, o, p, ckk)
     _gemms_only(op, kg, p)
     if K.by_rows(shape, grp, g):
         return _input_rows(e, w, dy, dx, dtype, g, n, c, o, p, ckk)

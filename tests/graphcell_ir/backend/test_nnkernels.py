@@ -384,7 +384,9 @@ def test_implementation_choice(monkeypatch):
         assert implementation(REGISTRY[name], jit=True) is REGISTRY[name].ref
 
 
-def test_pynative_and_executable_use_the_kernel():
+def test_pynative_and_executable_use_the_kernel(monkeypatch):
+    # the Python runner's call (the native step would run this 8x8 convolution itself)
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "0")
     from graphcell_ir.backend.executable import compile_executable
     from graphcell_ir.ir import Builder, Function, Module, TensorType
     from graphcell_ir.ir.types import float32

@@ -1,13 +1,14 @@
 """Convolutions and the max-pool gradient in the native step (``backend/step/window.py``): they
 run natively (no host op) with the bits of the Python runner's nnkernels path, and the values
 of the reference interpreter, over strides, padding, dilation, groups, odd shapes, float32 and
-float64; what the step declines (a padded pool, the wide layout) stays a host op with
-the same results."""
+float64, the wide layout of few output positions too; what the step declines (a padded pool,
+a grouped convolution in the wide layout) stays a host op with the same results."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from graphcell_ir.backend import blas_threads
 from graphcell_ir.backend.executable import compile_executable
 from graphcell_ir.backend.interp import interpret
 from graphcell_ir.backend.step import window
@@ -41,7 +42,9 @@ def _both(monkeypatch, text: str, args):
     module = parse_module(text)
     exe = compile_executable(module, "f")
     assert exe.step_fallback is None, exe.step_fallback
-    got = exe.run.step(args)
+    # as the executable calls it: under its tuner, OpenBLAS on one thread (a product it would
+    # thread itself is cut into other tiles: other bits)
+    got = blas_threads.single(lambda: exe.run.step(args))
     monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "0")
     python = compile_executable(parse_module(text), "f")(args)
     return got, exe.run.step.host_ops, python, interpret(module["f"], *args)
@@ -139,9 +142,35 @@ def test_max_pools_and_their_gradients_run_natively_with_the_runners_bits(monkey
     np.testing.assert_allclose(got[0], ref, rtol=1e-6, atol=1e-6)   # overlaps: another order
 
 
-def test_a_padded_pool_gradient_and_the_wide_layout_stay_host_ops(monkeypatch):
-    xs, ws = (2, 3, 6, 6), (4, 3, 3, 3)   # 4x4 output positions: the wide layout
-    text, ys = _conv_text("f32", xs, ws, (1, 1), "valid", (0, 0, 0, 0), (1, 1), 1)
+WIDE = [   # at most 64 output positions: a batch's columns side by side (nnkernels._wide)
+    ((2, 3, 6, 6), (4, 3, 3, 3), (1, 1), "valid", (0, 0, 0, 0), (1, 1), 1),
+    ((3, 5, 9, 8), (6, 5, 3, 2), (2, 1), "pad", (1, 0, 2, 1), (1, 2), 1),
+    ((4, 16, 8, 8), (8, 16, 3, 3), (1, 1), "pad", (1, 1, 1, 1), (1, 1), 1),   # ResNet-18's
+    ((4, 8, 8, 8), (16, 8, 1, 1), (2, 2), "valid", (0, 0, 0, 0), (1, 1), 1),  # its shortcut
+    ((3, 2, 7, 5), (5, 2, 2, 3), (1, 1), "same", (0, 0, 0, 0), (1, 1), 1),
+    # a product the runner splits, im2col_wide/col2im_wide in blocks on the pool
+    ((32, 64, 8, 8), (64, 64, 3, 3), (1, 1), "pad", (1, 1, 1, 1), (1, 1), 1),
+]
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+@pytest.mark.parametrize("case", WIDE)
+def test_wide_convolutions_run_natively_with_the_runners_bits(monkeypatch, case, dtype):
+    xs, ws, stride, pad_mode, pad, dilation, group = case
+    text, ys = _conv_text(dtype, xs, ws, stride, pad_mode, pad, dilation, group)
+    rng = np.random.default_rng(4)
+    args = [rng.standard_normal(s).astype(_NP[dtype]) for s in (xs, ws, ys)]
+    got, host_ops, python, ref = _both(monkeypatch, text, args)
+    assert host_ops == (), host_ops
+    tol = 1e-4 if dtype == "f32" else 1e-10
+    for g, p, r in zip(got, python, ref):
+        _same_bits(g, p)
+        np.testing.assert_allclose(g, r, rtol=tol, atol=tol)
+
+
+def test_a_padded_pool_gradient_and_a_grouped_wide_convolution_stay_host_ops(monkeypatch):
+    xs, ws = (2, 4, 6, 6), (4, 2, 3, 3)   # 4x4 output positions in 2 groups
+    text, ys = _conv_text("f32", xs, ws, (1, 1), "valid", (0, 0, 0, 0), (1, 1), 2)
     rng = np.random.default_rng(6)
     args = [rng.standard_normal(s).astype(np.float32) for s in (xs, ws, ys)]
     got, host_ops, python, _ = _both(monkeypatch, text, args)
