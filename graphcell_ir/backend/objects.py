@@ -212,7 +212,7 @@ def _linked(obj: NativeObject) -> tuple:
 # --- export -------------------------------------------------------------------------------------------
 
 def emit_kernel(ks, input_dtypes, fixed_shapes: bool = True,
-                counted: bool = False, optimize: bool = True) -> NativeObject:
+                counted: bool = False, optimize: bool = True, later=None) -> NativeObject:
     """The pointer entry's object of kernel ``ks`` (a ``lower.KernelSource``) for operands of
     ``input_dtypes``, its shapes constants of the code (else, ``fixed_shapes=False``, each
     array's dimensions follow its pointer: one object for every shape, as the runner's kernels
@@ -221,7 +221,8 @@ def emit_kernel(ks, input_dtypes, fixed_shapes: bool = True,
     counted in the cache statistics and the compile report as the JIT's are. ``optimize=False``
     (shape-generic entries only): compiled without LLVM's passes, at the code generator's level 0
     (a small call's: ``step.emit.unoptimized``), a distinct object (:func:`unoptimized_key`) —
-    unless the optimised one is in the object store already (the same results: no compile)."""
+    unless the optimised one is in the object store already (the same results: no compile).
+    ``later``: see :func:`_emitted`."""
     args = abi.signature(ks, input_dtypes)
     kinds = [("array", d, len(s)) for d, s in args]
     key = ks.key if optimize else unoptimized_key(ks.key)
@@ -233,20 +234,23 @@ def emit_kernel(ks, input_dtypes, fixed_shapes: bool = True,
             if found is not None:
                 return found
         return _emitted(ks.module_text, "kernel", kinds, key, kinds, None, False,
-                        parallel=ks.parallel, noalias=True, label=label, optimize=optimize)
+                        parallel=ks.parallel, noalias=True, label=label, optimize=optimize,
+                        later=later)
     if not optimize:
         raise ValueError("only a shape-generic kernel is compiled unoptimised")
     return _emitted(ks.module_text, "kernel", kinds, ks.key, args, [s for _, s in args], False,
-                    parallel=ks.parallel, noalias=True, label=label)
+                    parallel=ks.parallel, noalias=True, label=label, later=later)
 
 
-def emit_loop(source: str, name: str, kinds, counted: bool = False) -> NativeObject:
+def emit_loop(source: str, name: str, kinds, counted: bool = False,
+              later=None) -> NativeObject:
     """The pointer entry's object of loop ``name`` of ``source`` for arguments of ``kinds``
-    (arrays as data pointer and dimensions); ``counted`` as for :func:`emit_kernel`."""
+    (arrays as data pointer and dimensions); ``counted`` and ``later`` as for
+    :func:`emit_kernel`."""
     kinds = tuple(tuple(k) for k in kinds)
     key = abi.loop_key(abi.source_hash(source), name)
     return _emitted(source, name, kinds, key, kinds, None, True,
-                    label=f"nn_loops.{name}" if counted else None)
+                    label=f"nn_loops.{name}" if counted else None, later=later)
 
 
 def unoptimized_key(key: str) -> str:
@@ -257,9 +261,13 @@ def unoptimized_key(key: str) -> str:
 
 def _emitted(source: str, name: str, kinds, key: str, args, shapes, no_overflow: bool,
              parallel: bool = False, noalias: bool = False, label: str | None = None,
-             optimize: bool = True):
+             optimize: bool = True, later=None):
     """The object (from the store, else compiled and stored); with a ``label``, counted in
-    the cache statistics and the compile report under it."""
+    the cache statistics and the compile report under it. ``later(compile)``, when given, is
+    handed the :class:`Compile` of an object the store lacks (its LLVM text made here: a
+    refusal of the generator raises here as always) and its answer returned: the caller runs
+    ``compile.run()`` where it likes (the native step's build: on its compile thread, while it
+    emits) and ``compile.record()`` on the compile's thread."""
     if not codegen.available():
         raise NativeError("this llvmlite cannot run the code generator")
     id_, target = abi.native_id(key, args), emit_target()
@@ -276,18 +284,56 @@ def _emitted(source: str, name: str, kinds, key: str, args, shapes, no_overflow:
         text = codegen.lower_module(source, name, kinds, abi.symbol_of(id_), entry="pointers",
                                     shapes=shapes, no_overflow=no_overflow, parallel=parallel,
                                     noalias=noalias)
-        data, needs = codegen.object_code(text, target, optimize)
     except Unsupported as e:
         reason = f"not in the code generator's subset ({e})"
         store().refuse(id_, target, reason)
         raise NativeError(reason) from None
     except Exception as e:   # a bug of the generator: this export goes without it
-        log.warning("%s: the code generator failed (%s: %s)", key, type(e).__name__, e)
-        raise NativeError(f"the code generator failed ({type(e).__name__}: {e})") from None
-    obj = NativeObject(key, id_, tuple(args), data, target, needs)
-    store().put(obj)
-    if label is not None:
-        dt = time.perf_counter() - t0
-        LEDGER.miss(f"{label}: {found.why}", dt)
-        report.phase("codegen", dt, label)
+        raise _failed(key, e) from None
+    job = Compile(text, key, id_, tuple(args), target, label, found.why,
+                  time.perf_counter() - t0, optimize)
+    if later is not None:
+        return later(job)
+    obj = job.run()
+    job.record()
     return obj
+
+
+@dataclass
+class Compile:
+    """An object to compile from its LLVM ``text`` (:func:`_emitted`): :meth:`run` on any
+    thread (LLVM, then the object store), :meth:`record` on the compile's (the cache statistics
+    and the compile report, which is per thread)."""
+
+    text: str
+    key: str
+    id: str
+    args: tuple
+    target: object
+    label: str | None
+    why: str          # why the store had no object
+    seconds: float    # the time spent so far: the lookup and the lowering
+    optimize: bool = True   # LLVM's passes (see emit_kernel)
+
+    def run(self) -> NativeObject:
+        """The object, compiled and stored; NativeError when LLVM or the generator fails."""
+        t0 = time.perf_counter()
+        try:
+            data, needs = codegen.object_code(self.text, self.target, self.optimize)
+        except Exception as e:
+            raise _failed(self.key, e) from None
+        obj = NativeObject(self.key, self.id, self.args, data, self.target, needs)
+        store().put(obj)
+        self.seconds += time.perf_counter() - t0
+        return obj
+
+    def record(self) -> None:
+        """Count the compile (with a ``label``)."""
+        if self.label is not None:
+            LEDGER.miss(f"{self.label}: {self.why}", self.seconds)
+            report.phase("codegen", self.seconds, self.label)
+
+
+def _failed(key: str, e: Exception) -> NativeError:
+    log.warning("%s: the code generator failed (%s: %s)", key, type(e).__name__, e)
+    return NativeError(f"the code generator failed ({type(e).__name__}: {e})")

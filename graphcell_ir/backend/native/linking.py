@@ -93,15 +93,18 @@ class Linker:
             builder.import_symbol(PARALLEL_FOR, self.runtime_address(PARALLEL_FOR))
         return builder.link(self._lljit(), f"graphcell-native-{next(self._names)}")
 
-    def link_code(self, data: bytes, symbols) -> object:
+    def link_code(self, data: bytes, symbols, imports: dict | None = None) -> object:
         """Link an object graphcell emitted in this process (never an artifact's), exporting
-        ``symbols``; the tracker (``tracker[symbol]`` is an address). RuntimeError when LLVM
+        ``symbols``, its undefined symbols of ``imports`` (name -> address: the native step's
+        callees) bound; the tracker (``tracker[symbol]`` is an address). RuntimeError when LLVM
         refuses it."""
         with self._lock:
             builder = llvm_binding().JITLibraryBuilder()
             builder.add_object_img(data)
             for symbol in symbols:
                 builder.export_symbol(symbol)
+            for name, address in (imports or {}).items():
+                builder.import_symbol(name, address)
             builder.add_current_process()
             return builder.link(self._lljit(), f"graphcell-native-{next(self._names)}")
 

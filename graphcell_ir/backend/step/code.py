@@ -5,7 +5,9 @@
 arguments; ``optimize=False``: the object compiled without LLVM's optimisation, for small calls)
 and every loop (``loop(source, name, kinds)``: the softmax family's, batch norm's, the layout
 transposes'); each answer is
-``(what to keep alive, entry address)`` of the pointer entry (``native/abi.py``), or
+``(what to keep alive, symbol)``: the step's IR calls the pointer entry (``native/abi.py``) by
+that symbol, which ``code.bind()`` maps to its address when the step is linked (so the objects
+may still be compiling while the step is emitted) — or
 :class:`~graphcell_ir.backend.lower.Unsupported` when there is none (the executable then keeps
 its Python runner):
 
@@ -27,6 +29,13 @@ Example::
 """
 from __future__ import annotations
 
+import itertools
+import os
+import queue
+import sys
+import threading
+from contextlib import contextmanager
+
 from graphcell_ir.backend import objects
 from graphcell_ir.backend.lower import Unsupported
 from graphcell_ir.backend.native import abi
@@ -36,32 +45,221 @@ __all__ = ["ProcessCode", "RecordingCode", "LinkedCode"]
 
 
 class ProcessCode:
-    """Kernels and loops emitted (or found in the object store) and linked here."""
+    """Kernels and loops emitted (or found in the object store) and linked here.
+
+    What LLVM does for them — compile an object the store lacks, link every object — runs on
+    one compile thread (:func:`_compile_thread`, first in first out: llvmlite runs one LLVM
+    call at a time in a process) while the step's build goes on emitting on the caller's: each
+    answer is a symbol that :meth:`bind` resolves once the thread is done. What the code
+    generator refuses raises at once, as before; what fails on the thread (LLVM refused the
+    object, it did not link) raises :class:`CalleeFailed` from :meth:`bind`, and the callee is
+    refused at once from then on, so the build emitted again meets it where it asked
+    (``emit.build``)."""
+
+    def __init__(self):
+        self._asked: dict = {}     # request -> symbol
+        self._pending: list = []   # (symbol, request, kind, what, the _Call)
+        self._failed: dict = {}    # request -> the Unsupported a failure on the thread gave
+        self._bound: dict = {}     # symbol -> address
+        self._trackers: list = []  # what keeps the linked callees linked
 
     def kernel(self, ks, optimize: bool = True) -> tuple:
         # counted: a compile's kernels, in the cache statistics and the compile report
-        return self._linked("kernel", lambda: objects.emit_kernel(ks, ks.in_dtypes,
-                                                                  fixed_shapes=False,
-                                                                  counted=True,
-                                                                  optimize=optimize),
-                            f"{'/'.join(ks.ops) or 'kernel'}: no native kernel")
+        return self._later(("kernel", ks.key, optimize, tuple(ks.in_dtypes)), "kernel",
+                           lambda later: objects.emit_kernel(ks, ks.in_dtypes,
+                                                             fixed_shapes=False, counted=True,
+                                                             optimize=optimize, later=later),
+                           f"{'/'.join(ks.ops) or 'kernel'}: no native kernel")
 
     def loop(self, source: str, name: str, kinds) -> tuple:
-        return self._linked("loop", lambda: objects.emit_loop(source, name, kinds, counted=True),
-                            f"loop {name}: no native code")
+        kinds = tuple(tuple(k) for k in kinds)
+        return self._later(("loop", abi.source_hash(source), name, kinds), "loop",
+                           lambda later: objects.emit_loop(source, name, kinds, counted=True,
+                                                           later=later),
+                           f"loop {name}: no native code")
 
-    def _linked(self, kind: str, emit, what: str) -> tuple:
-        from graphcell_ir.backend.native.linking import linker
-        try:
-            obj = emit()
-            got = linker().link_one(obj)
-        except (NativeError, RuntimeError) as e:
-            raise Unsupported(f"{what} ({e})") from None
-        self.emitted(kind, obj)
-        return got
+    def _later(self, request, kind: str, emit, what: str) -> tuple:
+        """``(what keeps it linked, symbol)``: the callee's symbol, its object compiled (when
+        the store lacks it) and linked on the compile thread."""
+        if request in self._failed:
+            raise self._failed[request]
+        symbol = self._asked.get(request)
+        if symbol is None:
+            try:
+                got = emit(lambda job: job)   # the object, or the Compile of one the store lacks
+            except NativeError as e:
+                raise Unsupported(f"{what} ({e})") from None
+            symbol = self._asked[request] = f"graphcell_callee_{next(_SYMBOLS)}"
+            self._pending.append((symbol, request, kind, what,
+                                  _compile_thread().submit(_compiled_and_linked, got)))
+        return self._trackers, symbol
+
+    def parallel_for(self) -> str:
+        """The symbol of the native pool's ``graphcell_parallel_for`` (the pool built, when this
+        process has none yet, and started on the compile thread: its build is LLVM's work too,
+        which waited there for the compiles before it)."""
+        if _POOL in self._failed:
+            raise self._failed[_POOL]
+        symbol = self._asked.get(_POOL)
+        if symbol is None:
+            symbol = self._asked[_POOL] = f"graphcell_callee_{next(_SYMBOLS)}"
+            self._pending.append((symbol, _POOL, "pool", "the native pool",
+                                  _compile_thread().submit(_started_pool)))
+        return symbol
+
+    def bind(self) -> dict:
+        """symbol -> entry address of every callee asked for, once the compile thread has
+        compiled and linked them (each compile counted here, in the order asked).
+        :class:`CalleeFailed` when one failed there (the others stay bound)."""
+        failed = []
+        for symbol, request, kind, what, call in self._pending:
+            try:
+                obj, job, tracker, address = call.result()
+            except (NativeError, RuntimeError) as e:
+                self._failed[request] = Unsupported(f"{what} ({e})")
+                del self._asked[request]
+                failed.append(what)
+                continue
+            if job is not None:
+                job.record()
+            if obj is not None:
+                self.emitted(kind, obj)
+            self._trackers.append(tracker)
+            self._bound[symbol] = address
+        self._pending = []
+        if failed:
+            raise CalleeFailed("; ".join(failed))
+        return dict(self._bound)
+
+    def cancel(self) -> None:
+        """Drop the compiles not begun (the step is not built)."""
+        for *_, call in self._pending:
+            call.cancel()
+        self._pending = []
 
     def emitted(self, kind: str, obj) -> None:
         """Called with every object the step calls (nothing to do in-process)."""
+
+
+class CalleeFailed(Exception):
+    """A callee failed on the compile thread (:meth:`ProcessCode.bind`): emit the step again."""
+
+
+def _compiled_and_linked(got) -> tuple:
+    """``(object, its Compile or None, tracker, address)`` of ``got`` (an object, or the
+    :class:`~graphcell_ir.backend.objects.Compile` of one), on the compile thread."""
+    from graphcell_ir.backend.native.linking import linker
+    job = got if isinstance(got, objects.Compile) else None
+    obj = job.run() if job is not None else got
+    tracker, address = linker().link_one(obj)
+    return obj, job, tracker, address
+
+
+def _started_pool() -> tuple:
+    """``(None, None, the pool, its graphcell_parallel_for)``, on the compile thread."""
+    from graphcell_ir.backend.native import pool
+    started = pool.started()
+    return None, None, started, started.address
+
+
+_POOL = ("pool",)   # ProcessCode's request of the pool
+_SYMBOLS = itertools.count()
+_THREAD = None
+_THREAD_LOCK = threading.Lock()
+
+SWITCH_INTERVAL = 0.0002
+"""The interpreter's switch interval (``sys.setswitchinterval``) while a step is built, in
+seconds: the compile thread, back from each of its LLVM calls (~30 an object: parse, verify,
+the passes, emit, link, and the small ones between), waits for the GIL while the build's Python
+runs — up to the interval each time, 5 ms by default: W5's first call took ~100 ms longer with
+it (docs/decisions.md, "Compiling while the step is built")."""
+
+
+class _OftenSwitching:
+    """Counts the builds under way; the switch interval is :data:`SWITCH_INTERVAL` while any is,
+    what it was before when none is."""
+
+    def __init__(self):
+        self.lock, self.builds, self.before = threading.Lock(), 0, None
+
+    @contextmanager
+    def during(self):
+        with self.lock:
+            if self.builds == 0:
+                self.before = sys.getswitchinterval()
+                sys.setswitchinterval(min(self.before, SWITCH_INTERVAL))
+            self.builds += 1
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.builds -= 1
+                if self.builds == 0:
+                    sys.setswitchinterval(self.before)
+
+
+_SWITCHING = _OftenSwitching()
+
+
+def switching_often():
+    """A context in which the GIL changes hands every :data:`SWITCH_INTERVAL` (a step's build,
+    whose compile thread needs it back after each LLVM call)."""
+    return _SWITCHING.during()
+
+
+def _compile_thread() -> "_CompileThread":
+    """The process's one compile thread (made at the first need, and again in a forked child,
+    which has the parent's object but not its thread)."""
+    global _THREAD
+    with _THREAD_LOCK:
+        if _THREAD is None or _THREAD.pid != os.getpid():
+            _THREAD = _CompileThread()
+        return _THREAD
+
+
+class _CompileThread:
+    """One daemon thread running the calls submitted, first in first out (not
+    ``concurrent.futures``: importing it took ~6 ms of the first call)."""
+
+    def __init__(self):
+        self.pid, self.calls = os.getpid(), queue.SimpleQueue()
+        threading.Thread(target=self._serve, name="graphcell-compile", daemon=True).start()
+
+    def submit(self, fn, *args) -> "_Call":
+        call = _Call(fn, args)
+        self.calls.put(call)
+        return call
+
+    def _serve(self) -> None:
+        while True:
+            self.calls.get().run()
+
+
+class _Call:
+    """A submitted call: :meth:`result` waits for its value (or raises its exception)."""
+
+    def __init__(self, fn, args):
+        self.fn, self.args, self.done = fn, args, threading.Event()
+        self.value = self.error = None
+        self.cancelled = False
+
+    def run(self) -> None:
+        if not self.cancelled:
+            try:
+                self.value = self.fn(*self.args)
+            except BaseException as e:   # raised by result(), on the caller's thread
+                self.error = e
+        self.done.set()
+
+    def cancel(self) -> None:
+        """Do not run it if it has not begun (the step is not built)."""
+        self.cancelled = True
+
+    def result(self):
+        self.done.wait()
+        if self.error is not None:
+            raise self.error
+        return self.value
 
 
 class RecordingCode(ProcessCode):
@@ -69,6 +267,7 @@ class RecordingCode(ProcessCode):
     ``(kind, NativeObject)``, kind ``"kernel"`` or ``"loop"`` (what an export stores)."""
 
     def __init__(self):
+        super().__init__()
         self.objects: list = []
 
     def emitted(self, kind: str, obj) -> None:
@@ -81,6 +280,7 @@ class LinkedCode:
 
     def __init__(self, kernels):
         self.kernels = kernels
+        self._bound: dict = {}   # symbol -> address
 
     def kernel(self, ks, optimize: bool = True) -> tuple:
         """The artifact's object of ``ks``; the optimised one serves a call that asked for the
@@ -92,7 +292,7 @@ class LinkedCode:
         keys = [ks.key] if optimize else [objects.unoptimized_key(ks.key), ks.key]
         for obj, address, tracker in (e for key in keys for e in self.kernels.by_key.get(key, ())):
             if obj.args == want:
-                return tracker, address
+                return tracker, self._symbol(address)
         raise Unsupported(f"{'/'.join(ks.ops) or 'kernel'}: the artifact has no native code "
                           f"for kernel {ks.key}")
 
@@ -101,5 +301,22 @@ class LinkedCode:
         key = abi.loop_key(abi.source_hash(source), name)
         for obj, address, tracker in self.kernels.by_key.get(key, ()):
             if obj.args == want:
-                return tracker, address
+                return tracker, self._symbol(address)
         raise Unsupported(f"loop {name}: the artifact has no native code for it")
+
+    def _symbol(self, address: int) -> str:
+        symbol = f"graphcell_callee_{next(_SYMBOLS)}"
+        self._bound[symbol] = address
+        return symbol
+
+    def parallel_for(self) -> str:
+        """The symbol of the native pool's ``graphcell_parallel_for`` (started here)."""
+        from graphcell_ir.backend.native import pool
+        return self._symbol(pool.started().address)
+
+    def bind(self) -> dict:
+        """symbol -> entry address of every callee asked for (linked already)."""
+        return dict(self._bound)
+
+    def cancel(self) -> None:
+        """Nothing to drop: the artifact's objects are linked."""

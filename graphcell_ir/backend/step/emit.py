@@ -66,11 +66,10 @@ from graphcell_ir.backend import codegen, objects
 from graphcell_ir.backend.lower import Unsupported, lower_fused, lower_single
 from graphcell_ir.backend.native import abi
 from graphcell_ir.backend.native import pool as native_pool
-from graphcell_ir.backend.native.store import NativeObject
 from graphcell_ir.backend.native.target import host_target
 from graphcell_ir.backend.step import blas, layout, window
 from graphcell_ir.backend.step.donate import check_apart, updates_in_place
-from graphcell_ir.backend.step.code import ProcessCode
+from graphcell_ir.backend.step.code import CalleeFailed, ProcessCode, switching_often
 from graphcell_ir.backend.step.plan import PlanError, nbytes, plan_function
 from graphcell_ir.backend.step.task import Task, call_gemm
 from graphcell_ir.ir.core import Function, Literal, Op, Value
@@ -184,17 +183,28 @@ def build(fn: Function, host=None, code=None, donated=()) -> NativeStep:
         if not isinstance(a.type, TensorType) or 0 in a.type.shape:
             raise Unsupported(f"argument of type {a.type}")
     donated = {fn.args[i] for i in donated}
+    code = code or ProcessCode()
+    with switching_often():
+        return _built(fn, host, code, donated)
+
+
+def _built(fn: Function, host, code, donated: set) -> NativeStep:
     after = -1   # the last op that may decline the call: nothing written in place before it
     while True:
         into = updates_in_place(fn, donated, after=after, views=_view_of) if donated else {}
         try:
             plan = plan_function(fn, views=_view_of, into=into)
+            return _Emitter(fn, plan, code, host, into).run()
         except PlanError as e:
+            code.cancel()
             raise Unsupported(str(e)) from None
-        try:
-            return _Emitter(fn, plan, code or ProcessCode(), host, into).run()
         except _DeclinesAfterWrite as e:   # (rare: a host op after an update) fewer in place
             after = e.index
+        except CalleeFailed:   # (rare) emitted again: the callee now refused where it is asked
+            pass
+        except BaseException:
+            code.cancel()
+            raise
 
 
 class _DeclinesAfterWrite(Exception):
@@ -410,13 +420,14 @@ class _Emitter:
                           n_hosts=len(self.host_slot), host_ops=tuple(host_ops))
 
     def link(self, text: str):
-        """The step's LLVM IR compiled, linked, as a ctypes function."""
+        """The step's LLVM IR compiled, linked against its callees once they are
+        (``code.bind()``: CalleeFailed when one failed), as a ctypes function."""
         from graphcell_ir.backend.native.linking import linker
-        data, needs = codegen.object_code(text, host_target(), optimize=False)
-        obj = NativeObject("step", self.symbol[len("graphcell_kernel_"):], (), data,
-                           host_target(), needs)
+        callees = self.code.bind()
+        data, _ = codegen.object_code(text, host_target(), optimize=False)
         try:
-            tracker, address = linker().link_one(obj)
+            tracker = linker().link_code(data, [self.symbol], imports=callees)
+            address = tracker[self.symbol]
         except RuntimeError as e:
             raise Unsupported(f"the step did not link: {e}") from None
         self.keep.append(tracker)
@@ -537,6 +548,12 @@ class _Emitter:
         """A fixed address as a pointer: a constant expression, not an instruction (ResNet-18's
         step had ~1,300 of them to build, print, parse and select)."""
         return self.i64(address).inttoptr(self.ptr)
+
+    def callee(self, symbol: str, ftype):
+        """The function ``symbol`` of ``code`` (a kernel's or loop's entry), declared in the
+        step's module: its link binds it to the address (:meth:`link`)."""
+        fn = self.module.globals.get(symbol)
+        return fn if fn is not None else self.ir.Function(self.module, ftype, symbol)
 
     # -- ops run in Python between segments --
     def host_op(self, op: Op) -> None:
@@ -682,7 +699,7 @@ class _Emitter:
         operands = [v for v in op.operands if not isinstance(v, Literal)]   # literals: inline
         # shape-generic (dimensions as arguments): one object for every shape of a source, as
         # the runner's kernels, so a cold compile compiles no more of them
-        tracker, address = self.code.kernel(ks, optimize=not unoptimized(ks))
+        tracker, symbol = self.code.kernel(ks, optimize=not unoptimized(ks))
         shapes = [shape for _, shape in abi.signature(ks, ks.in_dtypes)]
         self.keep.append(tracker)
         written = [self.accumulator(o, r) for o, r in zip(ks.outputs, op.results)]
@@ -698,8 +715,7 @@ class _Emitter:
         args = [a for p, shape in zip(args, shapes) for a in [p, *map(self.i64, shape)]]
         null = self.ir.Constant(self.ptr, None)
         ftype = self.ir.FunctionType(self.i32, [a.type for a in [null, null, *args]])
-        status = self.b.call(self.b.inttoptr(self.i64(address), self.ir.PointerType(ftype)),
-                             [null, null, *args])
+        status = self.b.call(self.callee(symbol, ftype), [null, null, *args])
         self.fail_unless_ok(status)
         for o, r, w in zip(ks.outputs, op.results, written):
             if o.count or np.dtype(o.dtype) != np.dtype(o.result_dtype):
@@ -839,23 +855,23 @@ class _Emitter:
                 args.append((self.pointer(a[0]), a[0].type.dtype.np_dtype, a[1]))
             else:
                 args.append(a)
-        address = self.loop_address(name, args, source)
+        symbol = self.loop_symbol(name, args, source)
         null = self.ir.Constant(self.ptr, None)
         values = self.loop_args(args)
         ftype = self.ir.FunctionType(self.i32, [a.type for a in [null, null, *values]])
-        status = self.b.call(self.b.inttoptr(self.i64(address), self.ir.PointerType(ftype)),
-                             [null, null, *values])
+        status = self.b.call(self.callee(symbol, ftype), [null, null, *values])
         self.fail_unless_ok(status)
 
-    def loop_address(self, name: str, args, source: str | None = None) -> int:
-        """The linked pointer entry of loop ``name`` for ``args`` (see :meth:`nn_loop`)."""
+    def loop_symbol(self, name: str, args, source: str | None = None) -> str:
+        """The symbol of loop ``name``'s pointer entry for ``args`` (see :meth:`nn_loop`,
+        :meth:`callee`)."""
         from graphcell_ir.backend import loops
         kinds = [("scalar", "float64") if isinstance(a, float) else ("scalar", "int64")
                  if isinstance(a, int) else ("array", np.dtype(a[1]).name, len(a[2]))
                  for a in args]
-        tracker, address = self.code.loop(source or loops.source(), name, kinds)
+        tracker, symbol = self.code.loop(source or loops.source(), name, kinds)
         self.keep.append(tracker)
-        return address
+        return symbol
 
     def loop_args(self, args) -> list:
         out = []
@@ -890,8 +906,8 @@ class _Emitter:
         """Call ``task(ctx, lo, hi)`` over ``range(count)`` on the native pool
         (``graphcell_parallel_for``: serially when ``work`` is below its threshold)."""
         ir, i64 = self.ir, self.i64
-        pfor = self.b.inttoptr(i64(native_pool.started().address), ir.PointerType(
-            ir.FunctionType(ir.VoidType(), [self.ptr, self.ptr, i64, i64])))
+        pfor = self.callee(self.code.parallel_for(),
+                           ir.FunctionType(ir.VoidType(), [self.ptr, self.ptr, i64, i64]))
         self.b.call(pfor, [task, ctx, i64(count), i64(work)])
 
     def scratch(self, shape: tuple, dtype) -> object:

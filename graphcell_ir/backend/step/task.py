@@ -59,11 +59,10 @@ class Task:
         """Call loop ``name`` (compiled for ``kinds``, :meth:`_Emitter.nn_loop`'s forms) on
         ``values`` (IR values: pointers and dimensions, scalars)."""
         ir, e = self.ir, self.e
-        address = e.loop_address(name, kinds, source)
+        symbol = e.loop_symbol(name, kinds, source)
         null = ir.Constant(e.ptr, None)
         ftype = ir.FunctionType(e.i32, [v.type for v in [null, null, *values]])
-        self.t.call(self.t.inttoptr(self.i64(address), ir.PointerType(ftype)),
-                    [null, null, *values])
+        self.t.call(e.callee(symbol, ftype), [null, null, *values])
 
     def zero(self, base, size: int) -> None:
         """``size`` bytes at ``base`` = 0 in the task, by LLVM's memset."""
