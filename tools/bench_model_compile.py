@@ -8,8 +8,9 @@ For each model of ``tools/record_model_goldens.py``'s table (the default-size on
 a fresh process builds the network with its seeded weights, wraps it in
 ``nn.TrainOneStepCell(nn.WithLossCell(net, loss), optimizer)`` in GRAPH_MODE and times the first
 call and the second: compile time = first - second. graphcell runs with an empty kernel cache
-directory (a cold compile); MindSpore runs in ``/opt/msvenv/bin/python`` on the same model file
-through the module mapping of the recorder. Each cell of the table is the median of ``--repeat``
+directory (a cold compile) and its modules byte-compiled as pip installs a package, as
+MindSpore's are (``tools/bench/installed.py``); MindSpore runs in ``/opt/msvenv/bin/python`` on
+the same model file through the module mapping of the recorder. Each cell of the table is the median of ``--repeat``
 processes (the frameworks take turns). The worker processes run without OPENBLAS_CORETYPE and
 OPENBLAS_L2_SIZE, which this machine's environment sets: BLAS configures itself, as it does
 for a user. ``--steps N`` makes N calls per process and reports as the step time the median of
@@ -31,6 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tools.bench.installed import installed_env  # noqa: E402
 from tools.record_model_goldens import (MODELS, build, loss_function, optimizer,  # noqa: E402
                                         use_mindspore_as_graphcell, with_loss)
 
@@ -85,6 +87,8 @@ def run_worker(framework: str, name: str, steps: int = 3, mode: str = "graph",
     env = {k: v for k, v in os.environ.items() if k not in UNSET}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     python = MINDSPORE_PYTHON if framework == "mindspore" else sys.executable
+    if framework != "mindspore":
+        env = installed_env(env)
     with tempfile.TemporaryDirectory() as cache:
         env["GRAPHCELL_CACHE_DIR"] = cache
         flags = ["--explicit-compile"] if explicit_compile else []

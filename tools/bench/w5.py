@@ -1,6 +1,7 @@
 """W5: the compile latency of the W2 LeNet5 train step (:mod:`tools.bench.workloads`; first call
 minus a steady step), cold (empty ``GRAPHCELL_CACHE_DIR``, fresh process) and warm (a second
-process).
+process). graphcell's modules are byte-compiled first, as pip does for the peers
+(:mod:`tools.bench.installed`).
 
 ``python -m tools.bench.w5 latency`` is the W5 child process: it prints
 ``{"first": s, "steady": s}`` as JSON.
@@ -15,6 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from tools.bench.installed import installed_env
 from tools.bench.timing import measure
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,10 +37,11 @@ def latency() -> dict:
 
 
 def latency_rows() -> list:
-    """W5 cold and warm: two child processes sharing a new, empty kernel cache directory."""
+    """W5 cold and warm: two child processes sharing a new, empty kernel cache directory, with
+    graphcell's bytecode compiled as an installed package's is (:mod:`tools.bench.installed`)."""
     rows = []
     with tempfile.TemporaryDirectory(prefix="gc-bench-cache-") as d:
-        env = dict(os.environ, GRAPHCELL_CACHE_DIR=d)
+        env = installed_env(dict(os.environ, GRAPHCELL_CACHE_DIR=d))
         for label in ("cold", "warm"):
             out = subprocess.run([sys.executable, "-m", "tools.bench.w5", "latency"], cwd=ROOT,
                                  env=env, capture_output=True, text=True, timeout=600)
