@@ -12,8 +12,9 @@ program order, through their addresses:
   source, and a ``broadcast_to`` read only by fused groups is read by index by their kernels;
 - BLAS's GEMM for ``matmul`` (:mod:`.blas`; transposes are flags), one per matrix for stacks
   with equal batch dimensions;
-- ``nn_loops``' loops for the softmax family and training-mode ``batch_norm`` (blocks on the
-  native pool), a strided-copy loop per permutation for ``transpose`` (:mod:`.layout`);
+- ``nn_loops``' loops for the softmax family, ``one_hot`` and training-mode ``batch_norm``
+  (:mod:`.nnops`; blocks on the native pool), a strided-copy loop per permutation for
+  ``transpose`` (:mod:`.layout`);
 - convolutions, their gradients and max pools (:mod:`.window`: ``nn_loops``' im2col/col2im/
   pooling loops and one GEMM per sample, blocks of samples on the native pool);
 - basic ``getitem``/``setitem`` (a strided-copy loop per rank, :mod:`.layout`);
@@ -67,7 +68,7 @@ from graphcell_ir.backend.lower import Unsupported, lower_fused, lower_single
 from graphcell_ir.backend.native import abi
 from graphcell_ir.backend.native import pool as native_pool
 from graphcell_ir.backend.native.target import host_target
-from graphcell_ir.backend.step import blas, layout, window
+from graphcell_ir.backend.step import blas, layout, nnops, window
 from graphcell_ir.backend.step.donate import check_apart, updates_in_place
 from graphcell_ir.backend.step.code import CalleeFailed, ProcessCode, switching_often
 from graphcell_ir.backend.step.plan import PlanError, nbytes, plan_function
@@ -76,7 +77,6 @@ from graphcell_ir.ir.core import Function, Literal, Op, Value
 from graphcell_ir.ir.structural import CONST, FUSED, const_array
 from graphcell_ir.ir.types import TensorType
 from graphcell_ir.ops import conv as C
-from graphcell_ir.ops import nn as N
 from graphcell_ir.ops.contraction import matmul
 from graphcell_ir.ops.effects import assign, depend
 from graphcell_ir.ops.layout import broadcast_to, getitem, reshape, setitem, transpose
@@ -91,9 +91,6 @@ kernel compiled without LLVM's optimisation (:func:`unoptimized`): such a kernel
 counter: ~35 ms of W5's cold compile), and runs at ~1 ns an element-op instead of ~0.05-0.1,
 so at most ~0.5 us a call (the batch-1 MLP's steady step: ~1 us more in 47; with 1024 elements
 whatever the ops, 6 us more). The same source called on more gets the optimised object too."""
-BAD_LABEL = 1
-"""What the step returns, having written nothing the caller sees, for a label out of range: the
-Python runner then runs the call and the reference raises its error."""
 _IDS = itertools.count()
 
 
@@ -261,9 +258,8 @@ _WINDOW_OPS = {C.conv2d: window.conv2d, C.conv2d_backprop_filter: window.conv2d_
                C.max_pool2d: window.max_pool2d, C.max_pool2d_grad: window.max_pool2d_grad}
 """The convolution and pooling ops :mod:`.window` emits (host ops where it declines)."""
 
-_LOWERED = frozenset({CONST, reshape, depend, assign, FUSED, matmul, N.softmax,
-                      N.sparse_softmax_cross_entropy, N.one_hot, broadcast_to, transpose,
-                      N.batch_norm, getitem, setitem, *_WINDOW_OPS})
+_LOWERED = frozenset({CONST, reshape, depend, assign, FUSED, matmul, broadcast_to, transpose,
+                      getitem, setitem, *_WINDOW_OPS, *nnops.OPS})
 """The ops the step lowers besides lone elementwise and reduction ops (``_Emitter.op``)."""
 
 
@@ -638,20 +634,14 @@ class _Emitter:
             return self.fused(op)
         if d is matmul:
             return self.gemm(op)
-        if d is N.softmax:
-            return self.softmax(op)
-        if d is N.sparse_softmax_cross_entropy:
-            return self.sparse_cross_entropy(op)
-        if d is N.one_hot:
-            return self.one_hot(op)
         if d is transpose:
             return self.transpose(op)
         if d in (getitem, setitem):
             return layout.indexing(self, op)
-        if d is N.batch_norm:
-            return self.batch_norm(op)
         if d in _WINDOW_OPS:
             return _WINDOW_OPS[d](self, op)
+        if d in nnops.OPS:
+            return nnops.OPS[d](self, op)
         if d is broadcast_to:
             if _by_index(op):
                 return   # its readers' kernels broadcast the operand
@@ -733,8 +723,8 @@ class _Emitter:
 
     def finish(self, acc, acc_dtype: np.dtype, r: Value, count: int) -> None:
         """r = (acc / count).astype(r's dtype), element by element (``kernels._finish``)."""
-        src_t = _element_type(self.ir, acc_dtype)
-        dst_t = _element_type(self.ir, r.type.dtype.np_dtype)
+        src_t = self.element_type(acc_dtype)
+        dst_t = self.element_type(r.type.dtype.np_dtype)
         dst, b = self.pointer(r), self.b
 
         def one(i):
@@ -910,70 +900,17 @@ class _Emitter:
                            ir.FunctionType(ir.VoidType(), [self.ptr, self.ptr, i64, i64]))
         self.b.call(pfor, [task, ctx, i64(count), i64(work)])
 
+    def element_type(self, dtype: np.dtype):
+        """The LLVM type of an array element of ``dtype``."""
+        if dtype.kind == "f":
+            return {4: self.ir.FloatType(), 8: self.ir.DoubleType()}[dtype.itemsize]
+        return self.ir.IntType(8 * dtype.itemsize)
+
     def scratch(self, shape: tuple, dtype) -> object:
         """A pointer to a scratch array of the step's (kept with it)."""
         arr = np.empty(shape, dtype)
         self.keep.append(arr)
         return self.address(arr.ctypes.data)
-
-    def batch_norm(self, op: Op) -> None:
-        """Training-mode ``batch_norm`` (NCHW) by nnkernels' loops, in its order: per-channel
-        float64 statistics (blocks of channels on the pool, each with its scratch row), the
-        moving statistics and scales, then y (blocks of samples on the pool): the runner's
-        kernel's bits."""
-        x, gamma, beta, mean, var = op.operands
-        y, new_mean, new_var = op.results
-        a = op.attrs
-        f = (np.dtype(np.float32), np.dtype(np.float64))
-        pdt = mean.type.dtype.np_dtype if not isinstance(mean, Literal) else None
-        params = (gamma, beta, mean, var)
-        if isinstance(x, Literal) or any(isinstance(p, Literal) for p in params) or \
-                not a.get("is_training") or a.get("data_format", "NCHW") != "NCHW" or \
-                x.type.ndim < 2 or x.type.dtype.np_dtype not in f or pdt not in f or \
-                any(p.type.dtype.np_dtype != pdt or p.type.shape != (x.type.shape[1],)
-                    for p in params):
-            raise Unsupported("batch_norm other than in training, NCHW, of floats")
-        n, c = x.type.shape[:2]
-        m = x.type.size // c
-        hw = m // n
-        if m < 2:
-            raise Unsupported("batch_norm of one value per channel")
-        xdt, f64, i64 = x.type.dtype.np_dtype, np.dtype(np.float64), self.i64
-        xs = (n, c) if hw == 1 else (n, c, hw)
-        stats, scale = self.scratch((2, c), f64), self.scratch((c,), f64)
-        if hw == 1:
-            self.nn_loop("bn_row_stats", [(self.pointer(x), xdt, xs), (stats, f64, (2, c))])
-        else:
-            acc = self.scratch((c, hw), f64)
-            self.pooled_loop(
-                "bn_channel_stats",
-                [(None, xdt, xs), (None, f64, (hw,)), (None, f64, (2, c)), 0, 0],
-                [self.pointer(x), acc, stats], c, x.type.size,
-                lambda t, lo, hi, p: [p[0], *map(i64, xs),
-                                      t.gep(p[1], [t.mul(lo, i64(hw * 8))], source_etype=self.i8),
-                                      i64(hw), p[2], i64(2), i64(c), lo, hi])
-        self.nn_loop("bn_train_params", [
-            (gamma, (c,)), (mean, (c,)), (var, (c,)), (stats, f64, (2, c)),
-            float(pdt.type(1 - a.get("momentum", 0.1))), float(a.get("momentum", 0.1)),
-            m / (m - 1), float(a.get("epsilon", 1e-5)), (scale, f64, (c,)),
-            (new_mean, (c,)), (new_var, (c,))])
-        if hw == 1:
-            self.nn_loop("bn_apply_rows", [(self.pointer(x), xdt, xs), (stats, f64, (c,)),
-                                           (scale, f64, (c,)), (beta, (c,)),
-                                           (self.pointer(y), xdt, xs)])
-            return
-        item = xdt.itemsize
-        self.pooled_loop(
-            "bn_apply",
-            [(None, xdt, xs), (None, f64, (c,)), (None, f64, (c,)), (None, pdt, (c,)),
-             (None, xdt, xs)],
-            [self.pointer(x), stats, scale, self.pointer(beta), self.pointer(y)], n,
-            x.type.size,
-            lambda t, lo, hi, p: [
-                t.gep(p[0], [t.mul(lo, i64(c * hw * item))], source_etype=self.i8),
-                t.sub(hi, lo), i64(c), i64(hw), p[1], i64(c), p[2], i64(c), p[3], i64(c),
-                t.gep(p[4], [t.mul(lo, i64(c * hw * item))], source_etype=self.i8),
-                t.sub(hi, lo), i64(c), i64(hw)])
 
     def transpose(self, op: Op) -> None:
         """``transpose``: a strided copy (:func:`.layout.transpose_source`), or a plain copy
@@ -991,75 +928,6 @@ class _Emitter:
         self.nn_loop("transpose", [(x, x.type.shape), (r, r.type.shape)],
                      layout.transpose_source(perm))
 
-    def rows(self, x: Value) -> tuple:
-        k = x.type.shape[-1] if x.type.ndim else 0
-        if x.type.dtype.np_dtype.kind != "f" or k == 0:
-            raise Unsupported(f"softmax-family op on {x.type}")
-        return (x.type.size // k, k)
-
-    def softmax(self, op: Op) -> None:
-        (x,), (r,) = op.operands, op.results
-        axis = op.attrs.get("axis")
-        if axis is None or len(axis) != 1 or axis[0] not in (-1, x.type.ndim - 1):
-            raise Unsupported("softmax over another axis than the last")
-        if r.type.dtype != x.type.dtype:
-            raise Unsupported(f"softmax of {x.type} to {r.type}")
-        null, dt = self.ir.Constant(self.ptr, None), x.type.dtype.np_dtype   # no labels, loss
-        self.nn_loop("sparse_softmax_cross_entropy_rows", [
-            (x, self.rows(x)), (null, np.int32, (0,)), (null, dt, (0,)), (r, self.rows(x))])
-
-    def sparse_cross_entropy(self, op: Op) -> None:
-        (x, labels), (r,) = op.operands, op.results
-        shape = self.rows(x)
-        if labels.type.dtype.np_dtype not in (np.dtype(np.int32), np.dtype(np.int64)) or \
-                labels.type.size != shape[0] or r.type.size != shape[0]:
-            raise Unsupported(f"sparse_softmax_cross_entropy of {x.type} and {labels.type}")
-        self.labels_in_range(labels, shape[1])   # a bad label: the reference raises its error
-        self.nn_loop("sparse_softmax_cross_entropy_rows",   # no probabilities: see softmax()
-                     [(x, shape), (labels, (shape[0],)), (r, (shape[0],)),
-                      (self.ir.Constant(self.ptr, None), x.type.dtype.np_dtype, (0, shape[1]))])
-
-    def labels_in_range(self, labels: Value, n: int) -> None:
-        """Return BAD_LABEL from the step when a label is outside [0, n) (negative labels,
-        compared unsigned, are huge)."""
-        self.may_decline()
-        typ = _element_type(self.ir, labels.type.dtype.np_dtype)
-        base, b = self.pointer(labels), self.b
-
-        def check(i):
-            v = b.load(b.gep(base, [i], source_etype=typ), typ=typ)
-            bad = self.entry.append_basic_block("bad_label")
-            good = self.entry.append_basic_block("label_ok")
-            b.cbranch(b.icmp_unsigned("<", v, typ(n)), good, bad)
-            b.position_at_end(bad)
-            b.ret(self.i32(BAD_LABEL))
-            b.position_at_end(good)
-        self.loop(labels.type.size, check)
-
-    def one_hot(self, op: Op) -> None:
-        (idx,), (r,) = op.operands, op.results
-        depth, axis = op.attrs["depth"], op.attrs.get("axis", -1)
-        if axis not in (-1, idx.type.ndim) or idx.type.dtype.np_dtype.kind not in "iu" or \
-                r.type.dtype.np_dtype.kind not in "fiu":
-            raise Unsupported("one_hot other than along a new last axis, of integer indices")
-        self.fill(r, op.attrs.get("off_value", 0.0))
-        typ = _element_type(self.ir, idx.type.dtype.np_dtype)
-        out_t = _element_type(self.ir, r.type.dtype.np_dtype)
-        on = self.constant(out_t, op.attrs.get("on_value", 1.0))
-        src, dst, b, i64 = self.pointer(idx), self.pointer(r), self.b, self.i64
-
-        def hot(i):
-            v = b.sext(b.load(b.gep(src, [i], source_etype=typ), typ=typ), i64) \
-                if typ.width < 64 else b.load(b.gep(src, [i], source_etype=typ), typ=typ)
-            put = self.entry.append_basic_block("hot")
-            skip = self.entry.append_basic_block("cold")
-            b.cbranch(b.icmp_unsigned("<", v, i64(depth)), put, skip)   # out of range: all off
-            b.position_at_end(put)
-            b.store(on, b.gep(dst, [b.add(b.mul(i, i64(depth)), v)], source_etype=out_t))
-            b.branch(skip)
-            b.position_at_end(skip)
-        self.loop(idx.type.size, hot)
-
     def broadcast(self, op: Op) -> None:
         """``broadcast_to``: each element of the result reads the operand's element at its
         index, with the broadcast axes' index 0 (an inline loop: in a train step it broadcasts
@@ -1072,7 +940,7 @@ class _Emitter:
     def broadcast_into(self, x: Value, r: Value, dst) -> None:
         """``dst`` (of ``r``'s type) = ``x`` broadcast to ``r``'s shape."""
         src_shape = (1,) * (r.type.ndim - x.type.ndim) + tuple(x.type.shape)
-        typ = _element_type(self.ir, r.type.dtype.np_dtype)
+        typ = self.element_type(r.type.dtype.np_dtype)
         src, b, i64 = self.pointer(x), self.b, self.i64
         out_strides = [int(np.prod(r.type.shape[d + 1:], dtype=np.int64))
                        for d in range(r.type.ndim)]
@@ -1115,7 +983,7 @@ class _Emitter:
         self.fill_at(self.pointer(v), value, v.type.dtype.np_dtype, v.type.size)
 
     def fill_at(self, base, value, dtype: np.dtype, count: int) -> None:
-        typ = _element_type(self.ir, dtype)
+        typ = self.element_type(dtype)
         const = self.constant(typ, value)
         self.loop(count, lambda i: self.b.store(const, self.b.gep(base, [i], source_etype=typ)))
 
@@ -1160,12 +1028,6 @@ def _gemm_blocks(m: int, n: int, k: int) -> tuple[int, bool]:
     if switches.number("GRAPHCELL_BLAS_THREADS") == 0:
         return 1, True
     return nnkernels.gemm_blocks(m, n, k)
-
-
-def _element_type(ir, dtype: np.dtype):
-    if dtype.kind == "f":
-        return {4: ir.FloatType(), 8: ir.DoubleType()}[dtype.itemsize]
-    return ir.IntType(8 * dtype.itemsize)
 
 
 def _aligned_bytes(size: int) -> np.ndarray:
