@@ -68,7 +68,7 @@ from graphcell_ir.backend.lower import Unsupported, lower_fused, lower_single
 from graphcell_ir.backend.native import abi
 from graphcell_ir.backend.native import pool as native_pool
 from graphcell_ir.backend.native.target import host_target
-from graphcell_ir.backend.step import blas, layout, nnops, window
+from graphcell_ir.backend.step import blas, layout, memory, nnops, window
 from graphcell_ir.backend.step.donate import check_apart, updates_in_place
 from graphcell_ir.backend.step.code import CalleeFailed, ProcessCode, switching_often
 from graphcell_ir.backend.step.plan import PlanError, nbytes, plan_function
@@ -667,7 +667,7 @@ class _Emitter:
         inputs = {}
         for i, x in sources.items():
             v = op.operands[i]
-            scratch = np.empty(v.type.shape, v.type.dtype.np_dtype)
+            scratch = memory.empty(v.type.shape, v.type.dtype.np_dtype)
             self.keep.append(scratch)
             inputs[i] = self.address(scratch.ctypes.data)
             self.broadcast_into(x, v, inputs[i])
@@ -717,7 +717,7 @@ class _Emitter:
         a mean's division, a float64 sum rounded to the result's dtype)."""
         if not o.count and np.dtype(o.dtype) == np.dtype(o.result_dtype):
             return self.pointer(r)
-        scratch = np.empty(o.shape, o.dtype)
+        scratch = memory.empty(o.shape, o.dtype)
         self.keep.append(scratch)
         return self.address(scratch.ctypes.data)
 
@@ -908,7 +908,7 @@ class _Emitter:
 
     def scratch(self, shape: tuple, dtype) -> object:
         """A pointer to a scratch array of the step's (kept with it)."""
-        arr = np.empty(shape, dtype)
+        arr = memory.empty(shape, dtype)
         self.keep.append(arr)
         return self.address(arr.ctypes.data)
 
@@ -1032,7 +1032,7 @@ def _gemm_blocks(m: int, n: int, k: int) -> tuple[int, bool]:
 
 def _aligned_bytes(size: int) -> np.ndarray:
     """``size`` bytes starting at a multiple of 64 (the plan's offsets keep that alignment)."""
-    raw = np.empty(size + 64, np.uint8)
+    raw = memory.empty((size + 64,), np.uint8)
     start = -raw.ctypes.data % 64
     return raw[start:start + size]
 

@@ -36,7 +36,7 @@ import numpy as np
 from graphcell_ir.backend import nnkernels as K
 from graphcell_ir.backend.lower import Unsupported
 from graphcell_ir.backend.native import pool as native_pool
-from graphcell_ir.backend.step import blas
+from graphcell_ir.backend.step import blas, memory
 from graphcell_ir.backend.step.task import Task
 from graphcell_ir.ir.core import Literal
 from graphcell_ir.ops.effects import assign
@@ -158,7 +158,7 @@ def _columns(e, x, g, dtype, ckk: int, p: int):
     if key in e.columns:   # its address: the pointer is an instruction of its own segment
         return e.address(e.columns[key]), False
     n = x.type.shape[0]
-    cols = np.empty((n, ckk, p), dtype)
+    cols = memory.empty((n, ckk, p), dtype)
     e.keep.append(cols)
     if not _streamed(n, ckk, p, dtype) and \
             not any(op.opdef is assign and op.operands[0] is x for op in e.fn.body):
@@ -318,7 +318,7 @@ def _wide_columns(e, x, g, dtype, ckk: int, p: int):
     if key in e.columns:
         return e.address(e.columns[key])
     n, c, h, w = x.type.shape
-    cols = np.empty((ckk, n, p), dtype)
+    cols = memory.empty((ckk, n, p), dtype)
     e.keep.append(cols)
     if not any(op.opdef is assign and op.operands[0] is x for op in e.fn.body):
         e.columns[key] = cols.ctypes.data
