@@ -113,3 +113,35 @@ def test_a_one_element_domain_is_left_as_it_was():
     src = lower.lower_fused(op).source.splitlines()
     loop = next(i for i, line in enumerate(src) if line.lstrip().startswith("for "))
     assert not any("out0" in line or "x0[" in line for line in src[1:loop])
+
+
+TILED = """
+func @f(%x: f32[16,24], %c: f32[16,1]) -> f32[24], f32[16,1] {
+  %0, %1 = fused(%x, %c) : (f32[24], f32[16,1]) body(%a: f32[16,24], %b: f32[16,1]) {
+    %2 = mul(%a, %b) : f32[16,24]
+    %3 = reduce_sum(%2) {axis=[0], keep_dims=false} : f32[24]
+    %4 = mul(%b, 2.0:f32) : f32[16,1]
+    yield %3, %4
+  }
+  return %0, %1
+}
+"""
+
+
+def test_a_column_next_to_a_bias_gradient_in_tiles_is_stored_by_the_first_tile(
+        monkeypatch, every_call_parallel):
+    """The parallel axis is the columns, in tiles (a reduction over the rows): the (16, 1)
+    output is stored at column 0 only, by the thread running the first tile."""
+    monkeypatch.setattr(lower, "TILE", 3)
+    rng = np.random.default_rng(2)
+    args = [rng.standard_normal((16, 24)).astype(np.float32),
+            rng.standard_normal((16, 1)).astype(np.float32)]
+    module = parse_module(TILED)
+    exe = compile_executable(module, "f", jit=True, kernel_min_size=0)
+    got, want = exe([a.copy() for a in args]), interpret(module, *args)
+    np.testing.assert_allclose(got[0], want[0], rtol=2e-6, atol=1e-5)   # a float64 sum
+    np.testing.assert_array_equal(got[1], want[1])
+    lines = _source(exe)
+    assert any("for t1 in prange(" in line for line in lines)
+    store = next(i for i, line in enumerate(lines) if "out1[" in line)
+    assert lines[store - 1].strip() == "if i1 == 0:"
