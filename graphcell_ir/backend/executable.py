@@ -13,6 +13,8 @@ runner is straight-line Python generated from the IR (``exe.source`` shows it)::
         return [v0, v2]
 
 - a lone relu, sigmoid, sqrt or erf (no group took it) is a one-op kernel (:data:`LONE_KERNELS`);
+- a lone reduction is the one-op kernel the native step calls for it, at any size (with the JIT):
+  numpy's float32 ``sum`` would give other bits than the step's;
 - a ``fused`` op calls its kernel (:mod:`.lower`, :mod:`.kernels`: native code from graphcell's
   code generator); when the group cannot be lowered, or its domain has fewer than
   ``kernel_min_size`` elements, its body runs inline with the registry's references instead (the
