@@ -13,6 +13,8 @@ runner is straight-line Python generated from the IR (``exe.source`` shows it)::
         return [v0, v2]
 
 - a lone relu, sigmoid, sqrt or erf (no group took it) is a one-op kernel (:data:`LONE_KERNELS`);
+- a lone reduction is the one-op kernel the native step calls for it, at any size (with the JIT):
+  numpy's float32 ``sum`` would give other bits than the step's;
 - a ``fused`` op calls its kernel (:mod:`.lower`, :mod:`.kernels`: native code from graphcell's
   code generator); when the group cannot be lowered, or its domain has fewer than
   ``kernel_min_size`` elements, its body runs inline with the registry's references instead (the
@@ -495,6 +497,8 @@ class _Gen:
             self.while_(op, ind)
         elif d in LONE_KERNELS and self.lone(op, ind):
             pass
+        elif d.kind is Kind.REDUCTION and not op.regions and self.lone_reduction(op, ind):
+            pass
         elif d is broadcast_to and self.kernels_broadcast(op):
             self.deferred[op.results[0]] = (op, ind)
         elif d is assign and self.fresh_only_for(op):
@@ -522,8 +526,28 @@ class _Gen:
                    if isinstance(r.type, TensorType)) if op.results else 0
         if size < max(self.opts.min_size, LONE_MIN_SIZE):
             return False
+        return self.lone_kernel(op, ind)
+
+    def lone_reduction(self, op: Op, ind: str) -> bool:
+        """A lone reduction (in no fused group) as the one-op kernel the native step calls for
+        it, at any size, so that both give the same bits (numpy's ``sum`` adds float32 in
+        float32 in its own order, the kernel in float64 along the loops); the reference where
+        the step declines the kernel (and runs the reference between native segments), without
+        the JIT, or with ``kernel_min_size`` (no native step then)."""
+        if not self.opts.jit or self.opts.min_size:
+            return False
+        from graphcell_ir.backend.step.emit import kernel_refusal
+        return self.lone_kernel(op, ind, refusal=kernel_refusal)
+
+    def lone_kernel(self, op: Op, ind: str, refusal=None) -> bool:
+        """Call ``op``'s one-op kernel; False (its reference runs) when it cannot be lowered,
+        linked or compiled, or ``refusal`` names why it should not be."""
         try:
             ks = lower_single(op)
+            why = refusal(ks) if refusal is not None else None
+            if why is not None:
+                log.info("lone %s keeps its reference: %s", op.opdef.name, why)
+                return False
             if not self.linked(ks):
                 return False
             kernel = self.compile(ks)

@@ -242,6 +242,23 @@ def unoptimized(ks) -> bool:
                    for o in ks.outputs)
 
 
+def kernel_refusal(ks) -> str | None:
+    """Why the step cannot call kernel ``ks`` (lowered for fixed shapes), or None. The Python
+    runner asks it too: a lone reduction runs as this kernel in both, or in neither (its
+    numpy reference sums in another order and gives other bits)."""
+    if abi.kernel_kinds(ks) is None:
+        return "a scalar operand or a dtype native code lacks"
+    for o in ks.outputs:
+        if np.dtype(o.dtype) != np.dtype(o.result_dtype) and \
+                not np.dtype(o.dtype).kind == np.dtype(o.result_dtype).kind == "f" or \
+                o.count and np.dtype(o.dtype).kind != "f":
+            return "an output finished after the kernel (a dtype change other than between " \
+                   "floats, an integer mean)"
+    if any(o.partial_axis is not None for o in ks.outputs):   # folded after, in Python
+        return "a whole-array reduction split into partials"
+    return None
+
+
 def hostable(op: Op) -> bool:
     """Whether ``op`` may run in Python between native segments: a primitive with a reference,
     of tensor results, acting on nothing outside the program (a call that fails half-way is
@@ -676,16 +693,9 @@ class _Emitter:
     def kernel(self, op: Op, ks, inputs: dict | None = None) -> None:
         """Call the kernel's pointer entry (fixed shapes): operands (``inputs``: operand index
         -> a pointer in place of the operand's buffer), constants, outputs."""
-        if abi.kernel_kinds(ks) is None:
-            raise Unsupported(f"{op.opdef.name}: a scalar operand or a dtype native code lacks")
-        for o in ks.outputs:
-            if np.dtype(o.dtype) != np.dtype(o.result_dtype) and \
-                    not np.dtype(o.dtype).kind == np.dtype(o.result_dtype).kind == "f" or \
-                    o.count and np.dtype(o.dtype).kind != "f":
-                raise Unsupported(f"{op.opdef.name}: an output finished after the kernel "
-                                  f"(a dtype change other than between floats, an integer mean)")
-        if any(o.partial_axis is not None for o in ks.outputs):   # folded after, in Python
-            raise Unsupported(f"{op.opdef.name}: a whole-array reduction split into partials")
+        why = kernel_refusal(ks)
+        if why is not None:
+            raise Unsupported(f"{op.opdef.name}: {why}")
         operands = [v for v in op.operands if not isinstance(v, Literal)]   # literals: inline
         # shape-generic (dimensions as arguments): one object for every shape of a source, as
         # the runner's kernels, so a cold compile compiles no more of them

@@ -733,3 +733,35 @@ def test_small_calls_take_unoptimised_kernels_with_the_optimised_bits(monkeypatc
         assert g.dtype == e.dtype and g.shape == e.shape
         np.testing.assert_array_equal(g.view(np.uint8), o.view(np.uint8))
         np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("op,shape,axis,keep", [
+    ("reduce_sum", (8, 64, 4, 4), (0, 2, 3), True),     # batch norm's gamma gradient (ResNet-18)
+    ("reduce_sum", (8, 64, 4, 4), (0, 2, 3), False),
+    ("reduce_sum", (3, 5), (1,), False),                 # below the runner's LONE_MIN_SIZE
+    ("reduce_mean", (16, 300), (0,), False)])
+def test_a_lone_reduction_gives_the_runners_bits(monkeypatch, op, shape, axis, keep):
+    """A reduction no fused group took runs as the same one-op kernel in the step and in the
+    runner (numpy's float32 ``sum`` adds in another order: ResNet-18's step and runner differed
+    in the last bits through such a ``reduce_sum``)."""
+    out = tuple(1 if a in axis else n for a, n in enumerate(shape)) if keep else \
+        tuple(n for a, n in enumerate(shape) if a not in axis)
+    t = lambda s: f"f32[{','.join(map(str, s))}]"  # noqa: E731
+    text = f"""
+func @f(%x: {t(shape)}) -> {t(out)} {{
+  %x2 = mul(%x, 2.0:f32) : {t(shape)}
+  %s = {op}(%x2) {{axis=[{','.join(map(str, axis))}], keep_dims={str(keep).lower()}}} : {t(out)}
+  return %s
+}}
+"""
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    module = parse_module(text)
+    exe = compile_executable(module, "f")
+    assert exe.step_fallback is None and not exe.run.step.host_ops
+    (got,) = exe.run.step([x])
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "0")
+    (python,) = compile_executable(parse_module(text), "f")([x])
+    np.testing.assert_array_equal(got, python)
+    expected = interpret(module["f"], x)   # one result: the array itself
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
