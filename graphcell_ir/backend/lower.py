@@ -19,9 +19,15 @@ final dtype and shape). Example of what comes out for ``tanh(x * a)`` on ``f32[4
                 out0[i0, i1] = v3
 
 When every array spans the whole domain (no broadcasting, no reduction) the nest is collapsed
-into one flat loop. Loop bounds are read at run time from arrays that span each axis, so the
-source (the cache key) holds the broadcasting pattern but not the sizes: a network's optimizer
-updates, one per parameter shape, share one compiled kernel.
+into one flat loop. A one-element value (Adam's beta powers, a ``momentum > 0`` flag next to
+a weight's update) does not depend on the loop indices: it is loaded, computed and stored once
+before the loops, not by every iteration on every thread of a parallel loop (a data race, the
+same value written concurrently); an output broadcast along a parallel loop's axis otherwise
+is stored at that axis's index 0 only.
+
+Loop bounds are read at run time from arrays that span each axis, so the source (the cache key)
+holds the broadcasting pattern but not the sizes: a network's optimizer updates, one per
+parameter shape, share one compiled kernel.
 
 The source never mentions a location, so it is also the cache key: two structurally equal
 groups share one kernel (names are numbered, never the program's: two parameters' updates
@@ -310,6 +316,11 @@ class _Lowering:
                           -(-dom[p] // _tile(dom[p], inner)))
         self.partial = self.tiles[0] if parallel and nest.partial else None
         idx = lambda s: ", ".join(f"i{k}" if s[k] == dom[k] else "0" for k in range(n))  # noqa: E731
+        # One-element values do not depend on the loop indices: they are loaded, computed and
+        # stored once before the loops (else every iteration, on every thread, writes them)
+        once = (lambda s: all(e == 1 for e in s)) if int(np.prod(dom)) > 1 else \
+            (lambda s: False)  # noqa: E731 (a one-element domain: one iteration anyway)
+        before = {"loads": [], "body": [], "stores": []}   # the lines run once, before the loops
 
         params, in_shapes = [], []
         loads = []
@@ -320,7 +331,8 @@ class _Lowering:
                 shape = pad(self.shape_of(arg))
                 in_shapes.append(shape)
                 self.names[arg] = self.fresh(p + "_1", "x")
-                loads.append(f"{self.names[arg]} = {p}[{idx(shape)}]")
+                (before["loads"] if once(shape) else loads).append(
+                    f"{self.names[arg]} = {p}[{idx(shape)}]")
             else:
                 in_shapes.append(None)
                 self.names[arg] = p
@@ -332,7 +344,8 @@ class _Lowering:
             shape = pad(arr.shape)
             consts.append(np.ascontiguousarray(arr).reshape(shape))
             self.names[o.results[0]] = self.fresh(p + "_1", "c")
-            loads.append(f"{self.names[o.results[0]]} = {p}[{idx(shape)}]")
+            (before["loads"] if once(shape) else loads).append(
+                f"{self.names[o.results[0]]} = {p}[{idx(shape)}]")
 
         body, accs = [], {}
         for o in self.ops:
@@ -342,7 +355,9 @@ class _Lowering:
                 p = self.fresh(f"acc{len(accs)}", "acc")
                 accs[o.results[0]] = (p, self.reduction(o, p, n, body))
             else:
-                body.append(self.elementwise(o))
+                invariant = all(isinstance(r.type, TensorType) and once(pad(r.type.shape))
+                                for r in o.results)
+                (before["body"] if invariant else body).append(self.elementwise(o))
         outputs, stores = [], []
         for v in self.yields:
             if v in accs:
@@ -352,7 +367,15 @@ class _Lowering:
                 raise Unsupported("a scalar output")
             p = self.fresh(f"out{len(outputs)}", "out")
             shape = pad(v.type.shape)
-            stores.append(f"{p}[{idx(shape)}] = {self.value(v, _np_dtype(v))}")
+            store = f"{p}[{idx(shape)}] = {self.value(v, _np_dtype(v))}"
+            if once(shape):
+                before["stores"].append(store)
+            elif parallel and shape[nest.parallel] < dom[nest.parallel]:
+                # broadcast along the parallel axis: written at its index 0 only, by one
+                # thread (the serial axes' rewrites of it are that thread's, in order)
+                stores += [f"if i{nest.parallel} == 0:", f"    {store}"]
+            else:
+                stores.append(store)
             outputs.append((p, Output(shape, _np_dtype(v), v.type.shape, _np_dtype(v))))
         if accs:
             raise Unsupported("a reduction whose result is not an output")
@@ -360,7 +383,8 @@ class _Lowering:
             params.append(p)
             consts.append(arr)
         lines = [f"def kernel({', '.join(params + [p for p, _ in outputs])}):"]
-        lines += [f"    {line}" for line in self.pre]
+        lines += [f"    {line}" for line in self.pre + before["loads"] + before["body"]
+                  + before["stores"]]
         # Extents are read at run time from an array spanning each axis, so the source (the
         # cache key) holds the broadcasting pattern but not the sizes.
         arrays_by_name = [(p, sh) for p, sh in zip(params, in_shapes) if sh is not None]
