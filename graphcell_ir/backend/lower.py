@@ -320,6 +320,7 @@ class _Lowering:
         # stored once before the loops (else every iteration, on every thread, writes them)
         once = (lambda s: all(e == 1 for e in s)) if int(np.prod(dom)) > 1 else \
             (lambda s: False)  # noqa: E731 (a one-element domain: one iteration anyway)
+        first = ", ".join("0" for _ in range(n))   # a one-element value's index, outside the loops
         before = {"loads": [], "body": [], "stores": []}   # the lines run once, before the loops
 
         params, in_shapes = [], []
@@ -331,8 +332,10 @@ class _Lowering:
                 shape = pad(self.shape_of(arg))
                 in_shapes.append(shape)
                 self.names[arg] = self.fresh(p + "_1", "x")
-                (before["loads"] if once(shape) else loads).append(
-                    f"{self.names[arg]} = {p}[{idx(shape)}]")
+                if once(shape):
+                    before["loads"].append(f"{self.names[arg]} = {p}[{first}]")
+                else:
+                    loads.append(f"{self.names[arg]} = {p}[{idx(shape)}]")
             else:
                 in_shapes.append(None)
                 self.names[arg] = p
@@ -344,8 +347,10 @@ class _Lowering:
             shape = pad(arr.shape)
             consts.append(np.ascontiguousarray(arr).reshape(shape))
             self.names[o.results[0]] = self.fresh(p + "_1", "c")
-            (before["loads"] if once(shape) else loads).append(
-                f"{self.names[o.results[0]]} = {p}[{idx(shape)}]")
+            if once(shape):
+                before["loads"].append(f"{self.names[o.results[0]]} = {p}[{first}]")
+            else:
+                loads.append(f"{self.names[o.results[0]]} = {p}[{idx(shape)}]")
 
         body, accs = [], {}
         for o in self.ops:
@@ -369,7 +374,7 @@ class _Lowering:
             shape = pad(v.type.shape)
             store = f"{p}[{idx(shape)}] = {self.value(v, _np_dtype(v))}"
             if once(shape):
-                before["stores"].append(store)
+                before["stores"].append(f"{p}[{first}] = {self.value(v, _np_dtype(v))}")
             elif parallel and shape[nest.parallel] < dom[nest.parallel]:
                 # broadcast along the parallel axis: written at its index 0 only, by one
                 # thread (the serial axes' rewrites of it are that thread's, in order)

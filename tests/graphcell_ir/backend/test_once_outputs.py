@@ -145,3 +145,34 @@ def test_a_column_next_to_a_bias_gradient_in_tiles_is_stored_by_the_first_tile(
     assert any("for t1 in prange(" in line for line in lines)
     store = next(i for i, line in enumerate(lines) if "out1[" in line)
     assert lines[store - 1].strip() == "if i1 == 0:"
+
+
+ONE_ELEMENT_UNDER_A_UNIT_AXIS = """
+func @f(%s: f32[1,1,1], %g: f32[1,5,7], %c: f32[1,1,7]) -> f32[1,5,7] {
+  %0 = fused(%s, %g, %c) : (f32[1,5,7]) body(%a: f32[1,1,1], %y: f32[1,5,7], %b: f32[1,1,7]) {
+    %1 = mul(%a, %y) : f32[1,5,7]
+    %2 = mul(%1, %b) : f32[1,5,7]
+    yield %2
+  }
+  return %0
+}
+"""
+
+
+def test_a_one_element_value_under_a_unit_axis_of_the_domain_is_read_at_index_0(
+        every_call_parallel):
+    """The domain's first axis has extent 1, so the loop nest indexes the one-element operand
+    along it with that loop's variable; read before the loops it must be index 0 (the loop
+    variable does not exist yet: an interpolate gradient read garbage and gave zeros)."""
+    rng = np.random.default_rng(3)
+    args = [np.array([[[1.5]]], np.float32), rng.standard_normal((1, 5, 7)).astype(np.float32),
+            rng.standard_normal((1, 1, 7)).astype(np.float32)]
+    module = parse_module(ONE_ELEMENT_UNDER_A_UNIT_AXIS)
+    exe = compile_executable(module, "f", jit=True, kernel_min_size=0)
+    (got,) = exe([a.copy() for a in args])
+    np.testing.assert_array_equal(got, interpret(module, *args))   # one result: the array
+    (op,) = [o for o in module["f"].body if o.opdef.name == "fused"]
+    src = lower.lower_fused(op).source.splitlines()
+    loop = next(i for i, line in enumerate(src) if line.lstrip().startswith("for "))
+    assert any(line.strip().startswith("x0_1 = x0[") for line in src[1:loop])
+    assert not any(re.search(r"\bi\d+\b", line) for line in src[1:loop])
