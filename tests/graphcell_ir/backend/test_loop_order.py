@@ -18,16 +18,11 @@ from graphcell_ir.text import parse_module
 
 
 @pytest.fixture
-def small_parallel(monkeypatch, pool):
+def small_parallel(monkeypatch, every_call_parallel):
     """Every kernel parallel, tiles of 3 contiguous elements, and the pool splitting every call
     (small shapes then take the parallel, tiled route)."""
-    monkeypatch.setattr(lower, "PARALLEL_MIN", 1)
-    monkeypatch.setattr(lower, "PARALLEL_MIN_TILED", 1)
     monkeypatch.setattr(lower, "TILE", 3)
-    old = pool.state[P._MIN_WORK]
-    pool.state[P._MIN_WORK] = 0
-    yield pool
-    pool.state[P._MIN_WORK] = old
+    return every_call_parallel
 
 
 # --- the order itself ----------------------------------------------------------------------------

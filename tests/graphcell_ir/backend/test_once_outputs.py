@@ -13,7 +13,6 @@ import pytest
 from graphcell_ir.backend import codegen, lower
 from graphcell_ir.backend.executable import compile_executable
 from graphcell_ir.backend.interp import interpret
-from graphcell_ir.backend.native import pool as P
 from graphcell_ir.text import parse_module
 
 pytestmark = pytest.mark.skipif(not codegen.available(),
@@ -47,17 +46,6 @@ func @f(%p: f32[1], %w: f32[64,32], %b: f32[1,32]) -> f32[1], f32[64,32], f32[1,
 """
 
 
-@pytest.fixture
-def every_call_parallel(monkeypatch, pool):
-    """Every kernel parallel and the pool splitting every call, on 2 threads."""
-    monkeypatch.setattr(lower, "PARALLEL_MIN", 1)
-    monkeypatch.setattr(lower, "PARALLEL_MIN_TILED", 1)
-    old = pool.state[P._MIN_WORK]
-    pool.state[P._MIN_WORK] = 0
-    yield pool
-    pool.state[P._MIN_WORK] = old
-
-
 def _source(exe) -> list[str]:
     (kernel,) = exe.kernels
     assert kernel.ks.parallel
@@ -76,13 +64,19 @@ def _run(text: str, args):
     return exe
 
 
+def _parallel_source(text: str, p: float, third: tuple, seed: int) -> tuple[list[str], int]:
+    """Run ``text``'s function on ``[p]``, a (64, 32) weight and a ``third`` operand against the
+    interpreter; its kernel's source lines and the index of its ``prange`` line."""
+    rng = np.random.default_rng(seed)
+    args = [np.array([p], np.float32), rng.standard_normal((64, 32)).astype(np.float32),
+            rng.standard_normal(third).astype(np.float32)]
+    lines = _source(_run(text, args))
+    return lines, next(i for i, line in enumerate(lines) if "prange(" in line)
+
+
 def test_a_one_element_output_is_computed_and_stored_before_the_parallel_loop(
         every_call_parallel):
-    rng = np.random.default_rng(0)
-    args = [np.array([0.81], np.float32), rng.standard_normal((64, 32)).astype(np.float32),
-            rng.standard_normal((64, 32)).astype(np.float32)]
-    lines = _source(_run(ONE_ELEMENT, args))
-    loop = next(i for i, line in enumerate(lines) if "prange(" in line)
+    lines, loop = _parallel_source(ONE_ELEMENT, 0.81, (64, 32), seed=0)
     before, inside = lines[:loop], lines[loop + 1:]
     # its load, its arithmetic and its store: once, at the function's top level
     assert any(re.fullmatch(r"    out0\[0(, 0)*\] = v\d+", line) for line in before)
@@ -94,11 +88,7 @@ def test_a_one_element_output_is_computed_and_stored_before_the_parallel_loop(
 
 def test_an_output_broadcast_along_the_parallel_axis_is_stored_at_its_index_0(
         every_call_parallel):
-    rng = np.random.default_rng(1)
-    args = [np.array([0.5], np.float32), rng.standard_normal((64, 32)).astype(np.float32),
-            rng.standard_normal((1, 32)).astype(np.float32)]
-    lines = _source(_run(BROADCAST_ROW, args))
-    loop = next(i for i, line in enumerate(lines) if "prange(" in line)
+    lines, loop = _parallel_source(BROADCAST_ROW, 0.5, (1, 32), seed=1)
     assert "for i0 in prange(" in lines[loop]          # the parallel axis: the rows
     guard = next(i for i, line in enumerate(lines) if "out2[" in line)
     assert lines[guard - 1].strip() == "if i0 == 0:" and guard > loop
