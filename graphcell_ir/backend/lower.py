@@ -372,9 +372,10 @@ class _Lowering:
                 raise Unsupported("a scalar output")
             p = self.fresh(f"out{len(outputs)}", "out")
             shape = pad(v.type.shape)
-            store = f"{p}[{idx(shape)}] = {self.value(v, _np_dtype(v))}"
+            value = self.value(v, _np_dtype(v))   # once: a literal's value adds a parameter
+            store = f"{p}[{idx(shape)}] = {value}"
             if once(shape):
-                before["stores"].append(f"{p}[{first}] = {self.value(v, _np_dtype(v))}")
+                before["stores"].append(f"{p}[{first}] = {value}")
             elif parallel and shape[nest.parallel] < dom[nest.parallel]:
                 # broadcast along the parallel axis: written at its index 0 only, by one
                 # thread (the serial axes' rewrites of it are that thread's, in order)

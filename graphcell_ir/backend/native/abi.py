@@ -49,7 +49,7 @@ OK = 0
 """What an entry returns when it ran."""
 MISMATCH = 7777
 """What an object entry returns, without running, for an array of another rank, dtype or order."""
-_NUMBA_NONE = -2
+NUMBA_NONE = -2
 """What pointer entries emitted by numba (artifacts of graphcell versions that had it emit what
 the code generator refused) return when they ran: numba's "returned None"."""
 
@@ -409,7 +409,7 @@ class PointerKernel:
             status = entry(*arrays)
         except TypeError:   # ctypes: another number of arguments
             return self._checked_call(arrays)
-        if status != OK and status != _NUMBA_NONE:
+        if status != OK and status != NUMBA_NONE:
             if status != MISMATCH:
                 raise RuntimeError(f"native kernel {self.id} failed (status {status})")
             self._checked_call(arrays)
@@ -426,7 +426,7 @@ class PointerKernel:
         if not ok:
             return self._checked_call(arrays)
         status = self.cfunc(self._ret, self._exc, *map(self._address, arrays))
-        if status != OK and status != _NUMBA_NONE:
+        if status != OK and status != NUMBA_NONE:
             raise RuntimeError(f"native kernel {self.id} failed (status {status})")
 
     def _entry(self):
@@ -457,7 +457,7 @@ class PointerKernel:
                 a = np.ascontiguousarray(a)
             ptrs.append(a)
         status = self.cfunc(self._ret, self._exc, *[a.ctypes.data for a in ptrs])
-        if status != OK and status != _NUMBA_NONE:
+        if status != OK and status != NUMBA_NONE:
             raise RuntimeError(f"native kernel {self.id} failed (status {status})")
 
     def __repr__(self) -> str:
@@ -489,7 +489,7 @@ class PointerLoop:
             else:
                 flat.append(a)
         status = self.cfunc(self._ret, self._exc, *flat)
-        if status != OK and status != _NUMBA_NONE:
+        if status != OK and status != NUMBA_NONE:
             raise RuntimeError(f"native loop {self.id} failed (status {status})")
 
     def __repr__(self) -> str:

@@ -81,30 +81,33 @@ class ProcessCode:
     def _later(self, request, kind: str, emit, what: str) -> tuple:
         """``(what keeps it linked, symbol)``: the callee's symbol, its object compiled (when
         the store lacks it) and linked on the compile thread."""
-        if request in self._failed:
-            raise self._failed[request]
-        symbol = self._asked.get(request)
+        symbol = self._known(request)
         if symbol is None:
             try:
                 got = emit(lambda job: job)   # the object, or the Compile of one the store lacks
             except NativeError as e:
                 raise Unsupported(f"{what} ({e})") from None
-            symbol = self._asked[request] = f"graphcell_callee_{next(_SYMBOLS)}"
-            self._pending.append((symbol, request, kind, what,
-                                  _compile_thread().submit(_compiled_and_linked, got)))
+            symbol = self._submit(request, kind, what, _compiled_and_linked, got)
         return self._trackers, symbol
 
     def parallel_for(self) -> str:
         """The symbol of the native pool's ``graphcell_parallel_for`` (the pool built, when this
         process has none yet, and started on the compile thread: its build is LLVM's work too,
         which waited there for the compiles before it)."""
-        if _POOL in self._failed:
-            raise self._failed[_POOL]
-        symbol = self._asked.get(_POOL)
-        if symbol is None:
-            symbol = self._asked[_POOL] = f"graphcell_callee_{next(_SYMBOLS)}"
-            self._pending.append((symbol, _POOL, "pool", "the native pool",
-                                  _compile_thread().submit(_started_pool)))
+        return self._known(_POOL) or self._submit(_POOL, "pool", "the native pool",
+                                                  _started_pool)
+
+    def _known(self, request) -> str | None:
+        """The symbol already given for ``request``; raises what a failure on the thread gave."""
+        if request in self._failed:
+            raise self._failed[request]
+        return self._asked.get(request)
+
+    def _submit(self, request, kind: str, what: str, fn, *args) -> str:
+        """A new symbol for ``request``, bound by :meth:`bind` to what ``fn(*args)`` gives on
+        the compile thread."""
+        symbol = self._asked[request] = f"graphcell_callee_{next(_SYMBOLS)}"
+        self._pending.append((symbol, request, kind, what, _compile_thread().submit(fn, *args)))
         return symbol
 
     def bind(self) -> dict:

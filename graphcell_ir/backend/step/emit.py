@@ -761,7 +761,7 @@ class _Emitter:
         bad = self.entry.append_basic_block("failed")
         good = self.entry.append_basic_block("next")
         ran = b.or_(b.icmp_signed("==", status, self.i32(abi.OK)),
-                    b.icmp_signed("==", status, self.i32(abi._NUMBA_NONE)))
+                    b.icmp_signed("==", status, self.i32(abi.NUMBA_NONE)))
         b.cbranch(ran, good, bad)
         b.position_at_end(bad)
         b.ret(status)

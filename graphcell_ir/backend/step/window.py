@@ -502,6 +502,19 @@ def conv2d_backprop_input(e, op) -> None:
     task.run(n, _split_work(n, n * ckk * p * (og + K.COPY_MACS), K.GEMM_UNIT))
 
 
+def _pool_window(op, x, pooled):
+    """The window of ``op``, an unpadded NCHW max pool of ``x`` (or its gradient) whose pooled
+    side (``y``, or ``dy``) is ``pooled``; Unsupported for any other."""
+    a = op.attrs
+    if a.get("data_format", "NCHW") != "NCHW" or x.type.ndim != 4:
+        raise Unsupported(f"{op.opdef.name} in {a.get('data_format')}")
+    g = K._pool_geo(x.type.shape, tuple(a["kernel_size"]), tuple(a["strides"]), a["pad_mode"])
+    _unpadded(op, g)
+    if pooled.type.shape != (*x.type.shape[:2], g.oh, g.ow):
+        raise Unsupported(f"{op.opdef.name} of {x.type} and {pooled.type}")
+    return g
+
+
 def max_pool2d_grad(e, op) -> None:
     """``dx`` of an unpadded max pool: zeroed, then ``nn_loops.max_pool_grad`` over blocks of
     samples, each with its scratch rows (nnkernels.max_pool2d_grad). (A loop writing ``dx``
@@ -510,14 +523,10 @@ def max_pool2d_grad(e, op) -> None:
     x, dy = op.operands
     (dx,) = op.results
     dtype = _floats(op, x, dy, dx)
-    a = op.attrs
-    if a.get("data_format", "NCHW") != "NCHW" or x.type.ndim != 4:
-        raise Unsupported(f"max_pool2d_grad in {a.get('data_format')}")
-    g = K._pool_geo(x.type.shape, tuple(a["kernel_size"]), tuple(a["strides"]), a["pad_mode"])
-    _unpadded(op, g)
+    g = _pool_window(op, x, dy)
     n, c, h, w = x.type.shape
-    if dy.type.shape != (n, c, g.oh, g.ow) or dx.type.shape != x.type.shape:
-        raise Unsupported(f"max_pool2d_grad of {x.type} and {dy.type}")
+    if dx.type.shape != x.type.shape:
+        raise Unsupported(f"max_pool2d_grad of {x.type} to {dx.type}")
     item, i32 = dtype.itemsize, np.dtype(np.int32)
     e.zero(e.pointer(dx), dx.type.size * item)
     best, at = e.scratch((n, g.ow), dtype), e.scratch((n, g.ow), i32)
@@ -573,14 +582,8 @@ def max_pool2d(e, op) -> None:
     runner runs numpy's reference: the same maxima)."""
     (x,), (y,) = op.operands, op.results
     dtype = _floats(op, x, y)
-    a = op.attrs
-    if a.get("data_format", "NCHW") != "NCHW" or x.type.ndim != 4:
-        raise Unsupported(f"max_pool2d in {a.get('data_format')}")
-    g = K._pool_geo(x.type.shape, tuple(a["kernel_size"]), tuple(a["strides"]), a["pad_mode"])
-    _unpadded(op, g)
+    g = _pool_window(op, x, y)
     n, c, h, w = x.type.shape
-    if y.type.shape != (n, c, g.oh, g.ow):
-        raise Unsupported(f"max_pool2d of {x.type} to {y.type}")
     item = dtype.itemsize
     task = Task(e, "max_pool", [e.pointer(x), e.pointer(y)])
     xb, yb = task.bases
