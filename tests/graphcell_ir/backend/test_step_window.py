@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graphcell_ir.backend import blas_threads
+from graphcell_ir.backend import blas_threads, native, objects
 from graphcell_ir.backend.executable import compile_executable
 from graphcell_ir.backend.interp import interpret
 from graphcell_ir.backend.step import window
@@ -112,7 +112,6 @@ def _check_native_convolution(monkeypatch, case, dtype, seed):
 def test_filter_total_is_numpys_sum_over_samples(dtype):
     """window.FILTER_TOTAL, compiled, adds the per-sample products as numpy's ``sum(axis=0)``
     does, to the bit: in sample order from +0.0 (a sum of -0.0s is +0.0), every group."""
-    from graphcell_ir.backend import native, objects
     rng = np.random.default_rng(8)
     dws = rng.standard_normal((5, 2, 7, 3)).astype(dtype)
     dws[:, 1, 2, :] = -0.0
