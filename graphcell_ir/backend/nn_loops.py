@@ -103,19 +103,30 @@ def row2im(drows, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, xh):
 
 def swap_last(a, out):
     """``out[n] = a[n]^T`` (a copy): an image to channels last, a filter to rows
-    (``nnkernels.weight_rows``), a sample's ``(OH*OW, O)`` product back to NCHW. The inner loop
-    runs along the longer axis, so the strided side steps by the shorter one's rows: (1024, 32)
-    -> (32, 1024) took 177 us a sample with the rows' loop inner (4 KiB strides: one cache
-    set), 9 us this way."""
+    (``nnkernels.weight_rows``), a sample's ``(OH*OW, O)`` product back to NCHW, the filter
+    gradient's total to (O, C*KH*KW). Up to eight rows of the shorter side at a time, the
+    longer axis between them and the (at most) eight inside: each step reads eight neighbours or
+    writes eight, and the other side's rows are eight streams (a (32, 1024) sample 15 -> 7.2 us
+    either way against one element at a time along the longer axis; with the shorter axis
+    inner, (1024, 32) -> (32, 1024) took 177 us: 4 KiB strides, one cache set). The last block's
+    ``min`` keeps one loop nest a side: with a remainder loop of their own (or eight named
+    rows) the two sides compiled in 38-43 ms, so in ~24 against the one-element loops' ~28."""
+    m, k = a.shape[1], a.shape[2]
     for n in range(a.shape[0]):
-        if a.shape[1] <= a.shape[2]:
-            for i in range(a.shape[1]):
-                for j in range(a.shape[2]):
-                    out[n, j, i] = a[n, i, j]
+        if m <= k:
+            for i in range(0, m, 8):
+                e = min(8, m - i)
+                for j in range(k):
+                    d = out[n, j]
+                    for q in range(e):
+                        d[i + q] = a[n, i + q, j]
         else:
-            for j in range(a.shape[2]):
-                for i in range(a.shape[1]):
-                    out[n, j, i] = a[n, i, j]
+            for j in range(0, k, 8):
+                e = min(8, k - j)
+                for i in range(m):
+                    s = a[n, i]
+                    for q in range(e):
+                        out[n, j + q, i] = s[j + q]
 
 
 def im2col_wide(x, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, cols, lo, hi):

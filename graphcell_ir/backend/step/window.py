@@ -8,10 +8,10 @@ block does — the same loops, one ``cblas_?gemm`` per sample and group with the
 transposes and leading dimensions numpy's ``matmul`` passes for nnkernels' views — so the
 results are the runner's bits (every sample's values are computed alone, whatever the blocks).
 The filter gradient's per-sample products are then summed in sample order, as numpy's
-``sum(axis=0)`` does, by a loop of this module's (:data:`FILTER_TOTAL`), from the columns its
-forward convolution left when there is one (:func:`_columns`); a padded input gradient is
-cropped by :data:`CROP`; the max pool forward (numpy's reference in the runner) is
-:data:`MAX_POOL`, with the reference's tie rule.
+``sum(axis=0)`` does, by a loop of this module's (:data:`FILTER_TOTAL`) and transposed by
+``swap_last``, from the columns its forward convolution left when there is one
+(:func:`_columns`); a padded input gradient is cropped by :data:`CROP`; the max pool forward
+(numpy's reference in the runner) is :data:`MAX_POOL`, with the reference's tie rule.
 
 From 16 input channels (:func:`nnkernels.by_rows`) the forward and the input gradient run
 on rows instead, as nnkernels does: the image channels last, ``im2row``/``row2im`` and the
@@ -41,18 +41,22 @@ from graphcell_ir.backend.step.task import Task
 from graphcell_ir.ir.core import Literal
 from graphcell_ir.ops.effects import assign
 
-FILTER_TOTAL = """def filter_total(dws, out):
-    for g in range(dws.shape[1]):
-        for k in range(dws.shape[2]):
-            for o in range(dws.shape[3]):
-                acc = dws[0, g, k, o]
-                for n in range(1, dws.shape[0]):
-                    acc += dws[n, g, k, o]
-                out[g, o, k] = acc
+FILTER_TOTAL = """def filter_total(dws, acc):
+    for n in range(dws.shape[0]):
+        for g in range(dws.shape[1]):
+            for k in range(dws.shape[2]):
+                a = acc[g, k]
+                more = dws[n, g, k]
+                for o in range(dws.shape[3]):
+                    a[o] += more[o]
 """
-"""``out[g, o, k] = sum over n of dws[n, g, k, o]``, added in sample order (numpy's
-``sum(axis=0)`` of a C-ordered stack adds whole rows one after the other), written transposed:
-the filter gradient from its per-sample products."""
+"""``acc[g, k, o] += sum over n of dws[n, g, k, o]``, added in sample order to the zeroed
+``acc``, whole rows one sample after the other: numpy's ``sum(axis=0)`` of a C-ordered stack, to
+the bit (it starts from +0.0 too: a sum of -0.0s is +0.0). The filter gradient from its
+per-sample products, transposed into ``dw`` by ``swap_last`` after. (The loop this replaced
+started from the first sample, so a sum of -0.0s stayed -0.0, unlike the runner's; and it added
+the samples innermost, striding a whole product: 280 us for a ResNet block's (32, 1, 288, 32)
+against 21 us so.)"""
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -281,8 +285,11 @@ def conv2d_backprop_filter(e, op) -> None:
                               item), og)
     task.each(task.first, task.last, sample)
     task.run(n, _split_work(n, n * grp * kg * og * p + n * ckk * p * K.COPY_MACS, K.GEMM_UNIT))
-    e.nn_loop("filter_total", [(dws, dtype, (n, grp, kg, og)),
-                               (e.pointer(dw), dtype, (grp, og, kg))], FILTER_TOTAL)
+    total = e.scratch((grp, kg, og), dtype)
+    e.zero(total, grp * kg * og * item)
+    e.nn_loop("filter_total", [(dws, dtype, (n, grp, kg, og)), (total, dtype, (grp, kg, og))],
+              FILTER_TOTAL)
+    e.nn_loop("swap_last", [(total, dtype, (grp, kg, og)), (e.pointer(dw), dtype, (grp, og, kg))])
 
 
 # --- the wide layout: a batch's columns side by side, one GEMM for the batch -----------------

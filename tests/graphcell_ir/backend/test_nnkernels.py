@@ -243,6 +243,20 @@ def _big_calls(rng, dtype) -> list:
     ]
 
 
+@pytest.mark.parametrize("jit", [True, False], ids=["compiled", "python"])
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", [(1, 32, 1024), (2, 1024, 32), (32, 32, 9), (2, 3, 5),
+                                   (2, 17, 9), (3, 9, 17), (1, 1, 7), (1, 8, 8), (1, 16, 24)],
+                         ids=str)
+def test_swap_last_transposes_each_sample(shape, dtype, jit):
+    """``swap_last``'s blocks of eight rows and their remainders, on either side of the
+    square, copy every element (the rows-layout convolutions' moves to and from NCHW)."""
+    a = np.random.default_rng(0).standard_normal(shape).astype(dtype)
+    out = np.full((shape[0], shape[2], shape[1]), np.nan, dtype)
+    loops.namespace(jit).swap_last(a, out)
+    np.testing.assert_array_equal(out, a.transpose(0, 2, 1))
+
+
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_split_loops_match_and_do_not_depend_on_threads(dtype, monkeypatch):
     """Every loop split into blocks of samples or channels gives the reference's result, and

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graphcell_ir.backend import blas_threads
+from graphcell_ir.backend import blas_threads, native, objects
 from graphcell_ir.backend.executable import compile_executable
 from graphcell_ir.backend.interp import interpret
 from graphcell_ir.backend.step import window
@@ -106,6 +106,26 @@ def _check_native_convolution(monkeypatch, case, dtype, seed):
     for g, p, r in zip(got, python, ref):
         _same_bits(g, p)
         np.testing.assert_allclose(g, r, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_filter_total_is_numpys_sum_over_samples(dtype):
+    """window.FILTER_TOTAL, compiled, adds the per-sample products as numpy's ``sum(axis=0)``
+    does, to the bit: in sample order from +0.0 (a sum of -0.0s is +0.0), every group."""
+    rng = np.random.default_rng(8)
+    dws = rng.standard_normal((5, 2, 7, 3)).astype(dtype)
+    dws[:, 1, 2, :] = -0.0
+    dws[:, 0, 3, 1] = [1e8, 1.0, -1e8, 1.0, 0.5]   # the order shows in the rounding
+    acc = np.zeros((2, 7, 3), dtype)
+    kinds = native.kinds_of((dws, acc))
+    linked = native.link([objects.emit_loop(window.FILTER_TOTAL, "filter_total", kinds)])
+
+    class NoFallback:
+        def __getattr__(self, name):
+            raise AssertionError(f"{name}: no native code")
+    linked.loops(window.FILTER_TOTAL, NoFallback()).filter_total(dws, acc)
+    _same_bits(acc, dws.sum(axis=0))
+    assert not np.signbit(acc[1, 2]).any()
 
 
 def _pool_text(dtype, xs, k, s):
