@@ -438,7 +438,7 @@ class _Emitter:
         """The step's LLVM IR compiled, linked against its callees once they are
         (``code.bind()``: CalleeFailed when one failed), as a ctypes function."""
         from graphcell_ir.backend.native.linking import linker
-        memory.fault_in(self.keep)   # while the compile thread works: not at the first call
+        memory.fault_in_soon(self.keep)   # meanwhile: not at the first call
         callees = self.code.bind()
         data, _ = codegen.object_code(text, host_target(), optimize=False)
         try:

@@ -12,8 +12,8 @@ own.
 
 The pages still fault in on the first write: ResNet-18's step owns ~530 MB of buffers and
 its first call took ~100 ms more than later ones. :func:`fault_in` has the kernel map them
-ahead of time (``madvise(MADV_POPULATE_WRITE)``), called while the build's main thread would
-otherwise only wait for its compile thread.
+ahead of time (``madvise(MADV_POPULATE_WRITE)``); the build starts it on a thread of its own
+(:func:`fault_in_soon`) when its main thread would otherwise only wait for the compile thread.
 
 Example::
 
@@ -30,10 +30,11 @@ import functools
 import math
 import mmap
 import sys
+import threading
 
 import numpy as np
 
-__all__ = ["empty", "fault_in", "HUGE_PAGE_REQUEST", "MADV_POPULATE_WRITE"]
+__all__ = ["empty", "fault_in", "fault_in_soon", "HUGE_PAGE_REQUEST", "MADV_POPULATE_WRITE"]
 
 HUGE_PAGE_REQUEST = 4 << 20
 """Bytes from which numpy asks for huge pages (its ``madvise_hugepage`` threshold)."""
@@ -83,6 +84,17 @@ def fault_in(arrays) -> None:
             if advise(at, min(FAULT_CHUNK, end - at), MADV_POPULATE_WRITE) != 0 and \
                     ctypes.get_errno() == errno.EINVAL:
                 return   # a kernel without the advice: asking again would fail the same
+
+
+def fault_in_soon(arrays) -> threading.Thread:
+    """:func:`fault_in` of (a copy of the list) ``arrays`` on a daemon thread, started: the
+    caller goes on (the native step's build: waiting for its compile thread, then compiling its
+    own module) while the kernel maps the pages on another core. A step called before it ends
+    faults the rest in itself, as without it; the thread keeps the arrays alive until then."""
+    thread = threading.Thread(target=fault_in, args=(list(arrays),), name="graphcell-fault-in",
+                              daemon=True)
+    thread.start()
+    return thread
 
 
 @functools.lru_cache(maxsize=1)

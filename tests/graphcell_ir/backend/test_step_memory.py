@@ -97,9 +97,14 @@ def test_fault_in_maps_a_fresh_buffers_pages_and_keeps_every_arrays_bytes():
 
 
 @populating
-def test_a_built_step_has_its_arena_in_memory_before_its_first_call(monkeypatch):
+def test_a_step_build_faults_its_buffers_in_on_a_thread_of_its_own(monkeypatch):
     monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    started, start = [], memory.fault_in_soon
+    monkeypatch.setattr(memory, "fault_in_soon", lambda arrays: started.append(start(arrays))
+                        or started[-1])
     fn = parse_module(LARGE_INTERMEDIATE)["f"]
     step = emit.build(fn)
+    assert len(started) == 1 and started[0].daemon
+    started[0].join()
     large = [a for a in step.keep if isinstance(a, np.ndarray) and a.nbytes >= 8 << 20]
     assert large and all(_resident_fraction(a) == 1.0 for a in large)
