@@ -438,8 +438,8 @@ class _Emitter:
         """The step's LLVM IR compiled, linked against its callees once they are
         (``code.bind()``: CalleeFailed when one failed), as a ctypes function."""
         from graphcell_ir.backend.native.linking import linker
-        memory.fault_in_soon(self.keep)   # meanwhile: not at the first call
         callees = self.code.bind()
+        memory.fault_in_soon(self.keep)   # while this compiles: not at the first call
         data, _ = codegen.object_code(text, host_target(), optimize=False)
         try:
             tracker = linker().link_code(data, [self.symbol], imports=callees)

@@ -13,7 +13,9 @@ own.
 The pages still fault in on the first write: ResNet-18's step owns ~530 MB of buffers and
 its first call took ~100 ms more than later ones. :func:`fault_in` has the kernel map them
 ahead of time (``madvise(MADV_POPULATE_WRITE)``); the build starts it on a thread of its own
-(:func:`fault_in_soon`) when its main thread would otherwise only wait for the compile thread.
+(:func:`fault_in_soon`) once its compile thread is done, while the main thread compiles and
+links the step's own module. (Started earlier, while the compile thread still ran LLVM, it made
+that thread slower by more than the first call gained; see docs/decisions.md, first23.)
 
 Example::
 
@@ -88,8 +90,8 @@ def fault_in(arrays) -> None:
 
 def fault_in_soon(arrays) -> threading.Thread:
     """:func:`fault_in` of (a copy of the list) ``arrays`` on a daemon thread, started: the
-    caller goes on (the native step's build: waiting for its compile thread, then compiling its
-    own module) while the kernel maps the pages on another core. A step called before it ends
+    caller goes on (the native step's build: compiling and linking its own module) while the
+    kernel maps the pages on another core. A step called before it ends
     faults the rest in itself, as without it; the thread keeps the arrays alive until then."""
     thread = threading.Thread(target=fault_in, args=(list(arrays),), name="graphcell-fault-in",
                               daemon=True)
