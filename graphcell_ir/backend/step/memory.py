@@ -61,24 +61,24 @@ would, without writing them (Python's ``mmap`` module does not name it)."""
 
 FAULT_CHUNK = 1 << 20
 """Bytes :func:`fault_in` asks for at a time: the kernel holds the process's memory-map lock
-while it populates, and the compile thread's LLVM maps memory (its allocations, the linked
-code) under that lock."""
+while it populates, and LLVM and the linker map memory (their allocations, the linked code)
+under that lock meanwhile."""
 
 
 def fault_in(arrays) -> None:
-    """Have the kernel map now the pages of the writable arrays among ``arrays`` (a step's
-    ``keep``: its arena and scratch buffers; other objects are skipped) that the step would
-    otherwise fault in one by one at its first call. Only whole pages inside an array are
-    asked for, so no other memory is touched. One ``madvise`` call per array, through ctypes:
-    it releases the GIL, so the compile thread's hand-backs go on meanwhile. Where the kernel
-    or the platform lacks the advice it does nothing (the pages fault in at the first call, as
-    before); the advice never changes an array's bytes."""
+    """Have the kernel map now the pages of the arrays among ``arrays`` that live in
+    :func:`empty`'s own mappings (a step's ``keep``: its arena and large scratch buffers; other
+    objects, numpy's smaller arrays and anything else's memory are skipped), which the step
+    would otherwise fault in one by one at its first call. The advice never changes an array's
+    bytes. :data:`FAULT_CHUNK` bytes per ``madvise`` call, through ctypes, which releases the
+    GIL. Where the kernel or the platform lacks the advice it does nothing (the pages fault in
+    at the first call, as before)."""
     advise = _madvise()
     if advise is None:
         return
     page = mmap.PAGESIZE
     for a in arrays:
-        if not isinstance(a, np.ndarray) or not a.flags.writeable:
+        if not isinstance(a, np.ndarray) or not isinstance(_owner(a), mmap.mmap):
             continue
         start = -(-a.ctypes.data // page) * page
         end = (a.ctypes.data + a.nbytes) // page * page
@@ -86,6 +86,13 @@ def fault_in(arrays) -> None:
             if advise(at, min(FAULT_CHUNK, end - at), MADV_POPULATE_WRITE) != 0 and \
                     ctypes.get_errno() == errno.EINVAL:
                 return   # a kernel without the advice: asking again would fail the same
+
+
+def _owner(a: np.ndarray):
+    """What holds ``a``'s memory: :func:`empty`'s mapping, else another object or None."""
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return a.base.obj if isinstance(a.base, memoryview) else a.base
 
 
 def fault_in_soon(arrays) -> threading.Thread:
