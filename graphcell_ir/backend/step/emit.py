@@ -439,7 +439,6 @@ class _Emitter:
         (``code.bind()``: CalleeFailed when one failed), as a ctypes function."""
         from graphcell_ir.backend.native.linking import linker
         callees = self.code.bind()
-        memory.fault_in_soon(self.keep)   # while this compiles: not at the first call
         data, _ = codegen.object_code(text, host_target(), optimize=False)
         try:
             tracker = linker().link_code(data, [self.symbol], imports=callees)
