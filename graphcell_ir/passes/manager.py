@@ -139,8 +139,9 @@ class PassManager:
         if dump_dir is not None:
             self._dump(module, dump_dir, f"00_{self.input_name}.gcir")
         reports = []
+        after = count_ops(module)   # a pass's count after is the next one's before
         for position, p in enumerate(self.passes, start=1):
-            before = count_ops(module)
+            before = after
             start = time.perf_counter()
             changed = _run_one(p, module)
             seconds = time.perf_counter() - start
@@ -149,7 +150,8 @@ class PassManager:
             dump = None
             if changed and dump_dir is not None:
                 dump = self._dump(module, dump_dir, f"{position:02d}_{p.name}.gcir")
-            report = PassReport(p.name, position, changed, before, count_ops(module), seconds, dump)
+            after = count_ops(module)
+            report = PassReport(p.name, position, changed, before, after, seconds, dump)
             reports.append(report)
             if p.name in print_after or "all" in print_after:
                 self._print(module, report)

@@ -83,6 +83,7 @@ def lower_module(source: str, name: str, kinds, symbol: str, *, entry: str = "ob
     from graphcell_ir.backend.lower import Unsupported
     from graphcell_ir.backend.native import abi
     from graphcell_ir.backend.codegen.parallel import mark_noalias
+    from graphcell_ir.backend.codegen.release import release
     mod = ModuleLowering(_parsed(source), no_overflow, name if parallel else None, noalias)
     impl = mod.function(name, arg_types(kinds))
     if noalias:
@@ -95,7 +96,9 @@ def lower_module(source: str, name: str, kinds, symbol: str, *, entry: str = "ob
         abi.add_object_entry(mod.module, impl, kinds, symbol, layout)
     else:
         abi.add_pointer_entry(mod.module, impl, kinds, symbol, shapes)
-    return str(mod.module)
+    text = str(mod.module)
+    release(mod.module)   # its cycles freed now, not by the collector after the compile
+    return text
 
 
 @functools.lru_cache(maxsize=16)

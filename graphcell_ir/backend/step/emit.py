@@ -64,6 +64,7 @@ import numpy as np
 
 from graphcell_ir import switches
 from graphcell_ir.backend import codegen, objects
+from graphcell_ir.backend.codegen.release import release
 from graphcell_ir.backend.lower import Unsupported, lower_fused, lower_single
 from graphcell_ir.backend.native import abi
 from graphcell_ir.backend.native import pool as native_pool
@@ -425,6 +426,7 @@ class _Emitter:
         for k, block in enumerate(self.starts):
             switch.add_case(self.i64(k), block)
         text = str(self.module)
+        release(self.module)   # its cycles freed now, not by the collector after the compile
         cfunc = self.link(text)
         outputs = [None if v in self.host_slot else (v.type.shape, v.type.dtype.np_dtype)
                    for v in self.escaping]
