@@ -329,7 +329,8 @@ class _Lowering:
         # vectorise). at[d]: the lines inside the d-th loop, before the loop inside it.
         order = self.emitted_order(nest, parallel)
         pos = {k: d + 1 for d, k in enumerate(order)}
-        depth = lambda s: max((pos[k] for k in range(n) if s[k] == dom[k]), default=0)  # noqa: E731
+        depth = lambda s: max((pos[k] for k in range(n) if s[k] == dom[k]),  # noqa: E731
+                              default=0)
         at = {part: [[] for _ in range(n + 1)] for part in ("loads", "body", "stores")}
         level: dict[Value, int] = {}
 

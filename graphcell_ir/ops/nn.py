@@ -377,13 +377,14 @@ def bprop_batch_norm(x, gamma, beta, mean, var, out, dout, *, is_training, epsil
 
 
 def _bn_training_grads(x, gamma, dy, dmean, dvar, nd, axes, epsilon, momentum):
-    """The training gradients (of x, gamma, beta, mean, var) with the batch statistics. With xc = x - mean(x) and
-    rstd = 1 / sqrt(var(x) + eps), per channel: dbeta = sum(dy), dgamma = sum(dy * xc) * rstd,
-    dx = gamma * rstd * (dy - dbeta / m - xc * rstd * dgamma / m). Written for one pass over
-    the activations: the three sums (the variance, dbeta, sum(dy * xc)) reduce the same axes of
-    one shape, so the fuser gives them one kernel; every per-channel factor is computed on (C,)
-    values, so the elementwise dx is one kernel of a subtract, a multiply and a multiply-subtract
-    per element, and x_hat is never written out."""
+    """The training gradients (of x, gamma, beta, mean, var) with the batch statistics. With
+    xc = x - mean(x) and rstd = 1 / sqrt(var(x) + eps), per channel: dbeta = sum(dy),
+    dgamma = sum(dy * xc) * rstd, dx = gamma * rstd * (dy - dbeta / m - xc * rstd * dgamma / m).
+    Written for one pass over the activations: the three sums (the variance, dbeta,
+    sum(dy * xc)) reduce the same axes of one shape, so the fuser gives them one kernel; every
+    per-channel factor is computed on (C,) values, so dx is one elementwise kernel (subtract,
+    multiply, subtract, multiply per element) without the group size m in its source, and
+    x_hat is never written out."""
     m = 1
     for a in axes:
         m *= x.shape[a]
