@@ -4,8 +4,8 @@ The loop's body is outlined into a task function ``task(ctx, lo, hi)`` that runs
 iterations ``[start + lo, start + hi)``; the kernel calls
 ``graphcell_parallel_for(task, ctx, stop - start, work)``, which runs the chunks on the pool's
 threads (or all of them on the caller, below the pool's size threshold). ``ctx`` holds the
-address of the slot of every local bound outside the loop (the parameters, what was computed
-before it): each task starts with a private copy of those as they were when the loop started;
+value of every local bound outside the loop (the parameters, what was computed before it), one
+8-byte slot each, as it was when the loop started: each task starts with a private copy;
 the locals only the loop binds (the loop index, the loads, the values) are each task's own,
 fresh. ``work``, what the pool's threshold compares, is the size of the largest array argument
 (a kernel's domain).
@@ -55,10 +55,10 @@ def lower_prange(fl, st: ast.For) -> None:
     b.position_at_start(fl.fn.entry_basic_block)
     ctx = b.alloca(PTR, size=I64(len(slots) + 1), name="par.ctx")
     b.position_at_end(here)
-    first = fl.entry_alloca(I64, "par.start")
-    b.store(start, first)
-    for k, s in enumerate(slots + [first]):
-        b.store(s, b.gep(ctx, [I64(k)], inbounds=True, source_etype=PTR))
+    # the values, not their slots' addresses: the kernel's slots then never escape, and LLVM
+    # keeps its locals in registers instead of building every one in memory for the task
+    for k, value in enumerate([b.load(s) for s in slots] + [start]):
+        b.store(value, b.gep(ctx, [I64(k)], inbounds=True, source_etype=PTR))
     task = ir.Function(fl.mod.module, _TASK, f"{fl.fn.name}.prange")
     task.linkage = "internal"
     _Task(fl, task, st, slots, start if isinstance(start, ir.Constant) else None).run()
@@ -120,12 +120,11 @@ class _Task:
         ctx, lo, hi = self.fn.args
         b = ir.IRBuilder(self.fn.append_basic_block("entry"))
 
-        def parent_slot(k):
-            return b.load(b.gep(ctx, [I64(k)], inbounds=True, source_etype=PTR), typ=PTR)
+        def passed(k, typ):
+            return b.load(b.gep(ctx, [I64(k)], inbounds=True, source_etype=PTR), typ=typ)
 
-        values = [b.load(parent_slot(k), typ=s.allocated_type) for k, s in enumerate(self.slots)]
-        start = self.start if self.start is not None else \
-            b.load(parent_slot(len(self.slots)), typ=I64)
+        values = [passed(k, s.allocated_type) for k, s in enumerate(self.slots)]
+        start = self.start if self.start is not None else passed(len(self.slots), I64)
         b.call(body, values + [start, lo, hi])
         b.ret_void()
 

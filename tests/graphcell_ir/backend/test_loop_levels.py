@@ -144,3 +144,11 @@ def test_an_outlined_loop_passes_only_the_locals_bound_before_it():
     # x0 and out0 (a pointer and two extents each), k0; then the start and the chunk's bounds.
     # Not the loop's own i0, i1, x0_1, v2.
     assert body.count("%\".") == 3 + 3 + 1 + 3, body
+
+
+def test_an_outlined_loop_is_given_values_so_the_kernel_keeps_no_locals_in_memory():
+    kinds = [("array", "float32", 2), ("array", "float32", 2)]
+    text = codegen.optimized_ir(PARALLEL, "kernel", kinds, parallel=True, noalias=True)
+    allocas = [line.strip() for line in text.splitlines() if " alloca " in line]
+    # the context's 7 values and the loop's start, nothing else (no slot per local)
+    assert len(allocas) == 1 and "[8 x ptr]" in allocas[0], allocas
