@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphcell_ir.errors import OpTypeError, ShapeError
-from graphcell_ir.ir.types import TensorType, bool_, float32, float64, int32, int64
+from graphcell_ir.ir.types import TensorType, bool_, float32, int32, int64
 from graphcell_ir.ops import functional as F
 from graphcell_ir.ops import random
 from graphcell_ir.ops.cost import per_input_element, per_output_element
@@ -377,40 +377,27 @@ def bprop_batch_norm(x, gamma, beta, mean, var, out, dout, *, is_training, epsil
 
 
 def _bn_training_grads(x, gamma, dy, dmean, dvar, nd, axes, epsilon, momentum):
-    """The training gradients (of x, gamma, beta, mean, var) with the batch statistics, from
-    four per-channel sums in float64 over one pass of the activations: sum(x), sum(x * x),
-    sum(dy), sum(dy * x), with x and dy cast to float64 first, so that every product is exact
-    (two float32 significands fit in float64's) and the one-pass forms lose nothing to
-    cancellation that matters: var = sum(x * x) / m - mean^2, and
-    sum(dy * (x - mean)) = sum(dy * x) - mean * sum(dy). Then, per channel, rstd =
-    1 / sqrt(var + eps), dbeta = sum(dy), dgamma = sum(dy * (x - mean)) * rstd and
-    dx = gamma * rstd * (dy - dbeta / m - (x - mean) * rstd * dgamma / m).
-
-    The four sums reduce the same axes of one shape, so the fuser gives them one kernel (which
-    also writes dy when it computes it, for dx); every per-channel factor is computed on (C,)
-    values; dx is one elementwise kernel reading dy and x. Neither x - mean nor x_hat is
-    written out, and the mean needs no pass of its own."""
+    """The training gradients (of x, gamma, beta, mean, var) with the batch statistics. With
+    xc = x - mean(x) and rstd = 1 / sqrt(var(x) + eps), per channel: dbeta = sum(dy),
+    dgamma = sum(dy * xc) * rstd, dx = gamma * rstd * (dy - dbeta / m - xc * rstd * dgamma / m).
+    Written for one pass over the activations: the three sums (the variance, dbeta,
+    sum(dy * xc)) reduce the same axes of one shape, so the fuser gives them one kernel; every
+    per-channel factor is computed on (C,) values, so dx is one elementwise kernel (subtract,
+    multiply, subtract, multiply per element) without the group size m in its source, and
+    x_hat is never written out."""
     m = 1
     for a in axes:
         m *= x.shape[a]
-    xd, dyd = F.cast(x, dtype=float64), F.cast(dy, dtype=float64)
-    mean = F.div(F.reduce_sum(xd, axis=axes), m)
-    var = F.maximum(F.sub(F.div(F.reduce_sum(F.mul(xd, xd), axis=axes), m), F.mul(mean, mean)),
-                    0.0)
-    rstd = F.div(1.0, F.sqrt(F.add(var, epsilon)))
-    dbeta = F.reduce_sum(dyd, axis=axes)
-    dgamma = F.mul(F.sub(F.reduce_sum(F.mul(dyd, xd), axis=axes), F.mul(mean, dbeta)), rstd)
-
-    def per_channel(v):   # a float64 (C,) factor, in x's dtype, shaped to broadcast over x
-        return _per_channel(F.cast(v, dtype=x.dtype), nd)
+    xc = F.sub(x, F.reduce_mean(x, axis=axes, keep_dims=True))
+    rstd = F.div(1, F.sqrt(F.add(F.reduce_mean(F.mul(xc, xc), axis=axes), epsilon)))
+    dbeta = F.reduce_sum(dy, axis=axes)
+    dgamma = F.mul(F.reduce_sum(F.mul(dy, xc), axis=axes), rstd)
     shift, slope = F.div(dbeta, m), F.div(F.mul(rstd, dgamma), m)
-    centred = F.sub(F.sub(dy, per_channel(shift)),
-                    F.mul(F.sub(x, per_channel(mean)), per_channel(slope)))
-    dx = F.mul(per_channel(F.mul(F.cast(gamma, dtype=float64), rstd)), centred)
+    centred = F.sub(F.sub(dy, _per_channel(shift, nd)), F.mul(xc, _per_channel(slope, nd)))
+    dx = F.mul(_per_channel(F.mul(gamma, rstd), nd), centred)
     if dmean is not None:
         dx = F.add(dx, F.mul(_per_channel(dmean, nd), momentum / m))
     if dvar is not None:
-        xc = F.sub(x, per_channel(mean))
         dx = F.add(dx, F.mul(F.mul(_per_channel(dvar, nd), xc), 2 * momentum / (m - 1)))
     dmm = None if dmean is None else F.mul(dmean, 1 - momentum)
     dmv = None if dvar is None else F.mul(dvar, 1 - momentum)
