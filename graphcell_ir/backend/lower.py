@@ -4,10 +4,13 @@ A fused group has one iteration shape (its *domain*, see ``passes.fuse``). The k
 nest over that domain; every operand is read with broadcasting index arithmetic (an axis where the
 operand has extent 1 is indexed with ``0``), every op of the body becomes one line built from its
 registry template (``OpDef.kernel``: ``"{x} + {y}"``, ``"math.exp({x})"``), its value cast to the
-op's result dtype so float32 kernels stay float32, and every output is stored at the end of the
-iteration. A reduction accumulates into a keep-dims accumulator array with its template
-(``"{acc} + {x}"``), starting from its identity; the caller finishes it (mean's division, the
-final dtype and shape). Example of what comes out for ``tanh(x * a)`` on ``f32[4,8]``, ``f32[8]``::
+op's result dtype so float32 kernels stay float32, and every output is stored once its value is
+computed. Each load, op and store sits in the loop of the innermost axis it depends on (before
+the loops inside it): batch norm's per-channel ``sqrt`` and divisions run once per channel, not
+per element. A reduction accumulates (in the innermost loop) into a keep-dims accumulator array
+with its template (``"{acc} + {x}"``), starting from its identity; a group may hold several
+reductions of the same axes (``passes.fuse``), one accumulator each; the caller finishes them
+(mean's division, the final dtype and shape). Example of what comes out for ``tanh(x * a)`` on ``f32[4,8]``, ``f32[8]``::
 
     def kernel(x0, x1, out0):
         for i0 in range(x0.shape[0]):
