@@ -10,7 +10,8 @@ the loops inside it): batch norm's per-channel ``sqrt`` and divisions run once p
 per element. A reduction accumulates (in the innermost loop) into a keep-dims accumulator array
 with its template (``"{acc} + {x}"``), starting from its identity; a group may hold several
 reductions of the same axes (``passes.fuse``), one accumulator each; the caller finishes them
-(mean's division, the final dtype and shape). Example of what comes out for ``tanh(x * a)`` on ``f32[4,8]``, ``f32[8]``::
+(mean's division, the final dtype and shape). Example of what comes out for ``tanh(x * a)`` on
+``f32[4,8]``, ``f32[8]``::
 
     def kernel(x0, x1, out0):
         for i0 in range(x0.shape[0]):
