@@ -4,10 +4,14 @@ A fused group has one iteration shape (its *domain*, see ``passes.fuse``). The k
 nest over that domain; every operand is read with broadcasting index arithmetic (an axis where the
 operand has extent 1 is indexed with ``0``), every op of the body becomes one line built from its
 registry template (``OpDef.kernel``: ``"{x} + {y}"``, ``"math.exp({x})"``), its value cast to the
-op's result dtype so float32 kernels stay float32, and every output is stored at the end of the
-iteration. A reduction accumulates into a keep-dims accumulator array with its template
-(``"{acc} + {x}"``), starting from its identity; the caller finishes it (mean's division, the
-final dtype and shape). Example of what comes out for ``tanh(x * a)`` on ``f32[4,8]``, ``f32[8]``::
+op's result dtype so float32 kernels stay float32, and every output is stored once its value is
+computed. Each load, op and store sits in the loop of the innermost axis it depends on (before
+the loops inside it): batch norm's per-channel ``sqrt`` and divisions run once per channel, not
+per element. A reduction accumulates (in the innermost loop) into a keep-dims accumulator array
+with its template (``"{acc} + {x}"``), starting from its identity; a group may hold several
+reductions of the same axes (``passes.fuse``), one accumulator each; the caller finishes them
+(mean's division, the final dtype and shape). Example of what comes out for ``tanh(x * a)`` on
+``f32[4,8]``, ``f32[8]``::
 
     def kernel(x0, x1, out0):
         for i0 in range(x0.shape[0]):
@@ -324,8 +328,19 @@ class _Lowering:
         first = ", ".join("0" for _ in range(n))   # a one-element value's index, outside the loops
         before = {"loads": [], "body": [], "stores": []}   # the lines run once, before the loops
 
+        # Everything else is computed in the loop of the innermost axis it depends on: a
+        # per-channel value of batch norm's gradient (sqrt, division) once per channel, not
+        # once per element (the same expressions: the same bits; and less code for LLVM to
+        # vectorise). at[d]: the lines inside the d-th loop, before the loop inside it.
+        order = self.emitted_order(nest, parallel)
+        pos = {k: d + 1 for d, k in enumerate(order)}
+        depth = lambda s: max((pos[k] for k in range(n) if s[k] == dom[k]),  # noqa: E731
+                              default=0)
+        at = {part: [[] for _ in range(n + 1)] for part in ("loads", "body", "stores")}
+        level: dict[Value, int] = {}
+
         params, in_shapes = [], []
-        loads = []
+        loads = at["loads"]
         for operand, arg in zip(self.operands, self.args):
             p = self.fresh(f"x{len(params)}", "x")
             params.append(p)
@@ -336,7 +351,8 @@ class _Lowering:
                 if once(shape):
                     before["loads"].append(f"{self.names[arg]} = {p}[{first}]")
                 else:
-                    loads.append(f"{self.names[arg]} = {p}[{idx(shape)}]")
+                    level[arg] = depth(shape)
+                    loads[level[arg]].append(f"{self.names[arg]} = {p}[{idx(shape)}]")
             else:
                 in_shapes.append(None)
                 self.names[arg] = p
@@ -351,20 +367,24 @@ class _Lowering:
             if once(shape):
                 before["loads"].append(f"{self.names[o.results[0]]} = {p}[{first}]")
             else:
-                loads.append(f"{self.names[o.results[0]]} = {p}[{idx(shape)}]")
+                level[o.results[0]] = depth(shape)
+                loads[level[o.results[0]]].append(
+                    f"{self.names[o.results[0]]} = {p}[{idx(shape)}]")
 
-        body, accs = [], {}
+        body, accs = at["body"], {}
         for o in self.ops:
             if o.opdef is CONST:
                 continue
-            if o.opdef.kind is Kind.REDUCTION:
+            if o.opdef.kind is Kind.REDUCTION:   # accumulates once per element of its input
                 p = self.fresh(f"acc{len(accs)}", "acc")
-                accs[o.results[0]] = (p, self.reduction(o, p, n, body))
+                accs[o.results[0]] = (p, self.reduction(o, p, n, body[n]))
             else:
                 invariant = all(isinstance(r.type, TensorType) and once(pad(r.type.shape))
                                 for r in o.results)
-                (before["body"] if invariant else body).append(self.elementwise(o))
-        outputs, stores = [], []
+                d = max((level.get(v, 0) for v in o.operands), default=0)
+                (before["body"] if invariant or d == 0 else body[d]).append(self.elementwise(o))
+                level.update((r, 0 if invariant else d) for r in o.results)
+        outputs, stores = [], at["stores"]
         for v in self.yields:
             if v in accs:
                 outputs.append(accs.pop(v))
@@ -380,9 +400,9 @@ class _Lowering:
             elif parallel and shape[nest.parallel] < dom[nest.parallel]:
                 # broadcast along the parallel axis: written at its index 0 only, by one
                 # thread (the serial axes' rewrites of it are that thread's, in order)
-                stores += [f"if i{nest.parallel} == 0:", f"    {store}"]
+                stores[n] += [f"if i{nest.parallel} == 0:", f"    {store}"]
             else:
-                stores.append(store)
+                stores[max(level.get(v, 0), depth(shape))].append(store)
             outputs.append((p, Output(shape, _np_dtype(v), v.type.shape, _np_dtype(v))))
         if accs:
             raise Unsupported("a reduction whose result is not an output")
@@ -398,22 +418,31 @@ class _Lowering:
         arrays_by_name += [(p, c.shape) for p, c in zip(params[len(in_shapes):], consts)]
         arrays_by_name += [(p, out.shape) for p, out in outputs]
         bounds = [_extent(arrays_by_name, dom, k) for k in range(n)]
-        lines += self.loops(nest, bounds, parallel)
-        indent = "    " * (n + 1 + (parallel and nest.tiled))
-        lines += [indent + line for line in loads + body + stores]
+        inside = [at["loads"][d] + at["body"][d] + at["stores"][d] for d in range(n + 1)]
+        assert not inside[0], "a value that depends on no loop is computed before them"
+        lines += self.loops(nest, bounds, parallel, inside[1:])
         in_dtypes = tuple(_np_dtype(a).name if isinstance(a.type, TensorType) else None
                           for a in self.args)
         return KernelSource("\n".join(lines) + "\n", tuple(in_shapes), tuple(consts),
                             tuple(out for _, out in outputs), parallel,
                             tuple(o.opdef.name for o in self.ops), in_dtypes=in_dtypes)
 
-    def loops(self, nest: LoopNest, bounds: list, parallel: bool) -> list[str]:
-        """The ``for`` lines of ``nest`` (indented as in the function): serial loops in memory
-        order; when ``parallel``, a ``prange`` over the parallel axis, or over its tiles (a
-        local first computes the tile's extent of that axis from the extents inside it)."""
+    def emitted_order(self, nest: LoopNest, parallel: bool) -> tuple[int, ...]:
+        """The axes of :meth:`loops`' ``for`` lines, outermost first."""
+        p = nest.parallel if parallel else None
+        if p is not None and not nest.tiled:   # nothing before it is longer than 1: moving
+            return (p,) + tuple(k for k in nest.order if k != p)   # it out is free
+        return nest.order
+
+    def loops(self, nest: LoopNest, bounds: list, parallel: bool,
+              inside: list[list[str]]) -> list[str]:
+        """The loops of ``nest`` (indented as in the function), ``inside[d]`` in the d-th one
+        before the loop inside it: serial loops in memory order; when ``parallel``, a
+        ``prange`` over the parallel axis, or over its tiles (a local first computes the tile's
+        extent of that axis from the extents inside it)."""
         lines, indent = [], "    "
         p = nest.parallel if parallel else None
-        order = nest.order
+        order = self.emitted_order(nest, parallel)
         if p is not None and nest.tiled:
             _, tile, t, _ = self.tiles
             inner = [b for b in bounds[p + 1:] if b != "1"]
@@ -422,15 +451,14 @@ class _Lowering:
             lines += [f"{indent}{tile} = max(1, min({per}, {share}))",
                       f"{indent}for {t} in prange(({bounds[p]} + {tile} - 1) // {tile}):"]
             indent += "    "
-        elif p is not None:   # nothing before it is longer than 1: moving it out is free
-            order = (p,) + tuple(k for k in order if k != p)
-        for k in order:
+        for k, lines_in in zip(order, inside):
             if k == p and nest.tiled:
                 rng = f"range({t} * {tile}, min({t} * {tile} + {tile}, {bounds[k]}))"
             else:
                 rng = f"{'prange' if k == p else 'range'}({bounds[k]})"
             lines.append(f"{indent}for i{k} in {rng}:")
             indent += "    "
+            lines += [indent + line for line in lines_in]
         return lines
 
     # -- one op each --

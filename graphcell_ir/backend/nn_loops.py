@@ -433,12 +433,16 @@ def sparse_softmax_cross_entropy_rows(x, labels, loss, probs):
 # rounded once by the store: the same float32 result (float64 has more than 2 * 24 + 2 bits).
 
 
-def bn_channel_stats(x, acc, stats, c0, c1):
+def bn_channel_train(x, acc, stats, gamma, mean, var, keep, momentum, ratio, eps, scale,
+                     new_mean, new_var, c0, c1):
     """stats[0, c] = the mean of channel c, stats[1, c] = the mean of its squared deviations,
-    for the channels c0 <= c < c1 (a block: the caller runs blocks on several threads).
-    ``acc``: an (HW,) float64 scratch row of the block's own. Each pass adds the samples into
-    ``acc`` position by position (independent sums: a vectorised loop), then folds ``acc`` in 4
-    parts; one chain of dependent additions per channel was 2x slower."""
+    then its moving statistics and scale (:func:`_train_params`), for the channels
+    c0 <= c < c1 (a block: the caller runs blocks on several threads). ``acc``: an (HW,)
+    float64 scratch row of the block's own. Each pass adds the samples into ``acc`` position
+    by position (independent sums: a vectorised loop), then folds ``acc`` in 4 parts; one chain
+    of dependent additions per channel was 2x slower. The parameters are scalar code in the
+    channel loop: no loop of their own to vectorise and compile (``bn_train_params``, which
+    the rows' case keeps, was ~15-20 ms of LLVM in ResNet-18's cold compile)."""
     n_, hw = x.shape[0], x.shape[2]
     cnt = n_ * hw
     for c in range(c0, c1):
@@ -449,17 +453,19 @@ def bn_channel_stats(x, acc, stats, c0, c1):
             for i in range(hw):
                 acc[i] += row[i]
         _fold4(acc, stats, 0, c)
-        mean = stats[0, c] / cnt
+        mean_c = stats[0, c] / cnt
         for i in range(hw):
             acc[i] = 0.0
         for n in range(n_):
             row = x[n, c]
             for i in range(hw):
-                d = row[i] - mean
+                d = row[i] - mean_c
                 acc[i] += d * d
         _fold4(acc, stats, 1, c)
-        stats[0, c] = mean
+        stats[0, c] = mean_c
         stats[1, c] = stats[1, c] / cnt
+        _train_params(gamma, mean, var, stats, keep, momentum, ratio, eps, scale, new_mean,
+                      new_var, c)
 
 
 def _fold4(acc, stats, k, c):
@@ -480,8 +486,8 @@ def _fold4(acc, stats, k, c):
 
 
 def bn_row_stats(x, stats):
-    """:func:`bn_channel_stats` for (N, C): the channels are the inner loop, one accumulator
-    each (independent, so the loop is vectorised)."""
+    """:func:`bn_channel_train`'s statistics for (N, C): the channels are the inner loop, one
+    accumulator each (independent, so the loop is vectorised)."""
     n_, c_ = x.shape
     mean = stats[0]
     sq = stats[1]
@@ -505,21 +511,28 @@ def bn_row_stats(x, stats):
 
 def bn_train_params(gamma, mean, var, stats, keep, momentum, ratio, eps, scale, new_mean,
                     new_var):
-    """The moving statistics (1 - momentum) * moving + momentum * batch (the variance's batch
-    part unbiased by ``ratio`` = m / (m - 1); ``keep`` is 1 - momentum in the parameters' dtype)
-    and scale = gamma / sqrt(batch var + eps), float64."""
+    """:func:`_train_params` of every channel (after :func:`bn_row_stats`)."""
     for c in range(gamma.shape[0]):
-        bm = stats[0, c]
-        bv = stats[1, c]
-        new_mean[c] = keep * mean[c]
-        new_mean[c] = new_mean[c] + momentum * bm
-        new_var[c] = keep * var[c]
-        new_var[c] = new_var[c] + momentum * bv * ratio
-        t = bv + eps
-        if t >= 0.0:
-            scale[c] = gamma[c] / np.float64(math.sqrt(t))
-        else:
-            scale[c] = math.inf - math.inf
+        _train_params(gamma, mean, var, stats, keep, momentum, ratio, eps, scale, new_mean,
+                      new_var, c)
+
+
+def _train_params(gamma, mean, var, stats, keep, momentum, ratio, eps, scale, new_mean,
+                  new_var, c):
+    """Channel c's moving statistics (1 - momentum) * moving + momentum * batch (the
+    variance's batch part unbiased by ``ratio`` = m / (m - 1); ``keep`` is 1 - momentum in the
+    parameters' dtype) and scale = gamma / sqrt(batch var + eps), float64."""
+    bm = stats[0, c]
+    bv = stats[1, c]
+    new_mean[c] = keep * mean[c]
+    new_mean[c] = new_mean[c] + momentum * bm
+    new_var[c] = keep * var[c]
+    new_var[c] = new_var[c] + momentum * bv * ratio
+    t = bv + eps
+    if t >= 0.0:
+        scale[c] = gamma[c] / np.float64(math.sqrt(t))
+    else:
+        scale[c] = math.inf - math.inf
 
 
 def bn_infer_scale(gamma, var, eps, scale):

@@ -828,16 +828,16 @@ def batch_norm(L, x, gamma, beta, mean, var, *, is_training, epsilon, momentum, 
     pdt = mean.dtype
     if is_training:
         stats, scale = np.empty((2, c)), np.empty(c)
-        if rows:
-            L.bn_row_stats(xs, stats)
-        else:   # blocks of channels; block lo's scratch row is acc[lo] (untouched rows cost
-            acc = np.empty((c, hw))   # no memory: np.empty maps pages lazily)
-            in_blocks(c, blocks(c, x.size, LOOP_UNIT), lambda lo, hi: L.bn_channel_stats(
-                xs, acc[lo], stats, lo, hi))
         new_mean, new_var = np.empty(c, pdt), np.empty(c, pdt)
         # numpy rounds a Python float to the array's dtype: (1 - momentum) * moving is float32
-        L.bn_train_params(g, mu, v, stats, float(pdt.type(1 - momentum)), float(momentum),
-                          m / (m - 1), float(epsilon), scale, new_mean, new_var)
+        train = (float(pdt.type(1 - momentum)), float(momentum), m / (m - 1), float(epsilon))
+        if rows:
+            L.bn_row_stats(xs, stats)
+            L.bn_train_params(g, mu, v, stats, *train, scale, new_mean, new_var)
+        else:   # blocks of channels; block lo's scratch row is acc[lo] (untouched rows cost
+            acc = np.empty((c, hw))   # no memory: np.empty maps pages lazily)
+            in_blocks(c, blocks(c, x.size, LOOP_UNIT), lambda lo, hi: L.bn_channel_train(
+                xs, acc[lo], stats, g, mu, v, *train, scale, new_mean, new_var, lo, hi))
         mu = stats[0]
     else:   # y from mean and variance, which come back as they are (the same objects)
         scale = np.empty(c, pdt)

@@ -359,41 +359,54 @@ def bprop_batch_norm(x, gamma, beta, mean, var, out, dout, *, is_training, epsil
     if dy is None:
         dy = F.zeros_like(x)
     if is_training:
-        m = 1
-        for a in axes:
-            m *= x.shape[a]
-        bm = F.reduce_mean(x, axis=axes, keep_dims=True)
-        xc = F.sub(x, bm)
-        rstd = F.div(1, F.sqrt(F.add(F.reduce_mean(F.mul(xc, xc), axis=axes, keep_dims=True), epsilon)))
-    else:
-        xc = F.sub(x, _per_channel(mean, nd))
-        rstd = _per_channel(F.div(1, F.sqrt(F.add(var, epsilon))), nd)
+        grads = _bn_training_grads(x, gamma, dy, dmean, dvar, nd, axes, epsilon, momentum)
+        return _cast_grads(grads, (x, gamma, beta, mean, var))
+    xc = F.sub(x, _per_channel(mean, nd))
+    rstd = _per_channel(F.div(1, F.sqrt(F.add(var, epsilon))), nd)
     xhat = F.mul(xc, rstd)
     dbeta = F.reduce_sum(dy, axis=axes)
     dgamma = F.reduce_sum(F.mul(dy, xhat), axis=axes)
-    g = _per_channel(gamma, nd)
-    if is_training:
-        # dx = gamma*rstd * (dy - mean(dy) - xhat*mean(dy*xhat)), plus the moving-stat outputs
-        centred = F.sub(F.sub(dy, F.div(_per_channel(dbeta, nd), m)),
-                        F.mul(xhat, F.div(_per_channel(dgamma, nd), m)))
-        dx = F.mul(F.mul(g, rstd), centred)
-        if dmean is not None:
-            dx = F.add(dx, F.mul(_per_channel(dmean, nd), momentum / m))
-        if dvar is not None:
-            dx = F.add(dx, F.mul(F.mul(_per_channel(dvar, nd), xc), 2 * momentum / (m - 1)))
-        dmm = None if dmean is None else F.mul(dmean, 1 - momentum)
-        dmv = None if dvar is None else F.mul(dvar, 1 - momentum)
-    else:
-        dx = F.mul(dy, F.mul(g, rstd))
-        dmm = F.neg(F.mul(dbeta, F.mul(gamma, F.reshape(rstd, (-1,)))))
-        # d/dvar of (x - mean) * (var + eps)^-1/2 = -1/2 * xhat * rstd^2
-        dmv = F.mul(F.reduce_sum(F.mul(dy, F.mul(xhat, F.mul(rstd, rstd))), axis=axes),
-                    F.mul(gamma, -0.5))
-        dmm = dmm if dmean is None else F.add(dmm, dmean)
-        dmv = dmv if dvar is None else F.add(dmv, dvar)
-    grads = (dx, dgamma, dbeta, dmm, dmv)
-    return tuple(None if gr is None else F.cast_like(gr, v)  # x may be Float16 with Float32 params
-                 for gr, v in zip(grads, (x, gamma, beta, mean, var)))
+    dx = F.mul(dy, F.mul(_per_channel(gamma, nd), rstd))
+    dmm = F.neg(F.mul(dbeta, F.mul(gamma, F.reshape(rstd, (-1,)))))
+    # d/dvar of (x - mean) * (var + eps)^-1/2 = -1/2 * xhat * rstd^2
+    dmv = F.mul(F.reduce_sum(F.mul(dy, F.mul(xhat, F.mul(rstd, rstd))), axis=axes),
+                F.mul(gamma, -0.5))
+    dmm = dmm if dmean is None else F.add(dmm, dmean)
+    dmv = dmv if dvar is None else F.add(dmv, dvar)
+    return _cast_grads((dx, dgamma, dbeta, dmm, dmv), (x, gamma, beta, mean, var))
+
+
+def _bn_training_grads(x, gamma, dy, dmean, dvar, nd, axes, epsilon, momentum):
+    """The training gradients (of x, gamma, beta, mean, var) with the batch statistics. With
+    xc = x - mean(x) and rstd = 1 / sqrt(var(x) + eps), per channel: dbeta = sum(dy),
+    dgamma = sum(dy * xc) * rstd, dx = gamma * rstd * (dy - dbeta / m - xc * rstd * dgamma / m).
+    Written for one pass over the activations: the three sums (the variance, dbeta,
+    sum(dy * xc)) reduce the same axes of one shape, so the fuser gives them one kernel; every
+    per-channel factor is computed on (C,) values, so dx is one elementwise kernel (subtract,
+    multiply, subtract, multiply per element) without the group size m in its source, and
+    x_hat is never written out."""
+    m = 1
+    for a in axes:
+        m *= x.shape[a]
+    xc = F.sub(x, F.reduce_mean(x, axis=axes, keep_dims=True))
+    rstd = F.div(1, F.sqrt(F.add(F.reduce_mean(F.mul(xc, xc), axis=axes), epsilon)))
+    dbeta = F.reduce_sum(dy, axis=axes)
+    dgamma = F.mul(F.reduce_sum(F.mul(dy, xc), axis=axes), rstd)
+    shift, slope = F.div(dbeta, m), F.div(F.mul(rstd, dgamma), m)
+    centred = F.sub(F.sub(dy, _per_channel(shift, nd)), F.mul(xc, _per_channel(slope, nd)))
+    dx = F.mul(_per_channel(F.mul(gamma, rstd), nd), centred)
+    if dmean is not None:
+        dx = F.add(dx, F.mul(_per_channel(dmean, nd), momentum / m))
+    if dvar is not None:
+        dx = F.add(dx, F.mul(F.mul(_per_channel(dvar, nd), xc), 2 * momentum / (m - 1)))
+    dmm = None if dmean is None else F.mul(dmean, 1 - momentum)
+    dmv = None if dvar is None else F.mul(dvar, 1 - momentum)
+    return dx, dgamma, dbeta, dmm, dmv
+
+
+def _cast_grads(grads, like):
+    """Each gradient in its input's dtype (x may be Float16 with Float32 parameters)."""
+    return tuple(None if gr is None else F.cast_like(gr, v) for gr, v in zip(grads, like))
 
 
 batch_norm = defop(

@@ -9,7 +9,9 @@ Which ops join a group:
 - ``Kind.ELEMENTWISE`` primitives (literal operands and broadcasting included) with tensor
   results, and ``Kind.REDUCTION`` primitives, which absorb their elementwise producers. A
   reduction ends a group: nothing in the group uses its result (a kernel cannot read a sum it is
-  still accumulating), and a group holds at most one reduction.
+  still accumulating), and a group's reductions all reduce the same axes of inputs of one
+  shape (one loop nest accumulates them all: batch norm's gradient sums ``dy`` and
+  ``dy * x_hat`` while it reads them once).
 - Never an op with a side effect or a random draw, and a group never spans one: the block is cut
   into segments at every op with an effect (``support.has_effect``), and groups stay inside one,
   so no op is moved across an effect. The exception is a *deferred write*, an op that only gives
@@ -56,7 +58,7 @@ from graphcell_ir.ir.structural import CONST, FUSED, YIELD, StructuralOpDef
 from graphcell_ir.ir.types import ScalarType, TensorType
 from graphcell_ir.ir.walk import Cloner
 from graphcell_ir.ops.registry import Kind, Trait
-from graphcell_ir.ops.shape_rules import broadcast_shapes
+from graphcell_ir.ops.shape_rules import broadcast_shapes, normalize_axes
 from graphcell_ir.passes.support import ancestor_in, has_effect, per_function
 
 FUSIBLE_KINDS = (Kind.ELEMENTWISE, Kind.REDUCTION)
@@ -149,7 +151,7 @@ class _Groups:
         if _bridges(producer, self.members[a], self.members[b]):
             return False
         merged = self.members[a] + self.members[b]
-        if sum(map(_is_reduction, merged)) > 1 or _domain(merged) is None:
+        if not _reductions_agree(merged) or _domain(merged) is None:
             return False
         if any(_is_reduction(op) and set(self._users(op)) & set(merged) for op in merged):
             return False  # a reduction's result would be read inside its own kernel
@@ -191,6 +193,18 @@ class _Groups:
 
 def _is_reduction(op: Op) -> bool:
     return op.opdef.kind is Kind.REDUCTION
+
+
+def _reductions_agree(ops: list[Op]) -> bool:
+    """Whether the reductions among ``ops`` may share a kernel: they reduce the same axes of
+    inputs of one shape, so one loop nest accumulates all of them while it reads the inputs
+    once (batch norm's gradient: the sums of ``dy`` and of ``dy * x_hat`` in one pass)."""
+    seen = set()
+    for op in ops:
+        if _is_reduction(op):
+            shape = tuple(getattr(op.operands[0].type, "shape", ()))
+            seen.add((shape, normalize_axes(op.attrs.get("axis"), len(shape))))
+    return len(seen) <= 1
 
 
 def _bridges(producer: Op, *groups: list[Op]) -> bool:

@@ -127,9 +127,8 @@ class FunctionLowering:
         self.A = Arith(self.b, self.mod, self.mod.no_overflow)
         args = iter(self.fn.args)
         passed = {name: [next(args) for _ in param_types(t)] for name, t in self.params.items()}
-        outlines = self.mod.parallel_entry == self.node.name   # its locals pass by address
         for name, t in self.params.items():
-            if name not in self.bound and not outlines:
+            if name not in self.bound:
                 self.fixed[name] = ArrayValue(passed[name][0], passed[name][1:]) \
                     if isinstance(t, T.Array) else passed[name][0]
         for name, t in self.types.items():

@@ -4,9 +4,11 @@ The loop's body is outlined into a task function ``task(ctx, lo, hi)`` that runs
 iterations ``[start + lo, start + hi)``; the kernel calls
 ``graphcell_parallel_for(task, ctx, stop - start, work)``, which runs the chunks on the pool's
 threads (or all of them on the caller, below the pool's size threshold). ``ctx`` holds the
-address of every local's slot: each task starts with a private copy of every local as it was
-when the loop started, so a thread's temporaries (the loop index, the loads, the values) are its
-own. ``work``, what the pool's threshold compares, is the size of the largest array argument
+value of every local bound outside the loop (the parameters, what was computed before it), one
+8-byte slot each, as it was when the loop started: each task starts with a private copy (a
+parameter never rebound is an argument of the task's body, as of the kernel: no slot); the
+locals only the loop binds (the loop index, the loads, the values) are each task's own, fresh.
+``work``, what the pool's threshold compares, is the size of the largest array argument
 (a kernel's domain).
 
 Only a ``prange`` loop that is the entry function's last top-level statement is outlined (what
@@ -48,20 +50,49 @@ def lower_prange(fl, st: ast.For) -> None:
     the pool's call."""
     b = fl.b
     start, stop, _ = fl.range_of(st.iter)
-    slots = [s for local in fl.locals.values() for s in local.slots]
+    taken = _taken(fl, _bound_outside(fl, st))
+    values = [v for _, vs in taken for v in vs]
     here = b.block
     b.position_at_start(fl.fn.entry_basic_block)
-    ctx = b.alloca(PTR, size=I64(len(slots) + 1), name="par.ctx")
+    ctx = b.alloca(PTR, size=I64(len(values) + 1), name="par.ctx")
     b.position_at_end(here)
-    first = fl.entry_alloca(I64, "par.start")
-    b.store(start, first)
-    for k, s in enumerate(slots + [first]):
-        b.store(s, b.gep(ctx, [I64(k)], inbounds=True, source_etype=PTR))
+    # the values, not their slots' addresses: the kernel's slots then never escape, and LLVM
+    # keeps its locals in registers instead of building every one in memory for the task
+    for k, value in enumerate(values + [start]):
+        b.store(value, b.gep(ctx, [I64(k)], inbounds=True, source_etype=PTR))
     task = ir.Function(fl.mod.module, _TASK, f"{fl.fn.name}.prange")
     task.linkage = "internal"
-    _Task(fl, task, st, slots, start if isinstance(start, ir.Constant) else None).run()
+    _Task(fl, task, st, taken, start if isinstance(start, ir.Constant) else None).run()
     pfor = fl.mod.declare(PARALLEL_FOR, VOID, [PTR, PTR, I64, I64])
     b.call(pfor, [task, ctx, b.sub(stop, start), _work(fl)])
+
+
+def _taken(fl, names: set) -> list:
+    """``[(name, values)]``: what the task is given of each local in ``names``, as it is when
+    the loop starts (an array: its pointer and dimensions). A parameter the function never
+    rebinds is its argument (no slot at all), any other local its slots' contents."""
+    from graphcell_ir.backend.codegen.lowering import ArrayValue   # lowering imports this module
+    out = []
+    for name in list(fl.params) + [n for n in fl.locals if n not in fl.params]:
+        if name not in names or not (name in fl.fixed or name in fl.locals):
+            continue
+        value, _ = fl.load_local(name)
+        out.append((name, [value.ptr, *value.dims] if isinstance(value, ArrayValue) else [value]))
+    return out
+
+
+def _bound_outside(fl, st: ast.For) -> set:
+    """The locals the loop may read from before it: the parameters and every name bound by
+    a statement other than the loop. The rest (the loop's index, a kernel's loads and values)
+    are each iteration's own, assigned before they are read: the task makes them fresh, and
+    the kernel's copies, no longer passed by address, are left to LLVM to remove (ResNet-18's
+    batch-norm gradient kernel had 41 slots copied into every task, 26 of them its body's)."""
+    names = set(fl.params)
+    for other in fl.node.body:
+        if other is not st:
+            names |= {n.id for n in ast.walk(other)
+                      if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    return names
 
 
 def _work(fl):
@@ -70,8 +101,8 @@ def _work(fl):
     for name, t in fl.params.items():
         if isinstance(t, T.Array):
             size = I64(1)
-            for slot in fl.locals[name].slots[1:]:
-                size = b.mul(size, b.load(slot))
+            for d in fl.load_local(name)[0].dims:
+                size = b.mul(size, d)
             work = b.select(b.icmp_signed(">", size, work), size, work)
     return work
 
@@ -83,13 +114,14 @@ class _Task:
     vectorises without run-time overlap checks. The body lowers the loop over the chunk with a
     copy of the kernel's :class:`FunctionLowering`, the values its private locals."""
 
-    def __init__(self, parent, fn: ir.Function, st: ast.For, slots: list, start=None):
-        self.parent, self.fn, self.st, self.slots = parent, fn, st, slots
+    def __init__(self, parent, fn: ir.Function, st: ast.For, taken: list, start=None):
+        self.parent, self.fn, self.st, self.taken = parent, fn, st, taken
+        self.kinds = [v.type for _, vs in taken for v in vs]
         self.start = start   # a constant start is the task's constant: LLVM then knows the
         #                      index's sign (no wrap-around selects, contiguous vector accesses)
 
     def run(self) -> None:
-        kinds = [s.allocated_type for s in self.slots]
+        kinds = self.kinds
         body = ir.Function(self.fn.module, ir.FunctionType(VOID, kinds + [I64, I64, I64]),
                            f"{self.fn.name}.body")
         body.linkage = "internal"
@@ -104,12 +136,11 @@ class _Task:
         ctx, lo, hi = self.fn.args
         b = ir.IRBuilder(self.fn.append_basic_block("entry"))
 
-        def parent_slot(k):
-            return b.load(b.gep(ctx, [I64(k)], inbounds=True, source_etype=PTR), typ=PTR)
+        def passed(k, typ):
+            return b.load(b.gep(ctx, [I64(k)], inbounds=True, source_etype=PTR), typ=typ)
 
-        values = [b.load(parent_slot(k), typ=s.allocated_type) for k, s in enumerate(self.slots)]
-        start = self.start if self.start is not None else \
-            b.load(parent_slot(len(self.slots)), typ=I64)
+        values = [passed(k, t) for k, t in enumerate(self.kinds)]
+        start = self.start if self.start is not None else passed(len(self.kinds), I64)
         b.call(body, values + [start, lo, hi])
         b.ret_void()
 
@@ -121,13 +152,21 @@ class _Task:
         fl.A = Arith(b, fl.mod, fl.mod.no_overflow)
         fl.loops, fl.lambdas = [], []
         fl.exit = body.append_basic_block("exit")
-        mine = {}
-        for s, v in zip(self.slots, values):
-            own = b.alloca(s.allocated_type, name=s.name)
-            b.store(v, own)
-            mine[id(s)] = own
-        fl.locals = {name: type(local)(local.type, [mine[id(s)] for s in local.slots])
-                     for name, local in self.parent.locals.items()}
+        from graphcell_ir.backend.codegen.lowering import ArrayValue   # (an import cycle)
+        given, rest = {}, iter(values)
+        for name, vs in self.taken:
+            given[name] = [next(rest) for _ in vs]
+        # a parameter the kernel never rebinds is its argument here too; a local, its own slots
+        # holding what it was given (the loop's own locals: fresh slots)
+        fl.fixed = {name: (ArrayValue(given[name][0], given[name][1:])
+                           if isinstance(value, ArrayValue) else given[name][0])
+                    for name, value in self.parent.fixed.items() if name in given}
+        fl.locals = {}
+        for name, local in self.parent.locals.items():
+            own = [b.alloca(s.allocated_type, name=s.name) for s in local.slots]
+            for slot, v in zip(own, given.get(name, ())):
+                b.store(v, slot)
+            fl.locals[name] = type(local)(local.type, own)
         # the pool's chunks lie in [0, n): lo >= 0 always
         assume = fl.mod.declare("llvm.assume", VOID, [ir.IntType(1)])
         b.call(assume, [b.icmp_signed(">=", lo, I64(0))])

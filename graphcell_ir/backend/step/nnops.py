@@ -21,9 +21,9 @@ Python runner then runs the call and the reference raises its error."""
 
 def batch_norm(e, op: Op) -> None:
     """Training-mode ``batch_norm`` (NCHW) by nnkernels' loops, in its order: per-channel
-    float64 statistics (blocks of channels on the pool, each with its scratch row), the
-    moving statistics and scales, then y (blocks of samples on the pool): the runner's
-    kernel's bits."""
+    float64 statistics with each channel's moving statistics and scale (blocks of channels on
+    the pool, each with its scratch row; (N, C): the statistics, then the parameters), then y
+    (blocks of samples on the pool): the runner's kernel's bits."""
     x, gamma, beta, mean, var = op.operands
     y, new_mean, new_var = op.results
     a = op.attrs
@@ -44,22 +44,28 @@ def batch_norm(e, op: Op) -> None:
     xdt, f64, i64 = x.type.dtype.np_dtype, np.dtype(np.float64), e.i64
     xs = (n, c) if hw == 1 else (n, c, hw)
     stats, scale = e.scratch((2, c), f64), e.scratch((c,), f64)
+    train = [float(pdt.type(1 - a.get("momentum", 0.1))), float(a.get("momentum", 0.1)),
+             m / (m - 1), float(a.get("epsilon", 1e-5))]
     if hw == 1:
         e.nn_loop("bn_row_stats", [(e.pointer(x), xdt, xs), (stats, f64, (2, c))])
+        e.nn_loop("bn_train_params", [(gamma, (c,)), (mean, (c,)), (var, (c,)),
+                                      (stats, f64, (2, c)), *train, (scale, f64, (c,)),
+                                      (new_mean, (c,)), (new_var, (c,))])
     else:
         acc = e.scratch((c, hw), f64)
+        one = lambda p: [p, i64(c)]   # noqa: E731 (a channel vector's pointer and extent)
         e.pooled_loop(
-            "bn_channel_stats",
-            [(None, xdt, xs), (None, f64, (hw,)), (None, f64, (2, c)), 0, 0],
-            [e.pointer(x), acc, stats], c, x.type.size,
+            "bn_channel_train",
+            [(None, xdt, xs), (None, f64, (hw,)), (None, f64, (2, c)), (None, pdt, (c,)),
+             (None, pdt, (c,)), (None, pdt, (c,)), *train, (None, f64, (c,)),
+             (None, pdt, (c,)), (None, pdt, (c,)), 0, 0],
+            [e.pointer(x), acc, stats, e.pointer(gamma), e.pointer(mean), e.pointer(var), scale,
+             e.pointer(new_mean), e.pointer(new_var)], c, x.type.size,
             lambda t, lo, hi, p: [p[0], *map(i64, xs),
                                   t.gep(p[1], [t.mul(lo, i64(hw * 8))], source_etype=e.i8),
-                                  i64(hw), p[2], i64(2), i64(c), lo, hi])
-    e.nn_loop("bn_train_params", [
-        (gamma, (c,)), (mean, (c,)), (var, (c,)), (stats, f64, (2, c)),
-        float(pdt.type(1 - a.get("momentum", 0.1))), float(a.get("momentum", 0.1)),
-        m / (m - 1), float(a.get("epsilon", 1e-5)), (scale, f64, (c,)),
-        (new_mean, (c,)), (new_var, (c,))])
+                                  i64(hw), p[2], i64(2), i64(c), *one(p[3]), *one(p[4]), *one(p[5]),
+                                  *(e.ir.Constant(e.ir.DoubleType(), v) for v in train),
+                                  *one(p[6]), *one(p[7]), *one(p[8]), lo, hi])
     if hw == 1:
         e.nn_loop("bn_apply_rows", [(e.pointer(x), xdt, xs), (stats, f64, (c,)),
                                     (scale, f64, (c,)), (beta, (c,)),

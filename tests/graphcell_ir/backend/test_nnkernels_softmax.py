@@ -376,7 +376,7 @@ mode = "pynative"
 L = loops.namespace()
 if L is not nnkernels.nn_loops:   # count the loops that ran (JIT on)
     for name in ("softmax_cross_entropy_rows", "sparse_softmax_cross_entropy_rows",
-                 "softmax_rows", "log_softmax_rows", "bn_channel_stats", "bn_row_stats",
+                 "softmax_rows", "log_softmax_rows", "bn_channel_train", "bn_row_stats",
                  "bn_apply", "bn_apply_rows"):
         def counted(*args, _f=getattr(L, name), _n=name):
             called[mode].add(_n)
@@ -431,7 +431,7 @@ def test_training_step_matches_the_references(tmp_path):
     assert refs["called"] == {"pynative": [], "graph": []}
     for mode, loops in kernels["called"].items():   # the kernels ran, in both modes
         assert {"softmax_cross_entropy_rows", "sparse_softmax_cross_entropy_rows",
-                "bn_channel_stats", "bn_row_stats", "bn_apply", "bn_apply_rows"} <= set(loops), mode
+                "bn_channel_train", "bn_row_stats", "bn_apply", "bn_apply_rows"} <= set(loops), mode
     assert kernels["runs"].keys() == refs["runs"].keys()
     for run, want in refs["runs"].items():
         got = kernels["runs"][run]
