@@ -566,15 +566,19 @@ def test_a_late_helper_makes_the_next_splits_serial(monkeypatch):
     monkeypatch.setattr(nnkernels, "_BACKOFF", backoff)
     monkeypatch.setattr(nnkernels.pool, "BACKOFF_CALLS", 3)
     main = threading.get_ident()
-    helper_started, where = threading.Event(), []
+    helper_started, where, began = threading.Event(), [], []
 
     def slow_helper(lo, hi):   # the helper's block takes far longer than the caller's
         where.append(threading.get_ident() == main)
         if threading.get_ident() == main:
+            began.append(time.perf_counter())
             helper_started.wait(5.0)   # the helper takes the other block
         else:
             helper_started.set()
-            time.sleep(0.02)
+            # the caller's own time is its wait for this helper to start (long on a busy
+            # machine): take three times that, so the helper is late whatever the load
+            own = time.perf_counter() - began[0] if began else 0.0
+            time.sleep(0.02 + 3 * own)
     nnkernels.in_blocks(2, 2, slow_helper, threads=2)
     assert sorted(where) == [False, True]
     assert backoff.left == 3
