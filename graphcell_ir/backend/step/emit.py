@@ -67,7 +67,6 @@ from graphcell_ir.backend import codegen, objects
 from graphcell_ir.backend.lower import Unsupported, lower_fused, lower_single
 from graphcell_ir.backend.native import abi
 from graphcell_ir.backend.native import pool as native_pool
-from graphcell_ir.backend.native.target import host_target
 from graphcell_ir.backend.step import blas, layout, memory, nnops, window
 from graphcell_ir.backend.step.donate import check_apart, updates_in_place
 from graphcell_ir.backend.step.code import CalleeFailed, ProcessCode, switching_often
@@ -436,8 +435,9 @@ class _Emitter:
         """The step's LLVM IR compiled, linked against its callees once they are
         (``code.bind()``: CalleeFailed when one failed), as a ctypes function."""
         from graphcell_ir.backend.native.linking import linker
+        compiling = self.code.step_object(text)   # on a compile lane, while the callees are
         callees = self.code.bind()
-        data, _ = codegen.object_code(text, host_target(), optimize=False)
+        data = compiling.result()
         try:
             tracker = linker().link_code(data, [self.symbol], imports=callees)
             address = tracker[self.symbol]
