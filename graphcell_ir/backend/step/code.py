@@ -64,6 +64,11 @@ class ProcessCode:
         self._trackers: list = []  # what keeps the linked callees linked
         self._steps: list = []     # the step modules' compiles (step_object)
 
+    def start(self) -> None:
+        """Start the compile lanes now (a build begins: the compile worker's start, ~40 ms,
+        runs while the step is planned and its first callees emitted)."""
+        _compile_thread()
+
     def kernel(self, ks, optimize: bool = True) -> tuple:
         # counted: a compile's kernels, in the cache statistics and the compile report
         return self._later(("kernel", ks.key, optimize, tuple(ks.in_dtypes)), "kernel",
@@ -396,6 +401,9 @@ class LinkedCode:
         """The symbol of the native pool's ``graphcell_parallel_for`` (started here)."""
         from graphcell_ir.backend.native import pool
         return self._symbol(pool.started().address)
+
+    def start(self) -> None:
+        """Nothing to start: nothing compiles but the step's module."""
 
     def bind(self) -> dict:
         """symbol -> entry address of every callee asked for (linked already)."""

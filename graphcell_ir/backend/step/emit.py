@@ -180,6 +180,7 @@ def build(fn: Function, host=None, code=None, donated=()) -> NativeStep:
             raise Unsupported(f"argument of type {a.type}")
     donated = {fn.args[i] for i in donated}
     code = code or ProcessCode()
+    code.start()   # the compile lanes, the worker's start hidden behind the plan
     with switching_often():
         return _built(fn, host, code, donated)
 
@@ -432,8 +433,9 @@ class _Emitter:
                           n_hosts=len(self.host_slot), host_ops=tuple(host_ops))
 
     def link(self, text: str):
-        """The step's LLVM IR compiled, linked against its callees once they are
-        (``code.bind()``: CalleeFailed when one failed), as a ctypes function."""
+        """The step's LLVM IR compiled (on a compile lane, while its callees may still
+        compile), linked against its callees once they are (``code.bind()``: CalleeFailed
+        when one failed), as a ctypes function."""
         from graphcell_ir.backend.native.linking import linker
         compiling = self.code.step_object(text)   # on a compile lane, while the callees are
         callees = self.code.bind()
