@@ -7,7 +7,8 @@ and every loop (``loop(source, name, kinds)``: the softmax family's, batch norm'
 transposes'); each answer is
 ``(what to keep alive, symbol)``: the step's IR calls the pointer entry (``native/abi.py``) by
 that symbol, which ``code.bind()`` maps to its address when the step is linked (so the objects
-may still be compiling while the step is emitted) — or
+may still be compiling while the step is emitted; ``code.step_object(text)`` compiles the step's
+own module meanwhile: only its link needs the addresses) — or
 :class:`~graphcell_ir.backend.lower.Unsupported` when there is none (the executable then keeps
 its Python runner):
 
@@ -48,13 +49,14 @@ class ProcessCode:
     """Kernels and loops emitted (or found in the object store) and linked here.
 
     What LLVM does for them — compile an object the store lacks, link every object — runs on
-    one compile thread (:func:`_compile_thread`, first in first out: llvmlite runs one LLVM
-    call at a time in a process) while the step's build goes on emitting on the caller's: each
-    answer is a symbol that :meth:`bind` resolves once the thread is done. What the code
-    generator refuses raises at once, as before; what fails on the thread (LLVM refused the
-    object, it did not link) raises :class:`CalleeFailed` from :meth:`bind`, and the callee is
-    refused at once from then on, so the build emitted again meets it where it asked
-    (``emit.build``)."""
+    the compile lanes (:func:`_compile_thread`, first in first out: a compile thread, and
+    beside it, on a machine with two cores, a lane compiling in a worker process, as llvmlite
+    runs one LLVM call at a time in a process) while the step's build goes on emitting on the
+    caller's: each answer is a symbol that :meth:`bind` resolves once the lanes are done. What
+    the code generator refuses raises at once, as before; what fails on a lane (LLVM refused
+    the object, it did not link, the worker died twice on it) raises :class:`CalleeFailed`
+    from :meth:`bind`, and the callee is refused at once from then on, so the build emitted
+    again meets it where it asked (``emit.build``)."""
 
     def __init__(self):
         self._asked: dict = {}     # request -> symbol
