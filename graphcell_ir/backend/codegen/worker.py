@@ -141,7 +141,8 @@ class CompileWorker:
     needs, or the same exception type and message. A worker that dies (killed, LLVM aborted) is
     no error: a new one is started and asked again; when that one dies on the same module too,
     :class:`WorkerCrashed` (the object is refused, the user's process lives on). After
-    :data:`MAX_DEATHS` deaths, or when none starts, the object is compiled in this process.
+    :data:`MAX_DEATHS` deaths, or once one did not start, objects are compiled in this
+    process.
 
     >>> from graphcell_ir.backend.native.target import host_target
     >>> worker = CompileWorker()
@@ -155,6 +156,7 @@ class CompileWorker:
     def __init__(self):
         self._process = None
         self.deaths = 0
+        self._gave_up = False   # a worker did not start: none will
         self._lock = threading.RLock()   # one request on the pipes at a time
 
     def start(self) -> bool:
@@ -166,24 +168,26 @@ class CompileWorker:
     def _started(self) -> bool:
         if self.running():
             return True
-        if self.deaths >= MAX_DEATHS:
+        if self._gave_up or self.deaths >= MAX_DEATHS:
             return False
         import subprocess
         try:
             process = subprocess.Popen([sys.executable, "-m", __name__], bufsize=0,
                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                        env=_environment())
-        except OSError:
-            self.deaths = MAX_DEATHS
+        except OSError:   # no interpreter to run it (an embedded Python...)
+            self._gave_up = True
             return False
         self._process = process
-        os.register_at_fork(after_in_child=functools.partial(_forget_in_child, process))
+        if hasattr(os, "register_at_fork"):   # (not on Windows, which does not fork)
+            os.register_at_fork(after_in_child=functools.partial(_forget_in_child, process))
         try:
             if read_message(process.stdout.read) == READY:
                 return True
-        except (EOFError, ValueError):
+        except (EOFError, ValueError, TypeError):   # it could not import llvmlite...
             pass
         self._died()
+        self._gave_up = True
         return False
 
     def running(self) -> bool:
@@ -210,7 +214,7 @@ class CompileWorker:
             try:
                 write_message(functools.partial(_write_all, process.stdin.fileno()), request)
                 status, *rest = read_message(process.stdout.read)
-            except (OSError, EOFError, ValueError):
+            except (OSError, EOFError, ValueError, TypeError):
                 self._died()
                 continue
             if status == "ok":

@@ -252,3 +252,19 @@ def test_a_forked_child_does_not_hold_the_parents_pipes_to_its_worker(a_worker):
     text = "define i32 @f() {\n  ret i32 7\n}\n"
     assert a_worker.object_code(text, host_target()) == codegen.object_code(text, host_target())
     assert not process.stdin.closed
+
+
+@pytest.mark.parametrize("interpreter", ["/nonexistent/python", "/bin/true"],
+                         ids=["no-interpreter", "exits-at-once"])
+def test_a_worker_that_does_not_start_means_compiling_here(monkeypatch, interpreter):
+    """Tried once: a worker that cannot run, or ends before it is ready, is not started again
+    for every object."""
+    if not os.path.exists("/bin/true") and interpreter == "/bin/true":
+        pytest.skip("no /bin/true here")
+    monkeypatch.setattr(worker.sys, "executable", interpreter)
+    w = CompileWorker()
+    assert not w.start()
+    text = "define i32 @f() {\n  ret i32 7\n}\n"
+    assert w.object_code(text, host_target()) == codegen.object_code(text, host_target())
+    monkeypatch.undo()
+    assert not w.start() and not w.running()
