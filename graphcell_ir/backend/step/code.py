@@ -95,7 +95,8 @@ class ProcessCode:
                 got = emit(lambda job: job)   # the object, or the Compile of one the store lacks
             except NativeError as e:
                 raise Unsupported(f"{what} ({e})") from None
-            symbol = self._submit(request, kind, what, _compiled_and_linked, got)
+            symbol = self._submit(request, kind, what, _compiled_and_linked, got,
+                                  portable=isinstance(got, objects.Compile))
         return self._trackers, symbol
 
     def parallel_for(self) -> str:
@@ -111,11 +112,12 @@ class ProcessCode:
             raise self._failed[request]
         return self._asked.get(request)
 
-    def _submit(self, request, kind: str, what: str, fn, *args) -> str:
-        """A new symbol for ``request``, bound by :meth:`bind` to what ``fn(*args)`` gives on
-        the compile thread."""
+    def _submit(self, request, kind: str, what: str, fn, *args, portable: bool = False) -> str:
+        """A new symbol for ``request``, bound by :meth:`bind` to what ``fn(object_code,
+        *args)`` gives on a compile lane (``portable``: on the worker's too)."""
         symbol = self._asked[request] = f"graphcell_callee_{next(_SYMBOLS)}"
-        self._pending.append((symbol, request, kind, what, _compile_thread().submit(fn, *args)))
+        call = _compile_thread().submit(fn, *args, portable=portable)
+        self._pending.append((symbol, request, kind, what, call))
         return symbol
 
     def bind(self) -> dict:
@@ -148,7 +150,8 @@ class ProcessCode:
         at once on the first compile lane free, while its callees may still compile: only its
         link needs their addresses (docs/decisions.md, "Two compile lanes")."""
         from graphcell_ir.backend.native.target import host_target
-        call = _compile_thread().submit(_step_object, text, host_target(), urgent=True)
+        call = _compile_thread().submit(_step_object, text, host_target(), urgent=True,
+                                        portable=True)
         self._steps.append(call)
         return call
 
@@ -269,19 +272,22 @@ class _CompileThread:
         if self.worker is not None:
             _daemon("graphcell-compile-worker", self._serve_worker)
 
-    def submit(self, fn, *args, urgent: bool = False) -> "_Call":
-        call = _Call(fn, args)
+    def submit(self, fn, *args, urgent: bool = False, portable: bool = False) -> "_Call":
+        """``fn(object_code, *args)`` on a lane; ``portable``: its LLVM work is all in
+        ``object_code`` (the worker lane may take it: compiling an object; not building the
+        pool, whose LLVM runs here and would only take turns with the compile thread's)."""
+        call = _Call(fn, args, portable)
         self.calls.put(call, urgent)
         return call
 
-    def _serve(self, object_code) -> None:
-        while (call := self.calls.get()) is not _STOP:
+    def _serve(self, object_code, portable_only: bool = False) -> None:
+        while (call := self.calls.get(portable_only)) is not _STOP:
             call.run(object_code)
         self.calls.put(_STOP)   # for the other lane
 
     def _serve_worker(self) -> None:
         if self.worker.start():   # else the compile thread alone, as on one core
-            self._serve(self._in_worker)
+            self._serve(self._in_worker, portable_only=True)
 
     def _in_worker(self, text: str, target, optimize: bool) -> tuple:
         return self.worker.object_code(text, target, optimize)
@@ -307,7 +313,8 @@ def _daemon(name: str, target, *args) -> None:
 
 
 class _Queue:
-    """First in first out, but :meth:`put` ``urgent`` goes first."""
+    """First in first out, but :meth:`put` ``urgent`` goes first; :meth:`get`
+    ``portable_only`` takes the first portable call (or the end)."""
 
     def __init__(self):
         self.items, self.ready = collections.deque(), threading.Condition()
@@ -315,20 +322,23 @@ class _Queue:
     def put(self, item, urgent: bool = False) -> None:
         with self.ready:
             (self.items.appendleft if urgent else self.items.append)(item)
-            self.ready.notify()
+            self.ready.notify_all()   # (a lane waiting for portable calls may not take it)
 
-    def get(self):
+    def get(self, portable_only: bool = False):
         with self.ready:
-            while not self.items:
+            while True:
+                for i, item in enumerate(self.items):
+                    if not portable_only or item is _STOP or item.portable:
+                        del self.items[i]
+                        return item
                 self.ready.wait()
-            return self.items.popleft()
 
 
 class _Call:
     """A submitted call: :meth:`result` waits for its value (or raises its exception)."""
 
-    def __init__(self, fn, args):
-        self.fn, self.args, self.done = fn, args, threading.Event()
+    def __init__(self, fn, args, portable: bool = False):
+        self.fn, self.args, self.portable, self.done = fn, args, portable, threading.Event()
         self.value = self.error = None
         self.cancelled = False
 

@@ -268,3 +268,16 @@ def test_a_worker_that_does_not_start_means_compiling_here(monkeypatch, interpre
     assert w.object_code(text, host_target()) == codegen.object_code(text, host_target())
     monkeypatch.undo()
     assert not w.start() and not w.running()
+
+
+def test_the_worker_lane_takes_only_what_it_can_compile_and_urgent_calls_go_first():
+    """The pool's build (LLVM in this process) stays for the compile thread; the step's
+    module, submitted last, is compiled first."""
+    queue = code._Queue()
+    pool, kernel, step = (code._Call(None, (), portable) for portable in (False, True, True))
+    queue.put(pool)
+    queue.put(kernel)
+    queue.put(step, urgent=True)
+    assert queue.get(portable_only=True) is step
+    assert queue.get(portable_only=True) is kernel
+    assert queue.get() is pool
