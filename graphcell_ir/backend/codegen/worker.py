@@ -168,6 +168,8 @@ class CompileWorker:
     def _started(self) -> bool:
         if self.running():
             return True
+        if self._process is not None:   # found dead (killed while idle): a death all the same
+            self._died()
         if self._gave_up or self.deaths >= MAX_DEATHS:
             return False
         import subprocess

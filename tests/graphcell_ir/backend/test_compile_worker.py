@@ -152,10 +152,14 @@ def test_llvm_aborting_kills_the_worker_not_this_process(a_worker):
     assert a_worker.object_code(text, t) == codegen.object_code(text, t)
 
 
-def test_after_too_many_deaths_objects_compile_here(a_worker, monkeypatch):
+@pytest.mark.parametrize("found_dead", [False, True], ids=["dies-when-asked", "found-dead"])
+def test_after_too_many_deaths_objects_compile_here(a_worker, monkeypatch, found_dead):
+    """``found_dead``: the worker is dead (reaped) before the next request — a death too."""
     monkeypatch.setattr(worker, "MAX_DEATHS", 1)
     assert a_worker.start()
     os.kill(a_worker.pid, signal.SIGKILL)
+    if found_dead:
+        a_worker._process.wait()
     text = "define i32 @f() {\n  ret i32 7\n}\n"
     assert a_worker.object_code(text, host_target()) == codegen.object_code(text, host_target())
     assert not a_worker.running() and a_worker.deaths == 1
