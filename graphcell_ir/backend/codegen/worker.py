@@ -1,10 +1,11 @@
 """The compile worker: a process of its own that turns LLVM IR text into object files
 (:func:`~graphcell_ir.backend.codegen.object_code`), the second compile lane of a native step's
-build (``backend/compile_worker.py`` starts it and talks to it; ``step/code.py`` feeds it).
+build (:class:`CompileWorker`, below, starts it and talks to it; ``step/code.py`` feeds it).
 
 llvmlite runs one LLVM call at a time in a process, so a second thread gains nothing; a second
 process compiles on the other core. It imports llvmlite and this package only (no numpy): it
-is ready ~50 ms after it is started.
+is ready ~45 ms after it is started, ~50 ms of CPU (most of it loading llvmlite's library;
+without ``site`` it took 1-2 ms less: not worth finding llvmlite's directory for it).
 
 The wire: each message is an 8-byte little-endian length, then that many bytes of
 :mod:`marshal` (both ends are the same interpreter, ``sys.executable``). A request is
