@@ -109,7 +109,7 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
-# --- the client (in the process that builds the step) ------------------------------------------------
+# --- the client (in the process that builds the step) ---------------------------------------------
 
 def wanted() -> bool:
     """Whether this process should have a compile worker: the switch
