@@ -44,6 +44,10 @@ SWITCHES = MappingProxyType({s.name: s for s in (
     Switch("GRAPHCELL_NATIVE_STEP", "1",
            "0: run compiled functions with their generated Python runner instead of one native "
            "call (backend/step)"),
+    Switch("GRAPHCELL_COMPILE_WORKER", "1",
+           "0: compile every kernel's and loop's object in this process (no compile worker "
+           "process beside it while a native step is built; none either when the process may "
+           "use one core only)"),
     Switch("GRAPHCELL_BLAS_THREADS", "",
            "threads a GEMM or nn loop is split over (OpenBLAS single-threaded in each block): "
            "N fixes N, 0 leaves BLAS alone (no split); default: chosen by timing"),

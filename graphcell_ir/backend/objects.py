@@ -315,11 +315,14 @@ class Compile:
     seconds: float    # the time spent so far: the lookup and the lowering
     optimize: bool = True   # LLVM's passes (see emit_kernel)
 
-    def run(self) -> NativeObject:
-        """The object, compiled and stored; NativeError when LLVM or the generator fails."""
+    def run(self, object_code=None) -> NativeObject:
+        """The object, compiled (by ``object_code``, ``codegen.object_code``'s signature: by
+        default that, here; the native step's compile worker lane passes its worker's) and
+        stored; NativeError when LLVM or the generator fails."""
         t0 = time.perf_counter()
         try:
-            data, needs = codegen.object_code(self.text, self.target, self.optimize)
+            data, needs = (object_code or codegen.object_code)(self.text, self.target,
+                                                                 self.optimize)
         except Exception as e:
             raise _failed(self.key, e) from None
         obj = NativeObject(self.key, self.id, self.args, data, self.target, needs)

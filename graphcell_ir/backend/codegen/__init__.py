@@ -134,7 +134,7 @@ def object_code(text: str, target, optimize: bool = True) -> tuple[bytes, tuple]
 
 def _optimized(text: str, target, optimize: bool = True) -> tuple:
     """(module, target machine): LLVM IR ``text`` parsed for ``target``, verified, optimised."""
-    from graphcell_ir.backend.native.target import llvm_binding
+    from graphcell_ir.backend.codegen.machine import llvm_binding
     llvm = llvm_binding()
     tm = _machine(target, 3 if optimize else 0)
     mod = llvm.parse_assembly(text)
@@ -153,7 +153,7 @@ def _machine(target, opt: int):
     an object (W5's 16 objects: 241 -> 226 ms of LLVM, process time, best of 4; the same object
     bytes). llvmlite runs each LLVM call under its one lock, so objects compiled from several
     threads still use it one at a time."""
-    from graphcell_ir.backend.native.target import target_machine
+    from graphcell_ir.backend.codegen.machine import target_machine
     return target_machine(target, opt)
 
 

@@ -1,10 +1,16 @@
-"""What native code is for: the target (triple, CPU, features), LLVM's target machine for it,
-and the error a kernel without usable native code raises.
+"""What native code is for: the target (triple, CPU, features), LLVM's target machine for it
+(made by ``codegen/machine.py``, re-exported here), and the error a kernel without usable native
+code raises.
 """
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+
+from graphcell_ir.backend.codegen.machine import llvm_binding, target_machine
+
+__all__ = ["NativeError", "Target", "host_target", "emit_target", "llvm_binding",
+           "target_machine"]
 
 
 class NativeError(Exception):
@@ -64,25 +70,3 @@ def emit_target() -> Target:
             features = ",".join("-" + f[1:] if f[1:].startswith("avx") else f
                                 for f in features.split(",") if f)
     return Target(host.triple, name or host.cpu, features)
-
-
-@functools.lru_cache(maxsize=1)
-def llvm_binding():
-    """llvmlite's binding, with the host target initialised (once)."""
-    import llvmlite.binding as llvm
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    return llvm
-
-
-def target_machine(target: Target, opt: int = 3):
-    """LLVM's target machine for ``target``, as a JIT makes one: static relocations on x86 and
-    the JIT's code model, so objects link into the process like JIT-compiled code (the
-    relocations ``objfile.check_linkable`` accepts are exactly these). ``opt``: the code
-    generator's optimisation level."""
-    llvm = llvm_binding()
-    t = llvm.Target.from_triple(target.triple)
-    reloc = ("static" if t.name.startswith("x86") else "pic" if t.name.startswith("ppc")
-             else "default")
-    return t.create_target_machine(cpu=target.cpu, features=target.features, opt=opt, reloc=reloc,
-                                   codemodel="jitdefault", jit=True)

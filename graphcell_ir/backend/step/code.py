@@ -7,7 +7,8 @@ and every loop (``loop(source, name, kinds)``: the softmax family's, batch norm'
 transposes'); each answer is
 ``(what to keep alive, symbol)``: the step's IR calls the pointer entry (``native/abi.py``) by
 that symbol, which ``code.bind()`` maps to its address when the step is linked (so the objects
-may still be compiling while the step is emitted) — or
+may still be compiling while the step is emitted; ``code.step_object(text)`` compiles the step's
+own module meanwhile: only its link needs the addresses) — or
 :class:`~graphcell_ir.backend.lower.Unsupported` when there is none (the executable then keeps
 its Python runner):
 
@@ -29,9 +30,9 @@ Example::
 """
 from __future__ import annotations
 
+import collections
 import itertools
 import os
-import queue
 import sys
 import threading
 from contextlib import contextmanager
@@ -48,13 +49,14 @@ class ProcessCode:
     """Kernels and loops emitted (or found in the object store) and linked here.
 
     What LLVM does for them — compile an object the store lacks, link every object — runs on
-    one compile thread (:func:`_compile_thread`, first in first out: llvmlite runs one LLVM
-    call at a time in a process) while the step's build goes on emitting on the caller's: each
-    answer is a symbol that :meth:`bind` resolves once the thread is done. What the code
-    generator refuses raises at once, as before; what fails on the thread (LLVM refused the
-    object, it did not link) raises :class:`CalleeFailed` from :meth:`bind`, and the callee is
-    refused at once from then on, so the build emitted again meets it where it asked
-    (``emit.build``)."""
+    the compile lanes (:func:`_compile_thread`, first in first out: a compile thread, and
+    beside it, on a machine with two cores, a lane compiling in a worker process, as llvmlite
+    runs one LLVM call at a time in a process) while the step's build goes on emitting on the
+    caller's: each answer is a symbol that :meth:`bind` resolves once the lanes are done. What
+    the code generator refuses raises at once, as before; what fails on a lane (LLVM refused
+    the object, it did not link, the worker died twice on it) raises :class:`CalleeFailed`
+    from :meth:`bind`, and the callee is refused at once from then on, so the build emitted
+    again meets it where it asked (``emit.build``)."""
 
     def __init__(self):
         self._asked: dict = {}     # request -> symbol
@@ -62,6 +64,12 @@ class ProcessCode:
         self._failed: dict = {}    # request -> the Unsupported a failure on the thread gave
         self._bound: dict = {}     # symbol -> address
         self._trackers: list = []  # what keeps the linked callees linked
+        self._steps: list = []     # the step modules' compiles (step_object)
+
+    def start(self) -> None:
+        """Start the compile lanes now (a build begins: the compile worker's start, ~40 ms,
+        runs while the step is planned and its first callees emitted)."""
+        _compile_thread()
 
     def kernel(self, ks, optimize: bool = True) -> tuple:
         # counted: a compile's kernels, in the cache statistics and the compile report
@@ -87,7 +95,8 @@ class ProcessCode:
                 got = emit(lambda job: job)   # the object, or the Compile of one the store lacks
             except NativeError as e:
                 raise Unsupported(f"{what} ({e})") from None
-            symbol = self._submit(request, kind, what, _compiled_and_linked, got)
+            symbol = self._submit(request, kind, what, _compiled_and_linked, got,
+                                  portable=isinstance(got, objects.Compile))
         return self._trackers, symbol
 
     def parallel_for(self) -> str:
@@ -103,11 +112,12 @@ class ProcessCode:
             raise self._failed[request]
         return self._asked.get(request)
 
-    def _submit(self, request, kind: str, what: str, fn, *args) -> str:
-        """A new symbol for ``request``, bound by :meth:`bind` to what ``fn(*args)`` gives on
-        the compile thread."""
+    def _submit(self, request, kind: str, what: str, fn, *args, portable: bool = False) -> str:
+        """A new symbol for ``request``, bound by :meth:`bind` to what ``fn(object_code,
+        *args)`` gives on a compile lane (``portable``: on the worker's too)."""
         symbol = self._asked[request] = f"graphcell_callee_{next(_SYMBOLS)}"
-        self._pending.append((symbol, request, kind, what, _compile_thread().submit(fn, *args)))
+        call = _compile_thread().submit(fn, *args, portable=portable)
+        self._pending.append((symbol, request, kind, what, call))
         return symbol
 
     def bind(self) -> dict:
@@ -131,14 +141,27 @@ class ProcessCode:
             self._bound[symbol] = address
         self._pending = []
         if failed:
+            self.cancel()   # the step's module too: it is emitted again
             raise CalleeFailed("; ".join(failed))
         return dict(self._bound)
+
+    def step_object(self, text: str) -> "_Call":
+        """The object of the step's own LLVM IR ``text`` (``.result()``: its bytes), compiled
+        at once on the first compile lane free, while its callees may still compile: only its
+        link needs their addresses (docs/decisions.md, "Two compile lanes")."""
+        from graphcell_ir.backend.native.target import host_target
+        call = _compile_thread().submit(_step_object, text, host_target(), urgent=True,
+                                        portable=True)
+        self._steps.append(call)
+        return call
 
     def cancel(self) -> None:
         """Drop the compiles not begun (the step is not built)."""
         for *_, call in self._pending:
             call.cancel()
-        self._pending = []
+        for call in self._steps:
+            call.cancel()
+        self._pending, self._steps = [], []
 
     def emitted(self, kind: str, obj) -> None:
         """Called with every object the step calls (nothing to do in-process)."""
@@ -148,18 +171,25 @@ class CalleeFailed(Exception):
     """A callee failed on the compile thread (:meth:`ProcessCode.bind`): emit the step again."""
 
 
-def _compiled_and_linked(got) -> tuple:
+def _compiled_and_linked(object_code, got) -> tuple:
     """``(object, its Compile or None, tracker, address)`` of ``got`` (an object, or the
-    :class:`~graphcell_ir.backend.objects.Compile` of one), on the compile thread."""
+    :class:`~graphcell_ir.backend.objects.Compile` of one, compiled by ``object_code``), on a
+    compile lane."""
     from graphcell_ir.backend.native.linking import linker
     job = got if isinstance(got, objects.Compile) else None
-    obj = job.run() if job is not None else got
+    obj = job.run(object_code) if job is not None else got
     tracker, address = linker().link_one(obj)
     return obj, job, tracker, address
 
 
-def _started_pool() -> tuple:
-    """``(None, None, the pool, its graphcell_parallel_for)``, on the compile thread."""
+def _step_object(object_code, text: str, target) -> bytes:
+    """The step module's object (unoptimised: see ``codegen.object_code``), on a compile lane."""
+    return object_code(text, target, False)[0]
+
+
+def _started_pool(object_code) -> tuple:
+    """``(None, None, the pool, its graphcell_parallel_for)``, on a compile lane (built in this
+    process, whichever the lane: it is linked here)."""
     from graphcell_ir.backend.native import pool
     started = pool.started()
     return None, None, started, started.address
@@ -211,8 +241,8 @@ def switching_often():
 
 
 def _compile_thread() -> "_CompileThread":
-    """The process's one compile thread (made at the first need, and again in a forked child,
-    which has the parent's object but not its thread)."""
+    """The process's compile lanes (made at the first need, and again in a forked child, which
+    has the parent's object but not its threads, nor a worker of its own)."""
     global _THREAD
     with _THREAD_LOCK:
         if _THREAD is None or _THREAD.pid != os.getpid():
@@ -221,35 +251,102 @@ def _compile_thread() -> "_CompileThread":
 
 
 class _CompileThread:
-    """One daemon thread running the calls submitted, first in first out (not
-    ``concurrent.futures``: importing it took ~6 ms of the first call)."""
+    """The compile lanes: daemon threads taking the calls submitted from one queue, first in
+    first out (an urgent call first: the step's own module, which the build waits for), each
+    call given its lane's ``object_code`` (``codegen.object_code``'s signature):
 
-    def __init__(self):
-        self.pid, self.calls = os.getpid(), queue.SimpleQueue()
-        threading.Thread(target=self._serve, name="graphcell-compile", daemon=True).start()
+    - the compile thread: LLVM in this process;
+    - the worker lane, when this process may use two cores (``codegen.worker.wanted``): it
+      starts the compile worker process (``codegen/worker.py``) and sends it the LLVM text of
+      each object; the object store and the linking stay in this process. llvmlite runs one
+      LLVM call at a time in a process, so only another process compiles beside the thread.
 
-    def submit(self, fn, *args) -> "_Call":
-        call = _Call(fn, args)
-        self.calls.put(call)
+    Not ``concurrent.futures``: importing it took ~6 ms of the first call."""
+
+    def __init__(self, worker=None):
+        from graphcell_ir.backend.codegen import worker as compile_worker
+        self.pid, self.calls = os.getpid(), _Queue()
+        self.worker = worker or (compile_worker.CompileWorker() if compile_worker.wanted()
+                                 else None)
+        _daemon("graphcell-compile", self._serve, _in_process)
+        if self.worker is not None:
+            _daemon("graphcell-compile-worker", self._serve_worker)
+
+    def submit(self, fn, *args, urgent: bool = False, portable: bool = False) -> "_Call":
+        """``fn(object_code, *args)`` on a lane; ``portable``: its LLVM work is all in
+        ``object_code`` (the worker lane may take it: compiling an object; not building the
+        pool, whose LLVM runs here and would only take turns with the compile thread's)."""
+        call = _Call(fn, args, portable)
+        self.calls.put(call, urgent)
         return call
 
-    def _serve(self) -> None:
-        while True:
-            self.calls.get().run()
+    def _serve(self, object_code, portable_only: bool = False) -> None:
+        while (call := self.calls.get(portable_only)) is not _STOP:
+            call.run(object_code)
+        self.calls.put(_STOP)   # for the other lane
+
+    def _serve_worker(self) -> None:
+        if self.worker.start():   # else the compile thread alone, as on one core
+            self._serve(self._in_worker, portable_only=True)
+
+    def _in_worker(self, text: str, target, optimize: bool) -> tuple:
+        return self.worker.object_code(text, target, optimize)
+
+    def stop(self) -> None:
+        """End the lanes once the calls submitted have run, and the worker (tests)."""
+        self.calls.put(_STOP)
+        if self.worker is not None:
+            self.worker.stop()
+
+
+def _in_process(text: str, target, optimize: bool) -> tuple:
+    """The compile thread's lane: ``codegen.object_code`` in this process."""
+    from graphcell_ir.backend import codegen
+    return codegen.object_code(text, target, optimize)
+
+
+_STOP = object()   # ends a lane (_CompileThread.stop)
+
+
+def _daemon(name: str, target, *args) -> None:
+    threading.Thread(target=target, args=args, name=name, daemon=True).start()
+
+
+class _Queue:
+    """First in first out, but :meth:`put` ``urgent`` goes first; :meth:`get`
+    ``portable_only`` takes the first portable call (or the end)."""
+
+    def __init__(self):
+        self.items, self.ready = collections.deque(), threading.Condition()
+
+    def put(self, item, urgent: bool = False) -> None:
+        with self.ready:
+            (self.items.appendleft if urgent else self.items.append)(item)
+            self.ready.notify_all()   # (a lane waiting for portable calls may not take it)
+
+    def get(self, portable_only: bool = False):
+        with self.ready:
+            while True:
+                for i, item in enumerate(self.items):
+                    if not portable_only or item is _STOP or item.portable:
+                        del self.items[i]
+                        return item
+                self.ready.wait()
 
 
 class _Call:
     """A submitted call: :meth:`result` waits for its value (or raises its exception)."""
 
-    def __init__(self, fn, args):
-        self.fn, self.args, self.done = fn, args, threading.Event()
+    def __init__(self, fn, args, portable: bool = False):
+        self.fn, self.args, self.portable, self.done = fn, args, portable, threading.Event()
         self.value = self.error = None
         self.cancelled = False
 
-    def run(self) -> None:
+    def run(self, object_code) -> None:
+        """``fn(object_code, *args)``, unless cancelled."""
         if not self.cancelled:
             try:
-                self.value = self.fn(*self.args)
+                self.value = self.fn(object_code, *self.args)
             except BaseException as e:   # raised by result(), on the caller's thread
                 self.error = e
         self.done.set()
@@ -317,9 +414,20 @@ class LinkedCode:
         from graphcell_ir.backend.native import pool
         return self._symbol(pool.started().address)
 
+    def start(self) -> None:
+        """Nothing to start: nothing compiles but the step's module."""
+
     def bind(self) -> dict:
         """symbol -> entry address of every callee asked for (linked already)."""
         return dict(self._bound)
+
+    def step_object(self, text: str) -> "_Call":
+        """The object of the step's own LLVM IR ``text``, compiled here and now (nothing else
+        compiles: the callees are linked)."""
+        from graphcell_ir.backend.native.target import host_target
+        call = _Call(_step_object, (text, host_target()))
+        call.run(_in_process)
+        return call
 
     def cancel(self) -> None:
         """Nothing to drop: the artifact's objects are linked."""

@@ -68,7 +68,6 @@ from graphcell_ir.backend.codegen.release import release
 from graphcell_ir.backend.lower import Unsupported, lower_fused, lower_single
 from graphcell_ir.backend.native import abi
 from graphcell_ir.backend.native import pool as native_pool
-from graphcell_ir.backend.native.target import host_target
 from graphcell_ir.backend.step import blas, layout, memory, nnops, window
 from graphcell_ir.backend.step.donate import check_apart, updates_in_place
 from graphcell_ir.backend.step.code import CalleeFailed, ProcessCode, switching_often
@@ -182,6 +181,7 @@ def build(fn: Function, host=None, code=None, donated=()) -> NativeStep:
             raise Unsupported(f"argument of type {a.type}")
     donated = {fn.args[i] for i in donated}
     code = code or ProcessCode()
+    code.start()   # the compile lanes, the worker's start hidden behind the plan
     with switching_often():
         return _built(fn, host, code, donated)
 
@@ -435,11 +435,13 @@ class _Emitter:
                           n_hosts=len(self.host_slot), host_ops=tuple(host_ops))
 
     def link(self, text: str):
-        """The step's LLVM IR compiled, linked against its callees once they are
-        (``code.bind()``: CalleeFailed when one failed), as a ctypes function."""
+        """The step's LLVM IR compiled (on a compile lane, while its callees may still
+        compile), linked against its callees once they are (``code.bind()``: CalleeFailed
+        when one failed), as a ctypes function."""
         from graphcell_ir.backend.native.linking import linker
+        compiling = self.code.step_object(text)   # on a compile lane, while the callees are
         callees = self.code.bind()
-        data, _ = codegen.object_code(text, host_target(), optimize=False)
+        data = compiling.result()
         try:
             tracker = linker().link_code(data, [self.symbol], imports=callees)
             address = tracker[self.symbol]

@@ -66,14 +66,18 @@ def empty_store(monkeypatch, tmp_path):
 @pytest.fixture
 def cross_entropy_refused_by_llvm(monkeypatch):
     """LLVM fails on the cross-entropy loop's object (as it would on a bug of the generator) while
-    ``refusing["on"]``."""
-    compile_, refusing = codegen.object_code, {"on": True}
+    ``refusing["on"]``, on either compile lane (in this process or in the compile worker)."""
+    from graphcell_ir.backend.codegen.worker import CompileWorker
+    refusing = {"on": True}
 
-    def object_code(text, target, optimize=True):
-        if refusing["on"] and "gc.sparse_softmax_cross_entropy_rows" in text:
-            raise RuntimeError("LLVM refused it")
-        return compile_(text, target, optimize)
-    monkeypatch.setattr(codegen, "object_code", object_code)
+    def refused(compile_):
+        def object_code(*args):
+            if refusing["on"] and "gc.sparse_softmax_cross_entropy_rows" in args[-3]:
+                raise RuntimeError("LLVM refused it")
+            return compile_(*args)
+        return object_code
+    monkeypatch.setattr(codegen, "object_code", refused(codegen.object_code))
+    monkeypatch.setattr(CompileWorker, "object_code", refused(CompileWorker.object_code))
     return refusing
 
 
@@ -81,9 +85,9 @@ def test_the_callees_compile_on_the_compile_thread(empty_store, monkeypatch):
     threads = []
     run = code.objects.Compile.run
 
-    def recorded(self):
+    def recorded(self, *args):
         threads.append(threading.current_thread().name)
-        return run(self)
+        return run(self, *args)
     monkeypatch.setattr(code.objects.Compile, "run", recorded)
     module = _module()
     step = build(module["step"])
