@@ -426,7 +426,6 @@ class _Emitter:
         for k, block in enumerate(self.starts):
             switch.add_case(self.i64(k), block)
         text = str(self.module)
-        release(self.module)   # its cycles freed now, not by the collector after the compile
         cfunc = self.link(text)
         outputs = [None if v in self.host_slot else (v.type.shape, v.type.dtype.np_dtype)
                    for v in self.escaping]
@@ -440,6 +439,7 @@ class _Emitter:
         when one failed), as a ctypes function."""
         from graphcell_ir.backend.native.linking import linker
         compiling = self.code.step_object(text)   # on a compile lane, while the callees are
+        release(self.module)   # its cycles freed now, not by the collector after the compile
         callees = self.code.bind()
         data = compiling.result()
         try:
