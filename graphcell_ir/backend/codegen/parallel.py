@@ -6,8 +6,10 @@ iterations ``[start + lo, start + hi)``; the kernel calls
 threads (or all of them on the caller, below the pool's size threshold). ``ctx`` holds the
 address of every local's slot: each task starts with a private copy of every local as it was
 when the loop started, so a thread's temporaries (the loop index, the loads, the values) are its
-own. ``work``, what the pool's threshold compares, is the size of the largest array argument
-(a kernel's domain).
+own. ``work``, what the pool's threshold compares, is the elements of all its array arguments
+together: what a memory-bound kernel's time follows (an optimizer update reading four arrays of
+a 1024x784 weight and writing three touches 5.6M elements, though none of them reaches the
+threshold alone).
 
 Only a ``prange`` loop that is the entry function's last top-level statement is outlined (what
 ``lower.py`` writes): its iterations write disjoint elements and nothing after it reads what its
@@ -65,14 +67,14 @@ def lower_prange(fl, st: ast.For) -> None:
 
 
 def _work(fl):
-    """The elements of the largest array parameter (the kernel's domain)."""
-    b, work = fl.b, I64(1)
+    """The elements of every array parameter together (what the kernel reads and writes)."""
+    b, work = fl.b, I64(0)
     for name, t in fl.params.items():
         if isinstance(t, T.Array):
             size = I64(1)
             for slot in fl.locals[name].slots[1:]:
                 size = b.mul(size, b.load(slot))
-            work = b.select(b.icmp_signed(">", size, work), size, work)
+            work = b.add(work, size)
     return work
 
 
