@@ -11,9 +11,10 @@ together: what a memory-bound kernel's time follows (an optimizer update reading
 a 1024x784 weight and writing three touches 5.6M elements, though none of them reaches the
 threshold alone).
 
-Only a ``prange`` loop that is the entry function's last top-level statement is outlined (what
-``lower.py`` writes): its iterations write disjoint elements and nothing after it reads what its
-body assigned, so running chunks in any order on any thread gives the serial loop's results.
+Only a ``prange`` loop that is the entry function's last top-level statement, or the last of a
+branch of its last ``if``, is outlined (what ``lower.py`` writes): its iterations write
+disjoint elements and nothing after it reads what its body assigned, so running chunks in any
+order on any thread gives the serial loop's results.
 Any other ``prange`` is a serial ``range``.
 
 With ``noalias`` (a kernel's arrays never overlap what it writes) the kernel's and the body's
@@ -40,9 +41,17 @@ def outlinable(fl, st: ast.For) -> bool:
     """Whether ``st`` is a ``prange`` loop of step 1 that :func:`lower_prange` may outline."""
     it = st.iter
     return (fl.mod.parallel_entry == fl.node.name and not fl.loops and not fl.lambdas
-            and fl.node.body and st is fl.node.body[-1]
+            and _last(fl.node.body, st)
             and isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
             and it.func.id == "prange" and len(it.args) <= 2)
+
+
+def _last(body: list, st) -> bool:
+    """Whether ``st`` ends ``body``: is its last statement, or ends a branch of the ``if`` that
+    is (``lower.py`` writes a loop nest twice under ``if c: ... else: ...``)."""
+    last = body[-1] if body else None
+    return last is st or (isinstance(last, ast.If)
+                          and (_last(last.body, st) or _last(last.orelse, st)))
 
 
 def lower_prange(fl, st: ast.For) -> None:
@@ -59,7 +68,8 @@ def lower_prange(fl, st: ast.For) -> None:
     b.store(start, first)
     for k, s in enumerate(slots + [first]):
         b.store(s, b.gep(ctx, [I64(k)], inbounds=True, source_etype=PTR))
-    task = ir.Function(fl.mod.module, _TASK, f"{fl.fn.name}.prange")
+    task = ir.Function(fl.mod.module, _TASK,
+                       fl.mod.module.get_unique_name(f"{fl.fn.name}.prange"))
     task.linkage = "internal"
     _Task(fl, task, st, slots, start if isinstance(start, ir.Constant) else None).run()
     pfor = fl.mod.declare(PARALLEL_FOR, VOID, [PTR, PTR, I64, I64])
