@@ -99,24 +99,31 @@ def _step_objects(module) -> list:
     ``module`` calls (``step/code.py``: the step is built once here, recording them), so that a
     loaded step finds them in the artifact: it may call kernels the runner does not (small lone
     ops, shape-generic entries, groups reading a broadcast operand whole) and its loops (softmax
-    family, batch norm, layout transposes)."""
+    family, batch norm, layout transposes). Built twice: as it is, and with its Parameters
+    donated, as the loader's executable gives a train step's (``graph/executor._donated``):
+    an update written in place is a kernel of its own (``lower_fused(in_place=)``)."""
     from graphcell_ir.backend.lower import Unsupported
     from graphcell_ir.backend.step import emit
     from graphcell_ir.backend.step.code import RecordingCode
+    from graphcell_ir.ops.effects import assign
     found = []
     for fn in module:
         if emit.unsupported(fn, segments=True) is not None:
             continue
-        code = RecordingCode()
-        try:   # ops run in Python between native segments call no object of the step's
-            emit.build(fn, host=_host_not_recorded, code=code)
-        except Unsupported as e:   # no step here, none at load: the runner's kernels suffice
-            log.info("native step of @%s not exported: %s", fn.name, e)
-            continue
-        except Exception as e:     # a bug of the emitter: the export goes on without the step
-            log.warning("native step of @%s not exported: %s: %s", fn.name, type(e).__name__, e)
-            continue
-        found += code.objects
+        params = tuple(i for i, a in enumerate(fn.args) if a.param and any(
+            u.opdef is assign and u.operands[0] is a for u in a.uses))   # those it updates
+        for donated in ((), params) if params else ((),):
+            code = RecordingCode()
+            try:   # ops run in Python between native segments call no object of the step's
+                emit.build(fn, host=_host_not_recorded, code=code, donated=donated)
+            except Unsupported as e:   # no step here, none at load: the runner's kernels do
+                log.info("native step of @%s not exported: %s", fn.name, e)
+                break
+            except Exception as e:     # a bug of the emitter: the export goes on without it
+                log.warning("native step of @%s not exported: %s: %s", fn.name,
+                            type(e).__name__, e)
+                break
+            found += code.objects
     return found
 
 

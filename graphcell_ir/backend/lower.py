@@ -183,7 +183,8 @@ class KernelSource:
 # --- the entry point -----------------------------------------------------------------------------
 
 def lower_fused(op: Op, shapes: dict[int, tuple] | None = None,
-                literal_operands: bool = False) -> KernelSource:
+                literal_operands: bool = False,
+                in_place: dict[int, int] | None = None) -> KernelSource:
     """The kernel source for fused op ``op``; :class:`Unsupported` when it cannot be lowered.
 
     ``shapes``: operand index -> the shape the caller passes instead (one that broadcasts to the
@@ -192,9 +193,18 @@ def lower_fused(op: Op, shapes: dict[int, tuple] | None = None,
     one-element constant arrays passed after the operands (``consts``) instead of constants of
     the source, so groups that differ only in a literal share one kernel — for the native
     step's shape-generic kernels, where a batch-norm gradient's count (``x / 128`` in one
-    stage, ``x / 512`` in the next) would otherwise make a kernel per stage."""
+    stage, ``x / 512`` in the next) would otherwise make a kernel per stage.
+
+    ``in_place``: result index -> the operand index whose buffer the caller passes for that
+    result too (the native step's updates in place, ``step/donate.py``): the kernel stores
+    the result through the operand's parameter (its output parameter is left unused), and
+    when a one-element boolean chooses between values (``select(momentum > 0, v, accum)``)
+    the loops are written twice, for either value of it (:func:`_switch`), so that a
+    result which is then the operand's own element costs neither its load nor its store
+    (SGD's accum and stat at momentum 0: 3 arrays streamed instead of 7)."""
     return _Lowering(list(op.regions[0].block), list(op.operands), list(op.regions[0].block.args),
-                     shapes=shapes, literal_operands=literal_operands).run()
+                     shapes=shapes, literal_operands=literal_operands,
+                     in_place=in_place).run()
 
 
 def lower_single(op: Op, inline_literals: bool = False,
@@ -210,6 +220,17 @@ def lower_single(op: Op, inline_literals: bool = False,
 
 # --- the lowering ----------------------------------------------------------------------------------
 
+def _switch(nest: list[str], name: str) -> list[str]:
+    """The loop nest ``nest`` (lines of the function's body) written twice under ``if name:``,
+    with ``name`` replaced by ``True`` in the first copy and ``False`` in the second: LLVM then
+    folds the selects it decides and drops the loads nobody reads any more, and a store of an
+    array's own element back into it (an in-place result left as it was). Both copies end
+    the function, so a parallel loop in either is still the function's last statement."""
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    return ([f"    if {name}:"] + ["    " + word.sub("True", line) for line in nest]
+            + ["    else:"] + ["    " + word.sub("False", line) for line in nest])
+
+
 _NAME = re.compile(r"[^0-9a-zA-Z_]")
 
 
@@ -223,8 +244,10 @@ def _np_dtype(v: Value) -> np.dtype:
 
 class _Lowering:
     def __init__(self, body: list[Op], operands: list[Value], args: list[Value], single=False,
-                 shapes: dict[int, tuple] | None = None, literal_operands: bool = False):
+                 shapes: dict[int, tuple] | None = None, literal_operands: bool = False,
+                 in_place: dict[int, int] | None = None):
         self.literal_operands = literal_operands
+        self.in_place = in_place or {}   # output index -> the operand index it is written into
         self.literal_consts: list = []   # (parameter, one-element array) per literal, if so
         self.rank = 1
         self.ops = [o for o in body if o.opdef is not YIELD]
@@ -394,7 +417,11 @@ class _Lowering:
             p = self.fresh(f"out{len(outputs)}", "out")
             shape = pad(v.type.shape)
             value = self.value(v, _np_dtype(v))   # once: a literal's value adds a parameter
-            store = f"{p}[{idx(shape)}] = {value}"
+            into = self.in_place.get(len(outputs))
+            target = params[into] if into is not None and \
+                in_shapes[into] == shape and _np_dtype(self.args[into]) == _np_dtype(v) and \
+                not once(shape) else p
+            store = f"{target}[{idx(shape)}] = {value}"
             if once(shape):
                 before["stores"].append(f"{p}[{first}] = {value}")
             elif parallel and shape[nest.parallel] < dom[nest.parallel]:
@@ -420,12 +447,26 @@ class _Lowering:
         bounds = [_extent(arrays_by_name, dom, k) for k in range(n)]
         inside = [at["loads"][d] + at["body"][d] + at["stores"][d] for d in range(n + 1)]
         assert not inside[0], "a value that depends on no loop is computed before them"
-        lines += self.loops(nest, bounds, parallel, inside[1:])
+        nest_lines = self.loops(nest, bounds, parallel, inside[1:])
+        switch = self.switch(once) if self.in_place and not reductions else None
+        lines += _switch(nest_lines, switch) if switch is not None else nest_lines
         in_dtypes = tuple(_np_dtype(a).name if isinstance(a.type, TensorType) else None
                           for a in self.args)
         return KernelSource("\n".join(lines) + "\n", tuple(in_shapes), tuple(consts),
                             tuple(out for _, out in outputs), parallel,
                             tuple(o.opdef.name for o in self.ops), in_dtypes=in_dtypes)
+
+    def switch(self, once) -> str | None:
+        """The name of the first one-element boolean a ``select`` in the loops chooses by (a
+        value computed or loaded once, before them), or None."""
+        for o in self.ops:
+            if o.opdef.name == "select" and o.operands[0] in self.names and \
+                    isinstance(o.operands[0].type, TensorType) and \
+                    _np_dtype(o.operands[0]) == np.bool_ and \
+                    once(self.merge(o.operands[0].type.shape)) and \
+                    not once(self.merge(o.results[0].type.shape)):
+                return self.names[o.operands[0]]
+        return None
 
     def emitted_order(self, nest: LoopNest, parallel: bool) -> tuple[int, ...]:
         """The axes of :meth:`loops`' ``for`` lines, outermost first."""

@@ -645,6 +645,12 @@ single-threaded, 1.15M threaded): smaller products are one plain BLAS call."""
 GEMM_UNIT = 1 << 21
 """Multiply-adds worth one block of a split product (~10-20 us on one core at 100-230
 GFLOP/s, against the pool's ~20 us wake-up): products from twice this are split."""
+GEMM_BLOCKS = 2
+"""Blocks a split 2-D product has at most (loops and stacks of products keep
+:data:`MAX_BLOCKS`: their blocks share nothing): every block of a product packs the
+operand the blocks share again, so W1's products cost 3-7% more CPU in 4 blocks than in 2 (one
+thread, OpenBLAS SkylakeX kernels; 2 blocks ran within 1-2% of one whole call). A block held
+up by a descheduled worker is what the pool's back-off is for."""
 COPY_MACS = 4
 """An element im2col or col2im moves, counted as this many multiply-adds of work."""
 
@@ -667,7 +673,7 @@ def gemm_blocks(m: int, n: int, k: int) -> tuple[int, bool]:
     size = m * k * n
     if size < BLAS_WAKES:
         return 1, True
-    return blocks(max(m, n), size, GEMM_UNIT), m >= n
+    return min(GEMM_BLOCKS, blocks(max(m, n), size, GEMM_UNIT)), m >= n
 
 
 @_quiet

@@ -8,12 +8,15 @@ value of every local bound outside the loop (the parameters, what was computed b
 8-byte slot each, as it was when the loop started: each task starts with a private copy (a
 parameter never rebound is an argument of the task's body, as of the kernel: no slot); the
 locals only the loop binds (the loop index, the loads, the values) are each task's own, fresh.
-``work``, what the pool's threshold compares, is the size of the largest array argument
-(a kernel's domain).
+``work``, what the pool's threshold compares, is the elements of all its array arguments
+together: what a memory-bound kernel's time follows (an optimizer update reading four arrays of
+a 1024x784 weight and writing three touches 5.6M elements, though none of them reaches the
+threshold alone).
 
-Only a ``prange`` loop that is the entry function's last top-level statement is outlined (what
-``lower.py`` writes): its iterations write disjoint elements and nothing after it reads what its
-body assigned, so running chunks in any order on any thread gives the serial loop's results.
+Only a ``prange`` loop that is the entry function's last top-level statement, or the last of a
+branch of its last ``if``, is outlined (what ``lower.py`` writes): its iterations write
+disjoint elements and nothing after it reads what its body assigned, so running chunks in any
+order on any thread gives the serial loop's results.
 Any other ``prange`` is a serial ``range``.
 
 With ``noalias`` (a kernel's arrays never overlap what it writes) the kernel's and the body's
@@ -40,9 +43,17 @@ def outlinable(fl, st: ast.For) -> bool:
     """Whether ``st`` is a ``prange`` loop of step 1 that :func:`lower_prange` may outline."""
     it = st.iter
     return (fl.mod.parallel_entry == fl.node.name and not fl.loops and not fl.lambdas
-            and fl.node.body and st is fl.node.body[-1]
+            and _last(fl.node.body, st)
             and isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
             and it.func.id == "prange" and len(it.args) <= 2)
+
+
+def _last(body: list, st) -> bool:
+    """Whether ``st`` ends ``body``: is its last statement, or ends a branch of the ``if`` that
+    is (``lower.py`` writes a loop nest twice under ``if c: ... else: ...``)."""
+    last = body[-1] if body else None
+    return last is st or (isinstance(last, ast.If)
+                          and (_last(last.body, st) or _last(last.orelse, st)))
 
 
 def lower_prange(fl, st: ast.For) -> None:
@@ -60,7 +71,8 @@ def lower_prange(fl, st: ast.For) -> None:
     # keeps its locals in registers instead of building every one in memory for the task
     for k, value in enumerate(values + [start]):
         b.store(value, b.gep(ctx, [I64(k)], inbounds=True, source_etype=PTR))
-    task = ir.Function(fl.mod.module, _TASK, f"{fl.fn.name}.prange")
+    task = ir.Function(fl.mod.module, _TASK,
+                       fl.mod.module.get_unique_name(f"{fl.fn.name}.prange"))
     task.linkage = "internal"
     _Task(fl, task, st, taken, start if isinstance(start, ir.Constant) else None).run()
     pfor = fl.mod.declare(PARALLEL_FOR, VOID, [PTR, PTR, I64, I64])
@@ -82,28 +94,27 @@ def _taken(fl, names: set) -> list:
 
 
 def _bound_outside(fl, st: ast.For) -> set:
-    """The locals the loop may read from before it: the parameters and every name bound by
-    a statement other than the loop. The rest (the loop's index, a kernel's loads and values)
-    are each iteration's own, assigned before they are read: the task makes them fresh, and
-    the kernel's copies, no longer passed by address, are left to LLVM to remove (ResNet-18's
-    batch-norm gradient kernel had 41 slots copied into every task, 26 of them its body's)."""
-    names = set(fl.params)
-    for other in fl.node.body:
-        if other is not st:
-            names |= {n.id for n in ast.walk(other)
-                      if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-    return names
+    """The locals the loop may read from before it: the parameters and every name bound
+    outside the loop (which may end a branch of the function's last ``if``). The rest (the
+    loop's index, a kernel's loads and values) are each iteration's own, assigned before they
+    are read: the task makes them fresh, and the kernel's copies, no longer passed by address,
+    are left to LLVM to remove (ResNet-18's batch-norm gradient kernel had 41 slots copied into
+    every task, 26 of them its body's)."""
+    inside = {id(n) for n in ast.walk(st)}
+    return set(fl.params) | {n.id for stmt in fl.node.body for n in ast.walk(stmt)
+                             if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+                             and id(n) not in inside}
 
 
 def _work(fl):
-    """The elements of the largest array parameter (the kernel's domain)."""
-    b, work = fl.b, I64(1)
+    """The elements of every array parameter together (what the kernel reads and writes)."""
+    b, work = fl.b, I64(0)
     for name, t in fl.params.items():
         if isinstance(t, T.Array):
             size = I64(1)
             for d in fl.load_local(name)[0].dims:
                 size = b.mul(size, d)
-            work = b.select(b.icmp_signed(">", size, work), size, work)
+            work = b.add(work, size)
     return work
 
 

@@ -63,7 +63,9 @@ MIN_WORK = 1 << 20
 microseconds, and a memory-bound kernel's 256k float32 elements take ~20 us on one core (a ReLU
 in cache): with a second thread it took 96 us on this shared machine (load 8-9), so below 1M
 elements the second core is not worth asking for (the same kernel serial against the pool,
-interleaved; an idle machine could not be had to refine it: ``tools/bench_kernels.py``)."""
+interleaved; an idle machine could not be had to refine it: ``tools/bench_kernels.py``). A
+fused kernel's work is the elements of all its arrays together (``codegen/parallel.py``; that
+ReLU: 512k, serial)."""
 CHUNKS_PER_THREAD = 4
 """Chunks per thread: more than one, so a thread that is descheduled (a busy machine) holds up
 a small part, which the others take over."""

@@ -678,11 +678,15 @@ class _Emitter:
         scratch arrays of the step's first."""
         sources = {i: _broadcast_source(v) for i, v in enumerate(op.operands)}
         sources = {i: x for i, x in sources.items() if x is not None}
+        # results written into an operand's own buffer (an update in place): the kernel
+        # stores them through that operand, and skips what leaves it as it was
+        in_place = {j: i for j, r in enumerate(op.results) if r in self.into
+                    for i, v in enumerate(op.operands) if v is self.into[r]}
         if sources:
             try:
                 return self.kernel(op, lower_fused(op, {i: x.type.shape
                                                         for i, x in sources.items()},
-                                                   literal_operands=True))
+                                                   literal_operands=True, in_place=in_place))
             except Unsupported:
                 pass
         inputs = {}
@@ -692,7 +696,8 @@ class _Emitter:
             self.keep.append(scratch)
             inputs[i] = self.address(scratch.ctypes.data)
             self.broadcast_into(x, v, inputs[i])
-        return self.kernel(op, lower_fused(op, literal_operands=True), inputs)
+        return self.kernel(op, lower_fused(op, literal_operands=True, in_place=in_place),
+                           inputs)
 
     def kernel(self, op: Op, ks, inputs: dict | None = None) -> None:
         """Call the kernel's pointer entry (fixed shapes): operands (``inputs``: operand index

@@ -18,6 +18,8 @@ pytestmark = pytest.mark.skipif(not codegen.available(),
 
 OPTIMIZERS = {
     "sgd": lambda ps: nn.SGD(ps, learning_rate=0.1),
+    # SGD's update kernel has a copy of its loops per value of `momentum > 0` (lower._switch)
+    "sgd_momentum": lambda ps: nn.SGD(ps, learning_rate=0.1, momentum=0.9),
     "momentum": lambda ps: nn.Momentum(ps, 0.05, 0.9),
     "adam": lambda ps: nn.Adam(ps, learning_rate=0.01),
 }

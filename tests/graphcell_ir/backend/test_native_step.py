@@ -196,14 +196,16 @@ func @f(%b: f32[300], %x: f32[300]) -> f32[300], f32[300] {
 
 @pytest.mark.parametrize("ta,tb", [(False, False), (True, False), (False, True), (True, True)])
 @pytest.mark.parametrize("m,n", [(100, 80), (80, 100)])   # blocks of rows, of columns
+@pytest.mark.parametrize("count", [2, 3])   # GEMM_BLOCKS, and blocks of unequal sizes
 def test_large_products_run_in_blocks_on_the_pool_with_numpys_results(monkeypatch, ta, tb,
-                                                                      m, n):
+                                                                      m, n, count):
     from graphcell_ir.backend import nnkernels
     from graphcell_ir.backend.step.emit import _gemm_blocks
     k = 96
     monkeypatch.setattr(nnkernels, "BLAS_WAKES", 1000)
-    monkeypatch.setattr(nnkernels, "GEMM_UNIT", m * n * k // 8)   # MAX_BLOCKS (4) blocks
-    assert _gemm_blocks(m, n, k) == (nnkernels.MAX_BLOCKS, m >= n)
+    monkeypatch.setattr(nnkernels, "GEMM_UNIT", m * n * k // 8)   # MAX_BLOCKS (4) blocks' work
+    monkeypatch.setattr(nnkernels, "GEMM_BLOCKS", count)
+    assert _gemm_blocks(m, n, k) == (count, m >= n)
     xs, ys = ((k, m) if ta else (m, k)), ((n, k) if tb else (k, n))
     monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
     module = parse_module(f"""

@@ -215,6 +215,15 @@ def test_blocks_depend_on_the_shape_only():
     assert nnkernels.blocks(3, 10 ** 9, 100) == 3                  # never more than items
 
 
+def test_a_product_splits_into_at_most_gemm_blocks_by_its_longer_side():
+    """W1's products (128-row batches against 1024-wide layers) in GEMM_BLOCKS blocks, not the
+    loops' MAX_BLOCKS: each block of a product packs the shared operand again."""
+    assert nnkernels.GEMM_BLOCKS < nnkernels.MAX_BLOCKS
+    assert nnkernels.gemm_blocks(128, 1024, 784) == (nnkernels.GEMM_BLOCKS, False)   # columns
+    assert nnkernels.gemm_blocks(1024, 1024, 128) == (nnkernels.GEMM_BLOCKS, True)   # rows
+    assert nnkernels.gemm_blocks(64, 64, 64) == (1, True)    # below BLAS_WAKES: one call
+
+
 def _big_calls(rng, dtype) -> list:
     """The nn ops at sizes split into blocks: a ResNet basic block's convolutions (32
     channels, padded 3x3) and batch norm, a strided pooling gradient, a large select."""

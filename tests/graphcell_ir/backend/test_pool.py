@@ -254,3 +254,37 @@ def test_the_kernels_inner_loop_is_vectorised():
                                 parallel=True, noalias=True)
     body = text[text.index("prange.body"):]
     assert "fmul <" in body and "x float>" in body and "gather" not in body
+
+
+ADD = """func @f(%x: f32[{n}], %y: f32[{n}]) -> f32[{n}] {{
+  %0 = fused(%x, %y) : f32[{n}] body(%a: f32[{n}], %b: f32[{n}]) {{
+    %1 = add(%a, %b) : f32[{n}]
+    yield %1
+  }}
+  return %0
+}}
+"""
+
+
+def _jobs(p) -> int:
+    """How many jobs the pool has published (the job number of its job word)."""
+    return int(p.state[P._WORD]) >> 32
+
+
+@pytest.mark.parametrize("third, parallel", [(P.MIN_WORK // 3 + 1, True),
+                                             (P.MIN_WORK // 4, False)])
+def test_a_kernels_work_is_the_elements_of_all_its_arrays(pool, third, parallel):
+    """Three arrays of a third of the threshold each are the pool's (an optimizer update's
+    several arrays, none large alone); a quarter each is not: the threshold compares the
+    elements the kernel touches, not its largest array. Both give the serial results."""
+    x = np.arange(third, dtype=np.float32)
+    module = parse_module(ADD.format(n=third))
+    exe = compile_executable(module, "f", jit=True, kernel_min_size=0)
+    (kernel,) = exe.kernels
+    assert kernel.ks.parallel
+    exe([x, x])   # compiled, and the pool's back-off, if armed, counted down below
+    pool.state[P._BACKOFF] = 0
+    before = _jobs(pool)
+    (got,) = exe([x, -x])
+    assert (_jobs(pool) > before) == parallel
+    np.testing.assert_array_equal(got, np.zeros_like(x))

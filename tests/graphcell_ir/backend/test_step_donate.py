@@ -199,3 +199,73 @@ func @f(%p: f32[1], %g: f32[4]) -> f32[1], f32[4] {
     for a, e in zip(got, expect):
         np.testing.assert_array_equal(a, e)
     np.testing.assert_array_equal(got[0], [3.0])
+
+
+SGD_LIKE = """
+func @f(%p: f32[512,512], %accum: f32[512,512], %g: f32[512,512],
+        %m: f32[], %lr: f32[]) -> f32[512,512], f32[512,512] {
+  %on = greater(%m, 0.0:f32) : bool[]
+  %a1 = mul(%accum, %m) : f32[512,512]
+  %a2 = add(%a1, %g) : f32[512,512]
+  %a = select(%on, %a2, %accum) : f32[512,512]
+  %d = select(%on, %a2, %g) : f32[512,512]
+  %s = mul(%d, %lr) : f32[512,512]
+  %v = sub(%p, %s) : f32[512,512]
+  %r1 = assign(%accum, %a) : f32[512,512]
+  %r2 = assign(%p, %v) : f32[512,512]
+  return %r1, %r2
+}"""
+
+
+def _vector_stores(ir_text: str) -> dict[str, int]:
+    """Per function of optimised LLVM IR: its vector stores."""
+    counts, name = {}, None
+    for line in ir_text.splitlines():
+        if line.startswith("define "):
+            name = line.split("@")[1].split("(")[0]
+            counts[name] = 0
+        elif name is not None and line.strip().startswith("store <"):
+            counts[name] += 1
+    return counts
+
+
+@pytest.mark.parametrize("momentum", [0.0, 0.9])
+def test_an_update_chosen_by_a_one_element_flag_streams_only_what_it_changes(monkeypatch,
+                                                                             momentum):
+    """SGD's shape: ``accum`` is updated only when ``momentum > 0``. In place, the step's
+    kernel writes its loops once per value of the flag; at momentum 0 the accumulator is
+    neither read nor written (its store of its own element folds away), and either way the
+    bits are those of the step writing fresh arrays."""
+    from graphcell_ir.backend import codegen
+    from graphcell_ir.backend.native import abi
+    from graphcell_ir.backend.step import emit
+    lowered = []
+
+    def recording(op, *args, **kwargs):
+        ks = lower_fused(op, *args, **kwargs)
+        lowered.append((kwargs.get("in_place"), ks))
+        return ks
+    lower_fused = emit.lower_fused
+    monkeypatch.setattr(emit, "lower_fused", recording)
+    module, exe, fresh = _pair(monkeypatch, SGD_LIKE, "f", donated=(0, 1))
+    assert exe.step_fallback is None
+    rng = np.random.default_rng(5)
+    make = lambda: [rng.standard_normal((512, 512)).astype(np.float32) for _ in range(3)] + \
+        [np.array(momentum, np.float32), np.array(0.1, np.float32)]  # noqa: E731
+    args = make()
+    args_fresh = [np.array(a) for a in args]
+    for _ in range(3):
+        p, accum = args[0], args[1]
+        got, expect = exe(args), fresh(args_fresh)
+        assert got[0] is accum and got[1] is p
+        for a, e in zip(got, expect):
+            np.testing.assert_array_equal(a, e)
+        args_fresh[0], args_fresh[1] = expect[1], expect[0]
+    (in_place, ks), = [(i, k) for i, k in lowered if i]
+    assert "    if " in ks.source and "    else:" in ks.source
+    kinds = [("array", d, len(s)) for d, s in abi.signature(ks, ks.in_dtypes)]
+    stores = _vector_stores(codegen.optimized_ir(ks.module_text, "kernel", kinds,
+                                                 parallel=ks.parallel, noalias=True))
+    assert ks.parallel    # (512 x 512: a task per copy of the loops, read apart here)
+    flag_on, flag_off = (n for f, n in stores.items() if f != "kernel")
+    assert 0 < flag_off < flag_on   # momentum 0 stores the parameter only; momentum > 0 both
