@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import dataclasses
 
 import llvmlite.ir as ir
 
@@ -83,13 +84,12 @@ def _taken(fl, names: set) -> list:
     """``[(name, values)]``: what the task is given of each local in ``names``, as it is when
     the loop starts (an array: its pointer and dimensions). A parameter the function never
     rebinds is its argument (no slot at all), any other local its slots' contents."""
-    from graphcell_ir.backend.codegen.lowering import ArrayValue   # lowering imports this module
     out = []
     for name in list(fl.params) + [n for n in fl.locals if n not in fl.params]:
         if name not in names or not (name in fl.fixed or name in fl.locals):
             continue
-        value, _ = fl.load_local(name)
-        out.append((name, [value.ptr, *value.dims] if isinstance(value, ArrayValue) else [value]))
+        value, t = fl.load_local(name)
+        out.append((name, [value.ptr, *value.dims] if isinstance(t, T.Array) else [value]))
     return out
 
 
@@ -163,14 +163,13 @@ class _Task:
         fl.A = Arith(b, fl.mod, fl.mod.no_overflow)
         fl.loops, fl.lambdas = [], []
         fl.exit = body.append_basic_block("exit")
-        from graphcell_ir.backend.codegen.lowering import ArrayValue   # (an import cycle)
         given, rest = {}, iter(values)
         for name, vs in self.taken:
             given[name] = [next(rest) for _ in vs]
         # a parameter the kernel never rebinds is its argument here too; a local, its own slots
         # holding what it was given (the loop's own locals: fresh slots)
-        fl.fixed = {name: (ArrayValue(given[name][0], given[name][1:])
-                           if isinstance(value, ArrayValue) else given[name][0])
+        fl.fixed = {name: (dataclasses.replace(value, ptr=given[name][0], dims=given[name][1:])
+                           if isinstance(self.parent.params[name], T.Array) else given[name][0])
                     for name, value in self.parent.fixed.items() if name in given}
         fl.locals = {}
         for name, local in self.parent.locals.items():
