@@ -162,10 +162,11 @@ def _columns(e, x, g, dtype, ckk: int, p: int):
     if key in e.columns:   # its address: the pointer is an instruction of its own segment
         return e.address(e.columns[key]), False
     n = x.type.shape[0]
+    if _streamed(n, ckk, p, dtype):   # only its op reads it: the ops' shared scratch
+        return e.scratch((n, ckk, p), dtype), True
     cols = memory.empty((n, ckk, p), dtype)
     e.keep.append(cols)
-    if not _streamed(n, ckk, p, dtype) and \
-            not any(op.opdef is assign and op.operands[0] is x for op in e.fn.body):
+    if not any(op.opdef is assign and op.operands[0] is x for op in e.fn.body):
         e.columns[key] = cols.ctypes.data
     return e.address(cols.ctypes.data), True
 

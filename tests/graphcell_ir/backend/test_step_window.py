@@ -224,3 +224,23 @@ func @f(%x: {_t("f32", xs)}, %w: {_t("f32", ws)}) -> {_t("f32", ws)} {{
     assert host_ops == ("cumsum",)
     _same_bits(got[0], python[0])
     np.testing.assert_allclose(got[0], ref, rtol=1e-4, atol=1e-3)
+
+
+def test_the_ops_scratch_is_one_shared_buffer(monkeypatch):
+    """Each op's scratch starts at the start of one shared buffer (the ops run one after
+    another): a step with a convolution and both its gradients on rows allocates about its
+    largest op's scratch, not the three ops' together — and still gives the runner's bits."""
+    from graphcell_ir.backend.step import emit
+    per_op, buffers = {}, {}
+    scratch = emit._Emitter.scratch
+
+    def spy(self, shape, dtype):
+        per_op[self.at] = per_op.get(self.at, 0) + int(np.prod(shape)) * np.dtype(dtype).itemsize
+        pointer = scratch(self, shape, dtype)
+        buffers[id(self.shared)] = self.shared.nbytes
+        return pointer
+    monkeypatch.setattr(emit._Emitter, "scratch", spy)
+    monkeypatch.setattr(window, "KEPT_COLUMNS", 0)   # streamed columns: the op's scratch too
+    _check_native_convolution(monkeypatch, CONVS[6], "f32", seed=4)
+    assert len(per_op) == 3   # the convolution and its two gradients
+    assert max(per_op.values()) <= sum(buffers.values()) < sum(per_op.values())
