@@ -174,9 +174,13 @@ def test_a_step_built_through_the_worker_gives_the_runners_bits(empty_store, mon
         names.append(threading.current_thread().name)
         return run(self, object_code)
     monkeypatch.setattr(objects.Compile, "run", recorded)
+    _check_the_whole_step_runs_natively_with_the_runners_bits(monkeypatch)
+    assert "graphcell-compile-worker" in names
+
+
+def _check_the_whole_step_runs_natively_with_the_runners_bits(monkeypatch) -> None:
     exe = compile_executable(parse_module(STEP), "f")
     assert exe.step_fallback is None and exe.run.step.host_ops == ()
-    assert "graphcell-compile-worker" in names
     args = _inputs()
     got = blas_threads.single(lambda: exe.run.step(args))
     monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "0")
@@ -189,14 +193,8 @@ def test_a_build_goes_on_when_the_worker_is_killed(empty_store, monkeypatch,
     assert lanes_through_a_worker.start()
     first = lanes_through_a_worker.pid
     os.kill(first, signal.SIGKILL)
-    exe = compile_executable(parse_module(STEP), "f")
-    assert exe.step_fallback is None and exe.run.step.host_ops == ()
+    _check_the_whole_step_runs_natively_with_the_runners_bits(monkeypatch)
     assert lanes_through_a_worker.pid not in (None, first)
-    args = _inputs()
-    got = blas_threads.single(lambda: exe.run.step(args))
-    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "0")
-    for g, p in zip(got, compile_executable(parse_module(STEP), "f")(args)):
-        _same_bits(g, p)
 
 
 def test_an_object_failing_in_the_worker_runs_its_op_in_python(empty_store, monkeypatch,
