@@ -228,11 +228,7 @@ class CompileWorker:
     def _died(self) -> None:
         process, self._process = self._process, None
         self.deaths += 1
-        for pipe in (process.stdin, process.stdout):
-            try:
-                pipe.close()
-            except OSError:
-                pass
+        _close_pipes(process)
         try:
             process.kill()
         except OSError:
@@ -262,8 +258,12 @@ def _environment() -> dict:
 def _forget_in_child(process) -> None:
     """In a forked child: close its copies of the parent's pipes to the parent's worker (the
     child starts a worker of its own when it compiles), so the worker still sees the end of
-    its input when the parent ends."""
-    for pipe in (process.stdin, process.stdout):   # unbuffered: nothing of the parent's is sent
+    its input when the parent ends (unbuffered: nothing of the parent's is sent)."""
+    _close_pipes(process)
+
+
+def _close_pipes(process) -> None:
+    for pipe in (process.stdin, process.stdout):
         try:
             pipe.close()
         except OSError:
