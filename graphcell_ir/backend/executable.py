@@ -12,10 +12,11 @@ runner is straight-line Python generated from the IR (``exe.source`` shows it)::
         v2 = R1(v1, w)  # matmul
         return [v0, v2]
 
-- a lone elementwise op or reduction (no group took it) is the one-op kernel the native step
-  calls for it, at any size (with the JIT): numpy's SIMD ``exp``/``tanh``... and its float32
-  ``sum`` would give other bits than the step's; without the JIT, a lone relu, sigmoid, sqrt or
-  erf is a one-op kernel when big enough (:data:`LONE_KERNELS`);
+- a lone relu, sigmoid, sqrt or erf (no group took it) is a one-op kernel (:data:`LONE_KERNELS`);
+  in a function with a native step, every lone elementwise op is the step's one-op kernel (the
+  calls the step declines give its bits);
+- a lone reduction is the one-op kernel the native step calls for it, at any size (with the JIT):
+  numpy's float32 ``sum`` would give other bits than the step's;
 - a ``fused`` op calls its kernel (:mod:`.lower`, :mod:`.kernels`: native code from graphcell's
   code generator); when the group cannot be lowered, or its domain has fewer than
   ``kernel_min_size`` elements, its body runs inline with the registry's references instead (the
@@ -205,17 +206,22 @@ def _build(fn: Function, opts: _Options, done: dict) -> Executable:
     slow = opts.interp.compiled(fn)
     counts = []
     with report.timed(f"lower @{fn.name}", _Counts(counts)):
-        step, why = _native_step(fn, opts)
+        refusal = _step_refusal(fn, opts)
+        step, why = _native_step(fn, opts, refusal)
+        # the runner of a function that may have a step gives its bits, with or without an
+        # artifact's kernels (the export records the runner's kernels without building a step)
+        step_bits = refusal is None
         if step is None or opts.native is not None:
             # an artifact's runner is made at load: it says then which kernels the artifact
             # lacks (graphcell.aot's warning), and its kernels are only looked up
-            runner = _python_runner(fn, opts, done, slow, lazy=False)
+            runner = _python_runner(fn, opts, done, slow, lazy=False, step_bits=step_bits)
             exe = Executable(fn, runner, uses_blas=bool(runner.source))
             if step is not None:
                 exe.run = _step_run(step, fn, runner.run)
         else:   # the runner is made (its kernels compiled lazily) if a call needs it
             exe = Executable(fn, functools.partial(_python_runner, fn, opts, done, slow,
-                                                   lazy=True), uses_blas=True)
+                                                   lazy=True, step_bits=step_bits),
+                             uses_blas=True)
             exe.run = _step_run(step, fn, exe.python_run)
         exe.step_fallback = why
         counts.append(exe)
@@ -225,11 +231,13 @@ def _build(fn: Function, opts: _Options, done: dict) -> Executable:
     return exe
 
 
-def _python_runner(fn: Function, opts: _Options, done: dict, slow, lazy: bool) -> PythonRunner:
+def _python_runner(fn: Function, opts: _Options, done: dict, slow, lazy: bool,
+                   step_bits: bool = False) -> PythonRunner:
     """``fn``'s generated Python runner; the interpreter when the generator fails (compiling
-    never crashes). ``lazy``: its kernels are compiled when first called (``_Gen.compile``)."""
+    never crashes). ``lazy``: its kernels are compiled when first called (``_Gen.compile``);
+    ``step_bits``: ``fn`` may run as a native step, whose bits the runner gives (``_Gen.lone``)."""
     try:
-        gen = _Gen(fn, opts, done, slow, lazy=lazy)
+        gen = _Gen(fn, opts, done, slow, lazy=lazy, step_bits=step_bits)
         source = gen.function()
         ns = dict(gen.globals)
         exec(compile(source, f"<graphcell runner @{fn.name}>", "exec"), ns)
@@ -240,21 +248,33 @@ def _python_runner(fn: Function, opts: _Options, done: dict, slow, lazy: bool) -
         return PythonRunner(lambda args: slow(args), fallbacks=[f"whole function: {e}"])
 
 
-def _native_step(fn: Function, opts: _Options) -> tuple:
+NOT_ASKED = "not asked for"
+"""Why a function has no native step when none is asked for (no JIT, ``kernel_min_size``, the
+``GRAPHCELL_NATIVE_STEP`` switch off, the export's kernel recorder)."""
+
+
+def _step_refusal(fn: Function, opts: _Options) -> str | None:
+    """Why ``fn`` has no native step whatever its kernels' source, or None: it may have one (a
+    cheap scan of its ops: refusals compile nothing). Not without the JIT, or with
+    ``kernel_min_size`` (which asks for references on small groups)."""
+    if not opts.jit or opts.min_size or not switches.on("GRAPHCELL_NATIVE_STEP"):
+        return NOT_ASKED
+    from graphcell_ir.backend.step import emit
+    return emit.unsupported(fn, segments=True)
+
+
+def _native_step(fn: Function, opts: _Options, why: str | None) -> tuple:
     """``(step, None)``: ``fn``'s native step (one call into machine code, :mod:`.step`), or
     ``(None, why not)``: the generated Python runner runs it. The runner also takes the calls
     the step declines (arguments of other shapes or dtypes): its guards send them on as before.
     Every call an executable runs with given arguments takes the same route, so its results do
     not depend on which call it is or on other threads (the runner's numpy and the step's
     kernels may round differently). With an artifact's kernels (``native``) the step calls only
-    those (a kernel it lacks: no step). Not without the JIT, or with ``kernel_min_size`` (which
-    asks for references on small groups)."""
+    those (a kernel it lacks: no step). ``why``: :func:`_step_refusal`'s answer."""
     code = _step_code(opts.native)
-    if code is None or not opts.jit or opts.min_size or \
-            not switches.on("GRAPHCELL_NATIVE_STEP"):
-        return None, "not asked for"
+    if code is None or why is NOT_ASKED:
+        return None, NOT_ASKED
     from graphcell_ir.backend.step import emit
-    why = emit.unsupported(fn, segments=True)   # a cheap scan first: refusals compile nothing
     if why is None:
         try:
             return emit.build(fn, host=functools.partial(primitive_callable, opts=opts),
@@ -384,9 +404,11 @@ class _Call:
 class _Gen:
     """Writes the runner's source; ``globals`` holds what it refers to."""
 
-    def __init__(self, fn: Function, opts: _Options, done: dict, slow, lazy: bool = False):
+    def __init__(self, fn: Function, opts: _Options, done: dict, slow, lazy: bool = False,
+                 step_bits: bool = False):
         self.fn, self.opts, self.done = fn, opts, done
         self.lazy = lazy   # the native step will run it: compile kernels when first called
+        self.step_bits = step_bits   # fn may run as a native step: give its bits
         self.globals: dict = {"ndarray": np.ndarray, "slow": slow,
                               "failed": functools.partial(_failed, fn.name, slow)}
         self.names: dict[Value, str] = {}
@@ -496,8 +518,9 @@ class _Gen:
             self.if_(op, ind)
         elif d is WHILE:
             self.while_(op, ind)
-        elif d.kind in (Kind.ELEMENTWISE, Kind.REDUCTION) and not op.regions and \
-                self.lone(op, ind):
+        elif d.kind is Kind.ELEMENTWISE and not op.regions and self.lone(op, ind):
+            pass
+        elif d.kind is Kind.REDUCTION and not op.regions and self.lone_reduction(op, ind):
             pass
         elif d is broadcast_to and self.kernels_broadcast(op):
             self.deferred[op.results[0]] = (op, ind)
@@ -520,14 +543,12 @@ class _Gen:
             self.ref(op, ind)
 
     def lone(self, op: Op, ind: str) -> bool:
-        """A lone elementwise op or reduction (in no fused group) as a one-op kernel. With the
-        JIT, the one the native step calls for it, at any size, so that both give the same bits
-        (numpy's SIMD ``exp``, ``tanh``, ``log``... round otherwise than the kernel's libm; its
-        float32 ``sum`` adds in float32 in its own order, the kernel in float64 along the
-        loops), or the reference where the step declines that kernel too. Without the JIT, or
-        with ``kernel_min_size`` (no native step then): an elementwise op whose kernel beats its
-        numpy reference (:data:`LONE_KERNELS`), when it is big enough."""
-        if self.opts.jit and not self.opts.min_size:
+        """A lone elementwise op (in no fused group) as a one-op kernel: the one the native step
+        calls, at any size, when the function has a step — the calls it declines then give its
+        bits (the kernel's libm ``exp``, ``tanh``, ``log``... round otherwise than numpy's SIMD
+        ones); else when its kind is one whose kernel beats its numpy reference
+        (:data:`LONE_KERNELS`) and it is big enough."""
+        if self.step_bits:
             from graphcell_ir.backend.step.emit import kernel_refusal
             return self.lone_kernel(op, ind, refusal=kernel_refusal)
         if op.opdef not in LONE_KERNELS:
@@ -537,6 +558,17 @@ class _Gen:
         if size < max(self.opts.min_size, LONE_MIN_SIZE):
             return False
         return self.lone_kernel(op, ind)
+
+    def lone_reduction(self, op: Op, ind: str) -> bool:
+        """A lone reduction (in no fused group) as the one-op kernel the native step calls for
+        it, at any size, so that both give the same bits (numpy's ``sum`` adds float32 in
+        float32 in its own order, the kernel in float64 along the loops); the reference where
+        the step declines the kernel (and runs the reference between native segments), without
+        the JIT, or with ``kernel_min_size`` (no native step then)."""
+        if not self.opts.jit or self.opts.min_size:
+            return False
+        from graphcell_ir.backend.step.emit import kernel_refusal
+        return self.lone_kernel(op, ind, refusal=kernel_refusal)
 
     def lone_kernel(self, op: Op, ind: str, refusal=None) -> bool:
         """Call ``op``'s one-op kernel; False (its reference runs) when it cannot be lowered,

@@ -34,13 +34,14 @@ def test_lone_op_is_a_kernel_when_big(op, jit):
     assert len(exe.kernels) == 1 and f"# {op} (kernel" in exe.source
 
 
-def test_without_the_jit_small_or_unlisted_lone_ops_keep_numpy():
-    # (with the JIT every lone op is the native step's kernel: test_native_step)
+def test_small_or_unlisted_lone_ops_keep_numpy(monkeypatch):
+    # without a native step (with one, the runner calls the step's kernels: test_native_step)
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "0")
     small = "func @f(%x: f32[8]) -> f32[8] {\n  %0 = relu(%x) : f32[8]\n  return %0\n}\n"
-    assert not _run(small, np.arange(8, dtype=np.float32) - 4, jit=False).kernels
+    assert not _run(small, np.arange(8, dtype=np.float32) - 4).kernels
     n = LONE_MIN_SIZE
     exp = f"func @f(%x: f32[{n}]) -> f32[{n}] {{\n  %0 = exp(%x) : f32[{n}]\n  return %0\n}}\n"
-    assert not _run(exp, np.zeros(n, np.float32), jit=False).kernels
+    assert not _run(exp, np.zeros(n, np.float32)).kernels
 
 
 BROADCAST = """func @f(%x: f32[64,32], %b: f32[32]) -> f32[64,32] {
