@@ -129,6 +129,42 @@ def swap_last(a, out):
                         out[n, j + q, i] = s[j + q]
 
 
+def pad_planes(x, pt, pl, hp, wp, xp):
+    """xp[(c*hp + pt + y)*wp + pl + v] = x[c, y, v]: one sample's planes (C, H, W) zero-padded
+    to ``hp x wp`` and laid end to end in the flat ``xp`` (elements past the C planes are left
+    as they are). A window offset (i, j) is then the constant offset ``i*wp + j`` of a flat
+    position: what the direct convolution reads (``codegen/direct_conv.py``)."""
+    c_, h, wd = x.shape[0], x.shape[1], x.shape[2]
+    for c in range(c_):
+        at = c * hp * wp
+        for y in range(hp):
+            row = at + y * wp
+            if y < pt or y >= pt + h:
+                for v in range(wp):
+                    xp[row + v] = 0
+            else:
+                src = x[c, y - pt]
+                for v in range(pl):
+                    xp[row + v] = 0
+                for v in range(wd):
+                    xp[row + pl + v] = src[v]
+                for v in range(pl + wd, wp):
+                    xp[row + v] = 0
+
+
+def filter_taps(w, wt):
+    """wt[k, o] = w[o, k], 0 for o >= O: the filter (O, C*KH*KW) with its output channels
+    innermost and zero-padded to wt's columns (the direct convolution's tiles of output
+    channels). Eight filters at a time: eight read streams, eight neighbours written."""
+    o_, k_ = w.shape[0], w.shape[1]
+    for o0 in range(0, wt.shape[1], 8):
+        e = min(8, wt.shape[1] - o0)
+        for k in range(k_):
+            d = wt[k]
+            for q in range(e):
+                d[o0 + q] = w[o0 + q, k] if o0 + q < o_ else 0
+
+
 def im2col_wide(x, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, cols, lo, hi):
     """:func:`im2col` of samples ``lo:hi`` with the samples side by side: ``cols`` is
     ``(C*KH*KW, N, OH*OW)``, so a batch's columns are one ``(C*KH*KW, N*OH*OW)`` matrix (one

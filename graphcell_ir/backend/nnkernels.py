@@ -345,6 +345,10 @@ def conv2d(L, x, w, *, out_channel=0, kernel_size=None, mode=1, data_format="NCH
     n, o = x.shape[0], w.shape[0]
     if _wide(x.shape, g):
         return _conv2d_wide(L, x, w, g, grp)
+    if direct(x.shape, grp, g):
+        fn = _direct_kernel(L, x.dtype.name)
+        if fn is not None:
+            return conv2d_direct(fn, L, x, w, g)
     if by_rows(x.shape, grp, g):
         return _conv2d_rows(L, x, w, g)
     xc, cols = _c(x), _cols(x, g)
@@ -356,6 +360,69 @@ def conv2d(L, x, w, *, out_channel=0, kernel_size=None, mode=1, data_format="NCH
         np.matmul(wg, cg[lo:hi], out=y[lo:hi])
     _blas_blocks(n, blocks(n, y.size * wg.shape[2] + cols.size * COPY_MACS, GEMM_UNIT), run)
     return y.reshape(n, o, g.oh, g.ow)
+
+
+def direct(x_shape, grp: int, g: C.Window) -> bool:
+    """Whether the forward convolution runs on the direct kernel (:func:`conv2d_direct`):
+    stride 1, dilation 1, ungrouped, not the wide layout (at most :data:`WIDE_POSITIONS`
+    output positions: one sample's rows are then too short for its vectors). A shape's rule,
+    which the native step asks too (the same bits)."""
+    return (grp == 1 and g.sh == g.sw == 1 and g.dh == g.dw == 1
+            and not _wide(x_shape, g))
+
+
+def _direct_kernel(L, dtype: str):
+    """The direct convolution's linked entry for ``dtype`` (``codegen/direct_conv.py``), or
+    None: the loops run as Python (``jit=False``, the oracle keeps the rows and columns), or
+    this process has no native code."""
+    if L is nn_loops:
+        return None
+    return _direct_entry(dtype)
+
+
+@functools.lru_cache(maxsize=4)
+def _direct_entry(dtype: str):
+    from graphcell_ir.backend import objects
+    from graphcell_ir.backend.codegen import direct_conv as D
+    from graphcell_ir.backend.native import abi
+    fn, _ = objects.jit_function(D.SOURCE, D.NAME, D.kinds(dtype),
+                                 abi.loop_key(abi.source_hash(D.SOURCE), D.NAME),
+                                 label=f"direct_conv.{D.NAME}")
+    return fn
+
+
+def conv2d_direct(fn, L, x, w, g: C.Window) -> np.ndarray:
+    """The stride-1 forward convolution by the direct kernel ``fn`` (:func:`_direct_kernel`):
+    the filter with its output channels innermost once (``filter_taps``), then per sample, in
+    its block's one padded image (so in L2), the planes zero-padded (``pad_planes``) and the
+    kernel's register tiles straight into NCHW. No columns, no rows, no BLAS packing: a ResNet
+    block's 3x3, 32 channels, 32x32 ran at ~260 GFLOP/s on one core against the rows' ~140
+    (docs/decisions.md, dconv24). Any NCHW ``x`` and ``(O, C, KH, KW)`` ``w`` of one float
+    dtype, the window ``g`` of stride and dilation 1."""
+    from graphcell_ir.backend.codegen import direct_conv as D
+    n, c, h, wd = x.shape
+    o, ckk = w.shape[0], c * g.kh * g.kw
+    hp, wp = g.padded(h, wd)
+    xc = _c(x)
+    wt = np.empty((ckk, D.padded_outputs(o)), x.dtype)
+    L.filter_taps(_c(w).reshape(o, ckk), wt)
+    y = np.empty((n, o, g.oh, g.ow), x.dtype)
+    size = D.image_size(c, hp, wp)
+
+    def run(lo, hi):   # a block of samples through one padded image
+        xp = _workspace((size,), x.dtype, "padded")
+        for s in range(lo, hi):
+            L.pad_planes(xc[s], g.pt, g.pl, hp, wp, xp)
+            if not fn(xp, wt, y[s], c, hp, wp, g.kh, g.kw):
+                raise RuntimeError("the direct convolution refused its arrays")
+    _blas_blocks(n, blocks(n, direct_work(n, c, o, g, hp, wp), GEMM_UNIT), run)
+    return y
+
+
+def direct_work(n: int, c: int, o: int, g: C.Window, hp: int, wp: int) -> int:
+    """The blocks rule's work of a direct convolution: its multiply-adds and the padded
+    images' copies."""
+    return n * o * g.oh * g.ow * c * g.kh * g.kw + n * c * hp * wp * COPY_MACS
 
 
 ROWS_MIN_CHANNELS = 16

@@ -30,7 +30,7 @@ from __future__ import annotations
 import ast
 import functools
 
-VERSION = "graphcell-codegen-9"
+VERSION = "graphcell-codegen-10"
 """Part of every stored object's name: a change to what the generator emits must change it."""
 
 
@@ -84,8 +84,13 @@ def lower_module(source: str, name: str, kinds, symbol: str, *, entry: str = "ob
     from graphcell_ir.backend.native import abi
     from graphcell_ir.backend.codegen.parallel import mark_noalias
     from graphcell_ir.backend.codegen.release import release
-    mod = ModuleLowering(_parsed(source), no_overflow, name if parallel else None, noalias)
-    impl = mod.function(name, arg_types(kinds))
+    from graphcell_ir.backend.codegen import direct_conv
+    if source == direct_conv.SOURCE:   # a kernel written as LLVM IR, not in the subset
+        module = ir.Module(name="graphcell_direct_conv")
+        impl = direct_conv.function(module, name, kinds)
+    else:
+        mod = ModuleLowering(_parsed(source), no_overflow, name if parallel else None, noalias)
+        module, impl = mod.module, mod.function(name, arg_types(kinds))
     if noalias:
         mark_noalias(impl)
     if not isinstance(impl.function_type.return_type, ir.VoidType):
@@ -93,11 +98,11 @@ def lower_module(source: str, name: str, kinds, symbol: str, *, entry: str = "ob
     impl.linkage = "internal"
     impl.attributes.add("alwaysinline")
     if entry == "object":
-        abi.add_object_entry(mod.module, impl, kinds, symbol, layout)
+        abi.add_object_entry(module, impl, kinds, symbol, layout)
     else:
-        abi.add_pointer_entry(mod.module, impl, kinds, symbol, shapes)
-    text = str(mod.module)
-    release(mod.module)   # its cycles freed now, not by the collector after the compile
+        abi.add_pointer_entry(module, impl, kinds, symbol, shapes)
+    text = str(module)
+    release(module)   # its cycles freed now, not by the collector after the compile
     return text
 
 

@@ -230,6 +230,36 @@ def _conv2d_rows(e, x, w, y, dtype, g, n: int, c: int, o: int, p: int, ckk: int)
     task.run(n, _split_work(n, n * p * o * ckk + n * p * ckk * K.COPY_MACS, K.GEMM_UNIT))
 
 
+def _conv2d_direct(e, x, w, y, dtype, g, n: int, c: int, o: int, ckk: int) -> None:
+    """The stride-1 forward on the direct kernel (nnkernels.conv2d_direct,
+    :func:`nnkernels.direct`): the filter's taps once, then per sample, in its block's padded
+    image (so in L2), ``pad_planes`` and ``conv_direct`` straight into NCHW."""
+    from graphcell_ir.backend.codegen import direct_conv as D
+    item, i64 = dtype.itemsize, e.i64
+    h, wd = x.type.shape[2:]
+    hp, wp = g.padded(h, wd)
+    opad, size = D.padded_outputs(o), D.image_size(c, hp, wp)
+    wt = e.scratch((ckk, opad), dtype)
+    e.nn_loop("filter_taps", [(e.pointer(w), dtype, (o, ckk)), (wt, dtype, (ckk, opad))])
+    xp = e.scratch((n, size), dtype)
+    task = Task(e, "conv2d_direct", [e.pointer(x), wt, xp, e.pointer(y)])
+    xb, wb, pb, yb = task.bases
+    t = task.t
+    arr1, arr2, arr3 = ((None, dtype, (0,) * k) for k in (1, 2, 3))
+
+    def sample(s):
+        image = task.at(pb, t.mul(task.first, i64(size)), item)
+        task.loop("pad_planes", [arr3, 0, 0, 0, 0, arr1], [
+            task.at(xb, t.mul(s, i64(c * h * wd)), item), i64(c), i64(h), i64(wd),
+            i64(g.pt), i64(g.pl), i64(hp), i64(wp), image, i64(size)])
+        task.loop(D.NAME, [arr1, arr2, arr3, 0, 0, 0, 0, 0], [
+            image, i64(size), wb, i64(ckk), i64(opad),
+            task.at(yb, t.mul(s, i64(o * g.oh * g.ow)), item), i64(o), i64(g.oh), i64(g.ow),
+            *map(i64, (c, hp, wp, g.kh, g.kw))], source=D.SOURCE)
+    task.each(task.first, task.last, sample)
+    task.run(n, _split_work(n, K.direct_work(n, c, o, g, hp, wp), K.GEMM_UNIT))
+
+
 def conv2d(e, op) -> None:
     """``y = conv2d(x, w)``: per block of samples, im2col then one GEMM per sample and group
     ``(Og, Cg*KH*KW) @ cols`` straight into NCHW (nnkernels.conv2d), or on rows
@@ -240,6 +270,8 @@ def conv2d(e, op) -> None:
     g, grp, n, c, o, p, og, ckk, kg = _sizes(op, x.type.shape, w.type.shape)
     if _wide(op, x.type.shape, g, grp):
         return _conv2d_wide(e, op, x, w, y, dtype, g, n, o, p, ckk)
+    if K.direct(x.type.shape, grp, g):
+        return _conv2d_direct(e, x, w, y, dtype, g, n, c, o, ckk)
     _gemms_only(op, og, p)
     if K.by_rows(x.type.shape, grp, g):
         return _conv2d_rows(e, x, w, y, dtype, g, n, c, o, p, ckk)

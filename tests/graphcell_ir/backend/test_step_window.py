@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from graphcell_ir.backend import blas_threads, native, objects
+from graphcell_ir.backend import nnkernels as K
 from graphcell_ir.backend.executable import compile_executable
 from graphcell_ir.backend.interp import interpret
 from graphcell_ir.backend.step import window
@@ -241,6 +242,7 @@ def test_the_ops_scratch_is_one_shared_buffer(monkeypatch):
         return pointer
     monkeypatch.setattr(emit._Emitter, "scratch", spy)
     monkeypatch.setattr(window, "KEPT_COLUMNS", 0)   # streamed columns: the op's scratch too
+    monkeypatch.setattr(K, "direct", lambda *a: False)   # the forward on rows too
     _check_native_convolution(monkeypatch, CONVS[6], "f32", seed=4)
     assert len(per_op) == 3   # the convolution and its two gradients
     assert max(per_op.values()) <= sum(buffers.values()) < sum(per_op.values())

@@ -1,0 +1,217 @@
+"""The direct convolution kernel: a stride-1 convolution of one zero-padded sample, written as
+LLVM IR with explicit vectors (the code generator's subset has none, and LLVM's loop vectoriser
+does not register-block a convolution).
+
+``conv_direct(xp, wt, y, c, hp, wp, kh, kw)``, one sample:
+
+- ``xp`` (1-D): the sample's C planes, each zero-padded to ``hp x wp`` and laid end to end
+  (``nn_loops.pad_planes``), followed by at least :data:`TAIL` elements of anything (the last
+  vectors of the last rows read past the planes; those lanes are never stored);
+- ``wt`` (2-D, ``(C*KH*KW, OPAD)``): the filter with the output channels innermost, zero-padded
+  to a multiple of :data:`OUT_TILE` columns (``nn_loops.filter_taps``);
+- ``y`` (3-D, ``(O, OH, OW)``): the sample's NCHW output, ``OH = hp - kh + 1``,
+  ``OW = wp - kw + 1``.
+
+``y[o, r, v] = sum over c, i, j (in that order, one fused multiply-add each, from +0.0) of
+wt[(c*kh + i)*kw + j, o] * xp[c*hp*wp + (r + i)*wp + v + j]``: in the padded planes window offset
+``(i, j)`` is the constant offset ``i*wp + j`` of a flat position, so a vector of outputs along
+a row is one unaligned load per offset. The outputs are split into vectors of ``W`` lanes along
+each row (the last one masked: no junk columns), and a tile of :data:`OUT_TILE` output channels
+by ``Q`` such vectors stays in registers across the whole (c, i, j) loop: per offset ``Q``
+loads, ``OUT_TILE`` broadcasts of the filter and ``OUT_TILE * Q`` FMAs. ``W`` and ``Q`` come
+from the target's features (:func:`shape_of_tile`): AVX-512 has 32 vector registers (8 x 3
+accumulators), AVX/AVX2 and SSE 16 (8 x 1). Any x86-64 runs the code (LLVM splits a vector wider
+than the target's), only slower.
+
+:func:`function` builds it into an llvmlite module the way the code generator's
+``ModuleLowering.function`` builds a source function: an internal implementation taking each
+array as its data pointer and dimensions, behind the entries of ``native/abi.py``
+(``codegen.lower_module`` asks this module when it is given :data:`SOURCE`).
+"""
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import llvmlite.ir as ir
+
+from graphcell_ir.backend.lower import Unsupported
+
+SOURCE = Path(__file__).read_text()
+"""This module's text: the "source" the object store and the step name the kernel by (a change
+to the kernel changes its key)."""
+NAME = "conv_direct"
+OUT_TILE = 8
+"""Output channels per register tile, whatever the target (the caller pads the filter's columns
+to a multiple of it)."""
+TAIL = 16
+"""Elements the padded image holds past its planes: the widest vector (16 float32 lanes)."""
+
+_I1, _I32, _I64, _PTR, _VOID = ir.IntType(1), ir.IntType(32), ir.IntType(64), \
+    ir.PointerType(), ir.VoidType()
+
+
+def kinds(dtype: str) -> tuple:
+    """The argument kinds of :data:`NAME` for a float dtype (its one signature)."""
+    return (("array", dtype, 1), ("array", dtype, 2), ("array", dtype, 3)) + \
+        (("scalar", "int64"),) * 5
+
+
+def padded_outputs(o: int) -> int:
+    """The filter's columns for ``o`` output channels: a multiple of :data:`OUT_TILE`."""
+    return -(-o // OUT_TILE) * OUT_TILE
+
+
+def image_size(c: int, hp: int, wp: int) -> int:
+    """Elements of a sample's padded image: its C planes and the :data:`TAIL`."""
+    return c * hp * wp + TAIL
+
+
+def shape_of_tile(dtype: str, features: str) -> tuple[int, int]:
+    """``(W, Q)``: lanes of a vector and vectors of a tile for ``dtype`` on a target with LLVM
+    features ``features`` (``+avx512f,...``)."""
+    have = {f[1:] for f in features.split(",") if f.startswith("+")}
+    bits = 512 if "avx512f" in have else 256 if "avx" in have else 128
+    lanes = bits // (32 if dtype == "float32" else 64)
+    return lanes, 3 if bits == 512 else 1
+
+
+def _features() -> str:
+    from graphcell_ir.backend.native.target import emit_target
+    return emit_target().features
+
+
+def function(module: ir.Module, name: str, kinds) -> ir.Function:
+    """The implementation of kernel ``name`` for argument ``kinds`` in ``module`` (internal;
+    arrays as data pointer and dimensions); Unsupported for other kinds."""
+    if name != NAME:
+        raise Unsupported(f"no function {name!r} in the direct convolution's module")
+    dtypes = {k[1] for k in kinds if k[0] == "array"}
+    shape = [(k[0], k[2] if k[0] == "array" else k[1]) for k in kinds]
+    if shape != [("array", 1), ("array", 2), ("array", 3)] + [("scalar", "int64")] * 5 or \
+            len(dtypes) != 1 or not dtypes <= {"float32", "float64"}:
+        raise Unsupported(f"{name} takes (xp 1-D, wt 2-D, y 3-D) of one float dtype and five "
+                          f"int64, not {kinds}")
+    dtype = dtypes.pop()
+    lanes, q = shape_of_tile(dtype, _features())
+    return _Builder(module, dtype, lanes, q).build()
+
+
+class _Builder:
+    """One ``conv_direct`` for a dtype, ``lanes`` per vector and ``q`` vectors per tile."""
+
+    def __init__(self, module: ir.Module, dtype: str, lanes: int, q: int):
+        self.m, self.lanes, self.q = module, lanes, q
+        self.ft = ir.FloatType() if dtype == "float32" else ir.DoubleType()
+        self.item = 4 if dtype == "float32" else 8
+        self.vt = ir.VectorType(self.ft, lanes)
+        self.mt = ir.VectorType(_I1, lanes)
+
+    def _intrinsic(self, name: str, ret, args) -> ir.Function:
+        if name in self.m.globals:
+            return self.m.globals[name]
+        return ir.Function(self.m, ir.FunctionType(ret, args), name)
+
+    def build(self) -> ir.Function:
+        params = [_PTR, _I64, _PTR, _I64, _I64, _PTR, _I64, _I64, _I64] + [_I64] * 5
+        fn = ir.Function(self.m, ir.FunctionType(_VOID, params),
+                         f"gc.{NAME}.{len(self.m.functions)}")
+        fn.linkage = "internal"
+        xp, _, wt, _, opad, y, o, oh, ow, c, hp, wp, kh, kw = fn.args
+        for a in (xp, wt, y):
+            a.add_attribute("noalias")
+        self.fn = fn
+        b = self.b = ir.IRBuilder(fn.append_basic_block("entry"))
+        lanes, q = self.lanes, self.q
+        self.accs = [[b.alloca(self.vt, name=f"acc{t}_{r}") for r in range(q)]
+                     for t in range(OUT_TILE)]
+        self.counters = [b.alloca(_I64, name=f"i{k}") for k in range(6)]
+        nv = b.sdiv(b.add(ow, _I64(lanes - 1)), _I64(lanes))   # vectors per output row
+        slots = b.mul(oh, nv)
+        plane, out_plane = b.mul(hp, wp), b.mul(oh, ow)
+        taps = b.mul(kh, kw)
+        lane_ids = ir.Constant(ir.VectorType(_I64, lanes), [_I64(k) for k in range(lanes)])
+
+        def out_tile(o0):
+            def slot_group(s0):
+                self._tile(xp, wt, y, opad, o, o0, s0, nv, slots, plane, out_plane, c, wp,
+                           kh, kw, taps, ow, lane_ids)
+            self._loop(self.counters[1], _I64(0), slots, q, slot_group)
+        self._loop(self.counters[0], _I64(0), o, OUT_TILE, out_tile)
+        b.ret_void()
+        return fn
+
+    def _loop(self, counter, start, stop, step: int, body) -> None:
+        """``for k in range(start, stop, step): body(k)`` (counter in an alloca: mem2reg)."""
+        b = self.b
+        b.store(start, counter)
+        head, loop, done = (self.fn.append_basic_block(n) for n in ("head", "body", "done"))
+        b.branch(head)
+        b.position_at_end(head)
+        k = b.load(counter)
+        b.cbranch(b.icmp_signed("<", k, stop), loop, done)
+        b.position_at_end(loop)
+        body(k)
+        b.store(b.add(b.load(counter), _I64(step), flags=["nsw"]), counter)
+        b.branch(head)
+        b.position_at_end(done)
+
+    def _tile(self, xp, wt, y, opad, o, o0, s0, nv, slots, plane, out_plane, c, wp, kh, kw,
+              taps, ow, lane_ids) -> None:
+        """Output channels ``o0:o0+OUT_TILE`` at the ``q`` vector slots from ``s0``: each slot
+        is vector ``k`` of row ``r`` (``s = r*nv + k``); a slot past the last reads the image's
+        first vector and stores nothing."""
+        b, lanes = self.b, self.lanes
+        zero = ir.Constant(self.vt, None)
+        reads, outs, masks = [], [], []
+        for r in range(self.q):
+            s = b.add(s0, _I64(r))
+            real = b.icmp_signed("<", s, slots)
+            row = b.sdiv(s, nv)
+            col = b.mul(b.sub(s, b.mul(row, nv)), _I64(lanes))
+            reads.append(b.select(real, b.add(b.mul(row, wp), col), _I64(0)))
+            outs.append(b.add(b.mul(row, ow), col))
+            left = b.select(real, b.sub(ow, col), _I64(0))   # lanes of this row left
+            masks.append(b.icmp_signed("<", lane_ids, self._splat(left, _I64)))
+        for tile in self.accs:
+            for acc in tile:
+                b.store(zero, acc)
+        fma = self._intrinsic(f"llvm.fma.v{lanes}f{self.item * 8}", self.vt,
+                              [self.vt, self.vt, self.vt])
+
+        def channel(ci):
+            def kernel_row(i):
+                base = b.add(b.mul(ci, plane), b.mul(i, wp))
+                tap0 = b.mul(b.add(b.mul(ci, kh), i), kw)
+
+                def offset(j):
+                    at = b.add(base, j)
+                    xs = [b.load(b.gep(xp, [b.add(at, rd)], source_etype=self.ft),
+                                 typ=self.vt, align=self.item) for rd in reads]
+                    wrow = b.add(b.mul(b.add(tap0, j), opad), o0)
+                    for t in range(OUT_TILE):
+                        w = b.load(b.gep(wt, [b.add(wrow, _I64(t))], source_etype=self.ft),
+                                   typ=self.ft)
+                        wv = self._splat(w, self.ft)
+                        for acc, xv in zip(self.accs[t], xs):
+                            b.store(b.call(fma, [wv, xv, b.load(acc)]), acc)
+                self._loop(self.counters[4], _I64(0), kw, 1, offset)
+            self._loop(self.counters[3], _I64(0), kh, 1, kernel_row)
+        self._loop(self.counters[2], _I64(0), c, 1, channel)
+        store = self._intrinsic(f"llvm.masked.store.v{lanes}f{self.item * 8}.p0", _VOID,
+                                [self.vt, _PTR, _I32, self.mt])
+        for t in range(OUT_TILE):
+            ot = b.add(o0, _I64(t))
+            with b.if_then(b.icmp_signed("<", ot, o)):
+                base = b.mul(ot, out_plane)
+                for acc, at, mask in zip(self.accs[t], outs, masks):
+                    where = b.gep(y, [b.add(base, at)], source_etype=self.ft)
+                    b.call(store, [b.load(acc), where, _I32(self.item), mask])
+
+    def _splat(self, value, typ):
+        """``value`` in every lane."""
+        b = self.b
+        vt = ir.VectorType(typ, self.lanes)
+        one = b.insert_element(ir.Constant(vt, None), value, _I32(0))
+        return b.shuffle_vector(one, ir.Constant(vt, None),
+                                ir.Constant(ir.VectorType(_I32, self.lanes), [0] * self.lanes))
