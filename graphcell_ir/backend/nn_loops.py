@@ -131,10 +131,13 @@ def swap_last(a, out):
 
 def pad_planes(x, pt, pl, hp, wp, xp):
     """xp[(c*hp + pt + y)*wp + pl + v] = x[c, y, v]: one sample's planes (C, H, W) zero-padded
-    to ``hp x wp`` and laid end to end in the flat ``xp`` (elements past the C planes are left
-    as they are). A window offset (i, j) is then the constant offset ``i*wp + j`` of a flat
-    position: what the direct convolution reads (``codegen/direct_conv.py``)."""
+    to ``hp x wp`` and laid end to end in the flat ``xp``, zeros after them. A window offset
+    (i, j) is then the constant offset ``i*wp + j`` of a flat position: what the direct
+    convolution reads (``codegen/direct_conv.py``; its last vectors read the zeros after the
+    planes into lanes it never stores)."""
     c_, h, wd = x.shape[0], x.shape[1], x.shape[2]
+    for k in range(c_ * hp * wp, xp.shape[0]):
+        xp[k] = 0
     for c in range(c_):
         at = c * hp * wp
         for y in range(hp):

@@ -615,3 +615,46 @@ def test_the_caller_does_not_wait_for_a_helper_that_took_no_block(monkeypatch):
     nnkernels.in_blocks(4, 4, lambda lo, hi: seen.append(lo), threads=2)
     assert seen == [0, 1, 2, 3]
     gate.set()
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("x_shape,w_shape,window", [
+    ((2, 3, 9, 11), (17, 3, 3, 3), dict(pad_mode="same")),
+    ((1, 17, 11, 13), (33, 17, 5, 5), dict(pad_mode="pad", pad=(2, 2, 2, 2))),
+    ((3, 1, 10, 37), (1, 1, 3, 2), dict(pad_mode="pad", pad=(0, 2, 1, 0))),
+    ((2, 33, 9, 9), (8, 33, 1, 1), dict(pad_mode="valid")),
+], ids=str)
+def test_the_direct_convolution_matches_the_reference(x_shape, w_shape, window, dtype,
+                                                      monkeypatch):
+    """Stride-1 forwards take the direct kernel when compiled (not as Python: the oracle keeps
+    the rows and columns), within rounding of the reference."""
+    used = []
+    run = nnkernels.conv2d_direct
+    monkeypatch.setattr(nnkernels, "conv2d_direct", lambda *a: used.append(1) or run(*a))
+    name, operands, attrs = _conv_calls(x_shape, w_shape, window, dtype)[0]
+    op = REGISTRY[name]
+    attrs = op.check_attrs(attrs)
+    want = op.ref(*operands, **attrs)
+    assert_matches(kernel(op, jit=True)(*operands, **attrs), want, op, f"{attrs}")
+    assert used == [1]
+    assert_matches(kernel(op, jit=False)(*operands, **attrs), want, op, f"Python {attrs}")
+    assert used == [1]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_the_direct_convolutions_layout_loops_compiled_and_as_python(dtype):
+    """pad_planes (zeros around each plane and after the planes) and filter_taps (output
+    channels innermost, zero columns past O), compiled and as Python, against numpy."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((3, 5, 4)).astype(dtype)
+    w = rng.standard_normal((5, 3 * 2 * 2)).astype(dtype)
+    want_xp = np.zeros(3 * 8 * 7 + 16, dtype)
+    want_xp[:3 * 8 * 7].reshape(3, 8, 7)[:, 2:7, 1:5] = x
+    want_wt = np.zeros((12, 8), dtype)
+    want_wt[:, :5] = w.T
+    for L in (loops.namespace(True), loops.namespace(False)):
+        xp, wt = np.full(want_xp.shape, 7, dtype), np.full(want_wt.shape, 7, dtype)
+        L.pad_planes(x, 2, 1, 8, 7, xp)
+        L.filter_taps(w, wt)
+        np.testing.assert_array_equal(xp, want_xp)
+        np.testing.assert_array_equal(wt, want_wt)

@@ -246,3 +246,73 @@ def test_the_ops_scratch_is_one_shared_buffer(monkeypatch):
     _check_native_convolution(monkeypatch, CONVS[6], "f32", seed=4)
     assert len(per_op) == 3   # the convolution and its two gradients
     assert max(per_op.values()) <= sum(buffers.values()) < sum(per_op.values())
+
+
+DIRECT = [   # stride 1, dilation 1, ungrouped, more than 64 output positions: the direct kernel
+    ((1, 1, 9, 9), (1, 1, 1, 1), (1, 1), "valid", (0, 0, 0, 0), (1, 1), 1),    # batch 1, 1x1
+    ((2, 1, 11, 8), (3, 1, 3, 3), (1, 1), "pad", (1, 1, 1, 1), (1, 1), 1),
+    ((2, 3, 9, 11), (17, 3, 3, 3), (1, 1), "same", (0, 0, 0, 0), (1, 1), 1),
+    ((3, 17, 11, 13), (33, 17, 5, 5), (1, 1), "pad", (2, 2, 2, 2), (1, 1), 1),
+    ((1, 33, 13, 9), (1, 33, 3, 3), (1, 1), "pad", (1, 1, 1, 1), (1, 1), 1),
+    ((2, 5, 10, 37), (9, 5, 3, 2), (1, 1), "pad", (0, 2, 1, 0), (1, 1), 1),    # 3 vectors a row
+    ((2, 4, 12, 12), (8, 4, 5, 5), (1, 1), "same", (0, 0, 0, 0), (1, 1), 1),   # 'same', even pad
+]
+
+
+def _count_direct(monkeypatch) -> dict:
+    """Counts of the direct kernel's use by the step's emitter and by the runner."""
+    calls = {"step": 0, "runner": 0}
+    emit, run = window._conv2d_direct, K.conv2d_direct
+
+    def step(*args, **kwargs):
+        calls["step"] += 1
+        return emit(*args, **kwargs)
+
+    def runner(*args, **kwargs):
+        calls["runner"] += 1
+        return run(*args, **kwargs)
+    monkeypatch.setattr(window, "_conv2d_direct", step)
+    monkeypatch.setattr(K, "conv2d_direct", runner)
+    return calls
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+@pytest.mark.parametrize("case", DIRECT, ids=str)
+def test_stride_one_forwards_run_on_the_direct_kernel_with_the_runners_bits(monkeypatch, case,
+                                                                           dtype):
+    """Pads 0/1/2 ('valid', 'same', explicit and uneven), kernels 1x1 to 5x5, odd image
+    sizes, channel and filter counts off the vector width and the tile (1, 3, 17, 33), batch 1:
+    the step and the runner both take the direct kernel, bit for bit alike, close to the
+    interpreter's values."""
+    xs, ws, stride, pad_mode, pad, dilation, group = case
+    text, ys = _conv_text(dtype, xs, ws, stride, pad_mode, pad, dilation, group)
+    # the forward alone: a gradient with one filter or one channel is a GEMV, a host op
+    text = "\n".join(line for line in text.splitlines() if "conv2d_backprop" not in line)
+    text = text.replace("return %r, %dw, %dx", "return %r").replace(
+        f"-> {_t(dtype, ys)}, {_t(dtype, ws)}, {_t(dtype, xs)}", f"-> {_t(dtype, ys)}")
+    calls = _count_direct(monkeypatch)
+    rng = np.random.default_rng(6)
+    args = [rng.standard_normal(s).astype(_NP[dtype]) for s in (xs, ws, ys)]
+    args[0][0, 0, 0, :2] = [np.nan, np.inf]
+    got, host_ops, python, ref = _both(monkeypatch, text, args)
+    assert host_ops == (), host_ops
+    assert calls == {"step": 1, "runner": 1}
+    ref = ref[0] if isinstance(ref, (tuple, list)) else ref
+    _same_bits(got[0], python[0])
+    assert np.isnan(got[0]).sum() == np.isnan(ref).sum() > 0
+    tol = 1e-4 if dtype == "f32" else 1e-10
+    np.testing.assert_allclose(got[0], ref, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("case", CONVS, ids=str)
+def test_the_direct_rule_keeps_other_convolutions_on_their_paths(monkeypatch, case):
+    """Stride 2, dilation 2 and groups (and the wide layout) stay on the columns or rows, in the
+    step and in the runner alike; every other convolution of the list takes the direct kernel."""
+    xs, ws, stride, pad_mode, pad, dilation, group = case
+    g = C._conv_window(xs, ws, pad_mode=pad_mode, pad=pad, stride=stride, dilation=dilation,
+                       group=group)
+    want = stride == (1, 1) and dilation == (1, 1) and group == 1 and g.oh * g.ow > 64
+    assert K.direct(xs, group, g) is want
+    calls = _count_direct(monkeypatch)
+    _check_native_convolution(monkeypatch, case, "f32", seed=7)
+    assert calls == {"step": int(want), "runner": int(want)}
