@@ -129,32 +129,6 @@ def swap_last(a, out):
                         out[n, j + q, i] = s[j + q]
 
 
-def pad_planes(x, pt, pl, hp, wp, xp):
-    """xp[(c*hp + pt + y)*wp + pl + v] = x[c, y, v]: one sample's planes (C, H, W) zero-padded
-    to ``hp x wp`` and laid end to end in the flat ``xp``, zeros after them. A window offset
-    (i, j) is then the constant offset ``i*wp + j`` of a flat position: what the direct
-    convolution reads (``codegen/direct_conv.py``; its last vectors read the zeros after the
-    planes into lanes it never stores)."""
-    c_, h, wd = x.shape[0], x.shape[1], x.shape[2]
-    for k in range(c_ * hp * wp, xp.shape[0]):
-        xp[k] = 0
-    for c in range(c_):
-        at = c * hp * wp
-        for y in range(hp):
-            row = at + y * wp
-            if y < pt or y >= pt + h:
-                for v in range(wp):
-                    xp[row + v] = 0
-            else:
-                src = x[c, y - pt]
-                for v in range(pl):
-                    xp[row + v] = 0
-                for v in range(wd):
-                    xp[row + pl + v] = src[v]
-                for v in range(pl + wd, wp):
-                    xp[row + v] = 0
-
-
 def filter_taps(w, wt):
     """wt[k, o] = w[o, k], 0 for o >= O: the filter (O, C*KH*KW) with its output channels
     innermost and zero-padded to wt's columns (the direct convolution's tiles of output

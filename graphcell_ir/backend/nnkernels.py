@@ -346,9 +346,9 @@ def conv2d(L, x, w, *, out_channel=0, kernel_size=None, mode=1, data_format="NCH
     if _wide(x.shape, g):
         return _conv2d_wide(L, x, w, g, grp)
     if direct(x.shape, grp, g):
-        fn = _direct_kernel(L, x.dtype.name)
-        if fn is not None:
-            return conv2d_direct(fn, L, x, w, g)
+        fns = _direct_kernels(L, x.dtype.name)
+        if fns is not None:
+            return conv2d_direct(fns, L, x, w, g)
     if by_rows(x.shape, grp, g):
         return _conv2d_rows(L, x, w, g)
     xc, cols = _c(x), _cols(x, g)
@@ -371,30 +371,30 @@ def direct(x_shape, grp: int, g: C.Window) -> bool:
             and not _wide(x_shape, g))
 
 
-def _direct_kernel(L, dtype: str):
-    """The direct convolution's linked entry for ``dtype`` (``codegen/direct_conv.py``), or
-    None: the loops run as Python (``jit=False``, the oracle keeps the rows and columns), or
-    this process has no native code."""
+def _direct_kernels(L, dtype: str):
+    """The direct convolution's linked entries for ``dtype`` (``codegen/direct_conv.py``:
+    ``(conv_direct, pad_image)``), or None: the loops run as Python (``jit=False``, the oracle
+    keeps the rows and columns), or this process has no native code."""
     if L is nn_loops:
         return None
-    return _direct_entry(dtype)
+    return _direct_entries(dtype)
 
 
 @functools.lru_cache(maxsize=4)
-def _direct_entry(dtype: str):
+def _direct_entries(dtype: str):
     from graphcell_ir.backend import objects
     from graphcell_ir.backend.codegen import direct_conv as D
     from graphcell_ir.backend.native import abi
-    fn, _ = objects.jit_function(D.SOURCE, D.NAME, D.kinds(dtype),
-                                 abi.loop_key(abi.source_hash(D.SOURCE), D.NAME),
-                                 label=f"direct_conv.{D.NAME}")
-    return fn
+    fns = [objects.jit_function(D.SOURCE, name, D.kinds(name, dtype),
+                                abi.loop_key(abi.source_hash(D.SOURCE), name),
+                                label=f"direct_conv.{name}")[0] for name in (D.NAME, D.PAD)]
+    return None if None in fns else tuple(fns)
 
 
-def conv2d_direct(fn, L, x, w, g: C.Window) -> np.ndarray:
-    """The stride-1 forward convolution by the direct kernel ``fn`` (:func:`_direct_kernel`):
+def conv2d_direct(fns, L, x, w, g: C.Window) -> np.ndarray:
+    """The stride-1 forward convolution by the direct kernel (``fns``: :func:`_direct_kernels`):
     the filter with its output channels innermost once (``filter_taps``), then per sample, in
-    its block's one padded image (so in L2), the planes zero-padded (``pad_planes``) and the
+    its block's one padded image (so in L2), the planes zero-padded (``pad_image``) and the
     kernel's register tiles straight into NCHW. No columns, no rows, no BLAS packing: a ResNet
     block's 3x3, 32 channels, 32x32 ran at ~260 GFLOP/s on one core against the rows' ~140
     (docs/decisions.md, dconv24). Any NCHW ``x`` and ``(O, C, KH, KW)`` ``w`` of one float
@@ -407,13 +407,13 @@ def conv2d_direct(fn, L, x, w, g: C.Window) -> np.ndarray:
     wt = np.empty((ckk, D.padded_outputs(o)), x.dtype)
     L.filter_taps(_c(w).reshape(o, ckk), wt)
     y = np.empty((n, o, g.oh, g.ow), x.dtype)
-    size = D.image_size(c, hp, wp)
+    size, (conv, pad) = D.image_size(c, hp, wp), fns
 
     def run(lo, hi):   # a block of samples through one padded image
         xp = _workspace((size,), x.dtype, "padded")
         for s in range(lo, hi):
-            L.pad_planes(xc[s], g.pt, g.pl, hp, wp, xp)
-            if not fn(xp, wt, y[s], c, hp, wp, g.kh, g.kw):
+            if not (pad(xc[s], xp, g.pt, g.pl, hp, wp)
+                    and conv(xp, wt, y[s], c, hp, wp, g.kh, g.kw)):
                 raise RuntimeError("the direct convolution refused its arrays")
     _blas_blocks(n, blocks(n, direct_work(n, c, o, g, hp, wp), GEMM_UNIT), run)
     return y

@@ -233,7 +233,7 @@ def _conv2d_rows(e, x, w, y, dtype, g, n: int, c: int, o: int, p: int, ckk: int)
 def _conv2d_direct(e, x, w, y, dtype, g, n: int, c: int, o: int, ckk: int) -> None:
     """The stride-1 forward on the direct kernel (nnkernels.conv2d_direct,
     :func:`nnkernels.direct`): the filter's taps once, then per sample, in its block's padded
-    image (so in L2), ``pad_planes`` and ``conv_direct`` straight into NCHW."""
+    image (so in L2), ``pad_image`` and ``conv_direct`` straight into NCHW."""
     from graphcell_ir.backend.codegen import direct_conv as D
     item, i64 = dtype.itemsize, e.i64
     h, wd = x.type.shape[2:]
@@ -249,9 +249,9 @@ def _conv2d_direct(e, x, w, y, dtype, g, n: int, c: int, o: int, ckk: int) -> No
 
     def sample(s):
         image = task.at(pb, t.mul(task.first, i64(size)), item)
-        task.loop("pad_planes", [arr3, 0, 0, 0, 0, arr1], [
+        task.loop(D.PAD, [arr3, arr1, 0, 0, 0, 0], [
             task.at(xb, t.mul(s, i64(c * h * wd)), item), i64(c), i64(h), i64(wd),
-            i64(g.pt), i64(g.pl), i64(hp), i64(wp), image, i64(size)])
+            image, i64(size), i64(g.pt), i64(g.pl), i64(hp), i64(wp)], source=D.SOURCE)
         task.loop(D.NAME, [arr1, arr2, arr3, 0, 0, 0, 0, 0], [
             image, i64(size), wb, i64(ckk), i64(opad),
             task.at(yb, t.mul(s, i64(o * g.oh * g.ow)), item), i64(o), i64(g.oh), i64(g.ow),

@@ -642,19 +642,28 @@ def test_the_direct_convolution_matches_the_reference(x_shape, w_shape, window, 
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
-def test_the_direct_convolutions_layout_loops_compiled_and_as_python(dtype):
-    """pad_planes (zeros around each plane and after the planes) and filter_taps (output
-    channels innermost, zero columns past O), compiled and as Python, against numpy."""
+@pytest.mark.parametrize("c,h,w,pt,pl,hp,wp", [(3, 5, 4, 2, 1, 8, 7), (2, 7, 37, 0, 2, 9, 39),
+                                               (1, 1, 1, 0, 0, 1, 1), (5, 9, 17, 3, 0, 12, 17)])
+def test_the_direct_convolutions_padded_image(c, h, w, pt, pl, hp, wp, dtype):
+    """pad_image: each plane zero-padded (``pt`` rows above, ``pl`` columns left, the rest
+    below and right) and laid end to end, zeros after the planes; rows shorter and longer than
+    a vector, no padding at all."""
     rng = np.random.default_rng(3)
-    x = rng.standard_normal((3, 5, 4)).astype(dtype)
-    w = rng.standard_normal((5, 3 * 2 * 2)).astype(dtype)
-    want_xp = np.zeros(3 * 8 * 7 + 16, dtype)
-    want_xp[:3 * 8 * 7].reshape(3, 8, 7)[:, 2:7, 1:5] = x
-    want_wt = np.zeros((12, 8), dtype)
-    want_wt[:, :5] = w.T
+    x = rng.standard_normal((c, h, w)).astype(dtype)
+    want = np.zeros(c * hp * wp + 16, dtype)
+    want[:c * hp * wp].reshape(c, hp, wp)[:, pt:pt + h, pl:pl + w] = x
+    got = np.full(want.shape, 7, dtype)
+    assert nnkernels._direct_entries(dtype)[1](x, got, pt, pl, hp, wp)
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_the_direct_convolutions_filter_taps_compiled_and_as_python(dtype):
+    """filter_taps: output channels innermost, zero columns past O, compiled and as Python."""
+    w = np.random.default_rng(3).standard_normal((5, 3 * 2 * 2)).astype(dtype)
+    want = np.zeros((12, 8), dtype)
+    want[:, :5] = w.T
     for L in (loops.namespace(True), loops.namespace(False)):
-        xp, wt = np.full(want_xp.shape, 7, dtype), np.full(want_wt.shape, 7, dtype)
-        L.pad_planes(x, 2, 1, 8, 7, xp)
+        wt = np.full(want.shape, 7, dtype)
         L.filter_taps(w, wt)
-        np.testing.assert_array_equal(xp, want_xp)
-        np.testing.assert_array_equal(wt, want_wt)
+        np.testing.assert_array_equal(wt, want)
