@@ -8,7 +8,7 @@ executable (for every primitive outside a fused group). Choices, measured on the
 (docs/decisions.md has the numbers):
 
 - ``conv2d``: an im2col loop into ``(N, C*KH*KW, OH*OW)``, then one batched BLAS GEMM
-  ``(G, Og, Cg*KH*KW) @ cols`` whose result is already NCHW (no transpose); a direct
+  ``(G, Og, Cg*KH*KW) @ cols`` whose result is already NCHW (no transpose); a scalar direct
   loop nest was 1.6-4x slower;
 - ``conv2d_backprop_filter``: the same im2col, GEMM ``cols @ dy^T`` per sample, summed, then
   transposed;
@@ -16,8 +16,13 @@ executable (for every primitive outside a fused group). Choices, measured on the
 - all three, at most :data:`WIDE_POSITIONS` output positions (ResNet-18's 8x8 and smaller
   maps): the batch's columns side by side, ``(C*KH*KW, N*OH*OW)``, and one GEMM for the batch,
   split like any product, instead of thin per-sample GEMMs (3-5x faster at 4x4);
-- ``conv2d`` and ``conv2d_backprop_input`` from :data:`ROWS_MIN_CHANNELS` input channels,
-  ungrouped (:func:`by_rows`): on rows, the image channels last — ``im2row`` and ``rows @
+- ``conv2d`` of stride and dilation 1, ungrouped, outside the wide layout (:func:`direct`):
+  the direct kernel (``codegen/direct_conv.py``: register tiles of 8 filters by 3 vectors of
+  outputs over a zero-padded image, no columns, no rows, no BLAS), 1.5-3x faster than the
+  paths below on every such shape measured (a ResNet block's 3x3 at ~250 against ~140
+  GFLOP/s on one core);
+- the other ``conv2d`` and ``conv2d_backprop_input`` from :data:`ROWS_MIN_CHANNELS` input
+  channels, ungrouped (:func:`by_rows`): on rows, the image channels last — ``im2row`` and ``rows @
   wr^T``, ``dy^T @ wr`` and ``row2im`` — where OpenBLAS does not spend as long packing the
   columns as multiplying (a ResNet block's: 185-205 against 105-130 GFLOP/s);
 - ``max_pool2d_grad`` (and ``max_pool2d_grad_grad``): a direct loop that finds each

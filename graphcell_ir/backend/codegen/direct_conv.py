@@ -29,6 +29,16 @@ than the target's), only slower.
 ``ModuleLowering.function`` builds a source function: an internal implementation taking each
 array as its data pointer and dimensions, behind the entries of ``native/abi.py``
 (``codegen.lower_module`` asks this module when it is given :data:`SOURCE`).
+
+Example::
+
+    >>> import llvmlite.ir as ir
+    >>> module = ir.Module()
+    >>> fn = function(module, NAME, kinds(NAME, "float32"))
+    >>> "llvm.fma.v" in str(module) and "llvm.masked.store.v" in str(module)
+    True
+    >>> shape_of_tile("float32", "+avx,+avx2,-avx512f"), padded_outputs(33)
+    ((8, 1), 40)
 """
 from __future__ import annotations
 

@@ -13,8 +13,11 @@ The filter gradient's per-sample products are then summed in sample order, as nu
 (:func:`_columns`); a padded input gradient is cropped by :data:`CROP`; the max pool forward
 (numpy's reference in the runner) is :data:`MAX_POOL`, with the reference's tie rule.
 
-From 16 input channels (:func:`nnkernels.by_rows`) the forward and the input gradient run
-on rows instead, as nnkernels does: the image channels last, ``im2row``/``row2im`` and the
+A forward of stride and dilation 1, ungrouped, outside the wide layout
+(:func:`nnkernels.direct`) runs on the direct kernel as nnkernels does: per sample its padded
+image (``pad_image``) and ``conv_direct`` (``codegen/direct_conv.py``), the same calls on the
+same values (:func:`_conv2d_direct`). From 16 input channels (:func:`nnkernels.by_rows`) the
+other forwards and the input gradient run on rows instead, as nnkernels does: the image channels last, ``im2row``/``row2im`` and the
 transposed products (:func:`_conv2d_rows`, :func:`_input_rows`). Columns of more than
 :data:`KEPT_COLUMNS` are streamed: one sample at a time through its block's slot, in L2
 (:func:`_streamed`).
