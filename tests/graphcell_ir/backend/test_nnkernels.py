@@ -667,3 +667,27 @@ def test_the_direct_convolutions_filter_taps_compiled_and_as_python(dtype):
         wt = np.full(want.shape, 7, dtype)
         L.filter_taps(w, wt)
         np.testing.assert_array_equal(wt, want)
+
+
+@pytest.mark.parametrize("features", ["", "+avx,+avx2,+fma", "+avx512f"],
+                         ids=["sse", "avx2", "avx512"])
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_the_direct_kernels_tiles_for_each_vector_width(features, dtype, monkeypatch):
+    """The kernel as it is built for targets with 128-, 256- and 512-bit vectors (tiles of 8
+    filters by 1, 1 and 3 vectors), compiled for this machine (LLVM splits what it lacks):
+    rows shorter and longer than the vectors, slots past the last, filters past the tile."""
+    from graphcell_ir.backend import objects
+    from graphcell_ir.backend.codegen import direct_conv as D
+    monkeypatch.setattr(D, "_features", lambda: features)
+    fns = [objects.jit_function(D.SOURCE, name, D.kinds(name, dtype),
+                                f"test-direct-{features}-{name}")[0] for name in (D.NAME, D.PAD)]
+    assert None not in fns
+    rng = np.random.default_rng(5)
+    for x_shape, w_shape, pad in [((2, 3, 5, 7), (9, 3, 3, 3), 1), ((1, 2, 4, 37), (3, 2, 1, 2), 0)]:
+        x = rng.standard_normal(x_shape).astype(dtype)
+        w = rng.standard_normal(w_shape).astype(dtype)
+        win = dict(pad_mode="pad", pad=(pad,) * 4, stride=(1, 1), dilation=(1, 1), group=1)
+        g = nnkernels._conv_geo(x_shape, w_shape, tuple(win.items()))
+        got = nnkernels.conv2d_direct(fns, loops.namespace(True), x, w, g)
+        want = REGISTRY["conv2d"].ref(x, w, **REGISTRY["conv2d"].check_attrs(win))
+        assert_matches(got, want, REGISTRY["conv2d"], f"{features} {x_shape}")
