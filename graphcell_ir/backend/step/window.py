@@ -16,7 +16,7 @@ The filter gradient's per-sample products are then summed in sample order, as nu
 A forward of stride and dilation 1, ungrouped, outside the wide layout
 (:func:`nnkernels.direct`) runs on the direct kernel as nnkernels does: per sample its padded
 image (``pad_image``) and ``conv_direct`` (``codegen/direct_conv.py``), the same calls on the
-same values (:func:`_conv2d_direct`). From 16 input channels (:func:`nnkernels.by_rows`) the
+same values (:func:`conv2d_direct`). From 16 input channels (:func:`nnkernels.by_rows`) the
 other forwards and the input gradient run on rows instead, as nnkernels does: the image channels last, ``im2row``/``row2im`` and the
 transposed products (:func:`_conv2d_rows`, :func:`_input_rows`). Columns of more than
 :data:`KEPT_COLUMNS` are streamed: one sample at a time through its block's slot, in L2
@@ -233,19 +233,22 @@ def _conv2d_rows(e, x, w, y, dtype, g, n: int, c: int, o: int, p: int, ckk: int)
     task.run(n, _split_work(n, n * p * o * ckk + n * p * ckk * K.COPY_MACS, K.GEMM_UNIT))
 
 
-def _conv2d_direct(e, x, w, y, dtype, g, n: int, c: int, o: int, ckk: int) -> None:
-    """The stride-1 forward on the direct kernel (nnkernels.conv2d_direct,
-    :func:`nnkernels.direct`): the filter's taps once, then per sample, in its block's padded
-    image (so in L2), ``pad_image`` and ``conv_direct`` straight into NCHW."""
+def conv2d_direct(e, x, w, y, dtype, g, x_shape, o: int) -> None:
+    """``y = conv2d(x, w)`` of stride and dilation 1 on the direct kernel
+    (nnkernels.conv2d_direct, :func:`nnkernels.direct`): the filter's taps once, then per
+    sample, in its block's padded image (so in L2), ``pad_image`` and ``conv_direct`` straight
+    into NCHW. ``x``, ``w``, ``y``: pointers (the step's values by ``e.pointer``, or scratch) to
+    C-ordered NCHW ``x_shape``, ``(o, C, KH, KW)`` and ``(N, o, OH, OW)`` arrays of ``dtype``."""
     from graphcell_ir.backend.codegen import direct_conv as D
     item, i64 = dtype.itemsize, e.i64
-    h, wd = x.type.shape[2:]
+    n, c, h, wd = x_shape
+    ckk = c * g.kh * g.kw
     hp, wp = g.padded(h, wd)
     opad, size = D.padded_outputs(o), D.image_size(c, hp, wp)
     wt = e.scratch((ckk, opad), dtype)
-    e.nn_loop("filter_taps", [(e.pointer(w), dtype, (o, ckk)), (wt, dtype, (ckk, opad))])
+    e.nn_loop("filter_taps", [(w, dtype, (o, ckk)), (wt, dtype, (ckk, opad))])
     xp = e.scratch((n, size), dtype)
-    task = Task(e, "conv2d_direct", [e.pointer(x), wt, xp, e.pointer(y)])
+    task = Task(e, "conv2d_direct", [x, wt, xp, y])
     xb, wb, pb, yb = task.bases
     t = task.t
     arr1, arr2, arr3 = ((None, dtype, (0,) * k) for k in (1, 2, 3))
@@ -266,7 +269,7 @@ def _conv2d_direct(e, x, w, y, dtype, g, n: int, c: int, o: int, ckk: int) -> No
 def conv2d(e, op) -> None:
     """``y = conv2d(x, w)``: per block of samples, im2col then one GEMM per sample and group
     ``(Og, Cg*KH*KW) @ cols`` straight into NCHW (nnkernels.conv2d), or on rows
-    (:func:`_conv2d_rows`)."""
+    (:func:`_conv2d_rows`), or for stride 1 on the direct kernel (:func:`conv2d_direct`)."""
     x, w = op.operands
     (y,) = op.results
     dtype = _floats(op, x, w, y)
@@ -274,7 +277,8 @@ def conv2d(e, op) -> None:
     if _wide(op, x.type.shape, g, grp):
         return _conv2d_wide(e, op, x, w, y, dtype, g, n, o, p, ckk)
     if K.direct(x.type.shape, grp, g):
-        return _conv2d_direct(e, x, w, y, dtype, g, n, c, o, ckk)
+        return conv2d_direct(e, e.pointer(x), e.pointer(w), e.pointer(y), dtype, g,
+                             x.type.shape, o)
     _gemms_only(op, og, p)
     if K.by_rows(x.type.shape, grp, g):
         return _conv2d_rows(e, x, w, y, dtype, g, n, c, o, p, ckk)

@@ -262,7 +262,7 @@ DIRECT = [   # stride 1, dilation 1, ungrouped, more than 64 output positions: t
 def _count_direct(monkeypatch) -> dict:
     """Counts of the direct kernel's use by the step's emitter and by the runner."""
     calls = {"step": 0, "runner": 0}
-    emit, run = window._conv2d_direct, K.conv2d_direct
+    emit, run = window.conv2d_direct, K.conv2d_direct
 
     def step(*args, **kwargs):
         calls["step"] += 1
@@ -271,7 +271,7 @@ def _count_direct(monkeypatch) -> dict:
     def runner(*args, **kwargs):
         calls["runner"] += 1
         return run(*args, **kwargs)
-    monkeypatch.setattr(window, "_conv2d_direct", step)
+    monkeypatch.setattr(window, "conv2d_direct", step)
     monkeypatch.setattr(K, "conv2d_direct", runner)
     return calls
 
