@@ -819,7 +819,7 @@ class _Emitter:
         if len(kinds) > 1:   # blocks of 1 and 2 rows, say: numpy would dot one, GEMV the other
             raise Unsupported(f"a {m}x{k}x{n} product in {count} blocks numpy runs "
                               f"differently ({sorted(kinds)})")
-        block_shape = min(shapes)
+        block_shape = max(shapes)
         # the blocks run on the native kernel pool, each a single-threaded BLAS call (the
         # tuner holds OpenBLAS on one thread for the step's call): nnkernels.matmul's policy
         task = Task(self, "gemm", [a, b, c])

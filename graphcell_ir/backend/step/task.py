@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from graphcell_ir.backend.lower import Unsupported
 from graphcell_ir.backend.step import blas, route
 
 
@@ -128,34 +129,51 @@ def call_gemm(e, t, dtype, ta: bool, tb: bool, m, n, k: int, a, lda: int, b, ldb
              it(k), real(1.0), a, it(r.lda), real(0.0), c, it(r.ldc))
         _lower_from_upper(e, t, real, c, n, ldc)
     else:
-        _numpy_loop(e, t, real, m, n, k, a, route.strides(lda, ta), b, route.strides(ldb, tb),
-                    c, ldc)
+        _numpy_loop(e, t, dtype, m, n, k, a, route.strides(lda, ta), b, route.strides(ldb, tb),
+                    c, ldc, shape)
 
 
 def _element(e, t, base, index, real):
     return t.gep(base, [index], source_etype=real)
 
 
-def _numpy_loop(e, t, real, m, n, k: int, a, sa, b, sb, c, ldc: int) -> None:
-    """numpy's non-BLAS matmul loop: ``c[i, j] = 0.0``, then ``c[i, j] += a[i, p] * b[p, j]``
-    for ``p`` in order, each product and sum rounded (no fused multiply-add)."""
-    i64 = e.i64
+def loop_source(a: tuple[int, int], b: tuple[int, int], ldc: int) -> str:
+    """numpy's non-BLAS matmul loop for a product of one term (``k == 1``: an outer product,
+    the weight gradient of a batch-1 network) as source for the code generator (compiled
+    optimised, as the ``nn_loops``; the strides written in): numpy's ``c[i, j] = 0.0``, then
+    ``c[i, j] += a[i, 0] * b[0, j]`` is ``0.0 + a[i] * b[j]`` (the product rounded, no fused
+    multiply-add; the ``0.0`` makes a ``-0.0`` product ``+0.0``), ``j`` the inner loop.
+
+    >>> print(loop_source((1, 1), (1, 1), 8), end="")
+    def numpy_matmul(a, b, c, m, n):
+        for i in range(m):
+            x = a[i * 1]
+            for j in range(n):
+                c[i * 8 + j] = 0.0 + x * b[j * 1]
+    """
+    return (f"def numpy_matmul(a, b, c, m, n):\n    for i in range(m):\n"
+            f"        x = a[i * {a[0]}]\n        for j in range(n):\n"
+            f"            c[i * {ldc} + j] = 0.0 + x * b[j * {b[1]}]\n")
+
+
+def _numpy_loop(e, t, dtype, m, n, k: int, a, sa, b, sb, c, ldc: int,
+                shape: tuple[int, int]) -> None:
+    """Call :func:`loop_source`'s loop from builder ``t`` (``m``, ``n``: ints or i64 values;
+    ``shape``: their static values, the largest they take, for the arrays' extents). numpy's
+    loop over more terms (operands with strides BLAS cannot take, which the step's row-major
+    buffers never have) is refused."""
+    if k != 1:
+        raise Unsupported(f"a product numpy runs by its own loop over {k} terms")
+    ir, i64 = e.ir, e.i64
     value = lambda v: i64(v) if isinstance(v, int) else v   # noqa: E731
-
-    def row(i):
-        def column(j):
-            out = _element(e, t, c, t.add(t.mul(i, i64(ldc)), j), real)
-            t.store(real(0.0), out)
-
-            def term(p):
-                x = t.load(_element(e, t, a, t.add(t.mul(i, i64(sa[0])), t.mul(p, i64(sa[1]))),
-                                    real), typ=real)
-                y = t.load(_element(e, t, b, t.add(t.mul(p, i64(sb[0])), t.mul(j, i64(sb[1]))),
-                                    real), typ=real)
-                t.store(t.fadd(t.load(out, typ=real), t.fmul(x, y)), out)
-            each(t, i64(0), i64(k), term)
-        each(t, i64(0), value(n), column)
-    each(t, i64(0), value(m), row)
+    sm, sn = shape
+    extents = [(sm - 1) * abs(sa[0]) + 1, (sn - 1) * abs(sb[1]) + 1, (sm - 1) * ldc + sn]
+    kinds = [(None, dtype, (size,)) for size in extents] + [0, 0]   # emit.nn_loop's forms
+    symbol = e.loop_symbol("numpy_matmul", kinds, loop_source(sa, sb, ldc))
+    values = [a, i64(extents[0]), b, i64(extents[1]), c, i64(extents[2]), value(m), value(n)]
+    null = ir.Constant(e.ptr, None)
+    ftype = ir.FunctionType(e.i32, [v.type for v in [null, null, *values]])
+    t.call(e.callee(symbol, ftype), [null, null, *values])
 
 
 def _lower_from_upper(e, t, real, c, n, ldc: int) -> None:
