@@ -39,8 +39,9 @@ def routine(name: str, dtype: str) -> tuple[int, int] | None:
     letter = {"float32": "s", "float64": "d"}.get(dtype)
     if lib is None or letter is None:
         return None
-    for symbol, bits in ((f"scipy_cblas_{letter}{name}64_", 64), (f"scipy_cblas_{letter}{name}", 32),
-                         (f"cblas_{letter}{name}", 32)):
+    routine = letter + name
+    for symbol, bits in ((f"scipy_cblas_{routine}64_", 64), (f"scipy_cblas_{routine}", 32),
+                         (f"cblas_{routine}", 32)):
         fn = getattr(lib, symbol, None)
         if fn is not None:
             return ctypes.cast(fn, ctypes.c_void_p).value, bits
