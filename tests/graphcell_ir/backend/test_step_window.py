@@ -62,6 +62,12 @@ CONVS = [   # x shape, w shape, stride, pad_mode, pad, dilation, group
     ((3, 16, 12, 11), (8, 16, 3, 3), (1, 1), "pad", (1, 1, 1, 1), (1, 1), 1),    # a ResNet's
     ((2, 17, 13, 12), (5, 17, 3, 2), (2, 1), "pad", (1, 0, 2, 1), (1, 2), 1),
     ((2, 16, 11, 11), (4, 8, 3, 3), (1, 1), "same", (0, 0, 0, 0), (1, 1), 2),    # grouped: not
+    # products numpy runs as GEMVs (one output channel; one input and output channel on rows)
+    # or by its own loop (a 1x1 kernel on one input channel: one term), as the step does
+    ((3, 3, 10, 9), (1, 3, 3, 3), (1, 1), "valid", (0, 0, 0, 0), (1, 1), 1),
+    ((2, 16, 10, 9), (1, 16, 3, 3), (1, 1), "valid", (0, 0, 0, 0), (1, 1), 1),
+    ((2, 1, 10, 9), (4, 1, 1, 1), (1, 1), "valid", (0, 0, 0, 0), (1, 1), 1),
+    ((2, 2, 10, 9), (2, 1, 1, 1), (1, 1), "valid", (0, 0, 0, 0), (1, 1), 2),
 ]
 
 
@@ -177,6 +183,10 @@ WIDE = [   # at most 64 output positions: a batch's columns side by side (nnkern
     ((3, 2, 7, 5), (5, 2, 2, 3), (1, 1), "same", (0, 0, 0, 0), (1, 1), 1),
     # a product the runner splits, im2col_wide/col2im_wide in blocks on the pool
     ((32, 64, 8, 8), (64, 64, 3, 3), (1, 1), "pad", (1, 1, 1, 1), (1, 1), 1),
+    # GEMVs: one output channel; one sample with one output position; one term: a 1x1 input
+    ((2, 3, 6, 6), (1, 3, 3, 3), (1, 1), "valid", (0, 0, 0, 0), (1, 1), 1),
+    ((1, 4, 3, 3), (5, 4, 3, 3), (1, 1), "valid", (0, 0, 0, 0), (1, 1), 1),
+    ((3, 1, 4, 4), (6, 1, 1, 1), (1, 1), "valid", (0, 0, 0, 0), (1, 1), 1),
 ]
 
 
@@ -286,22 +296,18 @@ def test_stride_one_forwards_run_on_the_direct_kernel_with_the_runners_bits(monk
     interpreter's values."""
     xs, ws, stride, pad_mode, pad, dilation, group = case
     text, ys = _conv_text(dtype, xs, ws, stride, pad_mode, pad, dilation, group)
-    # the forward alone: a gradient with one filter or one channel is a GEMV, a host op
-    text = "\n".join(line for line in text.splitlines() if "conv2d_backprop" not in line)
-    text = text.replace("return %r, %dw, %dx", "return %r").replace(
-        f"-> {_t(dtype, ys)}, {_t(dtype, ws)}, {_t(dtype, xs)}", f"-> {_t(dtype, ys)}")
     calls = _count_direct(monkeypatch)
     rng = np.random.default_rng(6)
     args = [rng.standard_normal(s).astype(_NP[dtype]) for s in (xs, ws, ys)]
     args[0][0, 0, 0, :2] = [np.nan, np.inf]
     got, host_ops, python, ref = _both(monkeypatch, text, args)
     assert host_ops == (), host_ops
-    assert calls == {"step": 1, "runner": 1}
-    ref = ref[0] if isinstance(ref, (tuple, list)) else ref
-    _same_bits(got[0], python[0])
-    assert np.isnan(got[0]).sum() == np.isnan(ref).sum() > 0
+    assert calls == {"step": 1, "runner": 1}   # the forward; its gradients take their paths
+    assert np.isnan(got[0]).sum() == np.isnan(ref[0]).sum() > 0
     tol = 1e-4 if dtype == "f32" else 1e-10
-    np.testing.assert_allclose(got[0], ref, rtol=tol, atol=tol)
+    for g, p, r in zip(got, python, ref):
+        _same_bits(g, p)
+        np.testing.assert_allclose(g, r, rtol=tol, atol=tol)
 
 
 @pytest.mark.parametrize("case", CONVS, ids=str)
