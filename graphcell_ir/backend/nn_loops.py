@@ -44,6 +44,9 @@ import math
 import numpy as np
 
 prange = range  # the loader puts numba's prange here when it compiles
+reordered_range = range
+"""A ``range`` whose loop's float sums into locals the code generator may reassociate (sums in
+vector lanes: ``codegen.lowering._reordered``); as Python, and to numba, a plain ``range``."""
 
 
 def im2col(x, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, cols):
@@ -212,6 +215,140 @@ def _spread_row(src, n, c, i, j, sh, sw, dh, dw, oh, ow, dxp):
         else:
             for v in range(ow):
                 row[v * sw + off] += src[o + v]
+
+
+def pad_flat(x, n, pt, pl, hp, wp, out):
+    """Sample ``n`` of ``x`` (N, C, H, W) padded into flat planes: out[c, r*wp + u] =
+    x[n, c, r - pt, u - pl], 0 where that is padding, for r < hp and u < wp, and 0 from
+    ``hp*wp`` to the end of the row ``out[c]`` (a tail for reads past the last window). A
+    stride-1 window offset (i, j) of the padded image is then the plane shifted by
+    ``i*wp + j``."""
+    c_, h, wd = x.shape[1], x.shape[2], x.shape[3]
+    for c in range(c_):
+        plane = out[c]
+        for r in range(hp):
+            y = r - pt
+            o = r * wp
+            if y < 0 or y >= h:
+                for u in range(wp):
+                    plane[o + u] = 0
+            else:
+                src = x[n, c, y]
+                for u in range(wp):
+                    v = u - pl
+                    plane[o + u] = src[v] if 0 <= v < wd else 0
+        for k in range(hp * wp, plane.shape[0]):
+            plane[k] = 0
+
+
+def filter_direct(x, dy, kh, kw, pt, pl, lo, hi, xp, dyp, dws):
+    """The stride-1 filter gradient of samples ``lo:hi`` without columns: dws[n, o,
+    (c*kh + i)*kw + j] = sum over output positions (y, v) of dy[n, o, y, v] * x[n, c, y + i - pt,
+    v + j - pl] (0 on the padding). Per sample, the image and ``dy`` are padded into flat planes
+    of one width ``wp`` (:func:`pad_flat`; ``dy``'s ``wp - ow`` extra columns are zeros) in the
+    block's scratch ``xp`` (C, >= hp*wp + 2) and ``dyp`` (O, >= oh*wp): a window offset is
+    then the image plane shifted by ``i*wp + j``, and each weight a sum along contiguous
+    positions (:func:`_filter_taps`)."""
+    oh, ow = dy.shape[2], dy.shape[3]
+    hp, wp = oh + kh - 1, ow + kw - 1
+    for n in range(lo, hi):
+        pad_flat(x, n, pt, pl, hp, wp, xp)
+        pad_flat(dy, n, 0, 0, oh, wp, dyp)
+        _filter_taps(xp, dyp, kh, kw, wp, oh, ow, dws[n])
+
+
+def _filter_taps(xp, dyp, kh, kw, wp, oh, ow, dw):
+    """dw[o, (c*kh + i)*kw + j] = sum over q of dyp[o, q] * xp[c, q + i*wp + j], the sums over
+    the ``(oh - 1)*wp + ow`` positions up to the last output; the junk positions (columns
+    ``ow:wp``) add ``dy``'s zeros. Register blocks of 4 output channels by 3 offsets of a
+    kernel row: 12 sums in vector lanes, 4 + 3 loads for 12 multiply-adds a step (one offset
+    of 4 channels was 5 loads for 4; the 9 offsets of a 3x3 by 2 channels as fast, but ties the
+    source to the window). Blocks past the last channel or offset repeat the last channel
+    (or read the tail) and are not stored. A sum that is not finite is taken again over the
+    real positions only (:func:`_real_sum`): a junk position's 0 times an infinite image value
+    is NaN, where the reference has no such product."""
+    o_, c_ = dyp.shape[0], xp.shape[0]
+    m = (oh - 1) * wp + ow
+    kk = kh * kw
+    for o0 in range(0, o_, 4):
+        d0 = dyp[o0]
+        d1 = dyp[min(o0 + 1, o_ - 1)]
+        d2 = dyp[min(o0 + 2, o_ - 1)]
+        d3 = dyp[min(o0 + 3, o_ - 1)]
+        for c in range(c_):
+            xc = xp[c]
+            for i in range(kh):
+                for j in range(0, kw, 3):
+                    at = i * wp + j
+                    if at < 0:   # never; it tells LLVM that no index wraps (vector
+                        continue   # loads, not gathers)
+                    s00 = d0[0] * xc[at]
+                    s01 = d0[0] * xc[at + 1]
+                    s02 = d0[0] * xc[at + 2]
+                    s10 = d1[0] * xc[at]
+                    s11 = d1[0] * xc[at + 1]
+                    s12 = d1[0] * xc[at + 2]
+                    s20 = d2[0] * xc[at]
+                    s21 = d2[0] * xc[at + 1]
+                    s22 = d2[0] * xc[at + 2]
+                    s30 = d3[0] * xc[at]
+                    s31 = d3[0] * xc[at + 1]
+                    s32 = d3[0] * xc[at + 2]
+                    for q in reordered_range(1, m):
+                        x0 = xc[q + at]
+                        x1 = xc[q + at + 1]
+                        x2 = xc[q + at + 2]
+                        y0 = d0[q]
+                        y1 = d1[q]
+                        y2 = d2[q]
+                        y3 = d3[q]
+                        s00 += y0 * x0
+                        s01 += y0 * x1
+                        s02 += y0 * x2
+                        s10 += y1 * x0
+                        s11 += y1 * x1
+                        s12 += y1 * x2
+                        s20 += y2 * x0
+                        s21 += y2 * x1
+                        s22 += y2 * x2
+                        s30 += y3 * x0
+                        s31 += y3 * x1
+                        s32 += y3 * x2
+                    k = c * kk + i * kw + j
+                    _put3(dw, o0, k, kw - j, s00, s01, s02, d0, xc, at, wp, ow, m)
+                    if o0 + 1 < o_:
+                        _put3(dw, o0 + 1, k, kw - j, s10, s11, s12, d1, xc, at, wp, ow, m)
+                    if o0 + 2 < o_:
+                        _put3(dw, o0 + 2, k, kw - j, s20, s21, s22, d2, xc, at, wp, ow, m)
+                    if o0 + 3 < o_:
+                        _put3(dw, o0 + 3, k, kw - j, s30, s31, s32, d3, xc, at, wp, ow, m)
+
+
+def _put3(dw, o, k, left, s0, s1, s2, d, xc, at, wp, ow, m):
+    """dw[o, k + t] = s_t for the ``left`` (at most 3) offsets of a block that exist."""
+    _put(dw, o, k, s0, d, xc, at, wp, ow, m)
+    if left > 1:
+        _put(dw, o, k + 1, s1, d, xc, at + 1, wp, ow, m)
+    if left > 2:
+        _put(dw, o, k + 2, s2, d, xc, at + 2, wp, ow, m)
+
+
+def _put(dw, o, k, s, d, xc, at, wp, ow, m):
+    """dw[o, k] = s, or the sum over real positions when ``s`` is not finite."""
+    if s - s != 0:
+        dw[o, k] = _real_sum(d, xc, at, wp, ow, m)
+    else:
+        dw[o, k] = s
+
+
+def _real_sum(d, xc, at, wp, ow, m):
+    """sum of d[q] * xc[q + at] over the positions q < m of real output columns (q % wp <
+    ow), in order: :func:`_filter_taps`' sum without its junk positions' products."""
+    s = d[0] * xc[at]
+    for q in range(1, m):
+        if q % wp < ow:
+            s += d[q] * xc[q + at]
+    return s
 
 
 def _window_argmax(xp, n, c, y, kh, kw, sh, sw, best, at):

@@ -413,6 +413,8 @@ def conv2d_backprop_filter(L, dy, x, *, filter_size, **win):
     n, o = x.shape[0], filter_size[0]
     if _wide(x.shape, g):
         return _filter_wide(L, dy, x, g, grp).reshape(filter_size)
+    if direct_filter(x.shape, grp, g):
+        return _filter_direct(L, dy, x, g, tuple(filter_size))
     xc, cols = _c(x), _cols(x, g)
     cg = cols.reshape(n, grp, -1, g.oh * g.ow)
     d = _c(dy).reshape(n, grp, o // grp, g.oh * g.ow)
@@ -427,6 +429,50 @@ def conv2d_backprop_filter(L, dy, x, *, filter_size, **win):
     _blas_blocks(n, blocks(n, dws.size * d.shape[3] + cols.size * COPY_MACS, GEMM_UNIT), run)
     total = dws.sum(axis=0)   # (G, Cg*KH*KW, Og), in sample order
     return np.ascontiguousarray(total.transpose(0, 2, 1)).reshape(filter_size)
+
+
+def direct_filter(x_shape, grp: int, g: C.Window) -> bool:
+    """Whether the filter gradient runs without columns (:func:`_filter_direct`): stride 1,
+    dilation 1, ungrouped, not the wide layout. A shape's rule (the native step asks it too:
+    the same bits)."""
+    return (grp == 1 and g.sh == g.sw == 1 and g.dh == g.dw == 1
+            and not _wide(x_shape, g))
+
+
+def direct_planes(g: C.Window) -> tuple[int, int, int]:
+    """``(wp, image row, dy row)`` of :func:`nn_loops.filter_direct`'s padded planes: their
+    width and the lengths of a channel's plane of the image (``hp*wp`` and the 2 elements the
+    last offsets of a block of 3 read past it) and of ``dy``, rounded up to 64 bytes of float32
+    so that every ``dy`` row of an aligned scratch starts on a cache line."""
+    hp, wp = g.oh + g.kh - 1, g.ow + g.kw - 1
+    return wp, -(-(hp * wp + 2) // 16) * 16, -(-(g.oh * wp) // 16) * 16
+
+
+def direct_work(n: int, c: int, o: int, g: C.Window) -> int:
+    """The multiply-adds (and copies, :data:`COPY_MACS` each) of :func:`_filter_direct`: what
+    its block count, :func:`blocks` of :data:`GEMM_UNIT`, is decided on."""
+    wp, xrow, drow = direct_planes(g)
+    return n * o * c * g.kh * g.kw * g.oh * wp + n * (c * xrow + o * drow) * COPY_MACS
+
+
+def _filter_direct(L, dy, x, g: C.Window, filter_size: tuple) -> np.ndarray:
+    """The stride-1 filter gradient without columns (:func:`nn_loops.filter_direct`): per
+    block of samples, each sample's image and ``dy`` padded into flat planes in the block's
+    slots (the block's first sample's) and its gradient ``(O, C*KH*KW)`` summed along the
+    planes; the per-sample gradients then summed in sample order, so the blocks never change
+    a bit. Why: the columns' im2col, written again for the filter gradient when they exceed
+    the caches, their GEMM and the transpose cost more than the direct sums (docs/decisions.md,
+    "dw24")."""
+    n, c = x.shape[:2]
+    o, kk = filter_size[0], g.kh * g.kw
+    wp, xrow, drow = direct_planes(g)
+    xc, dyc = _c(x), _c(dy)
+    xp = _workspace((n, c, xrow), x.dtype, "image planes")
+    dyp = _workspace((n, o, drow), x.dtype, "dy planes")
+    dws = np.empty((n, o, c * kk), x.dtype)
+    in_blocks(n, blocks(n, direct_work(n, c, o, g), GEMM_UNIT), lambda lo, hi: L.filter_direct(
+        xc, dyc, g.kh, g.kw, g.pt, g.pl, lo, hi, xp[lo], dyp[lo], dws))
+    return dws.sum(axis=0).reshape(filter_size)
 
 
 @_quiet

@@ -270,6 +270,8 @@ def conv2d_backprop_filter(e, op) -> None:
     g, grp, n, c, o, p, og, ckk, kg = _sizes(op, x.type.shape, tuple(op.attrs["filter_size"]))
     if _wide(op, x.type.shape, g, grp):
         return _filter_wide(e, op, dy, x, dw, dtype, g, n, o, p, ckk)
+    if K.direct_filter(x.type.shape, grp, g):
+        return _filter_direct(e, dy, x, dw, dtype, g, n, c, o)
     _gemms_only(op, kg, og)
     item = dtype.itemsize
     (cols, fresh), dws = _columns(e, x, g, dtype, ckk, p), e.scratch((n, grp, kg, og), dtype)
@@ -291,6 +293,33 @@ def conv2d_backprop_filter(e, op) -> None:
     e.nn_loop("filter_total", [(dws, dtype, (n, grp, kg, og)), (total, dtype, (grp, kg, og))],
               FILTER_TOTAL)
     e.nn_loop("swap_last", [(total, dtype, (grp, kg, og)), (e.pointer(dw), dtype, (grp, og, kg))])
+
+
+def _filter_direct(e, dy, x, dw, dtype, g, n: int, c: int, o: int) -> None:
+    """The stride-1 filter gradient without columns (nnkernels._filter_direct,
+    :func:`nnkernels.direct_filter`): ``nn_loops.filter_direct`` over blocks of samples, each
+    with the padded planes of its first sample's slot, into a per-sample stack summed in
+    sample order by :data:`FILTER_TOTAL` straight into ``dw`` (it is (O, C*KH*KW) already)."""
+    item, i64 = dtype.itemsize, e.i64
+    h, wd = x.type.shape[2:]
+    ckk = c * g.kh * g.kw
+    wp, xrow, drow = K.direct_planes(g)
+    xp, dyp, dws = (e.scratch(shape, dtype) for shape in ((n, c, xrow), (n, o, drow),
+                                                          (n, o, ckk)))
+    task = Task(e, "conv2d_filter_direct", [e.pointer(x), e.pointer(dy), xp, dyp, dws])
+    xb, db, pb, qb, sb = task.bases
+    t, f = task.t, task.first
+    arr2, arr3, arr4 = ((None, dtype, (0,) * k) for k in (2, 3, 4))
+    task.loop("filter_direct", [arr4, arr4, 0, 0, 0, 0, 0, 0, arr2, arr2, arr3], [
+        xb, i64(n), i64(c), i64(h), i64(wd), db, i64(n), i64(o), i64(g.oh), i64(g.ow),
+        *map(i64, (g.kh, g.kw, g.pt, g.pl)), f, task.last,
+        task.at(pb, t.mul(f, i64(c * xrow)), item), i64(c), i64(xrow),
+        task.at(qb, t.mul(f, i64(o * drow)), item), i64(o), i64(drow),
+        sb, i64(n), i64(o), i64(ckk)])
+    task.run(n, _split_work(n, K.direct_work(n, c, o, g), K.GEMM_UNIT))
+    e.zero(e.pointer(dw), o * ckk * item)
+    e.nn_loop("filter_total", [(dws, dtype, (n, 1, o, ckk)), (e.pointer(dw), dtype, (1, o, ckk))],
+              FILTER_TOTAL)
 
 
 # --- the wide layout: a batch's columns side by side, one GEMM for the batch -----------------
