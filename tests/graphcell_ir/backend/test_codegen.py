@@ -633,14 +633,16 @@ REORDERED = textwrap.dedent("""
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_a_reordered_range_sums_in_vector_lanes_and_only_there(dtype):
-    """A ``reordered_range`` loop's sum into a local is reassociated (LLVM sums it in vector
-    lanes); the same loop over ``range`` keeps the source's order, one addition at a time. Both
-    give the sum to rounding; as Python both are plain loops."""
+    """A ``reordered_range`` loop's sum of products into a local is reassociated and
+    contracted (LLVM sums it in vector lanes, by fused multiply-adds); the same loop over
+    ``range`` keeps the source's order and roundings, one addition at a time. Both give the sum
+    to rounding; as Python both are plain loops."""
     kinds = (("array", np.dtype(dtype).name, 1),) * 3
     lanes = codegen.optimized_ir(REORDERED, "dot", kinds, no_overflow=True)
     in_order = codegen.optimized_ir(REORDERED, "dot_in_order", kinds, no_overflow=True)
-    assert "fadd reassoc <" in lanes
-    assert "reassoc" not in in_order and "fadd <" not in in_order
+    # vector operations that the code generator may fuse (contract)
+    assert "fadd reassoc contract <" in lanes and "fmul contract <" in lanes
+    assert "reassoc" not in in_order and "contract" not in in_order and "fadd <" not in in_order
     rng = np.random.default_rng(5)
     x, y = (rng.standard_normal(1000).astype(dtype) for _ in range(2))
     (_, _, got), (_, _, want) = both(REORDERED, "dot", x, y, np.zeros(1, dtype))
