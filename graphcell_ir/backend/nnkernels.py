@@ -413,7 +413,7 @@ def conv2d_backprop_filter(L, dy, x, *, filter_size, **win):
     n, o = x.shape[0], filter_size[0]
     if _wide(x.shape, g):
         return _filter_wide(L, dy, x, g, grp).reshape(filter_size)
-    if direct_filter(x.shape, grp, g):
+    if direct_filter(x.shape, filter_size, grp, g):
         return _filter_direct(L, dy, x, g, tuple(filter_size))
     xc, cols = _c(x), _cols(x, g)
     cg = cols.reshape(n, grp, -1, g.oh * g.ow)
@@ -431,12 +431,35 @@ def conv2d_backprop_filter(L, dy, x, *, filter_size, **win):
     return np.ascontiguousarray(total.transpose(0, 2, 1)).reshape(filter_size)
 
 
-def direct_filter(x_shape, grp: int, g: C.Window) -> bool:
+DIRECT_MAX_CHANNELS = 32 * 32
+"""Input times output channels up to which a stride-1 filter gradient runs direct
+(:func:`direct_filter`): beyond, the columns' GEMM packs well and wins (one core: 64 -> 64
+channels on 32x32 even, 128 -> 128 on 16x16 1.6x faster; a ResNet block's 32 -> 32 1.26x
+slower, a 3 -> 64 stem 1.6x)."""
+DIRECT_MIN_PLANE = 512
+"""Positions of a padded ``dy`` plane (``oh * wp``) from which a filter gradient runs direct:
+each sum of the kernel pays its set-up and the fold of its vector lanes once per plane
+(LeNet's second layer, 10x10 outputs: 1.1x slower direct)."""
+DIRECT_MIN_USED = 0.8
+"""The share of a kernel row's offsets that the direct kernel's blocks of 3 must use (a 5x5:
+5 of 6; a 1x1 computes 3 sums to keep 1, 3.3x slower than the GEMM)."""
+
+
+def direct_filter(x_shape, w_shape, grp: int, g: C.Window) -> bool:
     """Whether the filter gradient runs without columns (:func:`_filter_direct`): stride 1,
-    dilation 1, ungrouped, not the wide layout. A shape's rule (the native step asks it too:
-    the same bits)."""
-    return (grp == 1 and g.sh == g.sw == 1 and g.dh == g.dw == 1
-            and not _wide(x_shape, g))
+    dilation 1, ungrouped, not the wide layout, at the sizes where that measured faster
+    (:data:`DIRECT_MAX_CHANNELS`, :data:`DIRECT_MIN_PLANE`, :data:`DIRECT_MIN_USED`). A shape's
+    rule (the native step asks it too: the same bits).
+
+    >>> g = _conv_geo((32, 32, 32, 32), (32, 32, 3, 3), (("pad_mode", "same"), ("pad", (0,)),
+    ...               ("stride", (1,)), ("dilation", (1,)), ("group", 1)))
+    >>> direct_filter((32, 32, 32, 32), (32, 32, 3, 3), 1, g)   # a ResNet block's
+    True
+    """
+    return (grp == 1 and g.sh == g.sw == 1 and g.dh == g.dw == 1 and not _wide(x_shape, g)
+            and x_shape[1] * w_shape[0] <= DIRECT_MAX_CHANNELS
+            and g.oh * (g.ow + g.kw - 1) >= DIRECT_MIN_PLANE
+            and g.kw >= DIRECT_MIN_USED * 3 * -(-g.kw // 3))
 
 
 def direct_planes(g: C.Window) -> tuple[int, int, int]:

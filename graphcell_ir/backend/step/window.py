@@ -270,7 +270,7 @@ def conv2d_backprop_filter(e, op) -> None:
     g, grp, n, c, o, p, og, ckk, kg = _sizes(op, x.type.shape, tuple(op.attrs["filter_size"]))
     if _wide(op, x.type.shape, g, grp):
         return _filter_wide(e, op, dy, x, dw, dtype, g, n, o, p, ckk)
-    if K.direct_filter(x.type.shape, grp, g):
+    if K.direct_filter(x.type.shape, op.attrs["filter_size"], grp, g):
         return _filter_direct(e, dy, x, dw, dtype, g, n, c, o)
     _gemms_only(op, kg, og)
     item = dtype.itemsize

@@ -374,6 +374,15 @@ DIRECT_FILTER = [   # (x shape, w shape, pad): stride 1, ungrouped, more than 64
 ]
 
 
+@pytest.fixture
+def direct_at_any_size(monkeypatch):
+    """The direct filter gradient for every stride-1 ungrouped shape, whatever its size (the
+    rule's size limits are where it is faster, not where it is right)."""
+    monkeypatch.setattr(nnkernels, "DIRECT_MAX_CHANNELS", 10 ** 9)
+    monkeypatch.setattr(nnkernels, "DIRECT_MIN_PLANE", 0)
+    monkeypatch.setattr(nnkernels, "DIRECT_MIN_USED", 0.0)
+
+
 def _filter_call(x_shape, w_shape, pad, dtype, seed=0, stride=(1, 1), dilation=(1, 1),
                  group=1):
     """``(dy, x, attrs)`` of conv2d_backprop_filter for this geometry, and its window."""
@@ -391,13 +400,14 @@ def _filter_call(x_shape, w_shape, pad, dtype, seed=0, stride=(1, 1), dilation=(
 
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("geometry", DIRECT_FILTER, ids=str)
-def test_the_direct_filter_gradient_matches_the_reference(geometry, dtype, monkeypatch):
+def test_the_direct_filter_gradient_matches_the_reference(geometry, dtype, monkeypatch,
+                                                          direct_at_any_size):
     """Stride-1 filter gradients take the direct kernel (``nnkernels.direct_filter``): compiled
     and as Python against the reference; the compiled one gives the same bits on 1 and 2
     threads (per-sample gradients, summed in sample order whatever the blocks)."""
     op = REGISTRY["conv2d_backprop_filter"]
     dy, x, attrs, g = _filter_call(*geometry, dtype)
-    assert nnkernels.direct_filter(x.shape, 1, g)
+    assert nnkernels.direct_filter(x.shape, attrs["filter_size"], 1, g)
     want = op.ref(dy, x, **attrs)
     assert_matches(kernel(op, jit=False)(dy, x, **attrs), want, op, "as Python")
     runs = []
@@ -411,7 +421,7 @@ def test_the_direct_filter_gradient_matches_the_reference(geometry, dtype, monke
 
 
 @pytest.mark.parametrize("special", [np.inf, -np.inf, np.nan])
-def test_the_direct_filter_gradient_has_the_references_nans(special):
+def test_the_direct_filter_gradient_has_the_references_nans(special, direct_at_any_size):
     """An infinite image value at the right edge is read by the kernel's junk positions
     (where ``dy`` is padded with zeros: 0 * inf is NaN) for offsets that never see it; such a
     sum is taken again over the real positions, so NaN only where the reference has one."""
@@ -428,14 +438,30 @@ def test_the_direct_filter_gradient_has_the_references_nans(special):
 
 @pytest.mark.parametrize("change", [dict(stride=(2, 2)), dict(stride=(1, 2)),
                                     dict(dilation=(2, 2)), dict(group=3)], ids=str)
-def test_other_filter_gradients_keep_the_columns(change):
+def test_other_filter_gradients_keep_the_columns(change, direct_at_any_size):
     """Strided, dilated and grouped filter gradients are not the direct kernel's: the rule
     refuses them, and they keep the columns and GEMMs (still the reference's values)."""
     op = REGISTRY["conv2d_backprop_filter"]
     w_shape = (6, 1, 3, 3) if change.get("group") else (6, 3, 3, 3)
     dy, x, attrs, g = _filter_call((2, 3, 21, 20), w_shape, (1, 1, 1, 1), np.float32, **change)
-    assert not nnkernels.direct_filter(x.shape, attrs["group"], g)
+    assert not nnkernels.direct_filter(x.shape, w_shape, attrs["group"], g)
     assert_matches(kernel(op, jit=True)(dy, x, **attrs), op.ref(dy, x, **attrs), op)
+
+
+@pytest.mark.parametrize("x_shape,w_shape,pad,direct", [
+    ((32, 32, 32, 32), (32, 32, 3, 3), 1, True),     # a ResNet block's
+    ((32, 1, 32, 32), (6, 1, 5, 5), 0, True),        # LeNet's first layer
+    ((8, 3, 32, 32), (64, 3, 3, 3), 1, True),        # a ResNet-18 stem
+    ((32, 6, 14, 14), (16, 6, 5, 5), 0, False),      # LeNet's second: 10x10 outputs
+    ((8, 64, 32, 32), (64, 64, 3, 3), 1, False),     # many channels: the GEMM packs well
+    ((32, 64, 16, 16), (128, 64, 1, 1), 0, False),   # 1x1: a third of the sums kept
+    ((16, 8, 16, 16), (8, 8, 3, 3), 1, False),       # 16x16 outputs: short planes
+])
+def test_the_direct_filter_gradients_sizes(x_shape, w_shape, pad, direct):
+    """Which stride-1 filter gradients the rule sends to the direct kernel: where it measured
+    faster than the columns (docs/decisions.md, "dw24")."""
+    _, _, attrs, g = _filter_call(x_shape, w_shape, (pad,) * 4, np.float32)
+    assert nnkernels.direct_filter(x_shape, w_shape, 1, g) is direct
 
 
 def test_non_contiguous_inputs():

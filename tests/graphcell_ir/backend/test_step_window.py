@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graphcell_ir.backend import blas_threads, native, objects
+from graphcell_ir.backend import blas_threads, native, nnkernels as K, objects
 from graphcell_ir.backend.executable import compile_executable
 from graphcell_ir.backend.interp import interpret
 from graphcell_ir.backend.step import window
@@ -136,6 +136,10 @@ func @f(%x: {_t(dtype, xs)}, %d: {_t(dtype, ys)}) -> {_t(dtype, ws)} {{
 """
     rng = np.random.default_rng(9)
     args = [rng.standard_normal(s).astype(_NP[dtype]) for s in (xs, ys)]
+    # at any size (the rule's limits are where it is faster, not where it is right)
+    monkeypatch.setattr(K, "DIRECT_MAX_CHANNELS", 10 ** 9)
+    monkeypatch.setattr(K, "DIRECT_MIN_PLANE", 0)
+    monkeypatch.setattr(K, "DIRECT_MIN_USED", 0.0)
     called = []
     direct = window._filter_direct
     monkeypatch.setattr(window, "_filter_direct", lambda *a: called.append(a) or direct(*a))
