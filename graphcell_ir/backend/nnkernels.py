@@ -431,15 +431,16 @@ def conv2d_backprop_filter(L, dy, x, *, filter_size, **win):
     return np.ascontiguousarray(total.transpose(0, 2, 1)).reshape(filter_size)
 
 
-DIRECT_MAX_CHANNELS = 32 * 32
+DIRECT_MAX_CHANNELS = 128 * 128
 """Input times output channels up to which a stride-1 filter gradient runs direct
-(:func:`direct_filter`): beyond, the columns' GEMM packs well and wins (one core: 64 -> 64
-channels on 32x32 even, 128 -> 128 on 16x16 1.6x faster; a ResNet block's 32 -> 32 1.26x
-slower, a 3 -> 64 stem 1.6x)."""
+(:func:`direct_filter`), as far as measured: on 32x32 maps, one core, the columns' GEMM was
+1.4x slower for a ResNet block's 32 -> 32 channels, 1.1x for 64 -> 64, as fast for 128 -> 128
+(it packs well with many channels); beyond, the columns."""
 DIRECT_MIN_PLANE = 512
 """Positions of a padded ``dy`` plane (``oh * wp``) from which a filter gradient runs direct:
-each sum of the kernel pays its set-up and the fold of its vector lanes once per plane
-(LeNet's second layer, 10x10 outputs: 1.1x slower direct)."""
+each sum of the kernel pays its set-up and the fold of its vector lanes once per plane (16x16
+outputs: 128 -> 128 channels 1.5x slower direct, a 5x5 of 32 channels 1.4x; LeNet's 10x10
+1.1x)."""
 DIRECT_MIN_USED = 0.8
 """The share of a kernel row's offsets that the direct kernel's blocks of 3 must use (a 5x5:
 5 of 6; a 1x1 computes 3 sums to keep 1, 3.3x slower than the GEMM)."""

@@ -453,7 +453,9 @@ def test_other_filter_gradients_keep_the_columns(change, direct_at_any_size):
     ((32, 1, 32, 32), (6, 1, 5, 5), 0, True),        # LeNet's first layer
     ((8, 3, 32, 32), (64, 3, 3, 3), 1, True),        # a ResNet-18 stem
     ((32, 6, 14, 14), (16, 6, 5, 5), 0, False),      # LeNet's second: 10x10 outputs
-    ((8, 64, 32, 32), (64, 64, 3, 3), 1, False),     # many channels: the GEMM packs well
+    ((8, 64, 32, 32), (64, 64, 3, 3), 1, True),
+    ((8, 256, 32, 32), (256, 256, 3, 3), 1, False),  # many channels: the GEMM packs well
+    ((8, 128, 16, 16), (128, 128, 3, 3), 1, False),  # 16x16 outputs: short planes
     ((32, 64, 16, 16), (128, 64, 1, 1), 0, False),   # 1x1: a third of the sums kept
     ((16, 8, 16, 16), (8, 8, 3, 3), 1, False),       # 16x16 outputs: short planes
 ])
