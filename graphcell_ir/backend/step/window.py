@@ -13,6 +13,10 @@ The filter gradient's per-sample products are then summed in sample order, as nu
 (:func:`_columns`); a padded input gradient is cropped by :data:`CROP`; the max pool forward
 (numpy's reference in the runner) is :data:`MAX_POOL`, with the reference's tie rule.
 
+A stride-1 filter gradient at the sizes of :func:`nnkernels.direct_filter` takes no columns:
+``nn_loops.filter_direct`` over blocks of samples, per-sample gradients summed in sample order
+(:func:`_filter_direct`), as nnkernels does.
+
 From 16 input channels (:func:`nnkernels.by_rows`) the forward and the input gradient run
 on rows instead, as nnkernels does: the image channels last, ``im2row``/``row2im`` and the
 transposed products (:func:`_conv2d_rows`, :func:`_input_rows`). Columns of more than
