@@ -831,10 +831,17 @@ def _rows(x: np.ndarray) -> np.ndarray:
 def _class_rows(x: np.ndarray) -> bool:
     """Float32/64 rows the loops are faster on (see :data:`EXP_LOOP_MAX`); not empty (K = 0
     takes the reference, which raises)."""
-    if x.dtype not in _FLOATS or x.ndim < 1 or x.size == 0:
+    return loop_rows(x.shape, x.dtype)
+
+
+def loop_rows(shape: tuple, dtype) -> bool:
+    """Whether the softmax family runs an input of ``shape`` and ``dtype`` on its loops (else
+    on the references, numpy's ``exp``: other bits): the runner's choice, which the native step
+    (``step/nnops.py``) follows to give its bits."""
+    if np.dtype(dtype) not in _FLOATS or len(shape) < 1 or 0 in shape:
         return False
-    k = x.shape[-1]
-    return k <= SHORT_ROWS or (x.size <= EXP_LOOP_MAX and k <= LOOP_ROWS_MAX)
+    k, size = shape[-1], int(np.prod(shape))
+    return k <= SHORT_ROWS or (size <= EXP_LOOP_MAX and k <= LOOP_ROWS_MAX)
 
 
 @_quiet_python

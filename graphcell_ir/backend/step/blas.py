@@ -1,4 +1,5 @@
-"""The GEMM the native step calls: numpy's bundled OpenBLAS's ``cblas_sgemm``/``cblas_dgemm``,
+"""The BLAS the native step calls: numpy's bundled OpenBLAS's ``cblas_sgemm``/``cblas_dgemm``
+(and the GEMV, dot and SYRK numpy's ``matmul`` takes for some shapes: :mod:`.route`),
 found once per process with ctypes (the library :mod:`..blas_threads` drives, so its thread
 count applies to these calls too). The step calls it through its address: transposes are
 flags, not copies."""
@@ -10,8 +11,6 @@ import glob
 import os
 
 import numpy as np
-
-ROW_MAJOR, NO_TRANS, TRANS = 101, 111, 112   # CBLAS's enums
 
 
 @functools.lru_cache(maxsize=1)
@@ -30,13 +29,20 @@ def gemm(dtype: str) -> tuple[int, int] | None:
     ``void gemm(i32 order, i32 transa, i32 transb, int m, n, k, T alpha, T *a, int lda, T *b,
     int ldb, T beta, T *c, int ldc)``, ``int`` of the returned width (64 for OpenBLAS's ILP64
     build); None when numpy has no such library."""
+    return routine("gemm", dtype)
+
+
+def routine(name: str, dtype: str) -> tuple[int, int] | None:
+    """``(address, integer bits)`` of CBLAS routine ``name`` (``gemm``, ``gemv``, ``dot``,
+    ``syrk``) for ``dtype`` (``float32``/``float64``), or None (see :func:`gemm`)."""
     lib = _library()
     letter = {"float32": "s", "float64": "d"}.get(dtype)
     if lib is None or letter is None:
         return None
-    for name, bits in ((f"scipy_cblas_{letter}gemm64_", 64), (f"scipy_cblas_{letter}gemm", 32),
-                       (f"cblas_{letter}gemm", 32)):
-        fn = getattr(lib, name, None)
+    routine = letter + name
+    for symbol, bits in ((f"scipy_cblas_{routine}64_", 64), (f"scipy_cblas_{routine}", 32),
+                         (f"cblas_{routine}", 32)):
+        fn = getattr(lib, symbol, None)
         if fn is not None:
             return ctypes.cast(fn, ctypes.c_void_p).value, bits
     return None

@@ -11,7 +11,8 @@ program order, through their addresses:
   after filling a reduction's accumulator; a lone op's literal operands are constants of its
   source, and a ``broadcast_to`` read only by fused groups is read by index by their kernels;
 - BLAS's GEMM for ``matmul`` (:mod:`.blas`; transposes are flags), one per matrix for stacks
-  with equal batch dimensions;
+  with equal batch dimensions, or the GEMV, dot, SYRK or loop numpy's ``matmul`` takes for
+  the product's shape (:mod:`.route`);
 - ``nn_loops``' loops for the softmax family, ``one_hot`` and training-mode ``batch_norm``
   (:mod:`.nnops`; blocks on the native pool), a strided-copy loop per permutation for
   ``transpose`` (:mod:`.layout`);
@@ -69,7 +70,7 @@ from graphcell_ir.backend.codegen.release import release
 from graphcell_ir.backend.lower import Unsupported, lower_fused, lower_single
 from graphcell_ir.backend.native import abi
 from graphcell_ir.backend.native import pool as native_pool
-from graphcell_ir.backend.step import blas, layout, memory, nnops, window
+from graphcell_ir.backend.step import blas, layout, memory, nnops, route, window
 from graphcell_ir.backend.step.donate import check_apart, updates_in_place
 from graphcell_ir.backend.step.code import CalleeFailed, ProcessCode, switching_often
 from graphcell_ir.backend.step.plan import PlanError, nbytes, plan_function
@@ -797,17 +798,28 @@ class _Emitter:
         if 0 in (m, n, k):
             raise Unsupported("matmul with an empty dimension")
         self.gemm_on(dtype, ta, tb, m, n, k, self.pointer(x), x.type.shape[1], self.pointer(y),
-                     y.type.shape[1], self.pointer(r))
+                     y.type.shape[1], self.pointer(r), same=self.plan.shares(x, y))
 
     def gemm_on(self, dtype, ta: bool, tb: bool, m: int, n: int, k: int, a, lda: int, b,
-                ldb: int, c) -> None:
+                ldb: int, c, same: bool = False) -> None:
         """``c (m, n) = op(a) @ op(b)`` on pointers (``lda``/``ldb``: the row lengths of the
-        untransposed operands), split as ``nnkernels.matmul`` splits it: the runner's bits."""
+        untransposed operands; ``same``: ``a`` and ``b`` are one buffer), split as
+        ``nnkernels.matmul`` splits it, each block the routine numpy's ``matmul`` takes for it
+        (:mod:`.route`): the runner's bits."""
         item = dtype.itemsize
         count, by_rows = _gemm_blocks(m, n, k)
         if count == 1:
-            call_gemm(self, self.b, dtype, ta, tb, m, n, k, a, lda, b, ldb, c, n)
+            call_gemm(self, self.b, dtype, ta, tb, m, n, k, a, lda, b, ldb, c, n, same=same)
             return
+        extent = m if by_rows else n
+        shapes = {(size, n) if by_rows else (m, size)
+                  for size in (extent // count, -(-extent // count))}
+        kinds = {route.choose(bm, k, bn, route.strides(lda, ta), route.strides(ldb, tb),
+                              (n, 1)).kind for bm, bn in shapes}
+        if len(kinds) > 1:   # blocks of 1 and 2 rows, say: numpy would dot one, GEMV the other
+            raise Unsupported(f"a {m}x{k}x{n} product in {count} blocks numpy runs "
+                              f"differently ({sorted(kinds)})")
+        block_shape = max(shapes)
         # the blocks run on the native kernel pool, each a single-threaded BLAS call (the
         # tuner holds OpenBLAS on one thread for the step's call): nnkernels.matmul's policy
         task = Task(self, "gemm", [a, b, c])
@@ -821,17 +833,18 @@ class _Emitter:
             if by_rows:   # rows lo.. of op(A) and of C: rows of A, or its columns if transposed
                 task.gemm(dtype, ta, tb, size, n, k, task.at(a0, lo if ta else t.mul(
                     lo, self.i64(lda)), item), lda, b0, ldb, task.at(c0, t.mul(
-                        lo, self.i64(n)), item), n)
+                        lo, self.i64(n)), item), n, shape=block_shape)
             else:         # columns lo.. of op(B) and of C: columns of B, or its rows if transposed
                 task.gemm(dtype, ta, tb, m, size, k, a0, lda, task.at(b0, t.mul(
-                    lo, self.i64(ldb)) if tb else lo, item), ldb, task.at(c0, lo, item), n)
+                    lo, self.i64(ldb)) if tb else lo, item), ldb, task.at(c0, lo, item), n,
+                    shape=block_shape)
         task.each(task.first, task.last, block)
         task.run(count, max(m * n * k, native_pool.MIN_WORK))
 
     def batched_gemm(self, op: Op) -> None:
         """A stack of products with the same batch dimensions (attention's scores): one
-        single-threaded GEMM per matrix of the stack, the stack's matrices shared out on the
-        native pool."""
+        single-threaded GEMM per matrix of the stack (or the routine numpy's ``matmul`` takes
+        for its shape: :mod:`.route`), the stack's matrices shared out on the native pool."""
         x, y = op.operands
         (r,) = op.results
         dtype = r.type.dtype.np_dtype
@@ -845,12 +858,12 @@ class _Emitter:
         if 0 in (m, n, k, batch):
             raise Unsupported("matmul with an empty dimension")
         task = Task(self, "bgemm", [self.pointer(x), self.pointer(y), self.pointer(r)])
-        item, t = dtype.itemsize, task.t
+        item, t, same = dtype.itemsize, task.t, self.plan.shares(x, y)
 
         def matrix(s):
             xs, ys, rs = (task.at(base, t.mul(s, self.i64(size)), item)
                           for base, size in zip(task.bases, (xr * xc, yr * yc, m * n)))
-            task.gemm(dtype, ta, tb, m, n, k, xs, xc, ys, yc, rs, n)
+            call_gemm(self, t, dtype, ta, tb, m, n, k, xs, xc, ys, yc, rs, n, same=same)
         task.each(task.first, task.last, matrix)
         task.run(batch, batch * m * n * k)   # small: serial
 
@@ -906,13 +919,6 @@ class _Emitter:
         task = Task(self, name, bases)
         task.loop(name, args, blocked(task.t, task.first, task.last, task.bases))
         task.run(count, work)
-
-    def gemm_type(self, it, real):
-        """The type of CBLAS's ``?gemm`` (:func:`.blas.gemm`): order, two transposes, m, n, k
-        (integers ``it``), alpha, a, lda, b, ldb, beta, c, ldc (reals ``real``)."""
-        i32, ptr = self.i32, self.ptr
-        return self.ir.FunctionType(self.ir.VoidType(), [i32, i32, i32, it, it, it, real, ptr,
-                                                         it, ptr, it, real, ptr, it])
 
     def parallel_for(self, task, ctx, count: int, work: int) -> None:
         """Call ``task(ctx, lo, hi)`` over ``range(count)`` on the native pool

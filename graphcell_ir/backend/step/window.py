@@ -28,9 +28,10 @@ layout, as in nnkernels: the batch's columns side by side (``im2col_wide``), one
 the batch split as the runner's ``matmul`` splits it (:meth:`~.emit._Emitter.gemm_on`), the
 NCHW moves by :data:`SWAP_FIRST` and ``col2im_wide`` for the input gradient.
 
-What nnkernels runs otherwise (a grouped convolution in the wide layout, a padded pool, a
-product numpy would make a GEMV, other dtypes) raises
-:class:`~graphcell_ir.backend.lower.Unsupported`: the op stays a host op."""
+Every product is the routine numpy's ``matmul`` takes for its shape (a GEMV for one output
+channel or position, numpy's loop for one input channel of a 1x1 kernel: ``step/route.py``).
+What nnkernels runs otherwise (a grouped convolution in the wide layout, a padded pool, other
+dtypes) raises :class:`~graphcell_ir.backend.lower.Unsupported`: the op stays a host op."""
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -104,12 +105,6 @@ def _floats(op, *values) -> np.dtype:
     if blas.gemm(dtype.name) is None:
         raise Unsupported(f"no BLAS GEMM for {dtype}")
     return dtype
-
-
-def _gemms_only(op, *dims) -> None:
-    """numpy's matmul makes a product with one row or one column a GEMV or a dot: not ours."""
-    if min(dims) < 2:
-        raise Unsupported(f"{op.opdef.name}: a product numpy runs as a GEMV")
 
 
 def _split_work(n: int, work: int, unit: int) -> int:
@@ -244,7 +239,6 @@ def conv2d(e, op) -> None:
     g, grp, n, c, o, p, og, ckk, kg = _sizes(op, x.type.shape, w.type.shape)
     if _wide(op, x.type.shape, g, grp):
         return _conv2d_wide(e, op, x, w, y, dtype, g, n, o, p, ckk)
-    _gemms_only(op, og, p)
     if K.by_rows(x.type.shape, grp, g):
         return _conv2d_rows(e, x, w, y, dtype, g, n, c, o, p, ckk)
     item = dtype.itemsize
@@ -276,7 +270,6 @@ def conv2d_backprop_filter(e, op) -> None:
         return _filter_wide(e, op, dy, x, dw, dtype, g, n, o, p, ckk)
     if K.direct_filter(x.type.shape, op.attrs["filter_size"], grp, g):
         return _filter_direct(e, dy, x, dw, dtype, g, n, c, o)
-    _gemms_only(op, kg, og)
     item = dtype.itemsize
     (cols, fresh), dws = _columns(e, x, g, dtype, ckk, p), e.scratch((n, grp, kg, og), dtype)
     task = Task(e, "conv2d_filter", [e.pointer(x), e.pointer(dy), cols, dws])
@@ -388,7 +381,6 @@ def _channels_first(e, dy, dtype, n: int, o: int, p: int):
 def _conv2d_wide(e, op, x, w, y, dtype, g, n: int, o: int, p: int, ckk: int) -> None:
     """The wide forward (nnkernels._conv2d_wide): the batch's columns, one product
     ``(O, C*KH*KW) @ (C*KH*KW, N*P)`` split as the runner's matmul splits it, moved to NCHW."""
-    _gemms_only(op, o, n * p)
     cols = _wide_columns(e, x, g, dtype, ckk, p)
     product = e.scratch((o, n * p), dtype)
     e.gemm_on(dtype, False, False, o, n * p, ckk, e.pointer(w), ckk, cols, n * p, product)
@@ -399,7 +391,6 @@ def _conv2d_wide(e, op, x, w, y, dtype, g, n: int, o: int, p: int, ckk: int) -> 
 def _filter_wide(e, op, dy, x, dw, dtype, g, n: int, o: int, p: int, ckk: int) -> None:
     """The wide filter gradient (nnkernels._filter_wide): ``dy`` as (O, N*P) times the batch's
     columns transposed (BLAS's flag), straight into ``dw`` (O, C*KH*KW)."""
-    _gemms_only(op, o, ckk)
     cols = _wide_columns(e, x, g, dtype, ckk, p)
     d = _channels_first(e, dy, dtype, n, o, p)
     e.gemm_on(dtype, False, True, o, ckk, n * p, d, n * p, cols, n * p, e.pointer(dw))
@@ -410,7 +401,6 @@ def _input_wide(e, op, dy, w, dx, dtype, g, shape, o: int, p: int, ckk: int) -> 
     flag) into the batch's column gradients, then col2im_wide over blocks of samples into the
     zeroed ``dx`` (the padding's share dropped: no padded image, no crop)."""
     n, c, h, wd = shape
-    _gemms_only(op, ckk, n * p)
     item, i64 = dtype.itemsize, e.i64
     d = _channels_first(e, dy, dtype, n, o, p)
     dcols = e.scratch((ckk, n * p), dtype)
@@ -494,7 +484,6 @@ def conv2d_backprop_input(e, op) -> None:
     hp, wp = g.padded(h, wd)
     if _wide(op, shape, g, grp):
         return _input_wide(e, op, dy, w, dx, dtype, g, shape, o, p, ckk)
-    _gemms_only(op, kg, p)
     if K.by_rows(shape, grp, g):
         return _input_rows(e, w, dy, dx, dtype, g, n, c, o, p, ckk)
     item = dtype.itemsize

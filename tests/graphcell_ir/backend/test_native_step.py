@@ -785,3 +785,32 @@ func @f(%x: f32[64,100]) -> f32[64,100] {{
     x = np.random.default_rng(0).uniform(0.1, 3.0, (64, 100)).astype(np.float32)
     (native,), (python,) = exe([x]), exe.runner.run([x])
     np.testing.assert_array_equal(native, python)
+
+
+@pytest.mark.parametrize("shape", [(4, 10), (4, 64), (64, 64), (8, 300)])
+def test_the_softmax_family_takes_the_runners_loops_or_its_references(monkeypatch, shape):
+    """Rows the runner gives numpy's ``exp`` (``nnkernels.loop_rows``: long rows, large inputs)
+    run as host ops in the step, the others on the loops: the runner's bits either way."""
+    from graphcell_ir.backend import nnkernels
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    r, k = shape
+    text = f"""
+func @f(%x: f32[{r},{k}], %y: i32[{r}]) -> f32[{r},{k}], f32[{r}] {{
+  %s = softmax(%x) {{axis=[-1]}} : f32[{r},{k}]
+  %d = mul(%s, 2.0:f32) : f32[{r},{k}]
+  %l = sparse_softmax_cross_entropy(%x, %y) : f32[{r}]
+  return %d, %l
+}}
+"""
+    exe = compile_executable(parse_module(text), "f")
+    assert exe.step_fallback is None
+    loops = nnkernels.loop_rows(shape, np.float32)
+    assert list(exe.run.step.host_ops) == ([] if loops else
+                                           ["softmax", "sparse_softmax_cross_entropy"])
+    rng = np.random.default_rng(8)
+    x = (rng.standard_normal(shape) * 4).astype(np.float32)
+    y = (np.arange(r) % k).astype(np.int32)
+    got = exe.run.step([x, y])
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "0")
+    for g, p in zip(got, compile_executable(parse_module(text), "f")([x, y])):
+        np.testing.assert_array_equal(g, p)

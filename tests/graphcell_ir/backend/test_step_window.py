@@ -61,6 +61,12 @@ CONVS = [   # x shape, w shape, stride, pad_mode, pad, dilation, group
     ((3, 16, 12, 11), (8, 16, 3, 3), (1, 1), "pad", (1, 1, 1, 1), (1, 1), 1),    # a ResNet's
     ((2, 17, 13, 12), (5, 17, 3, 2), (2, 1), "pad", (1, 0, 2, 1), (1, 2), 1),
     ((2, 16, 11, 11), (4, 8, 3, 3), (1, 1), "same", (0, 0, 0, 0), (1, 1), 2),    # grouped: not
+    # products numpy runs as GEMVs (one output channel; one input and output channel on rows)
+    # or by its own loop (a 1x1 kernel on one input channel: one term), as the step does
+    ((3, 3, 10, 9), (1, 3, 3, 3), (1, 1), "valid", (0, 0, 0, 0), (1, 1), 1),
+    ((2, 16, 10, 9), (1, 16, 3, 3), (1, 1), "valid", (0, 0, 0, 0), (1, 1), 1),
+    ((2, 1, 10, 9), (4, 1, 1, 1), (1, 1), "valid", (0, 0, 0, 0), (1, 1), 1),
+    ((2, 2, 10, 9), (2, 1, 1, 1), (1, 1), "valid", (0, 0, 0, 0), (1, 1), 2),
 ]
 
 
@@ -218,6 +224,10 @@ WIDE = [   # at most 64 output positions: a batch's columns side by side (nnkern
     ((3, 2, 7, 5), (5, 2, 2, 3), (1, 1), "same", (0, 0, 0, 0), (1, 1), 1),
     # a product the runner splits, im2col_wide/col2im_wide in blocks on the pool
     ((32, 64, 8, 8), (64, 64, 3, 3), (1, 1), "pad", (1, 1, 1, 1), (1, 1), 1),
+    # GEMVs: one output channel; one sample with one output position; one term: a 1x1 input
+    ((2, 3, 6, 6), (1, 3, 3, 3), (1, 1), "valid", (0, 0, 0, 0), (1, 1), 1),
+    ((1, 4, 3, 3), (5, 4, 3, 3), (1, 1), "valid", (0, 0, 0, 0), (1, 1), 1),
+    ((3, 1, 4, 4), (6, 1, 1, 1), (1, 1), "valid", (0, 0, 0, 0), (1, 1), 1),
 ]
 
 
