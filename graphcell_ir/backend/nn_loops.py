@@ -44,6 +44,9 @@ import math
 import numpy as np
 
 prange = range  # the loader puts numba's prange here when it compiles
+reordered_range = range
+"""A ``range`` whose loop's float sums into locals the code generator may reassociate (sums in
+vector lanes: ``codegen.lowering._reordered``); as Python, and to numba, a plain ``range``."""
 
 
 def im2col(x, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, cols):
@@ -225,6 +228,181 @@ def _spread_row(src, n, c, i, j, sh, sw, dh, dw, oh, ow, dxp):
         else:
             for v in range(ow):
                 row[v * sw + off] += src[o + v]
+
+
+def pad_flat(x, n, pt, pl, hp, wp, out):
+    """Sample ``n`` of ``x`` (N, C, H, W) padded into flat planes: out[c, r*wp + u] =
+    x[n, c, r - pt, u - pl], 0 where that is padding, for r < hp and u < wp, and 0 from
+    ``hp*wp`` to the end of the row ``out[c]`` (a tail for reads past the last window). A
+    stride-1 window offset (i, j) of the padded image is then the plane shifted by
+    ``i*wp + j``."""
+    c_, h, wd = x.shape[1], x.shape[2], x.shape[3]
+    for c in range(c_):
+        plane = out[c]
+        for r in range(hp):
+            y = r - pt
+            o = r * wp
+            if y < 0 or y >= h:
+                for u in range(wp):
+                    plane[o + u] = 0
+            else:
+                src = x[n, c, y]
+                for u in range(wp):
+                    v = u - pl
+                    plane[o + u] = src[v] if 0 <= v < wd else 0
+        for k in range(hp * wp, plane.shape[0]):
+            plane[k] = 0
+
+
+def filter_direct(x, dy, kh, kw, pt, pl, lo, hi, xp, dyp, dws):
+    """The stride-1 filter gradient of samples ``lo:hi`` without columns: dws[n, o,
+    (c*kh + i)*kw + j] = sum over output positions (y, v) of dy[n, o, y, v] * x[n, c, y + i - pt,
+    v + j - pl] (0 on the padding). Per sample, the image and ``dy`` are padded into flat planes
+    of one width ``wp`` (:func:`pad_flat`; ``dy``'s ``wp - ow`` extra columns are zeros) in the
+    block's scratch ``xp`` (C, >= hp*wp + 2) and ``dyp`` (O, >= oh*wp): a window offset is
+    then the image plane shifted by ``i*wp + j``, and each weight a sum along contiguous
+    positions (:func:`_filter_taps`)."""
+    oh, ow = dy.shape[2], dy.shape[3]
+    hp, wp = oh + kh - 1, ow + kw - 1
+    for n in range(lo, hi):
+        pad_flat(x, n, pt, pl, hp, wp, xp)
+        pad_flat(dy, n, 0, 0, oh, wp, dyp)
+        _filter_taps(xp, dyp, kh, kw, wp, oh, ow, dws[n])
+
+
+def _filter_taps(xp, dyp, kh, kw, wp, oh, ow, dw):
+    """dw[o, (c*kh + i)*kw + j] = sum over q of dyp[o, q] * xp[c, q + i*wp + j], the sums over
+    the ``(oh - 1)*wp + ow`` positions up to the last output; the junk positions (columns
+    ``ow:wp``) add ``dy``'s zeros. Register blocks of 8 output channels by 3 offsets of a
+    kernel row: 24 sums in vector lanes, 8 + 3 loads for 24 fused multiply-adds a step (4
+    channels, 7 loads for 12, were 8% slower; one offset of 4 channels is 5 loads for 4). Blocks
+    past the last channel or offset repeat the last channel (or read the tail) and are not
+    stored. A sum that is not finite is taken again over the real positions only
+    (:func:`_real_sum`): a junk position's 0 times an infinite image value is NaN, where the
+    reference has no such product."""
+    o_, c_ = dyp.shape[0], xp.shape[0]
+    m = (oh - 1) * wp + ow
+    kk = kh * kw
+    for o0 in range(0, o_, 8):
+        d0 = dyp[min(o0 + 0, o_ - 1)]
+        d1 = dyp[min(o0 + 1, o_ - 1)]
+        d2 = dyp[min(o0 + 2, o_ - 1)]
+        d3 = dyp[min(o0 + 3, o_ - 1)]
+        d4 = dyp[min(o0 + 4, o_ - 1)]
+        d5 = dyp[min(o0 + 5, o_ - 1)]
+        d6 = dyp[min(o0 + 6, o_ - 1)]
+        d7 = dyp[min(o0 + 7, o_ - 1)]
+        for c in range(c_):
+            xc = xp[c]
+            for i in range(kh):
+                for j in range(0, kw, 3):
+                    at = i * wp + j
+                    if at < 0:   # never; it tells LLVM that no index wraps (vector
+                        continue   # loads, not gathers)
+                    s00 = d0[0] * xc[at + 0]
+                    s01 = d0[0] * xc[at + 1]
+                    s02 = d0[0] * xc[at + 2]
+                    s10 = d1[0] * xc[at + 0]
+                    s11 = d1[0] * xc[at + 1]
+                    s12 = d1[0] * xc[at + 2]
+                    s20 = d2[0] * xc[at + 0]
+                    s21 = d2[0] * xc[at + 1]
+                    s22 = d2[0] * xc[at + 2]
+                    s30 = d3[0] * xc[at + 0]
+                    s31 = d3[0] * xc[at + 1]
+                    s32 = d3[0] * xc[at + 2]
+                    s40 = d4[0] * xc[at + 0]
+                    s41 = d4[0] * xc[at + 1]
+                    s42 = d4[0] * xc[at + 2]
+                    s50 = d5[0] * xc[at + 0]
+                    s51 = d5[0] * xc[at + 1]
+                    s52 = d5[0] * xc[at + 2]
+                    s60 = d6[0] * xc[at + 0]
+                    s61 = d6[0] * xc[at + 1]
+                    s62 = d6[0] * xc[at + 2]
+                    s70 = d7[0] * xc[at + 0]
+                    s71 = d7[0] * xc[at + 1]
+                    s72 = d7[0] * xc[at + 2]
+                    for q in reordered_range(1, m):
+                        x0 = xc[q + at + 0]
+                        x1 = xc[q + at + 1]
+                        x2 = xc[q + at + 2]
+                        y0 = d0[q]
+                        s00 += y0 * x0
+                        s01 += y0 * x1
+                        s02 += y0 * x2
+                        y1 = d1[q]
+                        s10 += y1 * x0
+                        s11 += y1 * x1
+                        s12 += y1 * x2
+                        y2 = d2[q]
+                        s20 += y2 * x0
+                        s21 += y2 * x1
+                        s22 += y2 * x2
+                        y3 = d3[q]
+                        s30 += y3 * x0
+                        s31 += y3 * x1
+                        s32 += y3 * x2
+                        y4 = d4[q]
+                        s40 += y4 * x0
+                        s41 += y4 * x1
+                        s42 += y4 * x2
+                        y5 = d5[q]
+                        s50 += y5 * x0
+                        s51 += y5 * x1
+                        s52 += y5 * x2
+                        y6 = d6[q]
+                        s60 += y6 * x0
+                        s61 += y6 * x1
+                        s62 += y6 * x2
+                        y7 = d7[q]
+                        s70 += y7 * x0
+                        s71 += y7 * x1
+                        s72 += y7 * x2
+                    k = c * kk + i * kw + j
+                    left = kw - j
+                    _put3(dw, o0, k, left, s00, s01, s02, d0, xc, at, wp, ow, m)
+                    if o0 + 1 < o_:
+                        _put3(dw, o0 + 1, k, left, s10, s11, s12, d1, xc, at, wp, ow, m)
+                    if o0 + 2 < o_:
+                        _put3(dw, o0 + 2, k, left, s20, s21, s22, d2, xc, at, wp, ow, m)
+                    if o0 + 3 < o_:
+                        _put3(dw, o0 + 3, k, left, s30, s31, s32, d3, xc, at, wp, ow, m)
+                    if o0 + 4 < o_:
+                        _put3(dw, o0 + 4, k, left, s40, s41, s42, d4, xc, at, wp, ow, m)
+                    if o0 + 5 < o_:
+                        _put3(dw, o0 + 5, k, left, s50, s51, s52, d5, xc, at, wp, ow, m)
+                    if o0 + 6 < o_:
+                        _put3(dw, o0 + 6, k, left, s60, s61, s62, d6, xc, at, wp, ow, m)
+                    if o0 + 7 < o_:
+                        _put3(dw, o0 + 7, k, left, s70, s71, s72, d7, xc, at, wp, ow, m)
+
+
+def _put3(dw, o, k, left, s0, s1, s2, d, xc, at, wp, ow, m):
+    """dw[o, k + t] = s_t for the ``left`` (at most 3) offsets of a block that exist."""
+    _put(dw, o, k, s0, d, xc, at, wp, ow, m)
+    if left > 1:
+        _put(dw, o, k + 1, s1, d, xc, at + 1, wp, ow, m)
+    if left > 2:
+        _put(dw, o, k + 2, s2, d, xc, at + 2, wp, ow, m)
+
+
+def _put(dw, o, k, s, d, xc, at, wp, ow, m):
+    """dw[o, k] = s, or the sum over real positions when ``s`` is not finite."""
+    if s - s != 0:
+        dw[o, k] = _real_sum(d, xc, at, wp, ow, m)
+    else:
+        dw[o, k] = s
+
+
+def _real_sum(d, xc, at, wp, ow, m):
+    """sum of d[q] * xc[q + at] over the positions q < m of real output columns (q % wp <
+    ow), in order: :func:`_filter_taps`' sum without its junk positions' products."""
+    s = d[0] * xc[at]
+    for q in range(1, m):
+        if q % wp < ow:
+            s += d[q] * xc[q + at]
+    return s
 
 
 def _window_argmax(xp, n, c, y, kh, kw, sh, sw, best, at):

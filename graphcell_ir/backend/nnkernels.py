@@ -11,7 +11,9 @@ executable (for every primitive outside a fused group). Choices, measured on the
   ``(G, Og, Cg*KH*KW) @ cols`` whose result is already NCHW (no transpose); a scalar direct
   loop nest was 1.6-4x slower;
 - ``conv2d_backprop_filter``: the same im2col, GEMM ``cols @ dy^T`` per sample, summed, then
-  transposed;
+  transposed; stride 1 at the sizes of :func:`direct_filter` (a ResNet block's, LeNet's
+  first layer): no columns, the image and ``dy`` padded into flat planes of one width and each
+  weight a sum along them, in vector lanes (``nn_loops.filter_direct``: 1.4-1.7x faster);
 - ``conv2d_backprop_input``: GEMM ``w^T @ dy``, then a col2im loop into a padded buffer;
 - all three, at most :data:`WIDE_POSITIONS` output positions (ResNet-18's 8x8 and smaller
   maps): the batch's columns side by side, ``(C*KH*KW, N*OH*OW)``, and one GEMM for the batch,
@@ -490,6 +492,8 @@ def conv2d_backprop_filter(L, dy, x, *, filter_size, **win):
     n, o = x.shape[0], filter_size[0]
     if _wide(x.shape, g):
         return _filter_wide(L, dy, x, g, grp).reshape(filter_size)
+    if direct_filter(x.shape, filter_size, grp, g):
+        return _filter_direct(L, dy, x, g, tuple(filter_size))
     xc, cols = _c(x), _cols(x, g)
     cg = cols.reshape(n, grp, -1, g.oh * g.ow)
     d = _c(dy).reshape(n, grp, o // grp, g.oh * g.ow)
@@ -504,6 +508,74 @@ def conv2d_backprop_filter(L, dy, x, *, filter_size, **win):
     _blas_blocks(n, blocks(n, dws.size * d.shape[3] + cols.size * COPY_MACS, GEMM_UNIT), run)
     total = dws.sum(axis=0)   # (G, Cg*KH*KW, Og), in sample order
     return np.ascontiguousarray(total.transpose(0, 2, 1)).reshape(filter_size)
+
+
+DIRECT_MAX_CHANNELS = 128 * 128
+"""Input times output channels up to which a stride-1 filter gradient runs direct
+(:func:`direct_filter`), as far as measured: on 32x32 maps, one core, the columns' GEMM was
+1.4x slower for a ResNet block's 32 -> 32 channels, 1.1x for 64 -> 64, as fast for 128 -> 128
+(it packs well with many channels); beyond, the columns."""
+DIRECT_MIN_PLANE = 512
+"""Positions of a padded ``dy`` plane (``oh * wp``) from which a filter gradient runs direct:
+each sum of the kernel pays its set-up and the fold of its vector lanes once per plane (16x16
+outputs: 128 -> 128 channels 1.5x slower direct, a 5x5 of 32 channels 1.4x; LeNet's 10x10
+1.1x)."""
+DIRECT_MIN_USED = 0.8
+"""The share of a kernel row's offsets that the direct kernel's blocks of 3 must use (a 5x5:
+5 of 6; a 1x1 computes 3 sums to keep 1, 3.3x slower than the GEMM)."""
+
+
+def direct_filter(x_shape, w_shape, grp: int, g: C.Window) -> bool:
+    """Whether the filter gradient runs without columns (:func:`_filter_direct`): stride 1,
+    dilation 1, ungrouped, not the wide layout, at the sizes where that measured faster
+    (:data:`DIRECT_MAX_CHANNELS`, :data:`DIRECT_MIN_PLANE`, :data:`DIRECT_MIN_USED`). A shape's
+    rule (the native step asks it too: the same bits).
+
+    >>> g = _conv_geo((32, 32, 32, 32), (32, 32, 3, 3), (("pad_mode", "same"), ("pad", (0,)),
+    ...               ("stride", (1,)), ("dilation", (1,)), ("group", 1)))
+    >>> direct_filter((32, 32, 32, 32), (32, 32, 3, 3), 1, g)   # a ResNet block's
+    True
+    """
+    return (grp == 1 and g.sh == g.sw == 1 and g.dh == g.dw == 1 and not _wide(x_shape, g)
+            and x_shape[1] * w_shape[0] <= DIRECT_MAX_CHANNELS
+            and g.oh * (g.ow + g.kw - 1) >= DIRECT_MIN_PLANE
+            and g.kw >= DIRECT_MIN_USED * 3 * -(-g.kw // 3))
+
+
+def direct_planes(g: C.Window) -> tuple[int, int, int]:
+    """``(wp, image row, dy row)`` of :func:`nn_loops.filter_direct`'s padded planes: their
+    width and the lengths of a channel's plane of the image (``hp*wp`` and the 2 elements the
+    last offsets of a block of 3 read past it) and of ``dy``, rounded up to 64 bytes of float32
+    so that every ``dy`` row of an aligned scratch starts on a cache line."""
+    hp, wp = g.oh + g.kh - 1, g.ow + g.kw - 1
+    return wp, -(-(hp * wp + 2) // 16) * 16, -(-(g.oh * wp) // 16) * 16
+
+
+def direct_work(n: int, c: int, o: int, g: C.Window) -> int:
+    """The multiply-adds (and copies, :data:`COPY_MACS` each) of :func:`_filter_direct`: what
+    its block count, :func:`blocks` of :data:`GEMM_UNIT`, is decided on."""
+    wp, xrow, drow = direct_planes(g)
+    return n * o * c * g.kh * g.kw * g.oh * wp + n * (c * xrow + o * drow) * COPY_MACS
+
+
+def _filter_direct(L, dy, x, g: C.Window, filter_size: tuple) -> np.ndarray:
+    """The stride-1 filter gradient without columns (:func:`nn_loops.filter_direct`): per
+    block of samples, each sample's image and ``dy`` padded into flat planes in the block's
+    slots (the block's first sample's) and its gradient ``(O, C*KH*KW)`` summed along the
+    planes; the per-sample gradients then summed in sample order, so the blocks never change
+    a bit. Why: the columns' im2col, written again for the filter gradient when they exceed
+    the caches, their GEMM and the transpose cost more than the direct sums (docs/decisions.md,
+    "dw24")."""
+    n, c = x.shape[:2]
+    o, kk = filter_size[0], g.kh * g.kw
+    wp, xrow, drow = direct_planes(g)
+    xc, dyc = _c(x), _c(dy)
+    xp = _workspace((n, c, xrow), x.dtype, "image planes")
+    dyp = _workspace((n, o, drow), x.dtype, "dy planes")
+    dws = np.empty((n, o, c * kk), x.dtype)
+    in_blocks(n, blocks(n, direct_work(n, c, o, g), GEMM_UNIT), lambda lo, hi: L.filter_direct(
+        xc, dyc, g.kh, g.kw, g.pt, g.pl, lo, hi, xp[lo], dyp[lo], dws))
+    return dws.sum(axis=0).reshape(filter_size)
 
 
 @_quiet

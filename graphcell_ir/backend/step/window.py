@@ -16,8 +16,14 @@ The filter gradient's per-sample products are then summed in sample order, as nu
 A forward of stride and dilation 1, ungrouped, outside the wide layout
 (:func:`nnkernels.direct`) runs on the direct kernel as nnkernels does: per sample its padded
 image (``pad_image``) and ``conv_direct`` (``codegen/direct_conv.py``), the same calls on the
-same values (:func:`conv2d_direct`). From 16 input channels (:func:`nnkernels.by_rows`) the
-other forwards and the input gradient run on rows instead, as nnkernels does: the image channels last, ``im2row``/``row2im`` and the
+same values (:func:`conv2d_direct`).
+
+A stride-1 filter gradient at the sizes of :func:`nnkernels.direct_filter` takes no columns:
+``nn_loops.filter_direct`` over blocks of samples, per-sample gradients summed in sample order
+(:func:`_filter_direct`), as nnkernels does.
+
+From 16 input channels (:func:`nnkernels.by_rows`) the other forwards and the input gradient
+run on rows instead, as nnkernels does: the image channels last, ``im2row``/``row2im`` and the
 transposed products (:func:`_conv2d_rows`, :func:`_input_rows`). Columns of more than
 :data:`KEPT_COLUMNS` are streamed: one sample at a time through its block's slot, in L2
 (:func:`_streamed`).
@@ -303,6 +309,8 @@ def conv2d_backprop_filter(e, op) -> None:
     g, grp, n, c, o, p, og, ckk, kg = _sizes(op, x.type.shape, tuple(op.attrs["filter_size"]))
     if _wide(op, x.type.shape, g, grp):
         return _filter_wide(e, op, dy, x, dw, dtype, g, n, o, p, ckk)
+    if K.direct_filter(x.type.shape, op.attrs["filter_size"], grp, g):
+        return _filter_direct(e, dy, x, dw, dtype, g, n, c, o)
     item = dtype.itemsize
     (cols, fresh), dws = _columns(e, x, g, dtype, ckk, p), e.scratch((n, grp, kg, og), dtype)
     task = Task(e, "conv2d_filter", [e.pointer(x), e.pointer(dy), cols, dws])
@@ -323,6 +331,33 @@ def conv2d_backprop_filter(e, op) -> None:
     e.nn_loop("filter_total", [(dws, dtype, (n, grp, kg, og)), (total, dtype, (grp, kg, og))],
               FILTER_TOTAL)
     e.nn_loop("swap_last", [(total, dtype, (grp, kg, og)), (e.pointer(dw), dtype, (grp, og, kg))])
+
+
+def _filter_direct(e, dy, x, dw, dtype, g, n: int, c: int, o: int) -> None:
+    """The stride-1 filter gradient without columns (nnkernels._filter_direct,
+    :func:`nnkernels.direct_filter`): ``nn_loops.filter_direct`` over blocks of samples, each
+    with the padded planes of its first sample's slot, into a per-sample stack summed in
+    sample order by :data:`FILTER_TOTAL` straight into ``dw`` (it is (O, C*KH*KW) already)."""
+    item, i64 = dtype.itemsize, e.i64
+    h, wd = x.type.shape[2:]
+    ckk = c * g.kh * g.kw
+    wp, xrow, drow = K.direct_planes(g)
+    xp, dyp, dws = (e.scratch(shape, dtype) for shape in ((n, c, xrow), (n, o, drow),
+                                                          (n, o, ckk)))
+    task = Task(e, "conv2d_filter_direct", [e.pointer(x), e.pointer(dy), xp, dyp, dws])
+    xb, db, pb, qb, sb = task.bases
+    t, f = task.t, task.first
+    arr2, arr3, arr4 = ((None, dtype, (0,) * k) for k in (2, 3, 4))
+    task.loop("filter_direct", [arr4, arr4, 0, 0, 0, 0, 0, 0, arr2, arr2, arr3], [
+        xb, i64(n), i64(c), i64(h), i64(wd), db, i64(n), i64(o), i64(g.oh), i64(g.ow),
+        *map(i64, (g.kh, g.kw, g.pt, g.pl)), f, task.last,
+        task.at(pb, t.mul(f, i64(c * xrow)), item), i64(c), i64(xrow),
+        task.at(qb, t.mul(f, i64(o * drow)), item), i64(o), i64(drow),
+        sb, i64(n), i64(o), i64(ckk)])
+    task.run(n, _split_work(n, K.direct_work(n, c, o, g), K.GEMM_UNIT))
+    e.zero(e.pointer(dw), o * ckk * item)
+    e.nn_loop("filter_total", [(dws, dtype, (n, 1, o, ckk)), (e.pointer(dw), dtype, (1, o, ckk))],
+              FILTER_TOTAL)
 
 
 # --- the wide layout: a batch's columns side by side, one GEMM for the batch -----------------

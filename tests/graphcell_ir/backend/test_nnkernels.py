@@ -362,6 +362,110 @@ def test_the_wide_layout_is_chosen_by_the_output_positions():
     assert not nnkernels._wide(big, geo(big, (64, 64, 3, 3)))
 
 
+# --- the direct stride-1 filter gradient --------------------------------------------------------
+
+DIRECT_FILTER = [   # (x shape, w shape, pad): stride 1, ungrouped, more than 64 output positions
+    ((1, 1, 12, 11), (3, 1, 1, 1), (0, 0, 0, 0)),       # 1x1, one channel, batch 1
+    ((2, 3, 9, 10), (5, 3, 3, 3), (1, 1, 1, 1)),
+    ((3, 17, 10, 9), (33, 17, 5, 5), (2, 2, 2, 2)),     # 5x5: a block of 3 offsets half used
+    ((5, 33, 12, 11), (17, 33, 3, 3), (0, 0, 0, 0)),
+    ((4, 3, 9, 13), (1, 3, 3, 2), (1, 2, 0, 1)),        # one filter, uneven padding
+    ((5, 17, 20, 20), (33, 17, 3, 3), (1, 1, 1, 1)),    # 4 blocks of 5 samples
+]
+
+
+@pytest.fixture
+def direct_at_any_size(monkeypatch):
+    """The direct filter gradient for every stride-1 ungrouped shape, whatever its size (the
+    rule's size limits are where it is faster, not where it is right)."""
+    monkeypatch.setattr(nnkernels, "DIRECT_MAX_CHANNELS", 10 ** 9)
+    monkeypatch.setattr(nnkernels, "DIRECT_MIN_PLANE", 0)
+    monkeypatch.setattr(nnkernels, "DIRECT_MIN_USED", 0.0)
+
+
+def _filter_call(x_shape, w_shape, pad, dtype, seed=0, stride=(1, 1), dilation=(1, 1),
+                 group=1):
+    """``(dy, x, attrs)`` of conv2d_backprop_filter for this geometry, and its window."""
+    op = REGISTRY["conv2d_backprop_filter"]
+    attrs = op.check_attrs(dict(filter_size=w_shape, pad_mode="pad", pad=pad, stride=stride,
+                                dilation=dilation, group=group))
+    g = nnkernels._conv_geo(tuple(x_shape), tuple(w_shape),
+                            tuple((k, attrs[k]) for k in ("pad_mode", "pad", "stride",
+                                                          "dilation", "group")))
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(x_shape).astype(dtype)
+    dy = rng.standard_normal((x_shape[0], w_shape[0], g.oh, g.ow)).astype(dtype)
+    return dy, x, attrs, g
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("geometry", DIRECT_FILTER, ids=str)
+def test_the_direct_filter_gradient_matches_the_reference(geometry, dtype, monkeypatch,
+                                                          direct_at_any_size):
+    """Stride-1 filter gradients take the direct kernel (``nnkernels.direct_filter``): compiled
+    and as Python against the reference; the compiled one gives the same bits on 1 and 2
+    threads (per-sample gradients, summed in sample order whatever the blocks)."""
+    op = REGISTRY["conv2d_backprop_filter"]
+    dy, x, attrs, g = _filter_call(*geometry, dtype)
+    assert nnkernels.direct_filter(x.shape, attrs["filter_size"], 1, g)
+    want = op.ref(dy, x, **attrs)
+    assert_matches(kernel(op, jit=False)(dy, x, **attrs), want, op, "as Python")
+    runs = []
+    for threads in ("1", "2"):
+        monkeypatch.setenv("GRAPHCELL_KERNEL_THREADS", threads)
+        monkeypatch.setenv("GRAPHCELL_BLAS_THREADS", threads)
+        runs.append(kernel(op, jit=True)(dy, x, **attrs))
+    assert_matches(runs[0], want, op)
+    np.testing.assert_array_equal(runs[0].view(f"u{runs[0].itemsize}"),
+                                  runs[1].view(f"u{runs[0].itemsize}"))
+
+
+@pytest.mark.parametrize("special", [np.inf, -np.inf, np.nan])
+def test_the_direct_filter_gradient_has_the_references_nans(special, direct_at_any_size):
+    """An infinite image value at the right edge is read by the kernel's junk positions
+    (where ``dy`` is padded with zeros: 0 * inf is NaN) for offsets that never see it; such a
+    sum is taken again over the real positions, so NaN only where the reference has one."""
+    op = REGISTRY["conv2d_backprop_filter"]
+    dy, x, attrs, g = _filter_call((2, 3, 9, 10), (5, 3, 3, 3), (1, 1, 1, 1), np.float32)
+    x[0, 1, 4, 9] = special   # the last column: offset j = 0 never reads it
+    x[1, 2, 0, 0] = special   # the first
+    with np.errstate(all="ignore"):
+        want = op.ref(dy, x, **attrs)
+    got = kernel(op, jit=True)(dy, x, **attrs)
+    assert np.isfinite(want).any() and not np.isfinite(want).all()
+    assert_matches(got, want, op, f"{special}")
+
+
+@pytest.mark.parametrize("change", [dict(stride=(2, 2)), dict(stride=(1, 2)),
+                                    dict(dilation=(2, 2)), dict(group=3)], ids=str)
+def test_other_filter_gradients_keep_the_columns(change, direct_at_any_size):
+    """Strided, dilated and grouped filter gradients are not the direct kernel's: the rule
+    refuses them, and they keep the columns and GEMMs (still the reference's values)."""
+    op = REGISTRY["conv2d_backprop_filter"]
+    w_shape = (6, 1, 3, 3) if change.get("group") else (6, 3, 3, 3)
+    dy, x, attrs, g = _filter_call((2, 3, 21, 20), w_shape, (1, 1, 1, 1), np.float32, **change)
+    assert not nnkernels.direct_filter(x.shape, w_shape, attrs["group"], g)
+    assert_matches(kernel(op, jit=True)(dy, x, **attrs), op.ref(dy, x, **attrs), op)
+
+
+@pytest.mark.parametrize("x_shape,w_shape,pad,direct", [
+    ((32, 32, 32, 32), (32, 32, 3, 3), 1, True),     # a ResNet block's
+    ((32, 1, 32, 32), (6, 1, 5, 5), 0, True),        # LeNet's first layer
+    ((8, 3, 32, 32), (64, 3, 3, 3), 1, True),        # a ResNet-18 stem
+    ((32, 6, 14, 14), (16, 6, 5, 5), 0, False),      # LeNet's second: 10x10 outputs
+    ((8, 64, 32, 32), (64, 64, 3, 3), 1, True),
+    ((8, 256, 32, 32), (256, 256, 3, 3), 1, False),  # many channels: the GEMM packs well
+    ((8, 128, 16, 16), (128, 128, 3, 3), 1, False),  # 16x16 outputs: short planes
+    ((32, 64, 16, 16), (128, 64, 1, 1), 0, False),   # 1x1: a third of the sums kept
+    ((16, 8, 16, 16), (8, 8, 3, 3), 1, False),       # 16x16 outputs: short planes
+])
+def test_the_direct_filter_gradients_sizes(x_shape, w_shape, pad, direct):
+    """Which stride-1 filter gradients the rule sends to the direct kernel: where it measured
+    faster than the columns (docs/decisions.md, "dw24")."""
+    _, _, attrs, g = _filter_call(x_shape, w_shape, (pad,) * 4, np.float32)
+    assert nnkernels.direct_filter(x_shape, w_shape, 1, g) is direct
+
+
 def test_non_contiguous_inputs():
     op = REGISTRY["conv2d"]
     rng = np.random.default_rng(1)

@@ -115,6 +115,48 @@ def _check_native_convolution(monkeypatch, case, dtype, seed):
         np.testing.assert_allclose(g, r, rtol=tol, atol=tol)
 
 
+DIRECT_FILTER = [   # x shape, w shape, pad: stride 1, ungrouped, more than 64 positions
+    ((1, 1, 12, 11), (3, 1, 1, 1), (0, 0, 0, 0)),       # 1x1, one channel, batch 1
+    ((3, 17, 10, 9), (33, 17, 5, 5), (2, 2, 2, 2)),
+    ((5, 33, 12, 11), (17, 33, 3, 3), (0, 0, 0, 0)),
+    ((4, 3, 9, 13), (1, 3, 3, 2), (1, 2, 0, 1)),        # one filter, uneven padding
+    ((5, 17, 20, 20), (33, 17, 3, 3), (1, 1, 1, 1)),    # split: 4 blocks of 5 samples
+]
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+@pytest.mark.parametrize("case", DIRECT_FILTER, ids=str)
+def test_direct_filter_gradients_run_natively_with_the_runners_bits(monkeypatch, case, dtype):
+    """A stride-1 filter gradient (``nnkernels.direct_filter``: no columns) runs in the step,
+    with the runner's bits, close to the interpreter's values."""
+    xs, ws, pad = case
+    win = f'pad_mode="pad", pad={list(pad)}, stride=[1,1], dilation=[1,1], group=1'
+    g = C._conv_window(xs, ws, pad_mode="pad", pad=pad, stride=(1, 1), dilation=(1, 1),
+                       group=1)
+    ys = (xs[0], ws[0], g.oh, g.ow)
+    text = f"""
+func @f(%x: {_t(dtype, xs)}, %d: {_t(dtype, ys)}) -> {_t(dtype, ws)} {{
+  %x2 = neg(%x) : {_t(dtype, xs)}
+  %dw = conv2d_backprop_filter(%d, %x2) {{filter_size={list(ws)}, {win}}} : {_t(dtype, ws)}
+  return %dw
+}}
+"""
+    rng = np.random.default_rng(9)
+    args = [rng.standard_normal(s).astype(_NP[dtype]) for s in (xs, ys)]
+    # at any size (the rule's limits are where it is faster, not where it is right)
+    monkeypatch.setattr(K, "DIRECT_MAX_CHANNELS", 10 ** 9)
+    monkeypatch.setattr(K, "DIRECT_MIN_PLANE", 0)
+    monkeypatch.setattr(K, "DIRECT_MIN_USED", 0.0)
+    called = []
+    direct = window._filter_direct
+    monkeypatch.setattr(window, "_filter_direct", lambda *a: called.append(a) or direct(*a))
+    got, host_ops, python, ref = _both(monkeypatch, text, args)
+    assert host_ops == () and len(called) == 1
+    _same_bits(got[0], python[0])
+    tol = 1e-4 if dtype == "f32" else 1e-10
+    np.testing.assert_allclose(got[0], ref, rtol=tol, atol=tol)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_filter_total_is_numpys_sum_over_samples(dtype):
     """window.FILTER_TOTAL, compiled, adds the per-sample products as numpy's ``sum(axis=0)``
@@ -252,8 +294,9 @@ def test_the_ops_scratch_is_one_shared_buffer(monkeypatch):
         return pointer
     monkeypatch.setattr(emit._Emitter, "scratch", spy)
     monkeypatch.setattr(window, "KEPT_COLUMNS", 0)   # streamed columns: the op's scratch too
-    monkeypatch.setattr(K, "direct", lambda *a: False)   # the forward on rows too
-    _check_native_convolution(monkeypatch, CONVS[6], "f32", seed=4)
+    # stride 2: the filter gradient on columns (a stride-1 one, window._filter_direct, has
+    # scratch too small beside the others' to show the sharing)
+    _check_native_convolution(monkeypatch, CONVS[7], "f32", seed=4)
     assert len(per_op) == 3   # the convolution and its two gradients
     assert max(per_op.values()) <= sum(buffers.values()) < sum(per_op.values())
 
