@@ -490,17 +490,19 @@ def input_as_forward(input_size: tuple, w_shape: tuple, g: C.Window, grp: int):
 
 def _forward_pays(c: int, dy_shape: tuple, forward: C.Window) -> bool:
     """Whether the forward convolution of ``dy`` (``O`` channels, to ``c``) in window ``forward``
-    is faster than the gradient's own path. Measured (native step, one core, float32; the
-    forward on rows against the gradient on rows, docs/decisions.md): it is only when the
-    gradient's product ``dy^T @ wr`` has its thinnest depth, K = O = 16, against at least twice
-    as many input channels (32 -> 16 on 32x32 maps, 2.8 -> 2.6 ms; 64 -> 16 on 16x16, 1.2 ->
-    1.1); with O = C (a ResNet block's 32 on 32x32: 4.0 -> 4.3 ms) or O = C/2 from 32 (64 -> 32,
-    128 -> 64, 256 -> 64 1x1) the rows' gradient runs its deeper K at 200-205 GFLOP/s, the
-    forward's ``rows @ wr^T`` at 185-191, and the copies cost alike (``im2row`` and two
-    ``swap_last`` against ``row2im`` and one); LeNet's 6 -> 16 (columns, K = 16 against the
-    forward's N = 6) 0.22 -> 0.44 ms."""
+    is faster than the gradient's own path. Measured (native step, one core, float32, A/B in one
+    process; the forward on rows against the gradient on rows, docs/decisions.md): it is only
+    when the gradient's product ``dy^T @ wr`` has its thinnest depth, K = O = 16, against at
+    least twice as many input channels, and a window larger than 1x1 (new/old 0.82-0.95: 32 ->
+    16 on 32x32 maps 2.84 -> 2.69 ms, 5x5 7.4 -> 6.6; 128 -> 16 on 16x16 2.56 -> 2.09; 48 ->
+    16 0.975; 1x1 1.00). With O = C (a ResNet block's 32 on 32x32: 4.05 -> 4.32 ms; ResNet-18's
+    64 and 128: 1.07, 1.19), O = 24 (1.03-1.09) or a 1x1 256 -> 64 (1.08) the rows' gradient
+    runs its deeper K at 200-205 GFLOP/s, the forward's ``rows @ wr^T`` at 185-191, and the
+    copies cost alike (``im2row`` and two ``swap_last`` against ``row2im`` and one); LeNet's
+    6 -> 16 (the gradient on columns, K = 16, against the forward's N = 6): 2.1x slower."""
     o = dy_shape[1]
-    return by_rows(dy_shape, 1, forward) and o < 2 * ROWS_MIN_CHANNELS and c >= 2 * o
+    return by_rows(dy_shape, 1, forward) and o == ROWS_MIN_CHANNELS and c >= 2 * o and \
+        forward.kh * forward.kw > 1
 
 
 def flipped_filter(L, w: np.ndarray) -> np.ndarray:
