@@ -145,6 +145,22 @@ def filter_taps(w, wt):
                 d[o0 + q] = w[o0 + q, k] if o0 + q < o_ else 0
 
 
+def flip_filter(w, out):
+    """out[c, o, i, j] = w[o, c, KH-1-i, KW-1-j]: the filter of the forward convolution that
+    is a stride-1 convolution's input gradient (``nnkernels.input_as_forward``), the kernel
+    turned half a turn and its two channel axes swapped."""
+    o_, c_, kh, kw = w.shape[0], w.shape[1], w.shape[2], w.shape[3]
+    for c in range(c_):
+        for o in range(o_):
+            src = w[o, c]
+            dst = out[c, o]
+            for i in range(kh):
+                s = src[kh - 1 - i]
+                d = dst[i]
+                for j in range(kw):
+                    d[j] = s[kw - 1 - j]
+
+
 def im2col_wide(x, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, cols, lo, hi):
     """:func:`im2col` of samples ``lo:hi`` with the samples side by side: ``cols`` is
     ``(C*KH*KW, N, OH*OW)``, so a batch's columns are one ``(C*KH*KW, N*OH*OW)`` matrix (one

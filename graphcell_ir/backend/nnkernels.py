@@ -14,7 +14,9 @@ executable (for every primitive outside a fused group). Choices, measured on the
   transposed; stride 1 at the sizes of :func:`direct_filter` (a ResNet block's, LeNet's
   first layer): no columns, the image and ``dy`` padded into flat planes of one width and each
   weight a sum along them, in vector lanes (``nn_loops.filter_direct``: 1.4-1.7x faster);
-- ``conv2d_backprop_input``: GEMM ``w^T @ dy``, then a col2im loop into a padded buffer;
+- ``conv2d_backprop_input``: GEMM ``w^T @ dy``, then a col2im loop into a padded buffer; at
+  stride 1 where it pays (:func:`input_as_forward`), the forward ``conv2d`` of ``dy`` by the
+  flipped filter;
 - all three, at most :data:`WIDE_POSITIONS` output positions (ResNet-18's 8x8 and smaller
   maps): the batch's columns side by side, ``(C*KH*KW, N*OH*OW)``, and one GEMM for the batch,
   split like any product, instead of thin per-sample GEMMs (3-5x faster at 4x4);
@@ -587,6 +589,10 @@ def conv2d_backprop_input(L, dy, w, *, input_size, **win):
     o = w.shape[0]
     if _wide(tuple(input_size), g):
         return _input_wide(L, dy, w, g, grp, tuple(input_size))
+    pads = input_as_forward(tuple(input_size), w.shape, g, grp)
+    if pads is not None:
+        return conv2d(L, dy, flipped_filter(L, w), pad_mode="pad", pad=pads, stride=(1, 1),
+                      dilation=(g.dh, g.dw), group=1)
     if by_rows(tuple(input_size), grp, g):
         return _input_rows(L, dy, w, g, tuple(input_size))
     wt = w.reshape(grp, o // grp, -1).transpose(0, 2, 1)          # (G, Cg*KH*KW, Og)
@@ -600,6 +606,64 @@ def conv2d_backprop_input(L, dy, w, *, input_size, **win):
         L.col2im(flat[lo:hi], *_win(g), g.oh, g.ow, dxp[lo:hi])
     _blas_blocks(n, blocks(n, dcols.size * (o // grp + COPY_MACS), GEMM_UNIT), run)
     return _crop(dxp, g, h, wd)
+
+
+def input_as_forward(input_size: tuple, w_shape: tuple, g: C.Window, grp: int):
+    """The padding ``(top, bottom, left, right)`` of the forward convolution that computes this
+    convolution's input gradient, or None when the gradient keeps its own path. A stride-1
+    input gradient *is* a forward convolution: ``dx = conv2d(dy, w')`` with ``w'[c, o, i, j] =
+    w[o, c, KH-1-i, KW-1-j]`` (:func:`flipped_filter`), stride 1, the same dilation and, per
+    side, the padding ``d*(K-1) - p`` (a 'same' even kernel's asymmetric sides each their
+    own), run by :func:`conv2d`'s own rules. Refused: strides above 1, groups, a padding wider
+    than the dilated kernel (a negative forward padding), the wide layout (few positions: its
+    own batched products), and shapes where that forward does not pay
+    (:func:`_forward_pays`). A shape's rule: the native step asks it too (the same bits).
+
+    >>> from graphcell_ir.ops.conv import window_geometry
+    >>> g = window_geometry((32, 32), (3, 3), (1, 1), (1, 1), "same")
+    >>> input_as_forward((8, 32, 32, 32), (16, 32, 3, 3), g, 1)   # 32 -> 16 channels
+    (1, 1, 1, 1)
+    >>> input_as_forward((8, 32, 32, 32), (32, 32, 3, 3), g, 1) is None   # rows pay as well
+    True
+    """
+    if grp != 1 or g.sh != 1 or g.sw != 1 or _wide(input_size, g):
+        return None
+    eh, ew = g.dh * (g.kh - 1), g.dw * (g.kw - 1)
+    pads = (eh - g.pt, eh - g.pb, ew - g.pl, ew - g.pr)
+    if min(pads) < 0:
+        return None
+    dy_shape = (input_size[0], w_shape[0], g.oh, g.ow)
+    forward = C.window_geometry((g.oh, g.ow), (g.kh, g.kw), (1, 1), (g.dh, g.dw), "pad", pads)
+    return pads if _forward_pays(input_size[1], dy_shape, forward) else None
+
+
+def _forward_pays(c: int, dy_shape: tuple, forward: C.Window) -> bool:
+    """Whether the forward convolution of ``dy`` (``O`` channels, to ``c``) in window ``forward``
+    is faster than the gradient's own path. On the direct kernel (:func:`direct`: dilation 1)
+    it is: RESBLOCK's 32 -> 32 input gradient, one thread, XXX. On rows, measured (native step, one core, float32, A/B in one
+    process; the forward on rows against the gradient on rows, docs/decisions.md): it is only
+    when the gradient's product ``dy^T @ wr`` has its thinnest depth, K = O = 16, against at
+    least twice as many input channels, and a window larger than 1x1 (new/old 0.82-0.95: 32 ->
+    16 on 32x32 maps 2.84 -> 2.69 ms, 5x5 7.4 -> 6.6; 128 -> 16 on 16x16 2.56 -> 2.09; 48 ->
+    16 0.975; 1x1 1.00). With O = C (a ResNet block's 32 on 32x32: 4.05 -> 4.32 ms; ResNet-18's
+    64 and 128: 1.07, 1.19), O = 24 (1.03-1.09) or a 1x1 256 -> 64 (1.08) the rows' gradient
+    runs its deeper K at 200-205 GFLOP/s, the forward's ``rows @ wr^T`` at 185-191, and the
+    copies cost alike (``im2row`` and two ``swap_last`` against ``row2im`` and one); LeNet's
+    6 -> 16 (the gradient on columns, K = 16, against the forward's N = 6): 2.1x slower."""
+    if direct(dy_shape, 1, forward):
+        return True
+    o = dy_shape[1]
+    return by_rows(dy_shape, 1, forward) and o == ROWS_MIN_CHANNELS and c >= 2 * o and \
+        forward.kh * forward.kw > 1
+
+
+def flipped_filter(L, w: np.ndarray) -> np.ndarray:
+    """The filter ``(C, O, KH, KW)`` of the forward convolution that is ``w``'s stride-1 input
+    gradient (:func:`input_as_forward`): ``nn_loops.flip_filter``, a copy."""
+    o, c, kh, kw = w.shape
+    out = np.empty((c, o, kh, kw), w.dtype)
+    L.flip_filter(_c(w), out)
+    return out
 
 
 def _input_rows(L, dy, w, g: C.Window, input_size: tuple) -> np.ndarray:

@@ -24,9 +24,11 @@ A stride-1 filter gradient at the sizes of :func:`nnkernels.direct_filter` takes
 
 From 16 input channels (:func:`nnkernels.by_rows`) the other forwards and the input gradient
 run on rows instead, as nnkernels does: the image channels last, ``im2row``/``row2im`` and the
-transposed products (:func:`_conv2d_rows`, :func:`_input_rows`). Columns of more than
-:data:`KEPT_COLUMNS` are streamed: one sample at a time through its block's slot, in L2
-(:func:`_streamed`).
+transposed products (:func:`_conv2d_rows`, :func:`_input_rows`). A stride-1 input gradient
+that nnkernels runs as a forward convolution (:func:`nnkernels.input_as_forward`) is emitted so
+here too: the flipped filter, then the forward's own path (:func:`_input_forward`). Columns
+of more than :data:`KEPT_COLUMNS` are streamed: one sample at a time through its block's slot,
+in L2 (:func:`_streamed`).
 
 At most 64 output positions (:func:`nnkernels._wide`: ResNet-18's late layers) take the wide
 layout, as in nnkernels: the batch's columns side by side (``im2col_wide``), one product for
@@ -192,11 +194,23 @@ def _sample_columns(task, e, dtype, xb, cb, x_shape, g, ckk: int, p: int, fresh:
     return columns
 
 
+class _Filter(NamedTuple):
+    """A filter that is no value of the function: a scratch pointer and its (O, C, KH, KW)
+    shape (the input gradient's flipped filter, :func:`_input_forward`)."""
+    pointer: object
+    shape: tuple
+
+
+def _filter_pointer(e, w):
+    """``w``'s data pointer: a value's buffer, or a :class:`_Filter`'s scratch."""
+    return w.pointer if isinstance(w, _Filter) else e.pointer(w)
+
+
 def _filter_rows(e, w, dtype, o: int, c: int, kk: int):
     """A scratch buffer holding the filter ``w`` (O, C, KH*KW) with its channels last
     (O, KH*KW, C): the rows both row-layout convolutions multiply by."""
     wr = e.scratch((o, kk, c), dtype)
-    e.nn_loop("swap_last", [(e.pointer(w), dtype, (o, c, kk)), (wr, dtype, (o, kk, c))])
+    e.nn_loop("swap_last", [(_filter_pointer(e, w), dtype, (o, c, kk)), (wr, dtype, (o, kk, c))])
     return wr
 
 
@@ -274,7 +288,16 @@ def conv2d(e, op) -> None:
     x, w = op.operands
     (y,) = op.results
     dtype = _floats(op, x, w, y)
-    g, grp, n, c, o, p, og, ckk, kg = _sizes(op, x.type.shape, w.type.shape)
+    g, grp = _sizes(op, x.type.shape, w.type.shape)[:2]
+    _forward(e, op, x, w, y, dtype, g, grp)
+
+
+def _forward(e, op, x, w, y, dtype, g, grp: int) -> None:
+    """The forward convolution ``y = conv2d(x, w)`` in window ``g`` by nnkernels.conv2d's
+    rules; ``w`` a value or a :class:`_Filter` (``op`` only names the op in refusals)."""
+    (n, c), o = x.type.shape[:2], (w.shape if isinstance(w, _Filter) else w.type.shape)[0]
+    p, og, ckk = g.oh * g.ow, o // grp, c * g.kh * g.kw
+    kg = ckk // grp
     if _wide(op, x.type.shape, g, grp):
         return _conv2d_wide(e, op, x, w, y, dtype, g, n, o, p, ckk)
     if K.direct(x.type.shape, grp, g):
@@ -284,7 +307,7 @@ def conv2d(e, op) -> None:
         return _conv2d_rows(e, x, w, y, dtype, g, n, c, o, p, ckk)
     item = dtype.itemsize
     cols, fresh = _columns(e, x, g, dtype, ckk, p)
-    task = Task(e, "conv2d", [e.pointer(x), e.pointer(w), cols, e.pointer(y)])
+    task = Task(e, "conv2d", [e.pointer(x), _filter_pointer(e, w), cols, e.pointer(y)])
     xb, wb, cb, yb = task.bases
     columns = _sample_columns(task, e, dtype, xb, cb, x.type.shape, g, ckk, p, fresh)
 
@@ -424,7 +447,8 @@ def _conv2d_wide(e, op, x, w, y, dtype, g, n: int, o: int, p: int, ckk: int) -> 
     ``(O, C*KH*KW) @ (C*KH*KW, N*P)`` split as the runner's matmul splits it, moved to NCHW."""
     cols = _wide_columns(e, x, g, dtype, ckk, p)
     product = e.scratch((o, n * p), dtype)
-    e.gemm_on(dtype, False, False, o, n * p, ckk, e.pointer(w), ckk, cols, n * p, product)
+    e.gemm_on(dtype, False, False, o, n * p, ckk, _filter_pointer(e, w), ckk, cols, n * p,
+              product)
     e.nn_loop("swap_first", [(product, dtype, (o, n, p)), (e.pointer(y), dtype, (n, o, p))],
               SWAP_FIRST)
 
@@ -507,6 +531,19 @@ def _input_rows(e, w, dy, dx, dtype, g, n: int, c: int, o: int, p: int, ckk: int
     task.run(n, _split_work(n, n * p * ckk * (o + K.COPY_MACS), K.GEMM_UNIT))
 
 
+def _input_forward(e, op, dy, w, dx, dtype, g, pads: tuple) -> None:
+    """The stride-1 input gradient as the forward convolution of ``dy`` by the flipped filter
+    (nnkernels.input_as_forward): ``flip_filter`` into a scratch filter, then the forward's
+    own path for that window (:func:`_forward`), as the runner calls nnkernels.conv2d."""
+    o, c, kh, kw = w.type.shape
+    flipped = _Filter(e.scratch((c, o, kh, kw), dtype), (c, o, kh, kw))
+    e.nn_loop("flip_filter", [(e.pointer(w), dtype, w.type.shape),
+                              (flipped.pointer, dtype, flipped.shape)])
+    win = (("pad_mode", "pad"), ("pad", pads), ("stride", (1, 1)), ("dilation", (g.dh, g.dw)),
+           ("group", 1))
+    _forward(e, op, dy, flipped, dx, dtype, K._conv_geo(dy.type.shape, flipped.shape, win), 1)
+
+
 def conv2d_backprop_input(e, op) -> None:
     """``dx``: per block of samples, one GEMM per sample and group ``w^T @ dy`` into the
     column gradients, then col2im into the zeroed ``dx`` — or, with padding, into a zeroed
@@ -525,6 +562,9 @@ def conv2d_backprop_input(e, op) -> None:
     hp, wp = g.padded(h, wd)
     if _wide(op, shape, g, grp):
         return _input_wide(e, op, dy, w, dx, dtype, g, shape, o, p, ckk)
+    pads = K.input_as_forward(shape, w.type.shape, g, grp)
+    if pads is not None:
+        return _input_forward(e, op, dy, w, dx, dtype, g, pads)
     if K.by_rows(shape, grp, g):
         return _input_rows(e, w, dy, dx, dtype, g, n, c, o, p, ckk)
     item = dtype.itemsize

@@ -66,6 +66,20 @@ def test_conv2d(data, pad_mode, stride, has_bias):
                     padding=1 if pad_mode == "pad" else 0, has_bias=has_bias), x, rtol=1e-4)
 
 
+@pytest.mark.parametrize("k,pad_mode,dilation", [(3, "same", 1), (4, "same", 1), (5, "pad", 2)])
+def test_a_narrowing_conv2ds_input_gradient_runs_as_a_forward_convolution(k, pad_mode, dilation):
+    """32 -> 16 channels at stride 1: both modes run the input gradient as the forward
+    convolution of dy by the flipped filter (``nnkernels.input_as_forward``), the same values
+    (the even kernel's 'same' padding has sides of their own)."""
+    from graphcell_ir.backend import nnkernels
+    from graphcell_ir.ops.conv import window_geometry
+    pad = 3 if pad_mode == "pad" else 0
+    g = window_geometry((12, 11), (k, k), (1, 1), (dilation, dilation), pad_mode, (pad,))
+    assert nnkernels.input_as_forward((2, 32, 12, 11), (16, 32, k, k), g, 1) is not None
+    conv = nn.Conv2d(32, 16, k, pad_mode=pad_mode, padding=pad, dilation=dilation)
+    agree(conv, rand(2, 32, 12, 11, seed=3), seed=4, rtol=1e-4, atol=1e-5)
+
+
 @FEW
 @given(st.data(), st.sampled_from([nn.MaxPool2d, nn.AvgPool2d]), st.sampled_from(["valid", "same"]),
        st.integers(1, 2), st.integers(1, 2))

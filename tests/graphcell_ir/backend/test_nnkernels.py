@@ -346,6 +346,101 @@ def test_both_conv_layouts_match_the_reference(geometry, wide, dtype, monkeypatc
         assert_matches(kernel(op, jit=False)(*operands, **attrs), want, op, f"Python {attrs}")
 
 
+AS_FORWARD = [   # stride-1 input gradients as forward convolutions: (x shape, w shape, window)
+    ((2, 3, 13, 11), (5, 3, 3, 3), dict(pad_mode="valid")),                 # pad 0
+    ((1, 17, 12, 11), (16, 17, 3, 3), dict(pad_mode="pad", pad=(1, 1, 1, 1))),   # batch 1
+    ((2, 1, 14, 13), (3, 1, 5, 5), dict(pad_mode="pad", pad=(2, 2, 2, 2))),  # one channel
+    ((2, 33, 10, 9), (16, 33, 4, 2), dict(pad_mode="same")),   # even: asymmetric sides
+    ((2, 4, 15, 14), (6, 4, 3, 3), dict(pad_mode="pad", pad=(1, 1, 1, 1), dilation=(2, 2))),
+    ((3, 5, 11, 9), (7, 5, 1, 1), dict(pad_mode="valid")),                   # 1x1
+    ((2, 17, 12, 12), (33, 17, 5, 5), dict(pad_mode="pad", pad=(2, 1, 0, 2))),
+    ((2, 3, 13, 12), (4, 3, 3, 3), dict(pad_mode="pad", pad=(0, 2, 1, 0), dilation=(1, 2))),
+]
+"""Odd sizes, 1/3/5/17/33 channels, 1x1 to 5x5 and even kernels, dilation 2, explicit and
+'same' padding with sides of their own; none in the wide layout (a rule refusal)."""
+NOT_AS_FORWARD = [
+    ((2, 3, 12, 12), (4, 3, 3, 3), dict(pad_mode="same", stride=(2, 2))),   # stride 2
+    ((2, 4, 12, 12), (6, 2, 3, 3), dict(pad_mode="same", group=2)),         # groups
+    ((2, 3, 12, 12), (4, 3, 1, 1), dict(pad_mode="pad", pad=(1, 1, 1, 1))),  # p > d*(K-1)
+    ((2, 33, 6, 6), (16, 33, 3, 3), dict(pad_mode="same")),                 # the wide layout
+]
+
+
+def _input_call(x_shape, w_shape, window, dtype):
+    name, (dy, w), attrs = _conv_calls(x_shape, w_shape, window, dtype)[2]
+    op = REGISTRY[name]
+    return op, dy, w, op.check_attrs(attrs)
+
+
+def _rule(op, w, attrs):
+    geo = tuple((k, attrs[k]) for k in ("pad_mode", "pad", "stride", "dilation", "group"))
+    size = tuple(attrs["input_size"])
+    return nnkernels.input_as_forward(size, w.shape, nnkernels._conv_geo(size, w.shape, geo),
+                                      attrs["group"])
+
+
+def _counting_forwards(monkeypatch) -> list:
+    """Spy on nnkernels.conv2d: the forward convolutions a gradient runs, by dy's shape."""
+    forwards, conv2d = [], nnkernels.conv2d
+
+    def counted(L, x, w, **attrs):
+        forwards.append(x.shape)
+        return conv2d(L, x, w, **attrs)
+    monkeypatch.setattr(nnkernels, "conv2d", counted)
+    return forwards
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("geometry", AS_FORWARD, ids=str)
+def test_a_stride_1_input_gradient_runs_as_a_forward_convolution(geometry, dtype, monkeypatch):
+    """With the rule's cost test passed (``_forward_pays``: most of these shapes it declines),
+    the input gradient is one forward convolution of dy by the flipped filter, compiled and as
+    Python, the reference's values to rounding (the summation order differs)."""
+    monkeypatch.setattr(nnkernels, "_forward_pays", lambda *a: True)
+    forwards = _counting_forwards(monkeypatch)
+    op, dy, w, attrs = _input_call(*geometry, dtype)
+    assert _rule(op, w, attrs) is not None
+    want = op.ref(dy, w, **attrs)
+    for jit in (True, False):
+        forwards.clear()
+        assert_matches(kernel(op, jit=jit)(dy, w, **attrs), want, op, f"jit={jit} {attrs}")
+        assert forwards == [dy.shape]
+
+
+@pytest.mark.parametrize("geometry", NOT_AS_FORWARD, ids=str)
+def test_other_input_gradients_keep_their_own_path(geometry, monkeypatch):
+    monkeypatch.setattr(nnkernels, "_forward_pays", lambda *a: True)
+    forwards = _counting_forwards(monkeypatch)
+    op, dy, w, attrs = _input_call(*geometry, "float32")
+    assert _rule(op, w, attrs) is None
+    assert_matches(kernel(op, jit=True)(dy, w, **attrs), op.ref(dy, w, **attrs), op, f"{attrs}")
+    assert forwards == []
+
+
+def test_the_forward_runs_the_input_gradient_where_it_measured_faster():
+    """``_forward_pays``: 32 -> 16 channels (the gradient's thinnest product) takes the forward;
+    a ResNet block's 32 -> 32, 64 -> 32, 64 -> 24, 24 -> 16, a 1x1 and LeNet's 6 -> 16 keep
+    the gradient's own path."""
+    same = dict(pad_mode="same")
+    taken = [((8, 32, 32, 32), (16, 32, 3, 3)), ((8, 64, 16, 16), (16, 64, 3, 3)),
+             ((8, 32, 32, 32), (16, 32, 5, 5))]
+    kept = [((32, 32, 32, 32), (32, 32, 3, 3)), ((8, 64, 16, 16), (32, 64, 3, 3)),
+            ((8, 64, 16, 16), (24, 64, 3, 3)), ((32, 6, 14, 14), (16, 6, 5, 5)),
+            ((8, 24, 32, 32), (16, 24, 3, 3)), ((8, 64, 32, 32), (16, 64, 1, 1))]
+    for shapes, want in [(s, True) for s in taken] + [(s, False) for s in kept]:
+        op, dy, w, attrs = _input_call(*shapes, same, "float32")
+        assert (_rule(op, w, attrs) is not None) is want, shapes
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("jit", [True, False])
+def test_flip_filter_turns_the_kernel_and_swaps_the_channels(dtype, jit):
+    w = np.random.default_rng(5).standard_normal((5, 3, 4, 2)).astype(dtype)
+    got = nnkernels.flipped_filter(loops.namespace(jit), w)
+    np.testing.assert_array_equal(got, w.transpose(1, 0, 2, 3)[:, :, ::-1, ::-1])
+    assert got.flags.c_contiguous
+
+
 def test_the_wide_layout_is_chosen_by_the_output_positions():
     """ResNet-18's 8x8 and smaller maps take the wide layout, a ResNet block's 32x32 and LeNet's
     10x10 the per-sample GEMMs; so does a batch whose columns would not fit ``WIDE_MAX``."""

@@ -100,15 +100,15 @@ def test_convolutions_run_natively_with_the_runners_bits(monkeypatch, case, dtyp
     _check_native_convolution(monkeypatch, case, dtype, seed=3)
 
 
-def _check_native_convolution(monkeypatch, case, dtype, seed):
-    """The convolution and both its gradients run in the step with no host op, with the
-    runner's bits, close to the interpreter's values."""
+def _check_native_convolution(monkeypatch, case, dtype, seed, host_ops_=()):
+    """The convolution and both its gradients run in the step with no host op (but
+    ``host_ops_``), with the runner's bits, close to the interpreter's values."""
     xs, ws, stride, pad_mode, pad, dilation, group = case
     text, ys = _conv_text(dtype, xs, ws, stride, pad_mode, pad, dilation, group)
     rng = np.random.default_rng(seed)
     args = [rng.standard_normal(s).astype(_NP[dtype]) for s in (xs, ws, ys)]
     got, host_ops, python, ref = _both(monkeypatch, text, args)
-    assert host_ops == (), host_ops
+    assert host_ops == host_ops_, host_ops
     tol = 1e-4 if dtype == "f32" else 1e-10
     for g, p, r in zip(got, python, ref):
         _same_bits(g, p)
@@ -175,6 +175,42 @@ def test_filter_total_is_numpys_sum_over_samples(dtype):
     linked.loops(window.FILTER_TOTAL, NoFallback()).filter_total(dws, acc)
     _same_bits(acc, dws.sum(axis=0))
     assert not np.signbit(acc[1, 2]).any()
+
+
+AS_FORWARD = [   # stride 1, not wide: input gradients nnkernels.input_as_forward can take
+    ((2, 3, 13, 11), (5, 3, 3, 3), (1, 1), "valid", (0, 0, 0, 0), (1, 1), 1),
+    ((1, 17, 12, 11), (16, 17, 3, 3), (1, 1), "pad", (1, 1, 1, 1), (1, 1), 1),   # batch 1
+    ((2, 1, 14, 13), (3, 1, 5, 5), (1, 1), "pad", (2, 2, 2, 2), (1, 1), 1),
+    ((2, 33, 10, 9), (16, 33, 4, 2), (1, 1), "same", (0, 0, 0, 0), (1, 1), 1),   # taken as is
+    ((2, 4, 15, 14), (6, 4, 3, 3), (1, 1), "pad", (1, 1, 1, 1), (2, 2), 1),
+    ((3, 5, 11, 9), (7, 5, 1, 1), (1, 1), "valid", (0, 0, 0, 0), (1, 1), 1),
+    ((2, 17, 12, 12), (33, 17, 5, 5), (1, 1), "pad", (2, 1, 0, 2), (1, 1), 1),
+    ((2, 3, 13, 12), (4, 3, 3, 3), (1, 1), "pad", (0, 2, 1, 0), (1, 2), 1),
+]
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+@pytest.mark.parametrize("case", AS_FORWARD + [CONVS[1], CONVS[-1]], ids=str)
+def test_input_gradients_as_forward_convolutions_have_the_runners_bits(monkeypatch, case,
+                                                                       dtype):
+    """The rule's cost test passed for every shape (``_forward_pays``): the stride-1 input
+    gradients run as the forward convolution of dy by the flipped filter in the step
+    (:func:`window._input_forward`, the forward's own paths: rows from 16 channels of dy,
+    columns below), with the runner's bits; a stride-2 and a grouped one keep their own path.
+    One input channel makes the forward's product a GEMV, which the step declines (window's
+    ``_gemms_only``): the gradient is then a host op, the runner's forward."""
+    from graphcell_ir.backend import nnkernels
+    monkeypatch.setattr(nnkernels, "_forward_pays", lambda *a: True)
+    emitted, input_forward = [], window._input_forward
+
+    def spy(e, op, dy, *rest):
+        emitted.append(dy.type.shape)
+        return input_forward(e, op, dy, *rest)
+    monkeypatch.setattr(window, "_input_forward", spy)
+    gemv = case[0][1] == 1
+    _check_native_convolution(monkeypatch, case, dtype, seed=5,
+                              host_ops_=("conv2d_backprop_input",) if gemv else ())
+    assert len(emitted) == (case[2] == (1, 1) and case[-1] == 1)
 
 
 def _pool_text(dtype, xs, k, s):
