@@ -424,11 +424,11 @@ def conv2d_direct(fns, L, x, w, g: C.Window) -> np.ndarray:
             if not (pad(xc[s], xp, g.pt, g.pl, hp, wp)
                     and conv(xp, wt, y[s], c, hp, wp, g.kh, g.kw)):
                 raise RuntimeError("the direct convolution refused its arrays")
-    _blas_blocks(n, blocks(n, direct_work(n, c, o, g, hp, wp), GEMM_UNIT), run)
+    _blas_blocks(n, blocks(n, direct_forward_work(n, c, o, g, hp, wp), GEMM_UNIT), run)
     return y
 
 
-def direct_work(n: int, c: int, o: int, g: C.Window, hp: int, wp: int) -> int:
+def direct_forward_work(n: int, c: int, o: int, g: C.Window, hp: int, wp: int) -> int:
     """The blocks rule's work of a direct convolution: the multiply-adds its tiles do (filters
     rounded up to the tile, rows to 16 lanes: LeNet's first convolution, 6 filters on rows of
     28, does 1.5x its own; counted as its own it ran as one block on one core where the
@@ -553,7 +553,7 @@ def direct_planes(g: C.Window) -> tuple[int, int, int]:
     return wp, -(-(hp * wp + 2) // 16) * 16, -(-(g.oh * wp) // 16) * 16
 
 
-def direct_work(n: int, c: int, o: int, g: C.Window) -> int:
+def direct_filter_work(n: int, c: int, o: int, g: C.Window) -> int:
     """The multiply-adds (and copies, :data:`COPY_MACS` each) of :func:`_filter_direct`: what
     its block count, :func:`blocks` of :data:`GEMM_UNIT`, is decided on."""
     wp, xrow, drow = direct_planes(g)
@@ -575,7 +575,7 @@ def _filter_direct(L, dy, x, g: C.Window, filter_size: tuple) -> np.ndarray:
     xp = _workspace((n, c, xrow), x.dtype, "image planes")
     dyp = _workspace((n, o, drow), x.dtype, "dy planes")
     dws = np.empty((n, o, c * kk), x.dtype)
-    in_blocks(n, blocks(n, direct_work(n, c, o, g), GEMM_UNIT), lambda lo, hi: L.filter_direct(
+    in_blocks(n, blocks(n, direct_filter_work(n, c, o, g), GEMM_UNIT), lambda lo, hi: L.filter_direct(
         xc, dyc, g.kh, g.kw, g.pt, g.pl, lo, hi, xp[lo], dyp[lo], dws))
     return dws.sum(axis=0).reshape(filter_size)
 
@@ -621,9 +621,12 @@ def input_as_forward(input_size: tuple, w_shape: tuple, g: C.Window, grp: int):
 
     >>> from graphcell_ir.ops.conv import window_geometry
     >>> g = window_geometry((32, 32), (3, 3), (1, 1), (1, 1), "same")
-    >>> input_as_forward((8, 32, 32, 32), (16, 32, 3, 3), g, 1)   # 32 -> 16 channels
+    >>> input_as_forward((8, 32, 32, 32), (32, 32, 3, 3), g, 1)   # the direct kernel's
     (1, 1, 1, 1)
-    >>> input_as_forward((8, 32, 32, 32), (32, 32, 3, 3), g, 1) is None   # rows pay as well
+    >>> g2 = window_geometry((32, 32), (3, 3), (1, 1), (2, 2), "same")   # dilated: on rows
+    >>> input_as_forward((8, 32, 32, 32), (16, 32, 3, 3), g2, 1)   # 32 -> 16 channels
+    (2, 2, 2, 2)
+    >>> input_as_forward((8, 32, 32, 32), (32, 32, 3, 3), g2, 1) is None   # rows pay as well
     True
     """
     if grp != 1 or g.sh != 1 or g.sw != 1 or _wide(input_size, g):
@@ -640,7 +643,8 @@ def input_as_forward(input_size: tuple, w_shape: tuple, g: C.Window, grp: int):
 def _forward_pays(c: int, dy_shape: tuple, forward: C.Window) -> bool:
     """Whether the forward convolution of ``dy`` (``O`` channels, to ``c``) in window ``forward``
     is faster than the gradient's own path. On the direct kernel (:func:`direct`: dilation 1)
-    it is: RESBLOCK's 32 -> 32 input gradient, one thread, XXX. On rows, measured (native step, one core, float32, A/B in one
+    it is: RESBLOCK's 32 -> 32 input gradient (a GRAPH_MODE function of dx alone, with one
+    elementwise pass) 5.0 -> 3.45 ms on one thread, 2.9-3.2 -> 1.9 ms on two. On rows, measured (native step, one core, float32, A/B in one
     process; the forward on rows against the gradient on rows, docs/decisions.md): it is only
     when the gradient's product ``dy^T @ wr`` has its thinnest depth, K = O = 16, against at
     least twice as many input channels, and a window larger than 1x1 (new/old 0.82-0.95: 32 ->

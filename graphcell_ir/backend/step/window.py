@@ -278,7 +278,7 @@ def conv2d_direct(e, x, w, y, dtype, g, x_shape, o: int) -> None:
             task.at(yb, t.mul(s, i64(o * g.oh * g.ow)), item), i64(o), i64(g.oh), i64(g.ow),
             *map(i64, (c, hp, wp, g.kh, g.kw))], source=D.SOURCE)
     task.each(task.first, task.last, sample)
-    task.run(n, _split_work(n, K.direct_work(n, c, o, g, hp, wp), K.GEMM_UNIT))
+    task.run(n, _split_work(n, K.direct_forward_work(n, c, o, g, hp, wp), K.GEMM_UNIT))
 
 
 def conv2d(e, op) -> None:
@@ -301,7 +301,7 @@ def _forward(e, op, x, w, y, dtype, g, grp: int) -> None:
     if _wide(op, x.type.shape, g, grp):
         return _conv2d_wide(e, op, x, w, y, dtype, g, n, o, p, ckk)
     if K.direct(x.type.shape, grp, g):
-        return conv2d_direct(e, e.pointer(x), e.pointer(w), e.pointer(y), dtype, g,
+        return conv2d_direct(e, e.pointer(x), _filter_pointer(e, w), e.pointer(y), dtype, g,
                              x.type.shape, o)
     if K.by_rows(x.type.shape, grp, g):
         return _conv2d_rows(e, x, w, y, dtype, g, n, c, o, p, ckk)
@@ -377,7 +377,7 @@ def _filter_direct(e, dy, x, dw, dtype, g, n: int, c: int, o: int) -> None:
         task.at(pb, t.mul(f, i64(c * xrow)), item), i64(c), i64(xrow),
         task.at(qb, t.mul(f, i64(o * drow)), item), i64(o), i64(drow),
         sb, i64(n), i64(o), i64(ckk)])
-    task.run(n, _split_work(n, K.direct_work(n, c, o, g), K.GEMM_UNIT))
+    task.run(n, _split_work(n, K.direct_filter_work(n, c, o, g), K.GEMM_UNIT))
     e.zero(e.pointer(dw), o * ckk * item)
     e.nn_loop("filter_total", [(dws, dtype, (n, 1, o, ckk)), (e.pointer(dw), dtype, (1, o, ckk))],
               FILTER_TOTAL)

@@ -418,18 +418,20 @@ def test_other_input_gradients_keep_their_own_path(geometry, monkeypatch):
 
 
 def test_the_forward_runs_the_input_gradient_where_it_measured_faster():
-    """``_forward_pays``: 32 -> 16 channels (the gradient's thinnest product) takes the forward;
-    a ResNet block's 32 -> 32, 64 -> 32, 64 -> 24, 24 -> 16, a 1x1 and LeNet's 6 -> 16 keep
-    the gradient's own path."""
-    same = dict(pad_mode="same")
-    taken = [((8, 32, 32, 32), (16, 32, 3, 3)), ((8, 64, 16, 16), (16, 64, 3, 3)),
-             ((8, 32, 32, 32), (16, 32, 5, 5))]
-    kept = [((32, 32, 32, 32), (32, 32, 3, 3)), ((8, 64, 16, 16), (32, 64, 3, 3)),
-            ((8, 64, 16, 16), (24, 64, 3, 3)), ((32, 6, 14, 14), (16, 6, 5, 5)),
-            ((8, 24, 32, 32), (16, 24, 3, 3)), ((8, 64, 32, 32), (16, 64, 1, 1))]
-    for shapes, want in [(s, True) for s in taken] + [(s, False) for s in kept]:
-        op, dy, w, attrs = _input_call(*shapes, same, "float32")
-        assert (_rule(op, w, attrs) is not None) is want, shapes
+    """``_forward_pays``: every undilated stride-1 gradient takes the forward, which is then the
+    direct kernel (a ResNet block's 32 -> 32, LeNet's 6 -> 16, a 1x1); dilated ones run the
+    forward on rows, which pays only at 32 -> 16 channels (the gradient's thinnest product):
+    64 -> 32, 64 -> 24 and 24 -> 16 keep the gradient's own path."""
+    same, dilated = dict(pad_mode="same"), dict(pad_mode="same", dilation=2)
+    taken = [((32, 32, 32, 32), (32, 32, 3, 3), same), ((8, 64, 16, 16), (32, 64, 3, 3), same),
+             ((32, 6, 14, 14), (16, 6, 5, 5), same), ((8, 64, 32, 32), (16, 64, 1, 1), same),
+             ((8, 32, 32, 32), (16, 32, 3, 3), dilated), ((8, 32, 32, 32), (16, 32, 5, 5), dilated)]
+    kept = [((8, 64, 16, 16), (32, 64, 3, 3), dilated), ((8, 64, 16, 16), (24, 64, 3, 3), dilated),
+            ((8, 24, 32, 32), (16, 24, 3, 3), dilated)]
+    for x_shape, w_shape, window in taken + kept:
+        op, dy, w, attrs = _input_call(x_shape, w_shape, window, "float32")
+        want = (x_shape, w_shape, window) in taken
+        assert (_rule(op, w, attrs) is not None) is want, (x_shape, w_shape, window)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
