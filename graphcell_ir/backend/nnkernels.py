@@ -495,7 +495,9 @@ def conv2d_backprop_filter(L, dy, x, *, filter_size, **win):
     if _wide(x.shape, g):
         return _filter_wide(L, dy, x, g, grp).reshape(filter_size)
     if direct_filter(x.shape, filter_size, grp, g):
-        return _filter_direct(L, dy, x, g, tuple(filter_size))
+        fns = _direct_filter_kernels(L, x.dtype.name)
+        if fns is not None:
+            return _filter_direct(fns, dy, x, g, tuple(filter_size))
     xc, cols = _c(x), _cols(x, g)
     cg = cols.reshape(n, grp, -1, g.oh * g.ow)
     d = _c(dy).reshape(n, grp, o // grp, g.oh * g.ow)
@@ -544,39 +546,61 @@ def direct_filter(x_shape, w_shape, grp: int, g: C.Window) -> bool:
             and g.kw >= DIRECT_MIN_USED * 3 * -(-g.kw // 3))
 
 
-def direct_planes(g: C.Window) -> tuple[int, int, int]:
-    """``(wp, image row, dy row)`` of :func:`nn_loops.filter_direct`'s padded planes: their
-    width and the lengths of a channel's plane of the image (``hp*wp`` and the 2 elements the
-    last offsets of a block of 3 read past it) and of ``dy``, rounded up to 64 bytes of float32
-    so that every ``dy`` row of an aligned scratch starts on a cache line."""
-    hp, wp = g.oh + g.kh - 1, g.ow + g.kw - 1
-    return wp, -(-(hp * wp + 2) // 16) * 16, -(-(g.oh * wp) // 16) * 16
-
-
 def direct_filter_work(n: int, c: int, o: int, g: C.Window) -> int:
     """The multiply-adds (and copies, :data:`COPY_MACS` each) of :func:`_filter_direct`: what
     its block count, :func:`blocks` of :data:`GEMM_UNIT`, is decided on."""
-    wp, xrow, drow = direct_planes(g)
-    return n * o * c * g.kh * g.kw * g.oh * wp + n * (c * xrow + o * drow) * COPY_MACS
+    hp, wp = g.oh + g.kh - 1, g.ow + g.kw - 1
+    return n * o * c * g.kh * g.kw * g.oh * wp + n * (c * hp + o * g.oh) * wp * COPY_MACS
 
 
-def _filter_direct(L, dy, x, g: C.Window, filter_size: tuple) -> np.ndarray:
-    """The stride-1 filter gradient without columns (:func:`nn_loops.filter_direct`): per
-    block of samples, each sample's image and ``dy`` padded into flat planes in the block's
-    slots (the block's first sample's) and its gradient ``(O, C*KH*KW)`` summed along the
-    planes; the per-sample gradients then summed in sample order, so the blocks never change
-    a bit. Why: the columns' im2col, written again for the filter gradient when they exceed
-    the caches, their GEMM and the transpose cost more than the direct sums (docs/decisions.md,
-    "dw24")."""
+def _direct_filter_kernels(L, dtype: str):
+    """The direct filter gradient's linked entries for ``dtype``
+    (``codegen/direct_filter.py``'s ``filter_direct``, ``direct_conv``'s ``pad_image``), or
+    None: the loops run as Python (``jit=False``, the oracle keeps the columns), or this
+    process has no native code."""
+    if L is nn_loops:
+        return None
+    return _direct_filter_entries(dtype)
+
+
+@functools.lru_cache(maxsize=4)
+def _direct_filter_entries(dtype: str):
+    from graphcell_ir.backend import objects
+    from graphcell_ir.backend.codegen import direct_conv as D, direct_filter as F
+    from graphcell_ir.backend.native import abi
+    fns = [objects.jit_function(source, name, kinds(name, dtype),
+                                abi.loop_key(abi.source_hash(source), name), label=label)[0]
+           for source, name, kinds, label in (
+               (F.SOURCE, F.NAME, F.kinds, "direct_filter.filter_direct"),
+               (D.SOURCE, D.PAD, D.kinds, "direct_conv.pad_image"))]
+    return None if None in fns else tuple(fns)
+
+
+def _filter_direct(fns, dy, x, g: C.Window, filter_size: tuple) -> np.ndarray:
+    """The stride-1 filter gradient without columns (``fns``: :func:`_direct_filter_kernels`):
+    per sample, in its block's padded image and ``dy`` (so in L2), both zero-padded to one
+    width (``pad_image``) and the sample's gradient ``(O, C*KH*KW)`` summed along the planes
+    (``filter_direct``); the per-sample gradients then summed in sample order, so the blocks
+    never change a bit. Why: the columns' im2col, written again for the filter gradient when
+    they exceed the caches, their GEMM and the transpose cost more than the direct sums
+    (docs/decisions.md, "dw24", "fdv24")."""
+    from graphcell_ir.backend.codegen import direct_conv as D
     n, c = x.shape[:2]
     o, kk = filter_size[0], g.kh * g.kw
-    wp, xrow, drow = direct_planes(g)
+    hp, wp = g.oh + g.kh - 1, g.ow + g.kw - 1
     xc, dyc = _c(x), _c(dy)
-    xp = _workspace((n, c, xrow), x.dtype, "image planes")
-    dyp = _workspace((n, o, drow), x.dtype, "dy planes")
+    xsize, dsize = D.image_size(c, hp, wp), D.image_size(o, g.oh, wp)
     dws = np.empty((n, o, c * kk), x.dtype)
-    in_blocks(n, blocks(n, direct_filter_work(n, c, o, g), GEMM_UNIT), lambda lo, hi: L.filter_direct(
-        xc, dyc, g.kh, g.kw, g.pt, g.pl, lo, hi, xp[lo], dyp[lo], dws))
+    fd, pad = fns
+
+    def run(lo, hi):   # a block of samples through one padded image and dy
+        xp = _workspace((xsize,), x.dtype, "padded image")
+        dyp = _workspace((dsize,), x.dtype, "padded dy")
+        for s in range(lo, hi):
+            if not (pad(xc[s], xp, g.pt, g.pl, hp, wp) and pad(dyc[s], dyp, 0, 0, g.oh, wp)
+                    and fd(xp, dyp, dws[s], c, wp, g.oh, g.ow, g.kh, g.kw)):
+                raise RuntimeError("the direct filter gradient refused its arrays")
+    in_blocks(n, blocks(n, direct_filter_work(n, c, o, g), GEMM_UNIT), run)
     return dws.sum(axis=0).reshape(filter_size)
 
 

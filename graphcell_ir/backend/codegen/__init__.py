@@ -84,10 +84,11 @@ def lower_module(source: str, name: str, kinds, symbol: str, *, entry: str = "ob
     from graphcell_ir.backend.native import abi
     from graphcell_ir.backend.codegen.parallel import mark_noalias
     from graphcell_ir.backend.codegen.release import release
-    from graphcell_ir.backend.codegen import direct_conv
-    if source == direct_conv.SOURCE:   # a kernel written as LLVM IR, not in the subset
+    from graphcell_ir.backend.codegen import direct_conv, direct_filter
+    written = {direct_conv.SOURCE: direct_conv, direct_filter.SOURCE: direct_filter}
+    if source in written:   # a kernel written as LLVM IR, not in the subset
         module = ir.Module(name="graphcell_direct_conv")
-        impl = direct_conv.function(module, name, kinds)
+        impl = written[source].function(module, name, kinds)
     else:
         mod = ModuleLowering(_parsed(source), no_overflow, name if parallel else None, noalias)
         module, impl = mod.module, mod.function(name, arg_types(kinds))

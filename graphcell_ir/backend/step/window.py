@@ -19,7 +19,8 @@ image (``pad_image``) and ``conv_direct`` (``codegen/direct_conv.py``), the same
 same values (:func:`conv2d_direct`).
 
 A stride-1 filter gradient at the sizes of :func:`nnkernels.direct_filter` takes no columns:
-``nn_loops.filter_direct`` over blocks of samples, per-sample gradients summed in sample order
+per sample its padded image and ``dy`` (``pad_image``) and ``filter_direct``
+(``codegen/direct_filter.py``), per-sample gradients summed in sample order
 (:func:`_filter_direct`), as nnkernels does.
 
 From 16 input channels (:func:`nnkernels.by_rows`) the other forwards and the input gradient
@@ -358,25 +359,36 @@ def conv2d_backprop_filter(e, op) -> None:
 
 def _filter_direct(e, dy, x, dw, dtype, g, n: int, c: int, o: int) -> None:
     """The stride-1 filter gradient without columns (nnkernels._filter_direct,
-    :func:`nnkernels.direct_filter`): ``nn_loops.filter_direct`` over blocks of samples, each
-    with the padded planes of its first sample's slot, into a per-sample stack summed in
-    sample order by :data:`FILTER_TOTAL` straight into ``dw`` (it is (O, C*KH*KW) already)."""
+    :func:`nnkernels.direct_filter`): per sample, in its block's padded image and ``dy`` (the
+    slots of the block's first sample), ``pad_image`` of both and ``filter_direct``
+    (``codegen/direct_filter.py``) into a per-sample stack, summed in sample order by
+    :data:`FILTER_TOTAL` straight into ``dw`` (it is (O, C*KH*KW) already)."""
+    from graphcell_ir.backend.codegen import direct_conv as D, direct_filter as F
     item, i64 = dtype.itemsize, e.i64
     h, wd = x.type.shape[2:]
     ckk = c * g.kh * g.kw
-    wp, xrow, drow = K.direct_planes(g)
-    xp, dyp, dws = (e.scratch(shape, dtype) for shape in ((n, c, xrow), (n, o, drow),
-                                                          (n, o, ckk)))
+    hp, wp = g.oh + g.kh - 1, g.ow + g.kw - 1
+    xsize, dsize = D.image_size(c, hp, wp), D.image_size(o, g.oh, wp)
+    xp, dyp, dws = (e.scratch(shape, dtype) for shape in ((n, xsize), (n, dsize), (n, o, ckk)))
     task = Task(e, "conv2d_filter_direct", [e.pointer(x), e.pointer(dy), xp, dyp, dws])
     xb, db, pb, qb, sb = task.bases
-    t, f = task.t, task.first
-    arr2, arr3, arr4 = ((None, dtype, (0,) * k) for k in (2, 3, 4))
-    task.loop("filter_direct", [arr4, arr4, 0, 0, 0, 0, 0, 0, arr2, arr2, arr3], [
-        xb, i64(n), i64(c), i64(h), i64(wd), db, i64(n), i64(o), i64(g.oh), i64(g.ow),
-        *map(i64, (g.kh, g.kw, g.pt, g.pl)), f, task.last,
-        task.at(pb, t.mul(f, i64(c * xrow)), item), i64(c), i64(xrow),
-        task.at(qb, t.mul(f, i64(o * drow)), item), i64(o), i64(drow),
-        sb, i64(n), i64(o), i64(ckk)])
+    t = task.t
+    arr1, arr2, arr3 = ((None, dtype, (0,) * k) for k in (1, 2, 3))
+    image = task.at(pb, t.mul(task.first, i64(xsize)), item)
+    dy_image = task.at(qb, t.mul(task.first, i64(dsize)), item)
+
+    def sample(s):
+        task.loop(D.PAD, [arr3, arr1, 0, 0, 0, 0], [
+            task.at(xb, t.mul(s, i64(c * h * wd)), item), i64(c), i64(h), i64(wd),
+            image, i64(xsize), i64(g.pt), i64(g.pl), i64(hp), i64(wp)], source=D.SOURCE)
+        task.loop(D.PAD, [arr3, arr1, 0, 0, 0, 0], [
+            task.at(db, t.mul(s, i64(o * g.oh * g.ow)), item), i64(o), i64(g.oh), i64(g.ow),
+            dy_image, i64(dsize), i64(0), i64(0), i64(g.oh), i64(wp)], source=D.SOURCE)
+        task.loop(F.NAME, [arr1, arr1, arr2, 0, 0, 0, 0, 0, 0], [
+            image, i64(xsize), dy_image, i64(dsize),
+            task.at(sb, t.mul(s, i64(o * ckk)), item), i64(o), i64(ckk),
+            *map(i64, (c, wp, g.oh, g.ow, g.kh, g.kw))], source=F.SOURCE)
+    task.each(task.first, task.last, sample)
     task.run(n, _split_work(n, K.direct_filter_work(n, c, o, g), K.GEMM_UNIT))
     e.zero(e.pointer(dw), o * ckk * item)
     e.nn_loop("filter_total", [(dws, dtype, (n, 1, o, ckk)), (e.pointer(dw), dtype, (1, o, ckk))],
