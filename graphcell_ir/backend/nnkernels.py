@@ -13,7 +13,8 @@ executable (for every primitive outside a fused group). Choices, measured on the
 - ``conv2d_backprop_filter``: the same im2col, GEMM ``cols @ dy^T`` per sample, summed, then
   transposed; stride 1 at the sizes of :func:`direct_filter` (a ResNet block's, LeNet's
   first layer): no columns, the image and ``dy`` padded into flat planes of one width and each
-  weight a sum along them, in vector lanes (``nn_loops.filter_direct``: 1.4-1.7x faster);
+  weight a sum along them in explicit vectors (``codegen/direct_filter.py``: 1.4-1.7x faster
+  than the columns; as Python, ``jit=False``, the oracle keeps the columns);
 - ``conv2d_backprop_input``: GEMM ``w^T @ dy``, then a col2im loop into a padded buffer; at
   stride 1 where it pays (:func:`input_as_forward`), the forward ``conv2d`` of ``dy`` by the
   flipped filter;

@@ -117,7 +117,6 @@ class FunctionLowering:
         self.locals: dict[str, Local] = {}
         self.lambdas: list[dict] = []      # scopes of lambda parameters: name -> (value, type)
         self.loops: list[tuple] = []       # (continue block, break block)
-        self.reordering = 0   # depth of reordered_range loops around the statement (see _For)
         self.counters, self.bound = _bindings(node)   # see _bindings
         self.fixed: dict = {}   # parameters never rebound: the arguments (ArrayValue or scalar)
 
@@ -231,10 +230,6 @@ class FunctionLowering:
             cur, ct = self.load_local(st.target.id)
             rhs, rt = self.expr(st.value)
             value, t = self.A.binop(op, cur, ct, rhs, rt)
-            if self.reordering and op == "Add" and T.is_float(t):
-                value.flags += ["reassoc", "contract"]   # a sum in vector lanes: see _reordered
-                if getattr(rhs, "opname", "") == "fmul":
-                    rhs.flags.append("contract")
             self.store_local(st.target.id, value, t)
             return
         ptr, elem = self.element_address(st.target)   # the target's index is evaluated once
@@ -288,10 +283,7 @@ class FunctionLowering:
         self.b.cbranch(going, body, done)
         self.b.position_at_end(body)
         self.store_local(st.target.id, i, T.I64)
-        reordered = _reordered(st.iter)
-        self.reordering += reordered
         self.loop_body(st.body, latch, done)
-        self.reordering -= reordered
         self.b.position_at_end(latch)
         self.b.store(self.b.add(self.b.load(counter), I64(step), flags=["nsw"]), counter)
         self.b.branch(head)
@@ -615,19 +607,6 @@ class FunctionLowering:
         self.b.store(v, ptr)
 
 
-def _reordered(it: ast.expr) -> bool:
-    """Whether a ``for`` loop iterates ``reordered_range(...)``: its source allows the float
-    sums it accumulates into locals (``s += ...``) to be reassociated, so LLVM sums them in
-    vector lanes, combined in a fixed order at the end (the compiled code's order, the same on
-    every call; run as Python, ``reordered_range`` is ``range`` and the sums go in index order),
-    and a product added (``s += a * b``) to be one fused multiply-add (``contract``: one
-    rounding; 10-13% faster than the multiply and add of the stride-1 filter gradient's
-    sums on Zen 5, and fewer registers). A kernel opts in loop by loop: elsewhere a local's sum
-    keeps the source's order and roundings."""
-    return isinstance(it, ast.Call) and isinstance(it.func, ast.Name) \
-        and it.func.id == "reordered_range"
-
-
 def _accumulates(target: ast.Subscript, value: ast.expr, elem) -> bool:
     """Whether ``target = target + x`` (or ``*``) accumulates into a float64 array element: a
     reduction of ``lower.py``'s kernels (float64 accumulators only). Its add may be reassociated
@@ -683,7 +662,7 @@ def _bindings(fn: ast.FunctionDef) -> tuple[frozenset, frozenset]:
 
 def _counts_up_from_non_negative(it: ast.expr, known: set) -> bool:
     if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
-            and it.func.id in ("range", "prange", "reordered_range") and 1 <= len(it.args) <= 3):
+            and it.func.id in ("range", "prange") and 1 <= len(it.args) <= 3):
         return False
     step = 1 if len(it.args) < 3 else _constant_int(it.args[2])
     return (len(it.args) == 1 or _non_negative(it.args[0], known)) and step is not None \

@@ -198,7 +198,7 @@ def global_value(name: str, functions) -> object:
         return Builtin(f"cast:{CASTS[name].name}")
     if name in ("min", "max", "abs"):
         return Builtin(name)
-    if name in ("range", "prange", "reordered_range"):   # reordered_range: lowering._reordered
+    if name in ("range", "prange"):
         return Builtin("range")
     if name in ("math", "np", "numpy"):
         return Namespace("np" if name == "numpy" else name)

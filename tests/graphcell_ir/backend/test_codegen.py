@@ -612,39 +612,3 @@ def test_loops_lowered_from_the_shared_tree_are_those_of_a_fresh_parse(monkeypat
     assert cg._parsed(src) is tree and ast.dump(tree) == before
     monkeypatch.setattr(cg, "_parsed", ast.parse)
     assert shared == [cg.lower_module(src, "select", kinds, "s", entry="pointers")] * 2
-
-
-REORDERED = textwrap.dedent("""
-    reordered_range = range
-
-    def dot(x, y, out):
-        s = x[0] * y[0]
-        for i in reordered_range(1, x.shape[0]):
-            s += x[i] * y[i]
-        out[0] = s
-
-    def dot_in_order(x, y, out):
-        s = x[0] * y[0]
-        for i in range(1, x.shape[0]):
-            s += x[i] * y[i]
-        out[0] = s
-""")
-
-
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_a_reordered_range_sums_in_vector_lanes_and_only_there(dtype):
-    """A ``reordered_range`` loop's sum of products into a local is reassociated and
-    contracted (LLVM sums it in vector lanes, by fused multiply-adds); the same loop over
-    ``range`` keeps the source's order and roundings, one addition at a time. Both give the sum
-    to rounding; as Python both are plain loops."""
-    kinds = (("array", np.dtype(dtype).name, 1),) * 3
-    lanes = codegen.optimized_ir(REORDERED, "dot", kinds, no_overflow=True)
-    in_order = codegen.optimized_ir(REORDERED, "dot_in_order", kinds, no_overflow=True)
-    # vector operations that the code generator may fuse (contract)
-    assert "fadd reassoc contract <" in lanes and "fmul contract <" in lanes
-    assert "reassoc" not in in_order and "contract" not in in_order and "fadd <" not in in_order
-    rng = np.random.default_rng(5)
-    x, y = (rng.standard_normal(1000).astype(dtype) for _ in range(2))
-    (_, _, got), (_, _, want) = both(REORDERED, "dot", x, y, np.zeros(1, dtype))
-    np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12)
-    np.testing.assert_allclose(got, [np.dot(x.astype(np.float64), y)], rtol=1e-4)

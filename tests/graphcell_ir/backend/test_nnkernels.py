@@ -499,19 +499,25 @@ def _filter_call(x_shape, w_shape, pad, dtype, seed=0, stride=(1, 1), dilation=(
 @pytest.mark.parametrize("geometry", DIRECT_FILTER, ids=str)
 def test_the_direct_filter_gradient_matches_the_reference(geometry, dtype, monkeypatch,
                                                           direct_at_any_size):
-    """Stride-1 filter gradients take the direct kernel (``nnkernels.direct_filter``): compiled
-    and as Python against the reference; the compiled one gives the same bits on 1 and 2
-    threads (per-sample gradients, summed in sample order whatever the blocks)."""
+    """Stride-1 filter gradients take the direct kernel (``nnkernels.direct_filter``) when
+    compiled (not as Python: the oracle keeps the columns), both against the reference; the
+    compiled one gives the same bits on 1 and 2 threads (per-sample gradients, summed in
+    sample order whatever the blocks)."""
     op = REGISTRY["conv2d_backprop_filter"]
     dy, x, attrs, g = _filter_call(*geometry, dtype)
     assert nnkernels.direct_filter(x.shape, attrs["filter_size"], 1, g)
+    used = []
+    run = nnkernels._filter_direct
+    monkeypatch.setattr(nnkernels, "_filter_direct", lambda *a: used.append(1) or run(*a))
     want = op.ref(dy, x, **attrs)
     assert_matches(kernel(op, jit=False)(dy, x, **attrs), want, op, "as Python")
+    assert used == []
     runs = []
     for threads in ("1", "2"):
         monkeypatch.setenv("GRAPHCELL_KERNEL_THREADS", threads)
         monkeypatch.setenv("GRAPHCELL_BLAS_THREADS", threads)
         runs.append(kernel(op, jit=True)(dy, x, **attrs))
+    assert used == [1, 1]
     assert_matches(runs[0], want, op)
     np.testing.assert_array_equal(runs[0].view(f"u{runs[0].itemsize}"),
                                   runs[1].view(f"u{runs[0].itemsize}"))
@@ -880,8 +886,10 @@ def test_the_direct_kernels_tiles_for_each_vector_width(features, dtype, monkeyp
     from graphcell_ir.backend import objects
     from graphcell_ir.backend.codegen import direct_conv as D
     monkeypatch.setattr(D, "_features", lambda: features)
-    fns = [objects.jit_function(D.SOURCE, name, D.kinds(name, dtype),
-                                f"test-direct-{features}-{name}")[0] for name in (D.NAME, D.PAD)]
+    from graphcell_ir.backend.native import abi
+    fns = [objects.jit_function(D.SOURCE, name, D.kinds(name, dtype),   # the source in the
+                                f"test-{abi.source_hash(D.SOURCE)}-{features}-{name}")[0]
+           for name in (D.NAME, D.PAD)]                                 # key: no stale objects
     assert None not in fns
     rng = np.random.default_rng(5)
     for x_shape, w_shape, pad in [((2, 3, 5, 7), (9, 3, 3, 3), 1), ((1, 2, 4, 37), (3, 2, 1, 2), 0)]:
@@ -892,3 +900,41 @@ def test_the_direct_kernels_tiles_for_each_vector_width(features, dtype, monkeyp
         got = nnkernels.conv2d_direct(fns, loops.namespace(True), x, w, g)
         want = REGISTRY["conv2d"].ref(x, w, **REGISTRY["conv2d"].check_attrs(win))
         assert_matches(got, want, REGISTRY["conv2d"], f"{features} {x_shape}")
+
+
+@pytest.mark.parametrize("features", ["", "+avx,+avx2,+fma", "+avx512f"],
+                         ids=["sse", "avx2", "avx512"])
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_the_direct_filter_kernel_for_each_vector_width(features, dtype, monkeypatch):
+    """``filter_direct`` as it is built for targets with 128-, 256- and 512-bit vectors,
+    compiled for this machine (LLVM splits what it lacks): planes shorter and longer than a
+    vector, ending on a whole vector and in a masked one, channels past the block of 8, offsets
+    past a kernel row (2, 4 and 5 of blocks of 3), and a sum made NaN by a junk position's 0 times
+    an infinite image value taken again over the real positions (NaN only where the
+    reference has one)."""
+    from graphcell_ir.backend import objects
+    from graphcell_ir.backend.codegen import direct_conv as D, direct_filter as F
+    monkeypatch.setattr(D, "_features", lambda: features)
+    from graphcell_ir.backend.native import abi
+    fns = tuple(objects.jit_function(source, name, kinds(name, dtype),
+                                     f"test-{abi.source_hash(source)}-{features}-{name}")[0]
+                for source, name, kinds in ((F.SOURCE, F.NAME, F.kinds),
+                                            (D.SOURCE, D.PAD, D.kinds)))
+    assert None not in fns
+    op = REGISTRY["conv2d_backprop_filter"]
+    for x_shape, w_shape, pad in [((2, 3, 5, 7), (9, 3, 3, 3), (1, 1, 1, 1)),
+                                  ((1, 2, 4, 37), (3, 2, 1, 2), (0, 0, 0, 1)),
+                                  ((3, 4, 6, 13), (17, 4, 2, 4), (1, 0, 2, 1)),
+                                  ((1, 1, 1, 1), (1, 1, 1, 1), (0, 0, 0, 0)),
+                                  ((2, 5, 12, 12), (8, 5, 5, 5), (2, 2, 2, 2))]:
+        dy, x, attrs, g = _filter_call(x_shape, w_shape, pad, dtype, seed=sum(x_shape))
+        got = nnkernels._filter_direct(fns, dy, x, g, w_shape)
+        assert_matches(got, op.ref(dy, x, **attrs), op, f"{features} {x_shape} {w_shape}")
+    dy, x, attrs, g = _filter_call((2, 3, 9, 10), (9, 3, 3, 3), (1, 1, 1, 1), dtype)
+    x[0, 1, 4, 9] = np.inf   # the last column: offset j = 0 never reads it
+    x[1, 2, 0, 0] = -np.inf
+    with np.errstate(all="ignore"):
+        want = op.ref(dy, x, **attrs)
+    got = nnkernels._filter_direct(fns, dy, x, g, (9, 3, 3, 3))
+    assert np.isfinite(want).any() and not np.isfinite(want).all()
+    assert_matches(got, want, op, f"{features} non-finite")
