@@ -496,8 +496,11 @@ def conv2d_backprop_filter(L, dy, x, *, filter_size, **win):
     if _wide(x.shape, g):
         return _filter_wide(L, dy, x, g, grp).reshape(filter_size)
     if direct_filter(x.shape, filter_size, grp, g):
-        fns = _direct_filter_kernels(L, x.dtype.name)
+        lanes = channels_in_lanes(o)
+        fns = _direct_filter_kernels(L, x.dtype.name, lanes)
         if fns is not None:
+            if lanes:
+                return _filter_lanes(fns, L, dy, x, g, tuple(filter_size))
             return _filter_direct(fns, dy, x, g, tuple(filter_size))
     xc, cols = _c(x), _cols(x, g)
     cg = cols.reshape(n, grp, -1, g.oh * g.ow)
@@ -554,27 +557,74 @@ def direct_filter_work(n: int, c: int, o: int, g: C.Window) -> int:
     return n * o * c * g.kh * g.kw * g.oh * wp + n * (c * hp + o * g.oh) * wp * COPY_MACS
 
 
-def _direct_filter_kernels(L, dtype: str):
-    """The direct filter gradient's linked entries for ``dtype``
-    (``codegen/direct_filter.py``'s ``filter_direct``, ``direct_conv``'s ``pad_image``), or
-    None: the loops run as Python (``jit=False``, the oracle keeps the columns), or this
-    process has no native code."""
+LANES_MIN_CHANNELS = 32
+"""Output channels from which the direct filter gradient keeps them in the vector lanes
+(``codegen/direct_filter.py``'s ``filter_lanes``, :func:`_filter_lanes`): its tiles take 2
+vectors of channels (32 float32 lanes with AVX-512), so with fewer most lanes are empty (LeNet's
+first layer, 6 channels: 2.8x the FMAs of ``filter_direct``'s 8-channel blocks)."""
+
+
+def channels_in_lanes(o: int) -> bool:
+    """Whether a direct filter gradient of ``o`` output channels runs on ``filter_lanes`` (else
+    ``filter_direct``): :data:`LANES_MIN_CHANNELS`. A shape's rule: the step asks it too.
+
+    >>> channels_in_lanes(32), channels_in_lanes(6)
+    (True, False)
+    """
+    return o >= LANES_MIN_CHANNELS
+
+
+def _direct_filter_kernels(L, dtype: str, lanes: bool):
+    """The direct filter gradient's linked entries for ``dtype`` (``codegen/direct_filter.py``'s
+    ``filter_lanes`` if ``lanes`` else its ``filter_direct``, and ``direct_conv``'s
+    ``pad_image``), or None: the loops run as Python (``jit=False``, the oracle keeps the
+    columns), or this process has no native code."""
     if L is nn_loops:
         return None
-    return _direct_filter_entries(dtype)
+    return _direct_filter_entries(dtype, lanes)
 
 
-@functools.lru_cache(maxsize=4)
-def _direct_filter_entries(dtype: str):
+@functools.lru_cache(maxsize=8)
+def _direct_filter_entries(dtype: str, lanes: bool):
     from graphcell_ir.backend import objects
     from graphcell_ir.backend.codegen import direct_conv as D, direct_filter as F
     from graphcell_ir.backend.native import abi
+    name = F.LANES if lanes else F.NAME
     fns = [objects.jit_function(source, name, kinds(name, dtype),
                                 abi.loop_key(abi.source_hash(source), name), label=label)[0]
            for source, name, kinds, label in (
-               (F.SOURCE, F.NAME, F.kinds, "direct_filter.filter_direct"),
+               (F.SOURCE, name, F.kinds, f"direct_filter.{name}"),
                (D.SOURCE, D.PAD, D.kinds, "direct_conv.pad_image"))]
     return None if None in fns else tuple(fns)
+
+
+def _filter_lanes(fns, L, dy, x, g: C.Window, filter_size: tuple) -> np.ndarray:
+    """The stride-1 filter gradient without columns, the output channels in the vector lanes
+    (``fns``: :func:`_direct_filter_kernels` with ``lanes``): per sample, in its block's padded
+    image and transposed ``dy`` (so in L2), the image zero-padded (``pad_image``), ``dy`` as
+    positions x channels (``swap_last``) and the sample's gradient ``(C*KH*KW, O)``
+    (``filter_lanes``); the per-sample gradients then summed in sample order, so the blocks
+    never change a bit, and transposed to ``(O, C, KH, KW)``. Why: no horizontal sums, 2 vector
+    loads and 12 broadcasts per 24 FMAs (docs/decisions.md, "dwt24")."""
+    from graphcell_ir.backend.codegen import direct_conv as D
+    n, c = x.shape[:2]
+    o, kk, p = filter_size[0], g.kh * g.kw, g.oh * g.ow
+    hp, wp = g.oh + g.kh - 1, g.ow + g.kw - 1
+    xc, dyc = _c(x), _c(dy).reshape(n, 1, o, p)
+    xsize = D.image_size(c, hp, wp)
+    dws = np.empty((n, c * kk, o), x.dtype)
+    fl, pad = fns
+
+    def run(lo, hi):   # a block of samples through one padded image and transposed dy
+        xp = _workspace((xsize,), x.dtype, "padded image")
+        dyt = _workspace((1, p, o), x.dtype, "transposed dy")
+        for s in range(lo, hi):
+            L.swap_last(dyc[s], dyt)
+            if not (pad(xc[s], xp, g.pt, g.pl, hp, wp)
+                    and fl(xp, dyt[0], dws[s], c, wp, g.oh, g.ow, g.kh, g.kw)):
+                raise RuntimeError("the direct filter gradient refused its arrays")
+    in_blocks(n, blocks(n, direct_filter_work(n, c, o, g), GEMM_UNIT), run)
+    return np.ascontiguousarray(dws.sum(axis=0).T).reshape(filter_size)
 
 
 def _filter_direct(fns, dy, x, g: C.Window, filter_size: tuple) -> np.ndarray:

@@ -23,6 +23,23 @@ that is not finite is taken again over the real positions only, in order (one sc
 call site): a junk position's 0 times an infinite image value is NaN where the reference has no
 such product.
 
+``filter_lanes(xp, dyt, dw, c, wp, oh, ow, kh, kw)``, one sample, the output channels in the
+vector lanes (no horizontal sums), for many output channels (``nnkernels.channels_in_lanes``):
+
+- ``xp``: as above;
+- ``dyt`` (2-D, ``(OH*OW, O)``): the sample's ``dy`` as positions x channels (``swap_last``);
+- ``dw`` (2-D, ``(C*KH*KW, O)``): the sample's gradient, output channels innermost.
+
+``dw[k, o] = sum over the output positions (r, v) in order of xp[c*hp*wp + i*wp + j + r*wp + v]
+* dyt[r*ow + v, o]`` for ``k = (c*kh + i)*kw + j``, one fused multiply-add each from +0.0: the
+reference's products in row order, no junk column (so no fix-up). A register tile of ``P`` taps
+(12 with 32 vector registers, 6 with 16) by 2 vectors of ``W`` output channels: per position 2
+masked vector loads of ``dyt`` (lanes past ``O`` read nothing) and ``P`` broadcasts of the image
+for ``2P`` FMAs, into accumulators that are the gradient itself (one masked store each per
+tile, no fold). Taps past the last repeat it and are not stored. Against ``filter_direct``'s 11
+loads per 24 FMAs and 24 folds a block: 1.2x on a ResNet block's sample, near the core's FMA
+peak; with few output channels most lanes would be empty (docs/decisions.md, dwt24).
+
 Why explicit vectors: the same loop in the code generator's subset (a loop whose sums LLVM's
 loop vectoriser put in vector lanes) took 140-167 ms of LLVM, the longest object of a LeNet
 step's cold compile; this one takes ~37 ms and runs 1.2-1.4x faster (docs/decisions.md,
@@ -34,6 +51,9 @@ Example::
     >>> module = ir.Module()
     >>> fn = function(module, NAME, kinds(NAME, "float32"))
     >>> "llvm.fma.v" in str(module) and "llvm.masked.load.v" in str(module)
+    True
+    >>> lanes = function(module, LANES, kinds(LANES, "float64"))
+    >>> "llvm.masked.store.v" in str(module)
     True
 """
 from __future__ import annotations
@@ -49,16 +69,22 @@ SOURCE = Path(__file__).read_text() + D.SOURCE
 """This module's text and its builder's: the "source" the object store and the step name the
 kernel by (a change to either changes its key)."""
 NAME = "filter_direct"
+LANES = "filter_lanes"
 OFFSETS = 3
 """Offsets of a kernel row per block (with :data:`direct_conv.OUT_TILE` channels: 24 sums)."""
-ARRAYS, SCALARS = (1, 1, 2), 6
+SCALARS = 6
+_ARRAYS = {NAME: (1, 1, 2), LANES: (1, 2, 2)}
+"""Each function's array ranks (both take :data:`SCALARS` int64)."""
+TAPS_PER_TILE = {True: 12, False: 6}
+"""``filter_lanes``' taps per register tile: with 32 vector registers (AVX-512) or 16."""
 
 _I32, _I64, _PTR, _VOID = D._I32, D._I64, D._PTR, D._VOID
 
 
 def kinds(name: str, dtype: str) -> tuple:
-    """The argument kinds of :data:`NAME` for a float dtype (its one signature)."""
-    return tuple(("array", dtype, d) for d in ARRAYS) + (("scalar", "int64"),) * SCALARS
+    """The argument kinds of function ``name`` (:data:`NAME`, :data:`LANES`) for a float dtype
+    (its one signature)."""
+    return tuple(("array", dtype, d) for d in _ARRAYS[name]) + (("scalar", "int64"),) * SCALARS
 
 
 def function(module: ir.Module, name: str, kinds) -> ir.Function:
@@ -67,15 +93,18 @@ def function(module: ir.Module, name: str, kinds) -> ir.Function:
     (``direct_conv.shape_of_tile``); Unsupported for other names or kinds."""
     dtypes = {k[1] for k in kinds if k[0] == "array"}
     shape = [(k[0], k[2] if k[0] == "array" else k[1]) for k in kinds]
-    if name != NAME:
+    if name not in _ARRAYS:
         raise Unsupported(f"no function {name!r} in the direct filter gradient's module")
-    if shape != [("array", d) for d in ARRAYS] + [("scalar", "int64")] * SCALARS or \
+    arrays = _ARRAYS[name]
+    if shape != [("array", d) for d in arrays] + [("scalar", "int64")] * SCALARS or \
             len(dtypes) != 1 or not dtypes <= {"float32", "float64"}:
-        raise Unsupported(f"{name} takes arrays of {ARRAYS} dimensions of one float dtype and "
+        raise Unsupported(f"{name} takes arrays of {arrays} dimensions of one float dtype and "
                           f"{SCALARS} int64, not {kinds}")
     dtype = dtypes.pop()
-    lanes = D.shape_of_tile(dtype, D._features())[0]
-    return _FilterBuilder(module, dtype, lanes, 1).build_filter()
+    lanes, q = D.shape_of_tile(dtype, D._features())
+    if name == NAME:
+        return _FilterBuilder(module, dtype, lanes, 1).build_filter()
+    return _LanesBuilder(module, dtype, lanes, q).build()
 
 
 class _FilterBuilder(D._Builder):
@@ -207,3 +236,102 @@ class _FilterBuilder(D._Builder):
                     b.store(b.load(self.total), where)
             self._loop(self.counters[6], _I64(0), stop_s, 1, offset)
         self._loop(self.counters[5], o0, stop_o, 1, channel)
+
+
+class _LanesBuilder(D._Builder):
+    """One ``filter_lanes`` for a dtype, ``lanes`` per vector (``q`` > 1: 32 vector
+    registers)."""
+
+    VECTORS = 2
+
+    def build(self) -> ir.Function:
+        params = [_PTR, _I64, _PTR, _I64, _I64, _PTR, _I64, _I64] + [_I64] * SCALARS
+        fn = ir.Function(self.m, ir.FunctionType(_VOID, params),
+                         f"gc.{LANES}.{len(self.m.functions)}")
+        fn.linkage = "internal"
+        xp, _, dyt, _, _, dw, ckk, o, c, wp, oh, ow, kh, kw = fn.args
+        for a in (xp, dyt, dw):
+            a.add_attribute("noalias")
+        self.fn = fn
+        b = self.b = ir.IRBuilder(fn.append_basic_block("entry"))
+        taps_per_tile = TAPS_PER_TILE[self.q > 1]
+        self.accs = [[b.alloca(self.vt, name=f"acc{p}_{v}") for v in range(self.VECTORS)]
+                     for p in range(taps_per_tile)]
+        self.counters = [b.alloca(_I64, name=f"i{k}") for k in range(6)]
+        self.spill = b.alloca(self.vt, size=_I64(taps_per_tile * self.VECTORS), name="sums")
+        self.lane_ids = ir.Constant(ir.VectorType(_I64, self.lanes),
+                                    [_I64(k) for k in range(self.lanes)])
+        plane, taps = b.mul(b.add(oh, b.sub(kh, _I64(1))), wp), b.mul(kh, kw)
+        last = b.sub(ckk, _I64(1))
+        all_o = self._splat(o, _I64)
+
+        def channel_group(o0):
+            starts = [b.add(o0, _I64(v * self.lanes)) for v in range(self.VECTORS)]
+            masks = [b.icmp_signed("<", b.add(self.lane_ids, self._splat(s, _I64)), all_o)
+                     for s in starts]
+
+            def tap_tile(k0):
+                shifts = []
+                for p in range(taps_per_tile):   # tap k's shift c*hp*wp + i*wp + j
+                    kp = b.add(k0, _I64(p))
+                    k = b.select(b.icmp_signed("<", kp, ckk), kp, last)
+                    ci, rest = b.sdiv(k, taps), b.srem(k, taps)
+                    shifts.append(b.add(b.add(b.mul(ci, plane), b.mul(b.sdiv(rest, kw), wp)),
+                                        b.srem(rest, kw)))
+                self._sums(xp, dyt, shifts, starts, masks, o, wp, oh, ow)
+                self._store(dw, ckk, o, k0, starts, masks)
+            self._loop(self.counters[1], _I64(0), ckk, taps_per_tile, tap_tile)
+        self._loop(self.counters[0], _I64(0), o, self.lanes * self.VECTORS, channel_group)
+        b.ret_void()
+        return fn
+
+    def _sums(self, xp, dyt, shifts, starts, masks, o, wp, oh, ow) -> None:
+        """The tile's accumulators along the output positions ``(r, v)`` in order: per position
+        the vectors of ``dyt`` at ``starts`` (masked: lanes past ``o`` read nothing) and each
+        tap's image value at ``shift + r*wp + v``."""
+        b = self.b
+        zero = ir.Constant(self.vt, None)
+        for tile in self.accs:
+            for acc in tile:
+                b.store(zero, acc)
+        fma = self._intrinsic(f"llvm.fma.v{self.lanes}f{self.item * 8}", self.vt,
+                              [self.vt, self.vt, self.vt])
+
+        def row(r):
+            xrow, drow = b.mul(r, wp), b.mul(r, ow)
+
+            def position(v):
+                at = b.mul(b.add(drow, v), o)
+                ys = [self._masked_load(dyt, b.add(at, s), mask)
+                      for s, mask in zip(starts, masks)]
+                q = b.add(xrow, v)
+                for shift, tile in zip(shifts, self.accs):
+                    x = b.load(b.gep(xp, [b.add(shift, q)], source_etype=self.ft), typ=self.ft)
+                    xv = self._splat(x, self.ft)
+                    for acc, yv in zip(tile, ys):
+                        b.store(b.call(fma, [xv, yv, b.load(acc)]), acc)
+            self._loop(self.counters[3], _I64(0), ow, 1, position)
+        self._loop(self.counters[2], _I64(0), oh, 1, row)
+
+    def _store(self, dw, ckk, o, k0, starts, masks) -> None:
+        """``dw[k0 + p, start + lane]`` = accumulator ``(p, v)`` for the taps below ``ckk`` and
+        the lanes of ``masks``. The accumulators go through a stack array so that the store is
+        emitted once per vector, not ``2P`` times (LLVM's time is the code's size)."""
+        b = self.b
+        for p, tile in enumerate(self.accs):
+            for v, acc in enumerate(tile):
+                b.store(b.load(acc), b.gep(self.spill, [_I64(p * self.VECTORS + v)],
+                                           source_etype=self.vt))
+        store = self._intrinsic(f"llvm.masked.store.v{self.lanes}f{self.item * 8}.p0", _VOID,
+                                [self.vt, _PTR, _I32, self.mt])
+        count = _I64(len(self.accs))
+        stop = b.select(b.icmp_signed("<", b.add(k0, count), ckk), count, b.sub(ckk, k0))
+
+        def tap(p):
+            row = b.mul(b.add(k0, p), o)
+            for v, (start, mask) in enumerate(zip(starts, masks)):
+                slot = b.add(b.mul(p, _I64(self.VECTORS)), _I64(v))
+                value = b.load(b.gep(self.spill, [slot], source_etype=self.vt), typ=self.vt)
+                b.call(store, [value, b.gep(dw, [b.add(row, start)], source_etype=self.ft),
+                               _I32(self.item), mask])
+        self._loop(self.counters[4], _I64(0), stop, 1, tap)

@@ -21,7 +21,9 @@ same values (:func:`conv2d_direct`).
 A stride-1 filter gradient at the sizes of :func:`nnkernels.direct_filter` takes no columns:
 per sample its padded image and ``dy`` (``pad_image``) and ``filter_direct``
 (``codegen/direct_filter.py``), per-sample gradients summed in sample order
-(:func:`_filter_direct`), as nnkernels does.
+(:func:`_filter_direct`), as nnkernels does; from :data:`nnkernels.LANES_MIN_CHANNELS` output
+channels ``dy`` as positions x channels (``swap_last``) and ``filter_lanes`` instead
+(:func:`_filter_lanes`).
 
 From 16 input channels (:func:`nnkernels.by_rows`) the other forwards and the input gradient
 run on rows instead, as nnkernels does: the image channels last, ``im2row``/``row2im`` and the
@@ -334,6 +336,8 @@ def conv2d_backprop_filter(e, op) -> None:
     if _wide(op, x.type.shape, g, grp):
         return _filter_wide(e, op, dy, x, dw, dtype, g, n, o, p, ckk)
     if K.direct_filter(x.type.shape, op.attrs["filter_size"], grp, g):
+        if K.channels_in_lanes(o):
+            return _filter_lanes(e, dy, x, dw, dtype, g, n, c, o)
         return _filter_direct(e, dy, x, dw, dtype, g, n, c, o)
     item = dtype.itemsize
     (cols, fresh), dws = _columns(e, x, g, dtype, ckk, p), e.scratch((n, grp, kg, og), dtype)
@@ -393,6 +397,47 @@ def _filter_direct(e, dy, x, dw, dtype, g, n: int, c: int, o: int) -> None:
     e.zero(e.pointer(dw), o * ckk * item)
     e.nn_loop("filter_total", [(dws, dtype, (n, 1, o, ckk)), (e.pointer(dw), dtype, (1, o, ckk))],
               FILTER_TOTAL)
+
+
+def _filter_lanes(e, dy, x, dw, dtype, g, n: int, c: int, o: int) -> None:
+    """The stride-1 filter gradient with the output channels in the vector lanes
+    (nnkernels._filter_lanes, :func:`nnkernels.channels_in_lanes`): per sample, in its block's
+    padded image and transposed ``dy`` (the slots of the block's first sample), ``pad_image``,
+    ``swap_last`` of ``dy`` and ``filter_lanes`` (``codegen/direct_filter.py``) into a
+    per-sample stack of ``(C*KH*KW, O)``, summed in sample order by :data:`FILTER_TOTAL` and
+    transposed into ``dw`` by ``swap_last``."""
+    from graphcell_ir.backend.codegen import direct_conv as D, direct_filter as F
+    item, i64 = dtype.itemsize, e.i64
+    h, wd = x.type.shape[2:]
+    ckk, p = c * g.kh * g.kw, g.oh * g.ow
+    hp, wp = g.oh + g.kh - 1, g.ow + g.kw - 1
+    xsize = D.image_size(c, hp, wp)
+    xp, dyt, dws = (e.scratch(shape, dtype) for shape in ((n, xsize), (n, p * o), (n, ckk, o)))
+    task = Task(e, "conv2d_filter_lanes", [e.pointer(x), e.pointer(dy), xp, dyt, dws])
+    xb, db, pb, qb, sb = task.bases
+    t = task.t
+    arr1, arr2, arr3 = ((None, dtype, (0,) * k) for k in (1, 2, 3))
+    image = task.at(pb, t.mul(task.first, i64(xsize)), item)
+    dy_rows = task.at(qb, t.mul(task.first, i64(p * o)), item)
+
+    def sample(s):
+        task.loop(D.PAD, [arr3, arr1, 0, 0, 0, 0], [
+            task.at(xb, t.mul(s, i64(c * h * wd)), item), i64(c), i64(h), i64(wd),
+            image, i64(xsize), i64(g.pt), i64(g.pl), i64(hp), i64(wp)], source=D.SOURCE)
+        task.loop("swap_last", [arr3, arr3], [
+            task.at(db, t.mul(s, i64(o * p)), item), i64(1), i64(o), i64(p),
+            dy_rows, i64(1), i64(p), i64(o)])
+        task.loop(F.LANES, [arr1, arr2, arr2, 0, 0, 0, 0, 0, 0], [
+            image, i64(xsize), dy_rows, i64(p), i64(o),
+            task.at(sb, t.mul(s, i64(ckk * o)), item), i64(ckk), i64(o),
+            *map(i64, (c, wp, g.oh, g.ow, g.kh, g.kw))], source=F.SOURCE)
+    task.each(task.first, task.last, sample)
+    task.run(n, _split_work(n, K.direct_filter_work(n, c, o, g), K.GEMM_UNIT))
+    total = e.scratch((1, ckk, o), dtype)
+    e.zero(total, ckk * o * item)
+    e.nn_loop("filter_total", [(dws, dtype, (n, 1, ckk, o)), (total, dtype, (1, ckk, o))],
+              FILTER_TOTAL)
+    e.nn_loop("swap_last", [(total, dtype, (1, ckk, o)), (e.pointer(dw), dtype, (1, o, ckk))])
 
 
 # --- the wide layout: a batch's columns side by side, one GEMM for the batch -----------------

@@ -500,15 +500,17 @@ def _filter_call(x_shape, w_shape, pad, dtype, seed=0, stride=(1, 1), dilation=(
 def test_the_direct_filter_gradient_matches_the_reference(geometry, dtype, monkeypatch,
                                                           direct_at_any_size):
     """Stride-1 filter gradients take the direct kernel (``nnkernels.direct_filter``) when
-    compiled (not as Python: the oracle keeps the columns), both against the reference; the
-    compiled one gives the same bits on 1 and 2 threads (per-sample gradients, summed in
-    sample order whatever the blocks)."""
+    compiled (not as Python: the oracle keeps the columns), from 32 output channels the one
+    with the channels in the vector lanes (``nnkernels.channels_in_lanes``), both against the
+    reference; the compiled one gives the same bits on 1 and 2 threads (per-sample gradients,
+    summed in sample order whatever the blocks)."""
     op = REGISTRY["conv2d_backprop_filter"]
     dy, x, attrs, g = _filter_call(*geometry, dtype)
     assert nnkernels.direct_filter(x.shape, attrs["filter_size"], 1, g)
     used = []
-    run = nnkernels._filter_direct
-    monkeypatch.setattr(nnkernels, "_filter_direct", lambda *a: used.append(1) or run(*a))
+    name = "_filter_lanes" if nnkernels.channels_in_lanes(geometry[1][0]) else "_filter_direct"
+    run = getattr(nnkernels, name)
+    monkeypatch.setattr(nnkernels, name, lambda *a: used.append(1) or run(*a))
     want = op.ref(dy, x, **attrs)
     assert_matches(kernel(op, jit=False)(dy, x, **attrs), want, op, "as Python")
     assert used == []
@@ -532,6 +534,22 @@ def test_the_direct_filter_gradient_has_the_references_nans(special, direct_at_a
     dy, x, attrs, g = _filter_call((2, 3, 9, 10), (5, 3, 3, 3), (1, 1, 1, 1), np.float32)
     x[0, 1, 4, 9] = special   # the last column: offset j = 0 never reads it
     x[1, 2, 0, 0] = special   # the first
+    with np.errstate(all="ignore"):
+        want = op.ref(dy, x, **attrs)
+    got = kernel(op, jit=True)(dy, x, **attrs)
+    assert np.isfinite(want).any() and not np.isfinite(want).all()
+    assert_matches(got, want, op, f"{special}")
+
+
+@pytest.mark.parametrize("special", [np.inf, -np.inf, np.nan])
+def test_the_lanes_filter_gradient_has_the_references_nans(special, direct_at_any_size):
+    """``filter_lanes`` sums the real positions only: a non-finite image value gives non-finite
+    weights exactly where the reference has them."""
+    op = REGISTRY["conv2d_backprop_filter"]
+    dy, x, attrs, g = _filter_call((2, 3, 9, 10), (33, 3, 3, 3), (1, 1, 1, 1), np.float32)
+    assert nnkernels.channels_in_lanes(33)
+    x[0, 1, 4, 9] = special
+    x[1, 2, 0, 0] = special
     with np.errstate(all="ignore"):
         want = op.ref(dy, x, **attrs)
     got = kernel(op, jit=True)(dy, x, **attrs)
@@ -938,3 +956,32 @@ def test_the_direct_filter_kernel_for_each_vector_width(features, dtype, monkeyp
     got = nnkernels._filter_direct(fns, dy, x, g, (9, 3, 3, 3))
     assert np.isfinite(want).any() and not np.isfinite(want).all()
     assert_matches(got, want, op, f"{features} non-finite")
+
+
+@pytest.mark.parametrize("features", ["", "+avx,+avx2,+fma", "+avx512f"],
+                         ids=["sse", "avx2", "avx512"])
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_the_lanes_filter_kernel_for_each_vector_width(features, dtype, monkeypatch):
+    """``filter_lanes`` as it is built for targets with 128-, 256- and 512-bit vectors (tiles of
+    6 or 12 taps by 2 vectors of channels), compiled for this machine: output channels filling
+    whole tiles, a masked last vector, a second vector with no channel and fewer channels than
+    a vector; taps past the last tile; planes of one position and of many."""
+    from graphcell_ir.backend import objects
+    from graphcell_ir.backend.codegen import direct_conv as D, direct_filter as F
+    monkeypatch.setattr(D, "_features", lambda: features)
+    from graphcell_ir.backend.native import abi
+    fns = tuple(objects.jit_function(source, name, kinds(name, dtype),
+                                     f"test-{abi.source_hash(source)}-{features}-{name}")[0]
+                for source, name, kinds in ((F.SOURCE, F.LANES, F.kinds),
+                                            (D.SOURCE, D.PAD, D.kinds)))
+    assert None not in fns
+    op = REGISTRY["conv2d_backprop_filter"]
+    for x_shape, w_shape, pad in [((2, 3, 5, 7), (32, 3, 3, 3), (1, 1, 1, 1)),
+                                  ((1, 2, 4, 37), (3, 2, 1, 2), (0, 0, 0, 1)),
+                                  ((3, 4, 6, 13), (40, 4, 2, 4), (1, 0, 2, 1)),
+                                  ((1, 1, 1, 1), (1, 1, 1, 1), (0, 0, 0, 0)),
+                                  ((2, 5, 12, 12), (17, 5, 5, 5), (2, 2, 2, 2)),
+                                  ((2, 2, 8, 9), (64, 2, 3, 3), (1, 1, 1, 1))]:
+        dy, x, attrs, g = _filter_call(x_shape, w_shape, pad, dtype, seed=sum(x_shape))
+        got = nnkernels._filter_lanes(fns, loops.namespace(True), dy, x, g, w_shape)
+        assert_matches(got, op.ref(dy, x, **attrs), op, f"{features} {x_shape} {w_shape}")

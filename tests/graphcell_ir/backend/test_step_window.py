@@ -127,8 +127,9 @@ DIRECT_FILTER = [   # x shape, w shape, pad: stride 1, ungrouped, more than 64 p
 @pytest.mark.parametrize("dtype", ["f32", "f64"])
 @pytest.mark.parametrize("case", DIRECT_FILTER, ids=str)
 def test_direct_filter_gradients_run_natively_with_the_runners_bits(monkeypatch, case, dtype):
-    """A stride-1 filter gradient (``nnkernels.direct_filter``: no columns) runs in the step,
-    with the runner's bits, close to the interpreter's values."""
+    """A stride-1 filter gradient (``nnkernels.direct_filter``: no columns; from 32 output
+    channels ``filter_lanes``) runs in the step, with the runner's bits, close to the
+    interpreter's values."""
     xs, ws, pad = case
     win = f'pad_mode="pad", pad={list(pad)}, stride=[1,1], dilation=[1,1], group=1'
     g = C._conv_window(xs, ws, pad_mode="pad", pad=pad, stride=(1, 1), dilation=(1, 1),
@@ -148,8 +149,9 @@ func @f(%x: {_t(dtype, xs)}, %d: {_t(dtype, ys)}) -> {_t(dtype, ws)} {{
     monkeypatch.setattr(K, "DIRECT_MIN_PLANE", 0)
     monkeypatch.setattr(K, "DIRECT_MIN_USED", 0.0)
     called = []
-    direct = window._filter_direct
-    monkeypatch.setattr(window, "_filter_direct", lambda *a: called.append(a) or direct(*a))
+    name = "_filter_lanes" if K.channels_in_lanes(ws[0]) else "_filter_direct"
+    direct = getattr(window, name)
+    monkeypatch.setattr(window, name, lambda *a: called.append(a) or direct(*a))
     got, host_ops, python, ref = _both(monkeypatch, text, args)
     assert host_ops == () and len(called) == 1
     _same_bits(got[0], python[0])
