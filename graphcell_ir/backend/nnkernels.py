@@ -14,7 +14,9 @@ executable (for every primitive outside a fused group). Choices, measured on the
   transposed; stride 1 at the sizes of :func:`direct_filter` (a ResNet block's, LeNet's
   first layer): no columns, the image and ``dy`` padded into flat planes of one width and each
   weight a sum along them in explicit vectors (``codegen/direct_filter.py``: 1.4-1.7x faster
-  than the columns; as Python, ``jit=False``, the oracle keeps the columns);
+  than the columns; as Python, ``jit=False``, the oracle keeps the columns); from 32 output
+  channels (:func:`channels_in_lanes`) ``dy`` as positions x channels and the channels in the
+  vector lanes instead (``filter_lanes``: 1.1x faster again, at the core's FMA peak);
 - ``conv2d_backprop_input``: GEMM ``w^T @ dy``, then a col2im loop into a padded buffer; at
   stride 1 where it pays (:func:`input_as_forward`), the forward ``conv2d`` of ``dy`` by the
   flipped filter;
