@@ -127,6 +127,18 @@ class _Builder:
         self.vt = ir.VectorType(self.ft, lanes)
         self.mt = ir.VectorType(_I1, lanes)
 
+    def _begin(self, name: str, params: list) -> list:
+        """A new internal function ``gc.<name>.<n>`` taking ``params`` (its pointers noalias:
+        the arrays a kernel is handed never overlap), ``self.b`` at its entry; its arguments."""
+        fn = self.fn = ir.Function(self.m, ir.FunctionType(_VOID, params),
+                                   f"gc.{name}.{len(self.m.functions)}")
+        fn.linkage = "internal"
+        for arg, typ in zip(fn.args, params):
+            if typ is _PTR:
+                arg.add_attribute("noalias")
+        self.b = ir.IRBuilder(fn.append_basic_block("entry"))
+        return fn.args
+
     def _intrinsic(self, name: str, ret, args) -> ir.Function:
         if name in self.m.globals:
             return self.m.globals[name]
@@ -134,14 +146,8 @@ class _Builder:
 
     def build(self) -> ir.Function:
         params = [_PTR, _I64, _PTR, _I64, _I64, _PTR, _I64, _I64, _I64] + [_I64] * 5
-        fn = ir.Function(self.m, ir.FunctionType(_VOID, params),
-                         f"gc.{NAME}.{len(self.m.functions)}")
-        fn.linkage = "internal"
-        xp, _, wt, _, opad, y, o, oh, ow, c, hp, wp, kh, kw = fn.args
-        for a in (xp, wt, y):
-            a.add_attribute("noalias")
-        self.fn = fn
-        b = self.b = ir.IRBuilder(fn.append_basic_block("entry"))
+        xp, _, wt, _, opad, y, o, oh, ow, c, hp, wp, kh, kw = self._begin(NAME, params)
+        b = self.b
         lanes, q = self.lanes, self.q
         self.accs = [[b.alloca(self.vt, name=f"acc{t}_{r}") for r in range(q)]
                      for t in range(OUT_TILE)]
@@ -159,7 +165,7 @@ class _Builder:
             self._loop(self.counters[1], _I64(0), slots, q, slot_group)
         self._loop(self.counters[0], _I64(0), o, OUT_TILE, out_tile)
         b.ret_void()
-        return fn
+        return self.fn
 
     def build_pad(self) -> ir.Function:
         """``pad_image(x, xp, pt, pl, hp, wp)``: ``xp[(c*hp + pt + y)*wp + pl + v] = x[c, y,
@@ -168,14 +174,8 @@ class _Builder:
         the same loop in the code generator's subset took 14.6 (a vectorised loop's checks
         and remainder at every 32-element row)."""
         params = [_PTR, _I64, _I64, _I64, _PTR, _I64] + [_I64] * 4
-        fn = ir.Function(self.m, ir.FunctionType(_VOID, params),
-                         f"gc.pad_image.{len(self.m.functions)}")
-        fn.linkage = "internal"
-        x, c, h, wd, xp, size, pt, pl, hp, wp = fn.args
-        for a in (x, xp):
-            a.add_attribute("noalias")
-        self.fn = fn
-        b = self.b = ir.IRBuilder(fn.append_basic_block("entry"))
+        x, c, h, wd, xp, size, pt, pl, hp, wp = self._begin(PAD, params)
+        b = self.b
         self.counters = [b.alloca(_I64, name=f"i{k}") for k in range(3)]
         self.lane_ids = ir.Constant(ir.VectorType(_I64, self.lanes),
                                     [_I64(k) for k in range(self.lanes)])
@@ -202,7 +202,7 @@ class _Builder:
         end = b.mul(planes, wp)
         self._span(xp, end, b.sub(size, end), lambda k, m: zero)
         b.ret_void()
-        return fn
+        return self.fn
 
     def _span(self, dst, start, count, value) -> None:
         """``dst[start + k] = value(k, mask)[lane]`` for ``k < count``, a vector at a time

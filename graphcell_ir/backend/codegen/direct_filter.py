@@ -112,14 +112,8 @@ class _FilterBuilder(D._Builder):
 
     def build_filter(self) -> ir.Function:
         params = [_PTR, _I64, _PTR, _I64, _PTR, _I64, _I64] + [_I64] * SCALARS
-        fn = ir.Function(self.m, ir.FunctionType(_VOID, params),
-                         f"gc.{NAME}.{len(self.m.functions)}")
-        fn.linkage = "internal"
-        xp, _, dyp, _, dw, o, ckk, c, wp, oh, ow, kh, kw = fn.args
-        for a in (xp, dyp, dw):
-            a.add_attribute("noalias")
-        self.fn = fn
-        b = self.b = ir.IRBuilder(fn.append_basic_block("entry"))
+        xp, _, dyp, _, dw, o, ckk, c, wp, oh, ow, kh, kw = self._begin(NAME, params)
+        b = self.b
         self.accs = [[b.alloca(self.vt, name=f"acc{t}_{s}") for s in range(OFFSETS)]
                      for t in range(D.OUT_TILE)]
         self.counters = [b.alloca(_I64, name=f"i{k}") for k in range(8)]
@@ -152,7 +146,7 @@ class _FilterBuilder(D._Builder):
             self._loop(self.counters[1], _I64(0), c, 1, channel)
         self._loop(self.counters[0], _I64(0), o, D.OUT_TILE, block)
         b.ret_void()
-        return fn
+        return self.fn
 
     def _sums(self, xp, dyp, rows, at, full, m) -> None:
         """The 24 accumulators of the block at image offset ``at``: whole vectors up to
@@ -246,14 +240,8 @@ class _LanesBuilder(D._Builder):
 
     def build(self) -> ir.Function:
         params = [_PTR, _I64, _PTR, _I64, _I64, _PTR, _I64, _I64] + [_I64] * SCALARS
-        fn = ir.Function(self.m, ir.FunctionType(_VOID, params),
-                         f"gc.{LANES}.{len(self.m.functions)}")
-        fn.linkage = "internal"
-        xp, _, dyt, _, _, dw, ckk, o, c, wp, oh, ow, kh, kw = fn.args
-        for a in (xp, dyt, dw):
-            a.add_attribute("noalias")
-        self.fn = fn
-        b = self.b = ir.IRBuilder(fn.append_basic_block("entry"))
+        xp, _, dyt, _, _, dw, ckk, o, c, wp, oh, ow, kh, kw = self._begin(LANES, params)
+        b = self.b
         taps_per_tile = TAPS_PER_TILE[self.q > 1]
         self.accs = [[b.alloca(self.vt, name=f"acc{p}_{v}") for v in range(self.VECTORS)]
                      for p in range(taps_per_tile)]
@@ -283,7 +271,7 @@ class _LanesBuilder(D._Builder):
             self._loop(self.counters[1], _I64(0), ckk, taps_per_tile, tap_tile)
         self._loop(self.counters[0], _I64(0), o, self.lanes * self.VECTORS, channel_group)
         b.ret_void()
-        return fn
+        return self.fn
 
     def _sums(self, xp, dyt, shifts, starts, masks, o, wp, oh, ow) -> None:
         """The tile's accumulators along the output positions ``(r, v)`` in order: per position
