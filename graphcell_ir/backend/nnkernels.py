@@ -29,8 +29,8 @@ executable (for every primitive outside a fused group). Choices, measured on the
   paths below on every such shape measured (a ResNet block's 3x3 at ~250 against ~140
   GFLOP/s on one core);
 - the other ``conv2d`` and ``conv2d_backprop_input`` from :data:`ROWS_MIN_CHANNELS` input
-  channels, ungrouped (:func:`by_rows`): on rows, the image channels last — ``im2row`` and ``rows @
-  wr^T``, ``dy^T @ wr`` and ``row2im`` — where OpenBLAS does not spend as long packing the
+  channels, ungrouped (:func:`by_rows`): on rows, the image channels last — ``im2row`` and
+  ``rows @ wr^T``, ``dy^T @ wr`` and ``row2im`` — where OpenBLAS does not spend as long packing the
   columns as multiplying (a ResNet block's: 185-205 against 105-130 GFLOP/s);
 - ``max_pool2d_grad`` (and ``max_pool2d_grad_grad``): a direct loop that finds each
   window's first maximum again in one pass and scatters ``dy`` there (the reference needs a
@@ -387,19 +387,23 @@ def _direct_kernels(L, dtype: str):
     """The direct convolution's linked entries for ``dtype`` (``codegen/direct_conv.py``:
     ``(conv_direct, pad_image)``), or None: the loops run as Python (``jit=False``, the oracle
     keeps the rows and columns), or this process has no native code."""
+    from graphcell_ir.backend.codegen import direct_conv as D
     if L is nn_loops:
         return None
-    return _direct_entries(dtype)
+    return _hand_written(dtype, ((D, D.NAME), (D, D.PAD)))
 
 
-@functools.lru_cache(maxsize=4)
-def _direct_entries(dtype: str):
+@functools.lru_cache(maxsize=8)
+def _hand_written(dtype: str, members: tuple):
+    """The linked entries of hand-written kernels ``members`` (``(module, function)`` pairs of
+    ``codegen/direct_conv.py`` and ``codegen/direct_filter.py``) for ``dtype``, compiled and
+    stored as loops are (keyed by the module's source), or None when one is unavailable."""
     from graphcell_ir.backend import objects
-    from graphcell_ir.backend.codegen import direct_conv as D
     from graphcell_ir.backend.native import abi
-    fns = [objects.jit_function(D.SOURCE, name, D.kinds(name, dtype),
-                                abi.loop_key(abi.source_hash(D.SOURCE), name),
-                                label=f"direct_conv.{name}")[0] for name in (D.NAME, D.PAD)]
+    fns = [objects.jit_function(m.SOURCE, name, m.kinds(name, dtype),
+                                abi.loop_key(abi.source_hash(m.SOURCE), name),
+                                label=f"{m.__name__.rsplit('.', 1)[-1]}.{name}")[0]
+           for m, name in members]
     return None if None in fns else tuple(fns)
 
 
@@ -581,23 +585,10 @@ def _direct_filter_kernels(L, dtype: str, lanes: bool):
     ``filter_lanes`` if ``lanes`` else its ``filter_direct``, and ``direct_conv``'s
     ``pad_image``), or None: the loops run as Python (``jit=False``, the oracle keeps the
     columns), or this process has no native code."""
+    from graphcell_ir.backend.codegen import direct_conv as D, direct_filter as F
     if L is nn_loops:
         return None
-    return _direct_filter_entries(dtype, lanes)
-
-
-@functools.lru_cache(maxsize=8)
-def _direct_filter_entries(dtype: str, lanes: bool):
-    from graphcell_ir.backend import objects
-    from graphcell_ir.backend.codegen import direct_conv as D, direct_filter as F
-    from graphcell_ir.backend.native import abi
-    name = F.LANES if lanes else F.NAME
-    fns = [objects.jit_function(source, name, kinds(name, dtype),
-                                abi.loop_key(abi.source_hash(source), name), label=label)[0]
-           for source, name, kinds, label in (
-               (F.SOURCE, name, F.kinds, f"direct_filter.{name}"),
-               (D.SOURCE, D.PAD, D.kinds, "direct_conv.pad_image"))]
-    return None if None in fns else tuple(fns)
+    return _hand_written(dtype, ((F, F.LANES if lanes else F.NAME), (D, D.PAD)))
 
 
 def _filter_lanes(fns, L, dy, x, g: C.Window, filter_size: tuple) -> np.ndarray:
@@ -721,8 +712,9 @@ def _forward_pays(c: int, dy_shape: tuple, forward: C.Window) -> bool:
     """Whether the forward convolution of ``dy`` (``O`` channels, to ``c``) in window ``forward``
     is faster than the gradient's own path. On the direct kernel (:func:`direct`: dilation 1)
     it is: RESBLOCK's 32 -> 32 input gradient (a GRAPH_MODE function of dx alone, with one
-    elementwise pass) 5.0 -> 3.45 ms on one thread, 2.9-3.2 -> 1.9 ms on two. On rows, measured (native step, one core, float32, A/B in one
-    process; the forward on rows against the gradient on rows, docs/decisions.md): it is only
+    elementwise pass) 5.0 -> 3.45 ms on one thread, 2.9-3.2 -> 1.9 ms on two. On rows, measured
+    (native step, one core, float32, A/B in one process; the forward on rows against the
+    gradient on rows, docs/decisions.md): it is only
     when the gradient's product ``dy^T @ wr`` has its thinnest depth, K = O = 16, against at
     least twice as many input channels, and a window larger than 1x1 (new/old 0.82-0.95: 32 ->
     16 on 32x32 maps 2.84 -> 2.69 ms, 5x5 7.4 -> 6.6; 128 -> 16 on 16x16 2.56 -> 2.09; 48 ->

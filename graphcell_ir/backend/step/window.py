@@ -251,6 +251,18 @@ def _conv2d_rows(e, x, w, y, dtype, g, n: int, c: int, o: int, p: int, ckk: int)
     task.run(n, _split_work(n, n * p * o * ckk + n * p * ckk * K.COPY_MACS, K.GEMM_UNIT))
 
 
+def _pad_image(task, dtype, src, shape: tuple, image, size: int, pt: int, pl: int, hp: int,
+               wp: int) -> None:
+    """In ``task``: ``direct_conv``'s ``pad_image`` of the C-ordered ``(C, H, W)`` sample at
+    ``src`` into the ``size`` elements at ``image`` (each plane zero-padded to ``hp x wp``,
+    ``pt`` rows above and ``pl`` columns left; zeros after the planes)."""
+    from graphcell_ir.backend.codegen import direct_conv as D
+    i64 = task.i64
+    task.loop(D.PAD, [(None, dtype, (0,) * 3), (None, dtype, (0,)), 0, 0, 0, 0],
+              [src, *map(i64, shape), image, *map(i64, (size, pt, pl, hp, wp))],
+              source=D.SOURCE)
+
+
 def conv2d_direct(e, x, w, y, dtype, g, x_shape, o: int) -> None:
     """``y = conv2d(x, w)`` of stride and dilation 1 on the direct kernel
     (nnkernels.conv2d_direct, :func:`nnkernels.direct`): the filter's taps once, then per
@@ -273,9 +285,8 @@ def conv2d_direct(e, x, w, y, dtype, g, x_shape, o: int) -> None:
 
     def sample(s):
         image = task.at(pb, t.mul(task.first, i64(size)), item)
-        task.loop(D.PAD, [arr3, arr1, 0, 0, 0, 0], [
-            task.at(xb, t.mul(s, i64(c * h * wd)), item), i64(c), i64(h), i64(wd),
-            image, i64(size), i64(g.pt), i64(g.pl), i64(hp), i64(wp)], source=D.SOURCE)
+        _pad_image(task, dtype, task.at(xb, t.mul(s, i64(c * h * wd)), item), (c, h, wd),
+                   image, size, g.pt, g.pl, hp, wp)
         task.loop(D.NAME, [arr1, arr2, arr3, 0, 0, 0, 0, 0], [
             image, i64(size), wb, i64(ckk), i64(opad),
             task.at(yb, t.mul(s, i64(o * g.oh * g.ow)), item), i64(o), i64(g.oh), i64(g.ow),
@@ -377,17 +388,15 @@ def _filter_direct(e, dy, x, dw, dtype, g, n: int, c: int, o: int) -> None:
     task = Task(e, "conv2d_filter_direct", [e.pointer(x), e.pointer(dy), xp, dyp, dws])
     xb, db, pb, qb, sb = task.bases
     t = task.t
-    arr1, arr2, arr3 = ((None, dtype, (0,) * k) for k in (1, 2, 3))
+    arr1, arr2 = ((None, dtype, (0,) * k) for k in (1, 2))
     image = task.at(pb, t.mul(task.first, i64(xsize)), item)
     dy_image = task.at(qb, t.mul(task.first, i64(dsize)), item)
 
     def sample(s):
-        task.loop(D.PAD, [arr3, arr1, 0, 0, 0, 0], [
-            task.at(xb, t.mul(s, i64(c * h * wd)), item), i64(c), i64(h), i64(wd),
-            image, i64(xsize), i64(g.pt), i64(g.pl), i64(hp), i64(wp)], source=D.SOURCE)
-        task.loop(D.PAD, [arr3, arr1, 0, 0, 0, 0], [
-            task.at(db, t.mul(s, i64(o * g.oh * g.ow)), item), i64(o), i64(g.oh), i64(g.ow),
-            dy_image, i64(dsize), i64(0), i64(0), i64(g.oh), i64(wp)], source=D.SOURCE)
+        _pad_image(task, dtype, task.at(xb, t.mul(s, i64(c * h * wd)), item), (c, h, wd),
+                   image, xsize, g.pt, g.pl, hp, wp)
+        _pad_image(task, dtype, task.at(db, t.mul(s, i64(o * g.oh * g.ow)), item),
+                   (o, g.oh, g.ow), dy_image, dsize, 0, 0, g.oh, wp)
         task.loop(F.NAME, [arr1, arr1, arr2, 0, 0, 0, 0, 0, 0], [
             image, i64(xsize), dy_image, i64(dsize),
             task.at(sb, t.mul(s, i64(o * ckk)), item), i64(o), i64(ckk),
@@ -421,9 +430,8 @@ def _filter_lanes(e, dy, x, dw, dtype, g, n: int, c: int, o: int) -> None:
     dy_rows = task.at(qb, t.mul(task.first, i64(p * o)), item)
 
     def sample(s):
-        task.loop(D.PAD, [arr3, arr1, 0, 0, 0, 0], [
-            task.at(xb, t.mul(s, i64(c * h * wd)), item), i64(c), i64(h), i64(wd),
-            image, i64(xsize), i64(g.pt), i64(g.pl), i64(hp), i64(wp)], source=D.SOURCE)
+        _pad_image(task, dtype, task.at(xb, t.mul(s, i64(c * h * wd)), item), (c, h, wd),
+                   image, xsize, g.pt, g.pl, hp, wp)
         task.loop("swap_last", [arr3, arr3], [
             task.at(db, t.mul(s, i64(o * p)), item), i64(1), i64(o), i64(p),
             dy_rows, i64(1), i64(p), i64(o)])
