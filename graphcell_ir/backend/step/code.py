@@ -67,8 +67,8 @@ class ProcessCode:
         self._steps: list = []     # the step modules' compiles (step_object)
 
     def start(self) -> None:
-        """Start the compile lanes now (a build begins: the compile worker's start, ~40 ms,
-        runs while the step is planned and its first callees emitted)."""
+        """Start the compile lanes now (a build begins). The compile worker starts at the first
+        object the store lacks (``_CompileThread``)."""
         _compile_thread()
 
     def kernel(self, ks, optimize: bool = True) -> tuple:
@@ -116,7 +116,7 @@ class ProcessCode:
         """A new symbol for ``request``, bound by :meth:`bind` to what ``fn(object_code,
         *args)`` gives on a compile lane (``portable``: on the worker's too)."""
         symbol = self._asked[request] = f"graphcell_callee_{next(_SYMBOLS)}"
-        call = _compile_thread().submit(fn, *args, portable=portable)
+        call = _compile_thread().submit(fn, *args, portable=portable, starts_worker=portable)
         self._pending.append((symbol, request, kind, what, call))
         return symbol
 
@@ -261,23 +261,34 @@ class _CompileThread:
       each object; the object store and the linking stay in this process. llvmlite runs one
       LLVM call at a time in a process, so only another process compiles beside the thread.
 
+    The worker starts at the first call submitted ``starts_worker`` (an object the store
+    lacks), not with the lanes: a build whose callees are all stored compiles only the step's
+    own module (a few ms, on the compile thread), and a worker started for it would spend
+    ~50 ms of the second core importing llvmlite while the user's first calls run (W1's first
+    dozen steps took twice as long).
+
     Not ``concurrent.futures``: importing it took ~6 ms of the first call."""
 
     def __init__(self, worker=None):
         from graphcell_ir.backend.codegen import worker as compile_worker
         self.pid, self.calls = os.getpid(), _Queue()
+        self.worth_a_worker, self.stopped = threading.Event(), False
         self.worker = worker or (compile_worker.CompileWorker() if compile_worker.wanted()
                                  else None)
         _daemon("graphcell-compile", self._serve, _in_process)
         if self.worker is not None:
             _daemon("graphcell-compile-worker", self._serve_worker)
 
-    def submit(self, fn, *args, urgent: bool = False, portable: bool = False) -> "_Call":
+    def submit(self, fn, *args, urgent: bool = False, portable: bool = False,
+               starts_worker: bool = False) -> "_Call":
         """``fn(object_code, *args)`` on a lane; ``portable``: its LLVM work is all in
         ``object_code`` (the worker lane may take it: compiling an object; not building the
-        pool, whose LLVM runs here and would only take turns with the compile thread's)."""
+        pool, whose LLVM runs here and would only take turns with the compile thread's);
+        ``starts_worker``: the worker is worth its start (see the class)."""
         call = _Call(fn, args, portable)
         self.calls.put(call, urgent)
+        if starts_worker:
+            self.worth_a_worker.set()
         return call
 
     def _serve(self, object_code, portable_only: bool = False) -> None:
@@ -286,7 +297,8 @@ class _CompileThread:
         self.calls.put(_STOP)   # for the other lane
 
     def _serve_worker(self) -> None:
-        if self.worker.start():   # else the compile thread alone, as on one core
+        self.worth_a_worker.wait()
+        if not self.stopped and self.worker.start():   # else the compile thread alone, as on one core
             self._serve(self._in_worker, portable_only=True)
 
     def _in_worker(self, text: str, target, optimize: bool) -> tuple:
@@ -295,6 +307,8 @@ class _CompileThread:
     def stop(self) -> None:
         """End the lanes once the calls submitted have run, and the worker (tests)."""
         self.calls.put(_STOP)
+        self.stopped = True
+        self.worth_a_worker.set()   # a worker lane still waiting for it ends too
         if self.worker is not None:
             self.worker.stop()
 

@@ -183,7 +183,7 @@ def build(fn: Function, host=None, code=None, donated=()) -> NativeStep:
             raise Unsupported(f"argument of type {a.type}")
     donated = {fn.args[i] for i in donated}
     code = code or ProcessCode()
-    code.start()   # the compile lanes, the worker's start hidden behind the plan
+    code.start()   # the compile lanes (the worker starts at the first object to compile)
     with switching_often():
         return _built(fn, host, code, donated)
 

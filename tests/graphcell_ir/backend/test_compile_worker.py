@@ -215,6 +215,23 @@ def test_an_object_failing_in_the_worker_runs_its_op_in_python(empty_store, monk
     assert lanes_through_a_worker.running() and lanes_through_a_worker.deaths == 0
 
 
+def test_the_worker_starts_for_an_object_to_compile_not_for_a_warm_build(empty_store,
+                                                                          monkeypatch):
+    """A build whose callees are all stored compiles only the step's own module (on the
+    compile thread): a worker started for it would take the second core from the user's first
+    calls while it imports llvmlite."""
+    def build_on_fresh_lanes():
+        lanes = code._CompileThread(worker=CompileWorker())
+        monkeypatch.setattr(code, "_THREAD", lanes)
+        try:
+            assert compile_executable(parse_module(STEP), "f").step_fallback is None
+            return lanes.worth_a_worker.is_set(), lanes.worker.running()
+        finally:
+            lanes.stop()
+    assert build_on_fresh_lanes()[0]                      # cold: objects to compile
+    assert build_on_fresh_lanes() == (False, False)       # warm: the store has them all
+
+
 @pytest.mark.parametrize("switch,cpus", [("0", {0, 1}), ("1", {0})], ids=["off", "one-core"])
 def test_no_worker_when_switched_off_or_on_one_core(monkeypatch, switch, cpus):
     monkeypatch.setenv("GRAPHCELL_COMPILE_WORKER", switch)
