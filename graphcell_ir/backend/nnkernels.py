@@ -183,12 +183,14 @@ def late(own: float, waited: float) -> bool:
 
 
 class _Backoff:
-    """Split calls left to run on the caller alone after a late helper (:func:`late`), as the
-    native pool's ``BACKOFF_CALLS``: on a busy machine a descheduled helper costs a scheduler
-    slice per call (W1's blocks: 4-8 ms stalls), one thread only a lost core."""
+    """Split calls left to run on the caller alone after a late helper (:func:`late`), by the
+    native pool's rule (``pool.BACKOFF_FIRST``, doubled while splits stay late, up to
+    ``pool.BACKOFF_MAX``, reset by a split on time): on a busy machine a descheduled helper
+    costs a scheduler slice per call (W1's blocks: 4-8 ms stalls), one thread only a lost
+    core; a moment's contention only a few serial calls."""
 
     def __init__(self):
-        self.left = 0
+        self.left, self.next = 0, pool.BACKOFF_FIRST
 
     def serial(self) -> bool:
         """Whether this split call runs serially (counting it down)."""
@@ -197,8 +199,13 @@ class _Backoff:
         self.left -= 1   # a race between two callers only shortens the back-off by one
         return True
 
-    def arm(self) -> None:
-        self.left = pool.BACKOFF_CALLS
+    def after(self, was_late: bool) -> None:
+        """Record a split call: late, the next ``self.next`` calls are serial and the next
+        back-off twice as long; on time, the next back-off is the first's length again."""
+        if was_late:
+            self.left, self.next = self.next, min(2 * self.next, pool.BACKOFF_MAX)
+        else:
+            self.next = pool.BACKOFF_FIRST
 
 
 _BACKOFF = _Backoff()
@@ -212,8 +219,8 @@ def in_blocks(n: int, count: int, run, threads: int | None = None) -> None:
     another process holds the other core the caller runs them all, losing the pool's wake-up
     (~20 us), where OpenBLAS's own threads wait for each other for a scheduler slice (12-48
     ms a GEMM, measured). A helper that took a block and was then descheduled makes the caller
-    wait (:func:`late`): the next ``pool.BACKOFF_CALLS`` splits run on the caller alone, as the
-    native pool does. ``run`` must release the GIL (a compiled loop or a BLAS call) and write
+    wait (:func:`late`): the next splits run on the caller alone, as in the native pool
+    (``_Backoff``). ``run`` must release the GIL (a compiled loop or a BLAS call) and write
     only its block's part of the outputs; the blocks are fixed by ``n`` and ``count`` alone,
     and run under the caller's numpy error state. The one place the split meets a pool:
     another pool can drive it."""
@@ -253,8 +260,7 @@ def in_blocks(n: int, count: int, run, threads: int | None = None) -> None:
     # wait for the blocks helpers took, not for the helpers: one that has not started yet (its
     # core held by another process) finds nothing left and returns
     finished.wait()
-    if late(drained - began, time.perf_counter() - drained):
-        _BACKOFF.arm()
+    _BACKOFF.after(late(drained - began, time.perf_counter() - drained))
     if errors:
         raise errors[0]
 

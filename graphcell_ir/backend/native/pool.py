@@ -20,9 +20,10 @@ threading layer because graphcell uses nothing private of numba's. A job is publ
 compare-and-swap on that word, so a thread that wakes late can never claim a chunk of a job
 that ended (the job number differs) and the caller runs every chunk itself when no worker
 comes. A call that waits for a worker's chunk more than twice as long as it took to run its own
-share (a busy machine: the worker was descheduled; cycle counter) makes the next
-:data:`BACKOFF_CALLS` calls serial — a worker merely still busy with a long chunk (a GEMM block)
-does not. Idle workers spin :data:`SPIN` rounds (a step's next
+share, and more than :data:`LATE_MIN_CYCLES` (a busy machine: the worker was descheduled; cycle
+counter), makes the next calls serial, :data:`BACKOFF_FIRST` of them, twice as many after each
+call late again, up to :data:`BACKOFF_MAX`, and back to the first after a call on time — a
+worker merely still busy with a long chunk (a GEMM block) is not late. Idle workers spin :data:`SPIN` rounds (a step's next
 kernel usually comes within them) and then sleep on a futex (Linux); elsewhere the pool has no
 workers and every loop runs serially.
 
@@ -73,11 +74,18 @@ SPIN = 2000
 """Rounds an idle worker polls for the next job (a ``pause`` each, some microseconds in all)
 before it sleeps on the futex; also the rounds a caller polls for chunks other threads hold
 before it yields its core."""
-BACKOFF_CALLS = 64
-"""Calls that run serially after one that had to yield its core waiting for a worker's chunk
-(a worker descheduled: the machine is busy). On a loaded machine a second thread of ours
-only competes with the first, and waiting for a descheduled worker costs a scheduler tick;
-the pool then tries again every this many calls."""
+BACKOFF_FIRST, BACKOFF_MAX = 4, 64
+"""Calls that run serially after one that waited for a descheduled worker's chunk (late: the
+machine is busy), the first time; each call late again after a back-off doubles it, up to the
+second; a call on time resets it. On a loaded machine a second thread of ours only competes
+with the first, and waiting for a descheduled worker costs a scheduler tick, so the pool tries
+again every 64 calls; but a late call is also what a moment's contention gives (another
+library's threads still spinning, a process starting): a fixed 64 then held a W1 forward (two
+parallel calls a step) on one core for its next 32 steps, 2.8 against 1.45 ms each."""
+LATE_MIN_CYCLES = 1 << 20
+"""A wait shorter than this is never late (~0.3-0.5 ms of the cycle counter): a worker woken
+from its futex, or one whose chunk began a little later, is not a busy machine
+(``nnkernels.LATE_MIN``, the Python pool's rule, in seconds)."""
 
 _FUTEX_SYSCALL = {"x86_64": 202, "aarch64": 98}
 _FUTEX_WAIT_PRIVATE, _FUTEX_WAKE_PRIVATE = 128, 129
@@ -86,7 +94,7 @@ _FUTEX_WAIT_PRIVATE, _FUTEX_WAKE_PRIVATE = 128, 129
 _WORD, _DONE, _BELL, _SLEEPERS, _BUSY = 0, 8, 16, 24, 32
 _FN, _CTX, _N = 40, 41, 42
 _THREADS, _SHUTDOWN, _MIN_WORK = 48, 49, 50
-_BACKOFF = 56
+_BACKOFF, _BACKOFF_NEXT = 56, 57
 _SLOTS = 64
 
 
@@ -201,8 +209,9 @@ def _build_ir(state_address: int, futex: int | None) -> str:
     drained_at = b.call(cycles, [])
     # wait for chunks other threads claimed: spin, then yield the core
     wait, spin, yld, done = (pf.append_basic_block(x) for x in ("wait", "spin", "yield", "done"))
-    spins = b.alloca(i64)
+    spins, was_late = b.alloca(i64), b.alloca(i1)
     b.store(i64(0), spins)
+    b.store(i1(0), was_late)
     b.branch(wait)
     b.position_at_end(wait)
     b.cbranch(b.icmp_signed("<", load(b, _DONE), chunks), spin, done)
@@ -215,17 +224,30 @@ def _build_ir(state_address: int, futex: int | None) -> str:
     # a worker still running a chunk is no sign of a busy machine (a GEMM block takes ms); one
     # that has taken more than twice the caller's own share of the work since the caller
     # finished it was descheduled: back off
-    late = b.icmp_unsigned(">", b.sub(b.call(cycles, []), drained_at),
-                           b.mul(b.sub(drained_at, began), i64(2)))
-    back_off, yield_core = pf.append_basic_block("back_off"), pf.append_basic_block("yield_core")
-    b.cbranch(late, back_off, yield_core)
-    b.position_at_end(back_off)
-    b.atomic_rmw("xchg", slot(b, _BACKOFF), i64(BACKOFF_CALLS), "seq_cst")
-    b.branch(yield_core)
-    b.position_at_end(yield_core)
+    waited = b.sub(b.call(cycles, []), drained_at)
+    late = b.and_(b.icmp_unsigned(">", waited, b.mul(b.sub(drained_at, began), i64(2))),
+                  b.icmp_unsigned(">", waited, i64(LATE_MIN_CYCLES)))
+    b.store(b.or_(b.load(was_late), late), was_late)
     b.call(sched_yield, [])
     b.branch(wait)
     b.position_at_end(done)
+    # the back-off: BACKOFF_FIRST serial calls after a late one, doubled while calls stay late
+    back_off, on_time, release = (pf.append_basic_block(x)
+                                  for x in ("back_off", "on_time", "release"))
+    b.cbranch(b.load(was_late), back_off, on_time)
+    b.position_at_end(back_off)
+    calls = load(b, _BACKOFF_NEXT)
+    calls = b.select(b.icmp_signed("<", calls, i64(BACKOFF_FIRST)), i64(BACKOFF_FIRST), calls)
+    b.atomic_rmw("xchg", slot(b, _BACKOFF), calls, "seq_cst")
+    doubled = b.mul(calls, i64(2))
+    b.atomic_rmw("xchg", slot(b, _BACKOFF_NEXT),
+                 b.select(b.icmp_signed(">", doubled, i64(BACKOFF_MAX)), i64(BACKOFF_MAX),
+                          doubled), "seq_cst")
+    b.branch(release)
+    b.position_at_end(on_time)
+    b.atomic_rmw("xchg", slot(b, _BACKOFF_NEXT), i64(BACKOFF_FIRST), "seq_cst")
+    b.branch(release)
+    b.position_at_end(release)
     b.atomic_rmw("xchg", slot(b, _BUSY), i64(0), "seq_cst")
     b.ret_void()
 
@@ -363,6 +385,7 @@ class Pool:
             if self.futex is None:
                 want = 1
             self.state[_MIN_WORK] = MIN_WORK
+            self.state[_BACKOFF_NEXT] = BACKOFF_FIRST
             self.state[_SHUTDOWN] = 0
             for k in range(want - 1):
                 t = threading.Thread(target=self._worker, name=f"graphcell-kernel-{k}",
@@ -377,7 +400,7 @@ class Pool:
         forgetting any back-off; the previous limit. For measuring one thread against all in
         the same process."""
         with self.lock:
-            self.state[_BACKOFF] = 0
+            self.state[_BACKOFF], self.state[_BACKOFF_NEXT] = 0, BACKOFF_FIRST
             before = int(self.state[_THREADS])
             self.state[_THREADS] = max(1, min(threads, len(self.workers) + 1))
             return before

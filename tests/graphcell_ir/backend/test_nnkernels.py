@@ -794,11 +794,13 @@ def test_late_is_the_native_pools_rule(own, waited, want):
 
 
 def test_a_late_helper_makes_the_next_splits_serial(monkeypatch):
-    """After a split whose helper came back late, the next ``BACKOFF_CALLS`` splits run on the
-    caller alone (the native pool's back-off), then the split is tried again."""
+    """After a split whose helper came back late, the next ``BACKOFF_FIRST`` splits run on the
+    caller alone (the native pool's back-off), then the split is tried again; late again, the
+    back-off doubles."""
+    monkeypatch.setattr(nnkernels.pool, "BACKOFF_FIRST", 3)
+    monkeypatch.setattr(nnkernels.pool, "BACKOFF_MAX", 5)
     backoff = nnkernels._Backoff()
     monkeypatch.setattr(nnkernels, "_BACKOFF", backoff)
-    monkeypatch.setattr(nnkernels.pool, "BACKOFF_CALLS", 3)
     main = threading.get_ident()
     helper_started, where, began = threading.Event(), [], []
 
@@ -815,12 +817,28 @@ def test_a_late_helper_makes_the_next_splits_serial(monkeypatch):
             time.sleep(0.02 + 3 * own)
     nnkernels.in_blocks(2, 2, slow_helper, threads=2)
     assert sorted(where) == [False, True]
-    assert backoff.left == 3
+    assert (backoff.left, backoff.next) == (3, 5)
     for _ in range(3):
         where.clear()
         nnkernels.in_blocks(4, 4, slow_helper, threads=2)
         assert where == [True] * 4   # all on the caller
     assert backoff.left == 0
+    helper_started.clear()
+    began.clear()
+    nnkernels.in_blocks(2, 2, slow_helper, threads=2)   # late again: twice as long, capped
+    assert (backoff.left, backoff.next) == (5, 5)
+
+
+def test_the_back_off_doubles_while_splits_stay_late_and_resets_on_time(monkeypatch):
+    monkeypatch.setattr(nnkernels.pool, "BACKOFF_FIRST", 4)
+    monkeypatch.setattr(nnkernels.pool, "BACKOFF_MAX", 32)
+    backoff = nnkernels._Backoff()
+    seen = []
+    for was_late in (True, True, True, True, False, True):
+        backoff.after(was_late)
+        seen.append(backoff.left)
+        backoff.left = 0   # (the serial calls between)
+    assert seen == [4, 8, 16, 32, 0, 4]
 
 
 def test_the_caller_does_not_wait_for_a_helper_that_took_no_block(monkeypatch):

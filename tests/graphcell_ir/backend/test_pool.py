@@ -74,6 +74,43 @@ def test_a_loop_inside_a_chunk_runs_serially_instead_of_waiting(pool):
                                    for chunks in inner)
 
 
+def _late_worker_call(pool) -> list:
+    """One parallel call whose worker chunk comes back late (a descheduled worker, as on a
+    busy machine): the caller's first chunk waits until the worker has taken one, which then
+    takes far longer than twice the caller's share. The chunks' threads."""
+    me, started, began, seen = threading.get_ident(), threading.Event(), [], []
+
+    def task(ctx, lo, hi):
+        seen.append(threading.get_ident())
+        if threading.get_ident() == me:
+            if not began:
+                began.append(time.perf_counter())
+                started.wait(5.0)
+        elif not started.is_set():
+            started.set()
+            own = time.perf_counter() - began[0] if began else 0.0
+            time.sleep(0.02 + 3 * own)
+    fn = TASK(task)
+    pool.parallel_for(ctypes.cast(fn, ctypes.c_void_p), None, 8, 1 << 40)
+    return seen
+
+
+def test_a_late_worker_makes_the_next_calls_serial_doubling_while_late(pool):
+    """``BACKOFF_FIRST`` serial calls after a late one, twice as many after the next late one,
+    and the first length again after a call on time (the Python pool's rule: test_nnkernels)."""
+    me = threading.get_ident()
+    assert len(set(_late_worker_call(pool))) == 2
+    assert (pool.state[P._BACKOFF], pool.state[P._BACKOFF_NEXT]) == \
+        (P.BACKOFF_FIRST, 2 * P.BACKOFF_FIRST)
+    for _ in range(P.BACKOFF_FIRST):
+        assert _recorded(pool, 100, 1 << 40) == [(0, 100, me)]   # serial, on the caller
+    assert len(set(_late_worker_call(pool))) == 2
+    assert pool.state[P._BACKOFF] == 2 * P.BACKOFF_FIRST
+    pool.state[P._BACKOFF] = 0
+    assert len(_recorded(pool, 100, 1 << 40)) > 1   # on time: split, and the back-off reset
+    assert pool.state[P._BACKOFF_NEXT] == P.BACKOFF_FIRST
+
+
 def _axpy():
     fn, why = objects.jit_function(AXPY, "kernel", (FLOAT1, FLOAT1), "test-pool-axpy",
                                    parallel=True, noalias=True)
