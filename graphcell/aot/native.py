@@ -20,11 +20,13 @@ says what they are::
 
 ``id`` is the hash of the ABI, the kernel's key and its argument types, so an entry cannot be
 paired with another object or signature without the load noticing. Loops are valid for the
-``nn_loops`` text they were compiled from only. ``step`` (optional) lists the other objects
-the native step calls: its kernels' shape-generic entries (the arrays' dimensions passed as
-arguments; ``key`` the kernel's source key) and loops of other sources than ``nn_loops``
-(``key`` ``"<source hash>.<name>"``: ``step/layout.py``'s transposes), with argument kinds as
-the loops'. A graphcell older than this table refuses such an artifact (members the manifest
+``nn_loops`` text they were compiled from only. ``step`` (optional) lists the other objects:
+the native step's kernels' shape-generic entries (the arrays' dimensions passed as arguments;
+``key`` the kernel's source key) and loops of other sources than ``nn_loops`` (``key``
+``"<source hash>.<name>"``: ``step/layout.py``'s transposes, and the direct convolutions'
+hand-written kernels, ``codegen/direct_conv.py`` and ``direct_filter.py``, which the step and
+the Python runner both call: a loaded runner takes them from its loops namespace,
+``hand_written``), with argument kinds as the loops'. A graphcell older than this table refuses such an artifact (members the manifest
 does not list: ArtifactError), never runs it wrongly.
 
 ``load(native=True)`` links the objects with llvmlite and the loaded GraphCell calls them

@@ -479,7 +479,9 @@ class PointerLoop:
         self._exc = ctypes.create_string_buffer(64)
         self._address = data_address()
 
-    def __call__(self, *args) -> None:
+    def __call__(self, *args) -> bool:
+        """True: it ran (the answer of an :class:`ObjectEntry`, for callers of either; this
+        entry does not check its arrays: the caller gives the kinds it was compiled for)."""
         flat = []
         address = self._address
         for a in args:
@@ -491,6 +493,7 @@ class PointerLoop:
         status = self.cfunc(self._ret, self._exc, *flat)
         if status != OK and status != NUMBA_NONE:
             raise RuntimeError(f"native loop {self.id} failed (status {status})")
+        return True
 
     def __repr__(self) -> str:
         return f"<PointerLoop {symbol_of(self.id)}>"

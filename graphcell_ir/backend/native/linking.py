@@ -162,11 +162,17 @@ def link_entry(obj: NativeObject) -> ObjectEntry:
 # --- an artifact's objects ---------------------------------------------------------------------------
 
 class LoopRecorder:
-    """A loops namespace running ``inner``'s loops that records ``(name, kinds)`` of each call:
-    what an export runs an op through to learn which loops, for which kinds, to emit."""
+    """A loops namespace running ``inner``'s loops that records ``(name, kinds)`` of each call,
+    and ``(module, name, dtype)`` of each hand-written kernel asked for (``written``): what an
+    export runs an op through to learn which loops and kernels, for which kinds, to emit."""
 
     def __init__(self, inner):
-        self.inner, self.seen = inner, set()
+        self.inner, self.seen, self.written = inner, set(), set()
+
+    def hand_written(self, module, name: str, dtype: str):
+        """``inner``'s entry (``NativeLoops.hand_written``), recorded."""
+        self.written.add((module, name, dtype))
+        return self.inner.hand_written(module, name, dtype)
 
     def __getattr__(self, name: str):
         if name.startswith("_"):
@@ -183,10 +189,12 @@ class NativeLoops:
     loop of ``fallback()`` (the process's loops, built on first need): a drop-in for a loops
     namespace."""
 
-    def __init__(self, variants: dict, fallback):
+    def __init__(self, variants: dict, fallback, linked: dict | None = None):
         self._variants = variants     # name -> {kinds: PointerLoop}
         self._fallback = fallback
         self._compiled = None
+        self._linked = linked or {}   # key -> [(object, address, tracker)]: hand_written's
+        self._written: dict = {}      # (module, name, dtype) -> hand_written's answer
 
     def __getattr__(self, name: str):
         if name.startswith("_"):
@@ -208,6 +216,24 @@ class NativeLoops:
         setattr(self, name, call)   # bound once per name
         return call
 
+    def hand_written(self, module, name: str, dtype: str):
+        """The linked entry of function ``name`` of hand-written kernel ``module``
+        (``codegen/direct_conv.py``...: its ``SOURCE`` and ``kinds``) for ``dtype`` that the
+        artifact brought (the export records those its ops ask for), else the fallback's
+        (compiled here: an artifact exported before it recorded them)."""
+        request = (module, name, dtype)
+        got = self._written.get(request, _UNSEEN)
+        if got is _UNSEEN:
+            kinds = tuple(module.kinds(name, dtype))
+            key = loop_key(source_hash(module.SOURCE), name)
+            got = next((_KindsChecked(PointerLoop(obj, address, tracker), kinds)
+                        for obj, address, tracker in self._linked.get(key, ())
+                        if obj.args == kinds), None)
+            if got is None:
+                got = self.compiled().hand_written(module, name, dtype)
+            self._written[request] = got
+        return got
+
     def compiled(self):
         """The fallback loops: what runs the argument kinds without native code."""
         if self._compiled is None:
@@ -219,6 +245,22 @@ class NativeLoops:
 
 
 _UNSEEN = object()
+
+
+class _KindsChecked:
+    """A :class:`PointerLoop` answering as an ``ObjectEntry`` does: ``fn(*args)`` is False,
+    not run, when an argument is not of the kinds it was compiled for (a pointer entry trusts
+    its caller; a hand-written kernel's caller asks for its kinds by dtype)."""
+
+    def __init__(self, entry: PointerLoop, kinds: tuple):
+        self.entry, self.kinds, self.fits = entry, kinds, {}
+
+    def __call__(self, *args) -> bool:
+        key = tuple(map(_quick_kind, args))
+        fits = self.fits.get(key)
+        if fits is None:
+            fits = self.fits[key] = kinds_of(args) == self.kinds
+        return fits and self.entry(*args)
 
 
 def _quick_kind(a):
@@ -288,7 +330,7 @@ class NativeKernels:
                 for obj, address, tracker in entries:
                     variants.setdefault(key[len(prefix):], {})[obj.args] = \
                         PointerLoop(obj, address, tracker)
-        return NativeLoops(variants, fallback)
+        return NativeLoops(variants, fallback, self.by_key)
 
     def __len__(self) -> int:
         return sum(map(len, self.by_key.values()))

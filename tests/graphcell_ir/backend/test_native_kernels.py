@@ -297,6 +297,9 @@ def test_native_loops_equal_jit_and_numba_loops(dtype):
     source = loops.source()
     assert all(kinds is not None for _, kinds in recorder.seen)
     emitted = [objects.emit_loop(source, name, kinds) for name, kinds in sorted(recorder.seen)]
+    assert recorder.written   # LeNet's first convolution: the direct kernels
+    emitted += [objects.emit_loop(m.SOURCE, name, m.kinds(name, dtype))
+                for m, name, dtype in recorder.written]
     kernels = N.link(emitted)
     assert not kernels.failed
 
