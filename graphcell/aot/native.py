@@ -40,8 +40,9 @@ imports, graphcell's relocations and sections); an object graphcell could not ha
 that is not what the manifest says, is an ArtifactError. The linked code serves the loaded
 GraphCell only: its kernels and its convolution/pooling loops never replace the process's own.
 When the artifact's code cannot run here (no native section, another ABI, a triple or CPU
-features this machine lacks, a symbol it cannot resolve) the IR path runs instead, with a
-:class:`NativeCodeWarning` saying why.
+features this machine lacks, or that this process's target leaves out — ``NUMBA_CPU_FEATURES``
+narrowed, ``native.process_target`` —, a symbol it cannot resolve) the IR path runs instead,
+compiled for this process's target, with a :class:`NativeCodeWarning` saying why.
 
 Example::
 
@@ -226,11 +227,17 @@ def _unusable(section, N) -> str | None:
     if not _entries(section):
         return None
     try:
-        host = N.host_target()
+        host, here = N.host_target(), N.process_target()
     except ImportError as e:
         return f"llvmlite cannot be imported ({e})"
     target = N.Target(**section["target"])
     reason = target.runs_on(host)
+    if reason is None and here != host:   # NUMBA_CPU_NAME/NUMBA_CPU_FEATURES narrowed it
+        missing = sorted(target.required() - here.required())
+        if missing:
+            more = " ..." if len(missing) > 8 else ""
+            reason = (f"the code uses CPU feature(s) this process's target leaves out "
+                      f"(NUMBA_CPU_NAME/NUMBA_CPU_FEATURES): {', '.join(missing[:8])}{more}")
     if reason is None and not N.checkable(target.triple):
         reason = (f"graphcell cannot check native code for {target.triple} before linking it, "
                   "so it does not link it")

@@ -28,7 +28,8 @@ from graphcell_ir.backend.native.abi import (PARALLEL_FOR, ObjectEntry,
                                              signature, source_hash)
 from graphcell_ir.backend.native.objfile import check_linkable, undefined_symbols
 from graphcell_ir.backend.native.store import NativeObject
-from graphcell_ir.backend.native.target import NativeError, Target, host_target, llvm_binding
+from graphcell_ir.backend.native.target import (NativeError, Target, host_target, llvm_binding,
+                                                process_target)
 
 log = logging.getLogger("graphcell.backend")
 
@@ -388,7 +389,7 @@ def checked_calls(kernels: list) -> dict:
             symbols[obj.id] = f"graphcell_kernel_checked{n}_{i}"
             add_checked_call(module, address, [(d, tuple(s)) for d, s in obj.args],
                              symbols[obj.id], layout)
-        data, _ = codegen.object_code(str(module), host_target(), optimize=False)
+        data, _ = codegen.object_code(str(module), process_target(), optimize=False)
         tracker = linker().link_code(data, symbols.values())
     except Exception as e:   # a dtype it lacks, an LLVM refusal: the Python checks still work
         log.info("no checked entries for an artifact's kernels (%s: %s)", type(e).__name__, e)

@@ -278,6 +278,25 @@ def test_targets():
     assert "is for riscv64" in N.Target("riscv64-unknown-linux-gnu", "x", "").runs_on(host)
 
 
+def test_the_process_target_is_the_emit_target_narrowed_never_wider(monkeypatch):
+    """NUMBA_CPU_NAME/NUMBA_CPU_FEATURES narrow what this process compiles and links; asking
+    for a feature the host lacks leaves the host's target (no code that cannot run here)."""
+    host = N.host_target()
+    for var in ("NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES", "NUMBA_ENABLE_AVX"):
+        monkeypatch.delenv(var, raising=False)
+    assert N.process_target() == host
+    narrow = ",".join("-" + f[1:] if f[1:].startswith("avx") else f
+                      for f in host.features.split(",") if f)
+    monkeypatch.setenv("NUMBA_CPU_FEATURES", narrow)
+    assert N.process_target() == N.Target(host.triple, host.cpu, narrow)
+    assert not any(f.startswith("avx") for f in N.process_target().required())
+    monkeypatch.setenv("NUMBA_CPU_FEATURES", host.features + ",+madeup")
+    assert N.process_target() == host
+    monkeypatch.setenv("NUMBA_CPU_NAME", "generic")
+    monkeypatch.delenv("NUMBA_CPU_FEATURES")
+    assert N.process_target() == N.Target(host.triple, "generic", "")
+
+
 # --- the convolution/pooling loops (nnkernels) -----------------------------------------------------
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
