@@ -82,7 +82,7 @@ else:
 for m, (wall, cpu) in times.items():   # medians: wall time, CPU time of the process
     out[m] = (statistics.median(wall), statistics.median(cpu))
 if mode != "in-process":   # the loaded GraphCell's executable: its native step, or None
-    out["native_step"] = cell._executable._run.run.step is not None
+    out["native_step"] = getattr(cell._executable._run.run, "step", None) is not None
 print(json.dumps(out))
 """
 
