@@ -346,9 +346,18 @@ def test_native_loops_fall_back_for_kinds_without_code():
     assert calls == ["col2im"]
 
 
-def test_native_loops_choose_by_kind_on_every_call():
+@pytest.mark.parametrize("checked", [True, False], ids=["object entries", "pointer entries"])
+def test_native_loops_choose_by_kind_on_every_call(checked, monkeypatch):
     """The loops namespace remembers which entry a call's argument kinds take: a later call
-    with arrays of another dtype, rank or order must not reach the entry of the first."""
+    with arrays of another dtype, rank or order must not reach the entry of the first —
+    through the object entries emitted at the first call (the arrays checked natively), or,
+    where those cannot be made, the pointer entries behind a check in Python."""
+    from graphcell_ir.backend.native import linking
+    if checked:
+        monkeypatch.setattr(N.PointerLoop, "__call__",
+                            lambda *a: pytest.fail("a pointer entry called from Python"))
+    else:
+        monkeypatch.setattr(linking, "checked_loops", lambda loops: {})
     source = loops.source()
     cols, out = np.arange(16.0).reshape(1, 4, 4), np.zeros((1, 1, 3, 3))
     args = (2, 2, 1, 1, 1, 1, 2, 2)
