@@ -16,9 +16,9 @@ in fresh processes (``python -c``, this checkout first on the path):
 ``loaded`` and ``in-process`` processes alternate, ``--processes`` of each; each reports the
 median of ``--calls`` steady calls (after 3 warm-up calls), in wall time and in the process's
 CPU time (all its threads: less sensitive to other jobs than the wall time). Printed: the
-median of those medians per mode, the paired medians, and the ratios loaded / in-process. Timings on a shared
-machine are noisy: compare the columns of one run (``uptime`` is printed), and rerun with
-``GRAPHCELL_KERNEL_THREADS=1`` when the second core is busy.
+median of those medians per mode, the paired medians, and the ratios loaded / in-process.
+Timings on a shared machine are noisy: compare the columns of one run (the load is printed),
+and rerun with ``GRAPHCELL_KERNEL_THREADS=1`` when the second core is busy.
 """
 import argparse
 import os

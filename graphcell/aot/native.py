@@ -26,8 +26,9 @@ the native step's kernels' shape-generic entries (the arrays' dimensions passed 
 ``"<source hash>.<name>"``: ``step/layout.py``'s transposes, and the direct convolutions'
 hand-written kernels, ``codegen/direct_conv.py`` and ``direct_filter.py``, which the step and
 the Python runner both call: a loaded runner takes them from its loops namespace,
-``hand_written``), with argument kinds as the loops'. A graphcell older than this table refuses such an artifact (members the manifest
-does not list: ArtifactError), never runs it wrongly.
+``hand_written``), with argument kinds as the loops'. A graphcell older than this table
+refuses such an artifact (members the manifest does not list: ArtifactError), never runs it
+wrongly.
 
 ``load(native=True)`` links the objects with llvmlite and the loaded GraphCell calls them
 instead of compiling: through its native step (``graphcell_ir/backend/step``, emitted here
