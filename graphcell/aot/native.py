@@ -20,12 +20,15 @@ says what they are::
 
 ``id`` is the hash of the ABI, the kernel's key and its argument types, so an entry cannot be
 paired with another object or signature without the load noticing. Loops are valid for the
-``nn_loops`` text they were compiled from only. ``step`` (optional) lists the other objects
-the native step calls: its kernels' shape-generic entries (the arrays' dimensions passed as
-arguments; ``key`` the kernel's source key) and loops of other sources than ``nn_loops``
-(``key`` ``"<source hash>.<name>"``: ``step/layout.py``'s transposes), with argument kinds as
-the loops'. A graphcell older than this table refuses such an artifact (members the manifest
-does not list: ArtifactError), never runs it wrongly.
+``nn_loops`` text they were compiled from only. ``step`` (optional) lists the other objects:
+the native step's kernels' shape-generic entries (the arrays' dimensions passed as arguments;
+``key`` the kernel's source key) and loops of other sources than ``nn_loops`` (``key``
+``"<source hash>.<name>"``: ``step/layout.py``'s transposes, and the direct convolutions'
+hand-written kernels, ``codegen/direct_conv.py`` and ``direct_filter.py``, which the step and
+the Python runner both call: a loaded runner takes them from its loops namespace,
+``hand_written``), with argument kinds as the loops'. A graphcell older than this table
+refuses such an artifact (members the manifest does not list: ArtifactError), never runs it
+wrongly.
 
 ``load(native=True)`` links the objects with llvmlite and the loaded GraphCell calls them
 instead of compiling: through its native step (``graphcell_ir/backend/step``, emitted here
@@ -38,8 +41,9 @@ imports, graphcell's relocations and sections); an object graphcell could not ha
 that is not what the manifest says, is an ArtifactError. The linked code serves the loaded
 GraphCell only: its kernels and its convolution/pooling loops never replace the process's own.
 When the artifact's code cannot run here (no native section, another ABI, a triple or CPU
-features this machine lacks, a symbol it cannot resolve) the IR path runs instead, with a
-:class:`NativeCodeWarning` saying why.
+features this machine lacks, or that this process's target leaves out — ``NUMBA_CPU_FEATURES``
+narrowed, ``native.process_target`` —, a symbol it cannot resolve) the IR path runs instead,
+compiled for this process's target, with a :class:`NativeCodeWarning` saying why.
 
 Example::
 
@@ -224,11 +228,17 @@ def _unusable(section, N) -> str | None:
     if not _entries(section):
         return None
     try:
-        host = N.host_target()
+        host, here = N.host_target(), N.process_target()
     except ImportError as e:
         return f"llvmlite cannot be imported ({e})"
     target = N.Target(**section["target"])
     reason = target.runs_on(host)
+    if reason is None and here != host:   # NUMBA_CPU_NAME/NUMBA_CPU_FEATURES narrowed it
+        missing = sorted(target.required() - here.required())
+        if missing:
+            more = " ..." if len(missing) > 8 else ""
+            reason = (f"the code uses CPU feature(s) this process's target leaves out "
+                      f"(NUMBA_CPU_NAME/NUMBA_CPU_FEATURES): {', '.join(missing[:8])}{more}")
     if reason is None and not N.checkable(target.triple):
         reason = (f"graphcell cannot check native code for {target.triple} before linking it, "
                   "so it does not link it")

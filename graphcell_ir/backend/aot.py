@@ -10,7 +10,10 @@ target:
   the kernels the executable runs and compiles nothing; each is emitted for its operands' IR
   dtypes, its shapes constants of the code;
 - loops: each convolution/pooling op of the module runs once on zeros through a recording loops
-  namespace (``native.LoopRecorder``), and each (loop, argument kinds) called is emitted;
+  namespace (``native.LoopRecorder``), and each (loop, argument kinds) called is emitted, and
+  each hand-written kernel asked for (the direct convolutions', ``codegen/direct_conv.py``,
+  ``direct_filter.py``: the runner asks its loops namespace for them), so that a loaded
+  artifact whose function has no native step compiles none of them either;
 - the native step's (``step/``): each function that has a step has it built once, recording the
   kernels and loops it calls (a loaded step calls the artifact's code only): its kernels are
   shape-generic entries (the arrays' dimensions as arguments, as in-process), stored beside the
@@ -81,7 +84,8 @@ def native_objects(module) -> Emitted:
         if obj.id not in have:
             have.add(obj.id)
             out.objects.append((kind, obj))
-    for name, kinds in _loop_calls(module):
+    calls, written = _loop_calls(module)
+    for name, kinds in calls:
         key = abi.loop_key(out.loops_source, name)
         if kinds is None:
             out.skip(key, [name], "an argument is neither a C-ordered array nor an int/float "
@@ -91,6 +95,16 @@ def native_objects(module) -> Emitted:
             out.objects.append(("loop", objects.emit_loop(text, name, kinds)))
         except NativeError as e:
             out.skip(key, [name], str(e))
+    for written_module, name, dtype in written:   # the step's may hold them already
+        try:
+            obj = objects.emit_loop(written_module.SOURCE, name,
+                                    written_module.kinds(name, dtype))
+        except NativeError as e:
+            out.skip(abi.loop_key(abi.source_hash(written_module.SOURCE), name), [name], str(e))
+            continue
+        if obj.id not in have:
+            have.add(obj.id)
+            out.objects.append(("loop", obj))
     return out
 
 
@@ -158,12 +172,14 @@ def _never_run(*args):
     raise AssertionError("the export's recording executable ran")
 
 
-def _loop_calls(module) -> list:
-    """(loop name, kinds) of every loop the convolution/pooling ops of ``module`` call, found
-    by running each op once on zeros (see the module docstring)."""
+def _loop_calls(module) -> tuple[list, list]:
+    """(loop name, kinds) of every loop the convolution/pooling ops of ``module`` call, and
+    (module, function, dtype) of every hand-written kernel they ask for (the direct
+    convolutions': ``codegen/direct_conv.py``, ``direct_filter.py``), found by running each op
+    once on zeros (see the module docstring)."""
     ops = [op for op in walk(module) if op.opdef in nnkernels.KERNELS]
     if not ops:
-        return []
+        return [], []
     recorder = LoopRecorder(loops.namespace(jit=True))
     for op in ops:
         args = [np.zeros(v.type.shape, v.type.dtype.np_dtype) for v in op.operands]
@@ -172,4 +188,5 @@ def _loop_calls(module) -> list:
                 nnkernels.KERNELS[op.opdef](recorder, *args, **dict(op.attrs))
         except Exception as e:   # it will fail at run time too; nothing to emit for it
             log.info("native loops: %s did not run on zeros (%s)", op.opdef.name, e)
-    return sorted(recorder.seen, key=repr)
+    return (sorted(recorder.seen, key=repr),
+            sorted(recorder.written, key=lambda w: (w[0].__name__, *w[1:])))

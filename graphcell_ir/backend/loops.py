@@ -25,6 +25,7 @@ Example::
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
@@ -141,10 +142,28 @@ class NativeLoops:
                 fns.append(loop)
         loop(*args)
 
+    def hand_written(self, module, name: str, dtype: str):
+        """The linked entry of a hand-written kernel (:func:`hand_written`)."""
+        return hand_written(module, name, dtype)
+
     def _numba_loops(self):
         if self._numba is None:
             self._numba = numba_loops()
         return self._numba
+
+
+@functools.lru_cache(maxsize=None)
+def hand_written(module, name: str, dtype: str):
+    """The linked entry of function ``name`` of a hand-written kernel ``module``
+    (``codegen/direct_conv.py``, ``codegen/direct_filter.py``: its ``SOURCE`` and
+    ``kinds(name, dtype)``) for ``dtype``: from the object store, else compiled now and stored,
+    keyed by the module's text as loops are (``fn(*args)`` is True when it ran); or None when
+    this process has no native code (the caller takes another path). Every loops namespace of
+    the process gives this one (numba's loops too: the kernels are LLVM IR, not numba's)."""
+    short = module.__name__.rsplit(".", 1)[-1]
+    return objects.jit_function(module.SOURCE, name, module.kinds(name, dtype),
+                                abi.loop_key(abi.source_hash(module.SOURCE), name),
+                                label=f"{short}.{name}")[0]
 
 
 # --- numba's loops: the fallback -----------------------------------------------------------------------
@@ -169,7 +188,8 @@ def numba_loops(why: str = "no native code") -> types.SimpleNamespace:
              if isinstance(fn, types.FunctionType) and fn.__module__ == name]
     _jit_all(mod, names, cache=path is not None)
     report.phase("kernel load", time.perf_counter() - t0, f"nn kernels {key}")
-    return types.SimpleNamespace(**{f: _Loop(mod, f, path, why) for f in names})
+    return types.SimpleNamespace(**{f: _Loop(mod, f, path, why) for f in names},
+                                 hand_written=hand_written)
 
 
 def _jit_all(mod: types.ModuleType, names: list[str], cache: bool) -> None:

@@ -394,23 +394,19 @@ def _direct_kernels(L, dtype: str):
     ``(conv_direct, pad_image)``), or None: the loops run as Python (``jit=False``, the oracle
     keeps the rows and columns), or this process has no native code."""
     from graphcell_ir.backend.codegen import direct_conv as D
+    return _hand_written(L, dtype, ((D, D.NAME), (D, D.PAD)))
+
+
+def _hand_written(L, dtype: str, members: tuple):
+    """The linked entries of hand-written kernels ``members`` (``(module, function)`` pairs of
+    ``codegen/direct_conv.py`` and ``codegen/direct_filter.py``) for ``dtype``, as the loops
+    namespace ``L`` gives them (``L.hand_written``: the process's are compiled and stored as
+    loops are, an artifact's are its own linked objects), or None when one is unavailable (the
+    loops run as Python: ``jit=False``, the oracle keeps the rows and columns)."""
     if L is nn_loops:
         return None
-    return _hand_written(dtype, ((D, D.NAME), (D, D.PAD)))
-
-
-@functools.lru_cache(maxsize=8)
-def _hand_written(dtype: str, members: tuple):
-    """The linked entries of hand-written kernels ``members`` (``(module, function)`` pairs of
-    ``codegen/direct_conv.py`` and ``codegen/direct_filter.py``) for ``dtype``, compiled and
-    stored as loops are (keyed by the module's source), or None when one is unavailable."""
-    from graphcell_ir.backend import objects
-    from graphcell_ir.backend.native import abi
-    fns = [objects.jit_function(m.SOURCE, name, m.kinds(name, dtype),
-                                abi.loop_key(abi.source_hash(m.SOURCE), name),
-                                label=f"{m.__name__.rsplit('.', 1)[-1]}.{name}")[0]
-           for m, name in members]
-    return None if None in fns else tuple(fns)
+    fns = tuple(L.hand_written(m, name, dtype) for m, name in members)
+    return None if None in fns else fns
 
 
 def conv2d_direct(fns, L, x, w, g: C.Window) -> np.ndarray:
@@ -592,9 +588,7 @@ def _direct_filter_kernels(L, dtype: str, lanes: bool):
     ``pad_image``), or None: the loops run as Python (``jit=False``, the oracle keeps the
     columns), or this process has no native code."""
     from graphcell_ir.backend.codegen import direct_conv as D, direct_filter as F
-    if L is nn_loops:
-        return None
-    return _hand_written(dtype, ((F, F.LANES if lanes else F.NAME), (D, D.PAD)))
+    return _hand_written(L, dtype, ((F, F.LANES if lanes else F.NAME), (D, D.PAD)))
 
 
 def _filter_lanes(fns, L, dy, x, g: C.Window, filter_size: tuple) -> np.ndarray:

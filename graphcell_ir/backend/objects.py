@@ -42,7 +42,7 @@ from graphcell_ir.backend.lower import Unsupported
 from graphcell_ir.backend.native import abi
 from graphcell_ir.backend.native.linking import in_process, link_entry
 from graphcell_ir.backend.native.store import NativeObject, ObjectStore
-from graphcell_ir.backend.native.target import NativeError, emit_target, host_target
+from graphcell_ir.backend.native.target import NativeError, emit_target, process_target
 
 log = logging.getLogger("graphcell.backend")
 
@@ -149,7 +149,7 @@ def jit_function(source: str, name: str, kinds, key: str, *, label: str | None =
     kinds = tuple(tuple(k) for k in kinds)
     label = label or key
     id_, target = abi.jit_id(key + "+pool" * parallel + "+noalias" * noalias, kinds), \
-        host_target()
+        process_target()
     t0 = time.perf_counter()
     found = store().get(id_, target)
     if found.refused:

@@ -38,11 +38,11 @@ from graphcell_ir.backend.native.linking import (LoopRecorder, NativeKernels, Na
 from graphcell_ir.backend.native.objfile import check_linkable, check_object, checkable
 from graphcell_ir.backend.native.store import Found, NativeObject, ObjectStore
 from graphcell_ir.backend.native.target import (NativeError, Target, emit_target, host_target,
-                                                target_machine)
+                                                process_target, target_machine)
 
 __all__ = ["ABI", "JIT_ABI", "MISMATCH", "OK", "ObjectEntry", "PointerKernel", "PointerLoop",
            "array_layout", "data_address", "jit_id", "kernel_kinds", "kinds_of", "loop_key", "native_id",
            "signature", "source_hash", "symbol_of", "LoopRecorder", "NativeKernels",
            "NativeLoops", "in_process", "link", "link_entry", "check_linkable", "check_object",
            "checkable", "Found", "NativeObject", "ObjectStore", "NativeError", "Target",
-           "emit_target", "host_target", "target_machine"]
+           "emit_target", "host_target", "process_target", "target_machine"]

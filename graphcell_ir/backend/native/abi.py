@@ -224,6 +224,37 @@ def add_object_entry(module, impl, kinds, symbol: str, layout: ArrayLayout):
     checked by one call of the module's :func:`array_check` (not inlined: a kernel of ten
     arrays had 150 instructions of checks in its entry, each one compile time in LLVM's every
     pass; a call costs nanoseconds at run time)."""
+    def call(b, args):
+        b.call(impl, args)
+        return _ir().IntType(32)(OK)
+    return _checking_entry(module, kinds, symbol, layout, call)
+
+
+def add_checked_loop(module, address: int, kinds, symbol: str, layout: ArrayLayout):
+    """Add ``symbol`` to llvmlite module ``module``: an object entry (as
+    :func:`add_object_entry`'s: ndarray objects and scalars in, each array checked) for the
+    linked pointer entry of a loop at ``address`` (``kinds``: its argument kinds), returning
+    the pointer entry's status, :data:`MISMATCH` without calling when an array is not of its
+    kind. What a loaded artifact's loops are called through (``linking.checked_loops``): the
+    pointer entry's arguments made in Python, each array's data address and dimensions, cost
+    ~5 us a call more (LeNet's runner calls 300 loops a step)."""
+    ir = _ir()
+    ptr = ir.PointerType()
+
+    def call(b, args):
+        types_ = [ptr, ptr] + [a.type for a in args]
+        target = b.inttoptr(ir.IntType(64)(address),
+                            ir.PointerType(ir.FunctionType(ir.IntType(32), types_)))
+        null = ir.Constant(ptr, None)
+        status = b.call(target, [null, null] + args)
+        i32 = ir.IntType(32)   # numba's "returned None" of artifacts exported before: success
+        return b.select(b.icmp_signed("==", status, i32(NUMBA_NONE)), i32(OK), status)
+    return _checking_entry(module, kinds, symbol, layout, call)
+
+
+def _checking_entry(module, kinds, symbol: str, layout: ArrayLayout, call):
+    """The object entry ``symbol`` of :func:`add_object_entry`: checks, then ``call(builder,
+    arguments)`` (each array as its data pointer and dimensions), whose status it returns."""
     ir = _ir()
     i1, i8, i32, i64, ptr = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64), \
         ir.PointerType()
@@ -249,8 +280,7 @@ def add_object_entry(module, impl, kinds, symbol: str, layout: ArrayLayout):
         args.append(field(arg, layout.data, ptr))
         dims = field(arg, layout.dims, ptr)
         args += [b.load(b.gep(dims, [i64(j)], source_etype=i64), typ=i64) for j in range(kind[2])]
-    b.call(impl, args)
-    b.ret(i32(OK))
+    b.ret(call(b, args))
     b.position_at_end(bad)
     b.ret(i32(MISMATCH))
     return fn
@@ -479,7 +509,9 @@ class PointerLoop:
         self._exc = ctypes.create_string_buffer(64)
         self._address = data_address()
 
-    def __call__(self, *args) -> None:
+    def __call__(self, *args) -> bool:
+        """True: it ran (the answer of an :class:`ObjectEntry`, for callers of either; this
+        entry does not check its arrays: the caller gives the kinds it was compiled for)."""
         flat = []
         address = self._address
         for a in args:
@@ -491,6 +523,7 @@ class PointerLoop:
         status = self.cfunc(self._ret, self._exc, *flat)
         if status != OK and status != NUMBA_NONE:
             raise RuntimeError(f"native loop {self.id} failed (status {status})")
+        return True
 
     def __repr__(self) -> str:
         return f"<PointerLoop {symbol_of(self.id)}>"

@@ -28,7 +28,8 @@ from graphcell_ir.backend.native.abi import (PARALLEL_FOR, ObjectEntry,
                                              signature, source_hash)
 from graphcell_ir.backend.native.objfile import check_linkable, undefined_symbols
 from graphcell_ir.backend.native.store import NativeObject
-from graphcell_ir.backend.native.target import NativeError, Target, host_target, llvm_binding
+from graphcell_ir.backend.native.target import (NativeError, Target, host_target, llvm_binding,
+                                                process_target)
 
 log = logging.getLogger("graphcell.backend")
 
@@ -162,11 +163,17 @@ def link_entry(obj: NativeObject) -> ObjectEntry:
 # --- an artifact's objects ---------------------------------------------------------------------------
 
 class LoopRecorder:
-    """A loops namespace running ``inner``'s loops that records ``(name, kinds)`` of each call:
-    what an export runs an op through to learn which loops, for which kinds, to emit."""
+    """A loops namespace running ``inner``'s loops that records ``(name, kinds)`` of each call,
+    and ``(module, name, dtype)`` of each hand-written kernel asked for (``written``): what an
+    export runs an op through to learn which loops and kernels, for which kinds, to emit."""
 
     def __init__(self, inner):
-        self.inner, self.seen = inner, set()
+        self.inner, self.seen, self.written = inner, set(), set()
+
+    def hand_written(self, module, name: str, dtype: str):
+        """``inner``'s entry (``NativeLoops.hand_written``), recorded."""
+        self.written.add((module, name, dtype))
+        return self.inner.hand_written(module, name, dtype)
 
     def __getattr__(self, name: str):
         if name.startswith("_"):
@@ -181,32 +188,88 @@ class LoopRecorder:
 class NativeLoops:
     """Loops by name, ``ns.im2col(*args)``: the linked code for those argument kinds, else the
     loop of ``fallback()`` (the process's loops, built on first need): a drop-in for a loops
-    namespace."""
+    namespace. The linked loops are called through object entries emitted here at the first
+    call (:func:`checked_loops`: the arrays checked and unpacked natively, as the JIT's loops
+    are), tried by the classes of the arguments as the process's loops are."""
 
-    def __init__(self, variants: dict, fallback):
-        self._variants = variants     # name -> {kinds: PointerLoop}
+    def __init__(self, variants: dict, fallback, linked: dict | None = None):
+        self._variants = variants     # name -> {kinds: (object, address, tracker)}
         self._fallback = fallback
         self._compiled = None
+        self._linked = linked or {}   # key -> [(object, address, tracker)]: hand_written's
+        self._written: dict = {}      # (module, name, dtype) -> hand_written's answer
+        self._entries: dict = {}      # object id -> its entry (:meth:`_entry`)
+        self._checked = None          # object id -> (address, keep): checked_loops'
+        self._lock = threading.RLock()
 
     def __getattr__(self, name: str):
         if name.startswith("_"):
             raise AttributeError(name)
         variants = self._variants.get(name, {})
-        # (dtype, rank) of each C-ordered array, the class of each scalar -> its entry: the
-        # kinds' names (``kinds_of``, 7 us for 12 arguments) are computed once per new key.
-        fast: dict = {}
+        fast: dict = {}   # argument classes -> the entries to try (False: not their kinds)
 
         def call(*args):
-            key = tuple(map(_quick_kind, args))
-            fn = fast.get(key, _UNSEEN)
-            if fn is _UNSEEN:
-                fn = fast[key] = variants.get(kinds_of(args))
-            if fn is not None:
-                return fn(*args)
-            return getattr(self.compiled(), name)(*args)
+            for fn in fast.get(tuple(map(type, args)), ()):
+                if fn(*args):
+                    return True
+            return self._first(name, variants, fast, args)
         call.__name__ = name
         setattr(self, name, call)   # bound once per name
         return call
+
+    def _first(self, name: str, variants: dict, fast: dict, args) -> bool:
+        """A first call with these argument classes or kinds: the artifact's loop for them,
+        else the fallback's, each kept for the classes."""
+        with self._lock:
+            fns = fast.setdefault(tuple(map(type, args)), [])
+            found = variants.get(kinds_of(args))
+            if found is not None:
+                fn = self._entry(*found)
+                if fn not in fns:
+                    fns.insert(0, fn)
+                if fn(*args):
+                    return True
+            fallback = next((f for f in fns if isinstance(f, _Ran)), None)
+            if fallback is None:   # last: these classes' other kinds may have native code
+                fallback = _Ran(getattr(self.compiled(), name))
+                fns.append(fallback)
+        return fallback(*args)
+
+    def _entry(self, obj, address: int, tracker):
+        """``fn(*args)`` of a linked loop object, True when it ran, False when the arguments
+        are not its kinds: its object entry (:func:`checked_loops`, all the namespace's loops
+        emitted at the first asked), else its pointer entry behind a check in Python."""
+        with self._lock:
+            got = self._entries.get(obj.id)
+            if got is None:
+                if self._checked is None:
+                    self._checked = checked_loops([(o, a) for kinds in self._variants.values()
+                                                   for o, a, _ in kinds.values()])
+                checked = self._checked.get(obj.id)
+                if checked is None and self._checked:   # not one of the loops: on its own
+                    checked = checked_loops([(obj, address)]).get(obj.id)
+                got = (ObjectEntry(obj, checked[0], (tracker, checked[1])) if checked
+                       else _KindsChecked(PointerLoop(obj, address, tracker), obj.args))
+                self._entries[obj.id] = got
+            return got
+
+    def hand_written(self, module, name: str, dtype: str):
+        """The linked entry of function ``name`` of hand-written kernel ``module``
+        (``codegen/direct_conv.py``...: its ``SOURCE`` and ``kinds``) for ``dtype`` that the
+        artifact brought (the export records those its ops ask for), else the fallback's
+        (compiled here: an artifact exported before it recorded them)."""
+        request = (module, name, dtype)
+        got = self._written.get(request, _UNSEEN)
+        if got is _UNSEEN:
+            kinds = tuple(module.kinds(name, dtype))
+            key = loop_key(source_hash(module.SOURCE), name)
+            got = next((self._entry(obj, address, tracker)
+                        for obj, address, tracker in self._linked.get(key, ())
+                        if obj.args == kinds), None)
+            if got is None:
+                got = self.compiled().hand_written(module, name, dtype)
+            self._written[request] = got
+        return got
 
     def compiled(self):
         """The fallback loops: what runs the argument kinds without native code."""
@@ -219,6 +282,33 @@ class NativeLoops:
 
 
 _UNSEEN = object()
+
+
+class _Ran:
+    """A fallback loop (the process's: it returns None) answering True, as an entry does."""
+
+    def __init__(self, loop):
+        self.loop = loop
+
+    def __call__(self, *args) -> bool:
+        self.loop(*args)
+        return True
+
+
+class _KindsChecked:
+    """A :class:`PointerLoop` answering as an ``ObjectEntry`` does: ``fn(*args)`` is False,
+    not run, when an argument is not of the kinds it was compiled for (a pointer entry trusts
+    its caller)."""
+
+    def __init__(self, entry: PointerLoop, kinds: tuple):
+        self.entry, self.kinds, self.fits = entry, tuple(kinds), {}
+
+    def __call__(self, *args) -> bool:
+        key = tuple(map(_quick_kind, args))
+        fits = self.fits.get(key)
+        if fits is None:
+            fits = self.fits[key] = kinds_of(args) == self.kinds
+        return fits and self.entry(*args)
 
 
 def _quick_kind(a):
@@ -287,8 +377,8 @@ class NativeKernels:
             if key.startswith(prefix):
                 for obj, address, tracker in entries:
                     variants.setdefault(key[len(prefix):], {})[obj.args] = \
-                        PointerLoop(obj, address, tracker)
-        return NativeLoops(variants, fallback)
+                        (obj, address, tracker)
+        return NativeLoops(variants, fallback, self.by_key)
 
     def __len__(self) -> int:
         return sum(map(len, self.by_key.values()))
@@ -333,22 +423,42 @@ def checked_calls(kernels: list) -> dict:
     all emitted in one module by graphcell here (not from any artifact); empty when that cannot
     be done (numpy's struct not the expected one, no code generator, LLVM refused): the kernels
     are then called through :class:`~.abi.PointerKernel`'s checks in Python."""
+    from graphcell_ir.backend.native.abi import add_checked_call
+    return _checked_entries(kernels, "kernel", lambda module, obj, address, symbol, layout:
+                            add_checked_call(module, address,
+                                             [(d, tuple(s)) for d, s in obj.args], symbol,
+                                             layout))
+
+
+def checked_loops(loops: list) -> dict:
+    """id -> ``(entry address, what keeps it linked)`` of an object entry
+    (``abi.add_checked_loop``: ndarrays and scalars in, checked natively) for each
+    ``(object, address)`` of a linked loop, all emitted in one module here; empty when that
+    cannot be done: the loops are then called through :class:`~.abi.PointerLoop` (their
+    arguments made in Python) behind a check of their kinds in Python."""
+    from graphcell_ir.backend.native.abi import add_checked_loop
+    return _checked_entries(loops, "loop", lambda module, obj, address, symbol, layout:
+                            add_checked_loop(module, address, obj.args, symbol, layout))
+
+
+def _checked_entries(entries: list, what: str, add) -> dict:
+    """``checked_calls``/``checked_loops``: ``add(module, object, address, symbol, layout)``
+    for each ``(object, address)``, one module compiled and linked."""
     from graphcell_ir.backend import codegen
-    from graphcell_ir.backend.native.abi import add_checked_call, array_layout
+    from graphcell_ir.backend.native.abi import array_layout
     layout = array_layout()
-    if not kernels or layout is None or not codegen.available():
+    if not entries or layout is None or not codegen.available():
         return {}
     import llvmlite.ir as ir
     n = next(_CHECKED)
     module, symbols = ir.Module(f"checked{n}"), {}
     try:
-        for i, (obj, address) in enumerate(kernels):
-            symbols[obj.id] = f"graphcell_kernel_checked{n}_{i}"
-            add_checked_call(module, address, [(d, tuple(s)) for d, s in obj.args],
-                             symbols[obj.id], layout)
-        data, _ = codegen.object_code(str(module), host_target(), optimize=False)
+        for i, (obj, address) in enumerate(entries):
+            symbols[obj.id] = f"graphcell_{what}_checked{n}_{i}"
+            add(module, obj, address, symbols[obj.id], layout)
+        data, _ = codegen.object_code(str(module), process_target(), optimize=False)
         tracker = linker().link_code(data, symbols.values())
     except Exception as e:   # a dtype it lacks, an LLVM refusal: the Python checks still work
-        log.info("no checked entries for an artifact's kernels (%s: %s)", type(e).__name__, e)
+        log.info("no checked entries for an artifact's %ss (%s: %s)", what, type(e).__name__, e)
         return {}
     return {id_: (tracker[sym], tracker) for id_, sym in symbols.items()}

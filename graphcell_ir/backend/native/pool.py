@@ -323,13 +323,13 @@ def _link(text: str, symbols: list) -> tuple[dict, tuple]:
     kernels' linker asks this module for the addresses, not the other way round);
     ``({symbol: address}, what keeps it linked)``."""
     from graphcell_ir.backend.codegen import object_code
-    from graphcell_ir.backend.native.target import host_target, llvm_binding
+    from graphcell_ir.backend.native.target import llvm_binding, process_target
     llvm = llvm_binding()
     # Unoptimised, as the step's module: every process compiles the pool (its state's address is
     # a constant of the code), and LLVM's passes and level-3 code generator took 20-40 ms of each
     # cold compile, against 5 ms. The code is hand-written SSA around atomics, calls and the
     # futex: the same instructions but a few register moves either way.
-    data, _ = object_code(text, host_target(), optimize=False)
+    data, _ = object_code(text, process_target(), optimize=False)
     jit = llvm.create_lljit_compiler(suppress_errors=True)
     builder = llvm.JITLibraryBuilder()
     builder.add_object_img(data)

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 from graphcell_ir.backend.codegen.machine import llvm_binding, target_machine
 
-__all__ = ["NativeError", "Target", "host_target", "emit_target", "llvm_binding",
-           "target_machine"]
+__all__ = ["NativeError", "Target", "host_target", "emit_target", "process_target",
+           "llvm_binding", "target_machine"]
 
 
 class NativeError(Exception):
@@ -70,3 +70,18 @@ def emit_target() -> Target:
             features = ",".join("-" + f[1:] if f[1:].startswith("avx") else f
                                 for f in features.split(",") if f)
     return Target(host.triple, name or host.cpu, features)
+
+
+def process_target() -> Target:
+    """The target of the code this process compiles and runs (the JIT's objects, the native
+    step's module, the pool), and what an artifact's code must run on to be linked here: the
+    emit target (:func:`emit_target`: the host, or what ``NUMBA_CPU_NAME`` /
+    ``NUMBA_CPU_FEATURES`` ask for, as numba's JIT reads them) when it asks for no feature the
+    host lacks, else the host (code this machine cannot run is never made). So a process run
+    with the features narrowed (``NUMBA_CPU_FEATURES`` = the host's with ``-avx512f,...``) runs
+    no code that uses the others, its own or an artifact's. An LLVM CPU name implies its
+    features: narrow them with explicit ``-`` flags, or name a narrower CPU."""
+    host, asked = host_target(), emit_target()
+    if asked == host or not asked.required() <= host.required():
+        return host
+    return asked

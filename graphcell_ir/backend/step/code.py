@@ -149,8 +149,8 @@ class ProcessCode:
         """The object of the step's own LLVM IR ``text`` (``.result()``: its bytes), compiled
         at once on the first compile lane free, while its callees may still compile: only its
         link needs their addresses (docs/decisions.md, "Two compile lanes")."""
-        from graphcell_ir.backend.native.target import host_target
-        call = _compile_thread().submit(_step_object, text, host_target(), urgent=True,
+        from graphcell_ir.backend.native.target import process_target
+        call = _compile_thread().submit(_step_object, text, process_target(), urgent=True,
                                         portable=True)
         self._steps.append(call)
         return call
@@ -438,8 +438,8 @@ class LinkedCode:
     def step_object(self, text: str) -> "_Call":
         """The object of the step's own LLVM IR ``text``, compiled here and now (nothing else
         compiles: the callees are linked)."""
-        from graphcell_ir.backend.native.target import host_target
-        call = _Call(_step_object, (text, host_target()))
+        from graphcell_ir.backend.native.target import process_target
+        call = _Call(_step_object, (text, process_target()))
         call.run(_in_process)
         return call
 

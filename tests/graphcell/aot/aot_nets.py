@@ -97,3 +97,23 @@ def segmented_inputs(name, seed=0, batch=4):
     x = ms.Tensor(rng.standard_normal((batch, *SEGMENTED[name][1])).astype(np.float32))
     y = ms.Tensor(rng.integers(0, 10, batch).astype(np.int32))
     return x, y
+
+
+class DirectConvs(nn.Cell):
+    """Two stride-1 convolutions on 24x24 maps: the direct kernels' forward (and, as the
+    input gradient of the second, forward of ``dy``), their filter gradients with 8 channels
+    (``filter_direct``) and 32 (``filter_lanes``)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, pad_mode="same")
+        self.conv2 = nn.Conv2d(8, 32, 3, pad_mode="same")
+        self.relu = nn.ReLU()
+        self.fc = nn.Dense(32, 10)
+
+    def construct(self, x):
+        h = self.relu(self.conv2(self.relu(self.conv1(x))))
+        return self.fc(ops.mean(h, (2, 3)))
+
+
+SEGMENTED["direct"] = (DirectConvs, (3, 24, 24))

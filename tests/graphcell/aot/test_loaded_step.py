@@ -359,7 +359,8 @@ def test_an_emitter_failure_at_export_leaves_an_artifact_without_the_step(tmp_pa
 
 # what shows each net's step kind: the convolutions' and pools' loops (no host op left), batch
 # norm's loops, a transpose's loop
-STEP_CALLS = {"lenet": "im2col", "conv_bn": "bn_apply", "transposing": ".transpose"}
+STEP_CALLS = {"lenet": "im2col", "conv_bn": "bn_apply", "transposing": ".transpose",
+              "direct": ".conv_direct"}
 
 
 @pytest.mark.parametrize("name", sorted(nets.SEGMENTED))
@@ -413,3 +414,117 @@ def test_a_loaded_step_with_native_segments_is_bit_equal_to_in_process(tmp_path,
     assert set(got_params) == set(params) and len(got_params) > 4
     for p, value in got_params.items():
         np.testing.assert_array_equal(value, params[p], err_msg=p)
+
+
+def _compiles_nothing(monkeypatch):
+    """Fail the test at any compile (a kernel, a loop, a hand-written kernel) from now on."""
+    from graphcell_ir.backend import loops
+    for fn in ("emit_kernel", "emit_loop", "jit_function"):
+        monkeypatch.setattr(objects, fn, lambda *a, **k: pytest.fail("compiled at load"))
+    monkeypatch.setattr(codegen, "lower_module", lambda *a, **k: pytest.fail("compiled at load"))
+    monkeypatch.setattr(loops, "namespace", lambda *a, **k: pytest.fail("the process's loops"))
+
+
+def test_a_loaded_artifact_without_a_step_compiles_no_direct_kernel(tmp_path, built,
+                                                                   monkeypatch):
+    """The Python runner of a loaded artifact (its native step switched off here, as for a
+    function the step refuses) asks its loops namespace for the direct convolutions'
+    hand-written kernels (forward, forward of dy as the input gradient, both filter
+    gradients): the export recorded them, so they are the artifact's own, nothing is compiled
+    at load, and the results are the runner's in-process bits."""
+    x, y = nets.segmented_inputs("direct", batch=2)
+    path = ms.export(nets.segmented_train_step("direct", seed=3), x, y,
+                     file_name=str(tmp_path / "direct"))
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "0")
+    step = nets.segmented_train_step("direct", seed=3)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        losses = [step(x, y).asnumpy() for _ in range(3)]
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    params = {p.name: p.asnumpy() for p in step.get_parameters()}
+    _compiles_nothing(monkeypatch)
+    built.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NativeCodeWarning)
+        cell = ms.load(path, native=True, trust_native_code=True)
+    asked = []
+    real = cell.graph.native.nn_loops.hand_written
+    monkeypatch.setattr(cell.graph.native.nn_loops, "hand_written",
+                        lambda *a: asked.append(a[1]) or real(*a))
+    got, got_params = _loaded(cell, x, y, 3)
+    assert _fallbacks(built) == ["not asked for"]   # the runner ran it
+    assert {"conv_direct", "pad_image", "filter_direct", "filter_lanes"} <= set(asked)
+    for a, b in zip(got, losses):
+        np.testing.assert_array_equal(a, b)
+    for name, value in got_params.items():
+        np.testing.assert_array_equal(value, params[name], err_msg=name)
+
+
+def test_an_artifact_exported_before_it_held_the_direct_kernels_compiles_them(tmp_path,
+                                                                            monkeypatch):
+    """Without the hand-written kernels in the artifact (exported before they were recorded,
+    and no step recording them), the runner takes the process's (compiled here, as before):
+    the same results."""
+    from graphcell_ir.backend import loops
+    from graphcell_ir.backend.codegen import direct_conv as D
+    from graphcell_ir.backend.native import LoopRecorder
+    x, y = nets.segmented_inputs("direct", batch=2)
+    with monkeypatch.context() as m:
+        m.setattr(aot, "_step_objects", lambda module: [])
+        m.setattr(LoopRecorder, "hand_written",
+                  lambda self, module, name, dtype: self.inner.hand_written(module, name, dtype))
+        path = ms.export(nets.segmented_train_step("direct", seed=3), x, y,
+                         file_name=str(tmp_path / "before"))
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "0")
+    cell = ms.load(path, native=True, trust_native_code=True)
+    got, _ = _loaded(cell, x, y, 2)
+    assert cell.graph.native.nn_loops.hand_written(D, D.NAME, "float32") is \
+        loops.namespace(True).hand_written(D, D.NAME, "float32")
+    step = nets.segmented_train_step("direct", seed=3)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        want = [step(x, y).asnumpy() for _ in range(2)]
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_array_equal(got, want)
+
+
+FRESH_RUNNER = """
+import os, sys
+import numpy as np
+import graphcell as ms
+from graphcell_ir.backend import objects
+assert not os.listdir(os.environ["GRAPHCELL_CACHE_DIR"])
+cell = ms.load(sys.argv[1], native=True, trust_native_code=True)
+data = np.load(sys.argv[2])
+losses = [cell(ms.Tensor(data["x"]), ms.Tensor(data["y"])).asnumpy() for _ in range(2)]
+assert objects.cache_stats().misses == [], objects.cache_stats()
+np.testing.assert_array_equal(np.stack(losses), data["losses"])
+print("ok")
+"""
+
+
+def test_a_fresh_process_running_a_loaded_artifact_without_a_step_compiles_nothing(tmp_path,
+                                                                                  monkeypatch):
+    """The runner of an artifact loaded in a fresh process with an empty kernel cache (its
+    step switched off): the direct convolutions' kernels are the artifact's, no compile."""
+    x, y = nets.segmented_inputs("direct", batch=2)
+    path = ms.export(nets.segmented_train_step("direct", seed=3), x, y,
+                     file_name=str(tmp_path / "direct"))
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "0")
+    step = nets.segmented_train_step("direct", seed=3)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        losses = [step(x, y).asnumpy() for _ in range(2)]
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.savez(tmp_path / "data.npz", x=x.asnumpy(), y=y.asnumpy(), losses=np.stack(losses))
+    (tmp_path / "cache").mkdir()
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))))
+    out = subprocess.run([sys.executable, "-c", FRESH_RUNNER, path, str(tmp_path / "data.npz")],
+                         capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": root,
+                              "GRAPHCELL_CACHE_DIR": str(tmp_path / "cache")})
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-3000:]

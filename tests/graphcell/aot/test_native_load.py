@@ -397,3 +397,61 @@ def test_fuzz_object_tables_are_refused_or_linked_never_a_crash(data, train_arti
     except N.NativeError:
         return
     N.link([obj])   # linked or listed in .failed; never raises, never aborts
+
+
+NARROWED = """
+import glob, json, os, sys, warnings
+import numpy as np
+import graphcell as ms
+from graphcell.aot import NativeCodeWarning
+from graphcell_ir.backend import codegen
+targets = []
+real = codegen.object_code
+def recorded(text, target, optimize=True):
+    targets.append(target.features)
+    return real(text, target, optimize)
+codegen.object_code = recorded
+data = np.load(sys.argv[2])
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always", NativeCodeWarning)
+    cell = ms.load(sys.argv[1], native=True, trust_native_code=True)
+    losses = [cell(ms.Tensor(data["x"]), ms.Tensor(data["y"])).asnumpy() for _ in range(2)]
+(why,) = [str(w.message) for w in caught if issubclass(w.category, NativeCodeWarning)]
+assert "this process's target leaves out" in why and "avx512f" in why, why
+def header(path):   # a stored object: a magic line, its JSON header line, its bytes
+    return json.loads(open(path, "rb").read().split(b"\\n", 2)[1])
+stored = [header(p) for p in glob.glob(os.path.join(os.environ["GRAPHCELL_CACHE_DIR"],
+                                                    "objects", "*.o"))]
+features = targets + [s["target"][2] for s in stored]
+assert targets and stored and not any("+avx512" in f for f in features), features
+np.testing.assert_allclose(np.stack(losses), data["losses"], rtol=1e-5)
+print("ok")
+"""
+
+
+@pytest.mark.skipif("avx512f" not in N.host_target().required(),
+                    reason="the host has no AVX-512 to leave out")
+def test_a_process_with_narrowed_cpu_features_runs_none_of_an_artifacts_wider_code(tmp_path):
+    """An artifact exported here (AVX-512 code: the direct convolutions' tiles of 3 vectors of
+    16 lanes, LLVM's vectors) loaded in a process whose NUMBA_CPU_FEATURES leave AVX-512 out:
+    its code is refused with a NativeCodeWarning naming the features, and what runs instead is
+    compiled for the narrowed target (every object compiled and stored), with the same results
+    up to rounding."""
+    x, y = nets.segmented_inputs("direct", batch=2)
+    path = ms.export(nets.segmented_train_step("direct", seed=3), x, y,
+                     file_name=str(tmp_path / "direct"))
+    features = json.loads(members_of(path)[C.MANIFEST])["native"]["target"]["features"]
+    assert "+avx512f" in features.split(",")
+    step = nets.segmented_train_step("direct", seed=3)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    losses = [step(x, y).asnumpy() for _ in range(2)]
+    np.savez(tmp_path / "data.npz", x=x.asnumpy(), y=y.asnumpy(), losses=np.stack(losses))
+    narrow = ",".join("-" + f[1:] if f[1:].startswith("avx512") else f
+                      for f in N.host_target().features.split(",") if f)
+    (tmp_path / "cache").mkdir()
+    out = subprocess.run([sys.executable, "-c", NARROWED, path, str(tmp_path / "data.npz")],
+                         capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": ROOT, "NUMBA_CPU_FEATURES": narrow,
+                              "GRAPHCELL_CACHE_DIR": str(tmp_path / "cache"),
+                              "GRAPHCELL_COMPILE_WORKER": "0"})   # every compile seen here
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-3000:]

@@ -278,6 +278,25 @@ def test_targets():
     assert "is for riscv64" in N.Target("riscv64-unknown-linux-gnu", "x", "").runs_on(host)
 
 
+def test_the_process_target_is_the_emit_target_narrowed_never_wider(monkeypatch):
+    """NUMBA_CPU_NAME/NUMBA_CPU_FEATURES narrow what this process compiles and links; asking
+    for a feature the host lacks leaves the host's target (no code that cannot run here)."""
+    host = N.host_target()
+    for var in ("NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES", "NUMBA_ENABLE_AVX"):
+        monkeypatch.delenv(var, raising=False)
+    assert N.process_target() == host
+    narrow = ",".join("-" + f[1:] if f[1:].startswith("avx") else f
+                      for f in host.features.split(",") if f)
+    monkeypatch.setenv("NUMBA_CPU_FEATURES", narrow)
+    assert N.process_target() == N.Target(host.triple, host.cpu, narrow)
+    assert not any(f.startswith("avx") for f in N.process_target().required())
+    monkeypatch.setenv("NUMBA_CPU_FEATURES", host.features + ",+madeup")
+    assert N.process_target() == host
+    monkeypatch.setenv("NUMBA_CPU_NAME", "generic")
+    monkeypatch.delenv("NUMBA_CPU_FEATURES")
+    assert N.process_target() == N.Target(host.triple, "generic", "")
+
+
 # --- the convolution/pooling loops (nnkernels) -----------------------------------------------------
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -297,6 +316,9 @@ def test_native_loops_equal_jit_and_numba_loops(dtype):
     source = loops.source()
     assert all(kinds is not None for _, kinds in recorder.seen)
     emitted = [objects.emit_loop(source, name, kinds) for name, kinds in sorted(recorder.seen)]
+    assert recorder.written   # LeNet's first convolution: the direct kernels
+    emitted += [objects.emit_loop(m.SOURCE, name, m.kinds(name, dtype))
+                for m, name, dtype in recorder.written]
     kernels = N.link(emitted)
     assert not kernels.failed
 
@@ -324,9 +346,18 @@ def test_native_loops_fall_back_for_kinds_without_code():
     assert calls == ["col2im"]
 
 
-def test_native_loops_choose_by_kind_on_every_call():
+@pytest.mark.parametrize("checked", [True, False], ids=["object entries", "pointer entries"])
+def test_native_loops_choose_by_kind_on_every_call(checked, monkeypatch):
     """The loops namespace remembers which entry a call's argument kinds take: a later call
-    with arrays of another dtype, rank or order must not reach the entry of the first."""
+    with arrays of another dtype, rank or order must not reach the entry of the first —
+    through the object entries emitted at the first call (the arrays checked natively), or,
+    where those cannot be made, the pointer entries behind a check in Python."""
+    from graphcell_ir.backend.native import linking
+    if checked:
+        monkeypatch.setattr(N.PointerLoop, "__call__",
+                            lambda *a: pytest.fail("a pointer entry called from Python"))
+    else:
+        monkeypatch.setattr(linking, "checked_loops", lambda loops: {})
     source = loops.source()
     cols, out = np.arange(16.0).reshape(1, 4, 4), np.zeros((1, 1, 3, 3))
     args = (2, 2, 1, 1, 1, 1, 2, 2)
