@@ -169,10 +169,13 @@ class _Builder:
 
     def build_pad(self) -> ir.Function:
         """``pad_image(x, xp, pt, pl, hp, wp)``: ``xp[(c*hp + pt + y)*wp + pl + v] = x[c, y,
-        v]``, zeros around and after the planes. Each row's pieces (zeros, the image's row,
-        zeros) are masked vector stores: a ResNet block's 32 planes of 32x32 in 3.5 us, where
-        the same loop in the code generator's subset took 14.6 (a vectorised loop's checks
-        and remainder at every 32-element row)."""
+        v]``, zeros around and after the planes. The image is written in address order, piece
+        after piece (a row's zeros, the image's row, zeros), each piece in whole vectors that
+        may run past its end into the next piece's elements, which that piece writes after:
+        only the loads of a row's last partial vector and the stores of the zeros after the
+        planes (the :data:`TAIL`, the image's end) are masked. Masked stores made the former
+        version (every store masked) 1.8x numpy's copy with its source in the caches and 3.5x
+        from memory (a ResNet block's 32 x 32 planes of 32x32, docs/decisions.md, pad25)."""
         params = [_PTR, _I64, _I64, _I64, _PTR, _I64] + [_I64] * 4
         x, c, h, wd, xp, size, pt, pl, hp, wp = self._begin(PAD, params)
         b = self.b
@@ -181,6 +184,7 @@ class _Builder:
                                     [_I64(k) for k in range(self.lanes)])
         zero = ir.Constant(self.vt, None)
         planes = b.mul(c, hp)
+        whole = b.mul(b.sdiv(wd, _I64(self.lanes)), _I64(self.lanes))   # a row's whole vectors
 
         def plane(ci):
             self._loop(self.counters[2], _I64(0), hp, 1, lambda y: row(ci, y))
@@ -191,11 +195,12 @@ class _Builder:
             with b.if_else(inside) as (then, otherwise):
                 with then:
                     src = b.mul(b.add(b.mul(ci, h), b.sub(y, pt)), wd)
+                    start = b.add(at, pl)
                     self._span(xp, at, pl, lambda k, m: zero)
-                    self._span(xp, b.add(at, pl), wd,
-                               lambda k, m: self._masked_load(x, b.add(src, k), m))
-                    right = b.add(pl, wd)
-                    self._span(xp, b.add(at, right), b.sub(wp, right), lambda k, m: zero)
+                    self._run_on(xp, start, whole, lambda k: self._load(x, b.add(src, k)))
+                    self._span(xp, b.add(start, whole), b.sub(wd, whole),
+                               lambda k, m: self._masked_load(x, b.add(src, b.add(whole, k)), m))
+                    self._span(xp, b.add(start, wd), b.sub(wp, b.add(pl, wd)), lambda k, m: zero)
                 with otherwise:
                     self._span(xp, at, wp, lambda k, m: zero)
         self._loop(self.counters[0], _I64(0), c, 1, plane)
@@ -203,6 +208,23 @@ class _Builder:
         self._span(xp, end, b.sub(size, end), lambda k, m: zero)
         b.ret_void()
         return self.fn
+
+    def _run_on(self, dst, start, count, value) -> None:
+        """``dst[start + k] = value(k)[lane]`` for ``k < count`` in whole vectors: the last one
+        writes up to ``lanes - 1`` elements past ``count`` (the next piece's, which it writes
+        after: :meth:`build_pad`)."""
+        self._loop(self.counters[1], _I64(0), count, self.lanes,
+                   lambda k: self._store(value(k), self.b.add(start, k), dst))
+
+    def _load(self, src, at):
+        """The vector at ``src[at]`` (unaligned)."""
+        return self.b.load(self.b.gep(src, [at], source_etype=self.ft), typ=self.vt,
+                           align=self.item)
+
+    def _store(self, value, at, dst) -> None:
+        """``dst[at:at + lanes] = value`` (unaligned)."""
+        p = self.b.gep(dst, [at], source_etype=self.ft)
+        self.b.store(value, p, align=self.item)
 
     def _span(self, dst, start, count, value) -> None:
         """``dst[start + k] = value(k, mask)[lane]`` for ``k < count``, a vector at a time
