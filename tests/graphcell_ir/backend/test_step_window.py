@@ -400,6 +400,71 @@ def test_stride_one_forwards_run_on_the_direct_kernel_with_the_runners_bits(monk
         np.testing.assert_allclose(g, r, rtol=tol, atol=tol)
 
 
+def _reads_kept_images(monkeypatch) -> list:
+    """Whether each direct filter gradient the step emits reads the padded images a forward
+    convolution left (window._padded_images), in order; the direct filter gradient's size
+    limits lifted (they say where it is faster, not where it is right)."""
+    monkeypatch.setattr(K, "DIRECT_MAX_CHANNELS", 10 ** 9)
+    monkeypatch.setattr(K, "DIRECT_MIN_PLANE", 0)
+    monkeypatch.setattr(K, "DIRECT_MIN_USED", 0.0)
+    reads, padded = [], window._padded_images
+
+    def spy(*args):
+        kept = padded(*args)
+        reads.append(kept is not None)
+        return kept
+    monkeypatch.setattr(window, "_padded_images", spy)
+    return reads
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+@pytest.mark.parametrize("case", DIRECT, ids=str)
+def test_the_filter_gradient_reads_the_forwards_padded_images(monkeypatch, case, dtype):
+    """A stride-1 filter gradient on a direct kernel (``filter_direct`` below 32 output
+    channels, ``filter_lanes`` from 32) of the image a direct forward convolution padded the
+    same way reads the padded images that forward left instead of padding the image again; the
+    runner pads again (a copy: the same values), so the bits are the runner's, and the values
+    close to the interpreter's, a NaN and an infinity in the image too."""
+    xs, ws, stride, pad_mode, pad, dilation, group = case
+    text, ys = _conv_text(dtype, xs, ws, stride, pad_mode, pad, dilation, group)
+    reads = _reads_kept_images(monkeypatch)
+    rng = np.random.default_rng(8)
+    args = [rng.standard_normal(s).astype(_NP[dtype]) for s in (xs, ws, ys)]
+    args[0][-1, -1, -1, -2:] = [np.nan, np.inf]
+    got, host_ops, python, ref = _both(monkeypatch, text, args)
+    assert host_ops == () and reads == [True], (host_ops, reads)
+    assert np.isnan(got[1]).any()
+    tol = 1e-4 if dtype == "f32" else 1e-10
+    for g, p, r in zip(got, python, ref):
+        _same_bits(g, p)
+        np.testing.assert_allclose(g, r, rtol=tol, atol=tol)
+
+
+def test_a_filter_gradient_padded_otherwise_pads_the_image_itself(monkeypatch):
+    """A filter gradient of the same image in another window (no padding where the forward
+    pads one row and column around) does not read the forward's padded images: it pads its
+    own, and its values are the interpreter's."""
+    xs, ws, t = (3, 5, 12, 11), (33, 5, 3, 3), "f32"
+    ys, ds = (3, 33, 12, 11), (3, 33, 10, 9)
+    win = 'stride=[1,1], dilation=[1,1], group=1'
+    text = f"""
+func @f(%x: {_t(t, xs)}, %w: {_t(t, ws)}, %d: {_t(t, ds)}) -> {_t(t, ys)}, {_t(t, ws)} {{
+  %x2 = neg(%x) : {_t(t, xs)}
+  %y = conv2d(%x2, %w) {{out_channel=33, kernel_size=[3,3], mode=1, pad_mode="pad", pad=[1,1,1,1], {win}, data_format="NCHW"}} : {_t(t, ys)}
+  %dw = conv2d_backprop_filter(%d, %x2) {{filter_size={list(ws)}, pad_mode="valid", pad=[0,0,0,0], {win}}} : {_t(t, ws)}
+  return %y, %dw
+}}
+"""
+    reads = _reads_kept_images(monkeypatch)
+    rng = np.random.default_rng(5)
+    args = [rng.standard_normal(s).astype(np.float32) for s in (xs, ws, ds)]
+    got, host_ops, python, ref = _both(monkeypatch, text, args)
+    assert host_ops == () and reads == [False], (host_ops, reads)
+    for g, p, r in zip(got, python, ref):
+        _same_bits(g, p)
+        np.testing.assert_allclose(g, r, rtol=1e-4, atol=1e-4)
+
+
 @pytest.mark.parametrize("case", CONVS, ids=str)
 def test_the_direct_rule_keeps_other_convolutions_on_their_paths(monkeypatch, case):
     """Stride 2, dilation 2 and groups (and the wide layout) stay on the columns or rows, in the
