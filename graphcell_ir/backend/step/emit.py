@@ -366,7 +366,6 @@ class _Emitter:
         self.data: dict[Value, object] = {}   # root -> its data pointer in the segment's code
         self.consts: dict[Value, np.ndarray] = {}
         self.columns: dict = {}    # (value, window) -> its im2col scratch's address (window.py)
-        self.padded: dict = {}     # (value, pads, plane) -> its kept padded images (window.py)
         self.shared, self.scratch_used = None, 0   # the ops' scratch buffer (:meth:`scratch`)
         self.n_ops = 0
         # one function for every segment: int32 step(i64 segment, args..., outs..., hosts),

@@ -54,7 +54,6 @@ from graphcell_ir.backend.native import pool as native_pool
 from graphcell_ir.backend.step import blas, memory
 from graphcell_ir.backend.step.task import Task
 from graphcell_ir.ir.core import Literal
-from graphcell_ir.ops import conv as C
 from graphcell_ir.ops.effects import assign
 
 FILTER_TOTAL = """def filter_total(dws, acc):
@@ -264,55 +263,12 @@ def _pad_image(task, dtype, src, shape: tuple, image, size: int, pt: int, pl: in
               source=D.SOURCE)
 
 
-def _kept_images(e, op, x, g, dtype):
-    """A pointer to ``(N, image size)`` elements for the forward convolution ``op`` of ``x`` on
-    the direct kernel to leave every sample's padded image in (its own slot, not its block's
-    one), when a filter gradient of the step pads ``x`` the same way (:func:`_pads_like`): that
-    one then reads them (:func:`_padded_images`) instead of padding ``x`` again; else None. Never
-    for a variable the step assigns (its buffer changes under the same value). The images are
-    the step's own memory, as kept columns are (a ResNet block's two: 2 x 4.7 MB)."""
-    from graphcell_ir.backend.codegen import direct_conv as D
-    if op.opdef is not C.conv2d or not any(_pads_like(later, x, g) for later in e.fn.body) \
-            or any(later.opdef is assign and later.operands[0] is x for later in e.fn.body):
-        return None
-    n, c, h, wd = x.type.shape
-    hp, wp = g.padded(h, wd)
-    images = memory.empty((n, D.image_size(c, hp, wp)), dtype)
-    e.keep.append(images)
-    e.padded[(x, g.pt, g.pl, hp, wp)] = images.ctypes.data
-    return e.address(images.ctypes.data)
-
-
-def _pads_like(op, x, g) -> bool:
-    """Whether ``op`` is a filter gradient of the image ``x`` on a direct kernel
-    (:func:`nnkernels.direct_filter`) whose padded image is the one the forward convolution of
-    window ``g`` pads: the same rows and columns of zeros above and left, the same planes."""
-    if op.opdef is not C.conv2d_backprop_filter or op.operands[1] is not x:
-        return False
-    try:
-        fg, grp = _sizes(op, x.type.shape, tuple(op.attrs["filter_size"]))[:2]
-    except Unsupported:
-        return False
-    return (K.direct_filter(x.type.shape, op.attrs["filter_size"], grp, fg)
-            and (fg.pt, fg.pl, fg.oh + fg.kh - 1, fg.ow + fg.kw - 1)
-            == (g.pt, g.pl, *g.padded(*x.type.shape[2:])))
-
-
-def _padded_images(e, x, g, hp: int, wp: int):
-    """The padded images of ``x`` a forward convolution left for this filter gradient
-    (:func:`_kept_images`, one slot a sample), or None: it pads them itself."""
-    at = e.padded.get((x, g.pt, g.pl, hp, wp))
-    return None if at is None else e.address(at)
-
-
-def conv2d_direct(e, x, w, y, dtype, g, x_shape, o: int, kept=None) -> None:
+def conv2d_direct(e, x, w, y, dtype, g, x_shape, o: int) -> None:
     """``y = conv2d(x, w)`` of stride and dilation 1 on the direct kernel
     (nnkernels.conv2d_direct, :func:`nnkernels.direct`): the filter's taps once, then per
     sample, in its block's padded image (so in L2), ``pad_image`` and ``conv_direct`` straight
     into NCHW. ``x``, ``w``, ``y``: pointers (the step's values by ``e.pointer``, or scratch) to
-    C-ordered NCHW ``x_shape``, ``(o, C, KH, KW)`` and ``(N, o, OH, OW)`` arrays of ``dtype``.
-    ``kept``: a pointer to ``(N, image size)`` elements where each sample's padded image is
-    written instead, in its own slot, for the filter gradient to read (:func:`_kept_images`)."""
+    C-ordered NCHW ``x_shape``, ``(o, C, KH, KW)`` and ``(N, o, OH, OW)`` arrays of ``dtype``."""
     from graphcell_ir.backend.codegen import direct_conv as D
     item, i64 = dtype.itemsize, e.i64
     n, c, h, wd = x_shape
@@ -321,14 +277,14 @@ def conv2d_direct(e, x, w, y, dtype, g, x_shape, o: int, kept=None) -> None:
     opad, size = D.padded_outputs(o), D.image_size(c, hp, wp)
     wt = e.scratch((ckk, opad), dtype)
     e.nn_loop("filter_taps", [(w, dtype, (o, ckk)), (wt, dtype, (ckk, opad))])
-    xp = e.scratch((n, size), dtype) if kept is None else kept
+    xp = e.scratch((n, size), dtype)
     task = Task(e, "conv2d_direct", [x, wt, xp, y])
     xb, wb, pb, yb = task.bases
     t = task.t
     arr1, arr2, arr3 = ((None, dtype, (0,) * k) for k in (1, 2, 3))
 
     def sample(s):
-        image = task.at(pb, t.mul(task.first if kept is None else s, i64(size)), item)
+        image = task.at(pb, t.mul(task.first, i64(size)), item)
         _pad_image(task, dtype, task.at(xb, t.mul(s, i64(c * h * wd)), item), (c, h, wd),
                    image, size, g.pt, g.pl, hp, wp)
         task.loop(D.NAME, [arr1, arr2, arr3, 0, 0, 0, 0, 0], [
@@ -360,7 +316,7 @@ def _forward(e, op, x, w, y, dtype, g, grp: int) -> None:
         return _conv2d_wide(e, op, x, w, y, dtype, g, n, o, p, ckk)
     if K.direct(x.type.shape, grp, g):
         return conv2d_direct(e, e.pointer(x), _filter_pointer(e, w), e.pointer(y), dtype, g,
-                             x.type.shape, o, kept=_kept_images(e, op, x, g, dtype))
+                             x.type.shape, o)
     if K.by_rows(x.type.shape, grp, g):
         return _conv2d_rows(e, x, w, y, dtype, g, n, c, o, p, ckk)
     item = dtype.itemsize
@@ -428,20 +384,17 @@ def _filter_direct(e, dy, x, dw, dtype, g, n: int, c: int, o: int) -> None:
     ckk = c * g.kh * g.kw
     hp, wp = g.oh + g.kh - 1, g.ow + g.kw - 1
     xsize, dsize = D.image_size(c, hp, wp), D.image_size(o, g.oh, wp)
-    kept = _padded_images(e, x, g, hp, wp)
-    xp = e.scratch((n, xsize), dtype) if kept is None else kept
-    dyp, dws = (e.scratch(shape, dtype) for shape in ((n, dsize), (n, o, ckk)))
+    xp, dyp, dws = (e.scratch(shape, dtype) for shape in ((n, xsize), (n, dsize), (n, o, ckk)))
     task = Task(e, "conv2d_filter_direct", [e.pointer(x), e.pointer(dy), xp, dyp, dws])
     xb, db, pb, qb, sb = task.bases
     t = task.t
     arr1, arr2 = ((None, dtype, (0,) * k) for k in (1, 2))
+    image = task.at(pb, t.mul(task.first, i64(xsize)), item)
     dy_image = task.at(qb, t.mul(task.first, i64(dsize)), item)
 
     def sample(s):
-        image = task.at(pb, t.mul(task.first if kept is None else s, i64(xsize)), item)
-        if kept is None:
-            _pad_image(task, dtype, task.at(xb, t.mul(s, i64(c * h * wd)), item), (c, h, wd),
-                       image, xsize, g.pt, g.pl, hp, wp)
+        _pad_image(task, dtype, task.at(xb, t.mul(s, i64(c * h * wd)), item), (c, h, wd),
+                   image, xsize, g.pt, g.pl, hp, wp)
         _pad_image(task, dtype, task.at(db, t.mul(s, i64(o * g.oh * g.ow)), item),
                    (o, g.oh, g.ow), dy_image, dsize, 0, 0, g.oh, wp)
         task.loop(F.NAME, [arr1, arr1, arr2, 0, 0, 0, 0, 0, 0], [
@@ -468,20 +421,17 @@ def _filter_lanes(e, dy, x, dw, dtype, g, n: int, c: int, o: int) -> None:
     ckk, p = c * g.kh * g.kw, g.oh * g.ow
     hp, wp = g.oh + g.kh - 1, g.ow + g.kw - 1
     xsize = D.image_size(c, hp, wp)
-    kept = _padded_images(e, x, g, hp, wp)
-    xp = e.scratch((n, xsize), dtype) if kept is None else kept
-    dyt, dws = (e.scratch(shape, dtype) for shape in ((n, p * o), (n, ckk, o)))
+    xp, dyt, dws = (e.scratch(shape, dtype) for shape in ((n, xsize), (n, p * o), (n, ckk, o)))
     task = Task(e, "conv2d_filter_lanes", [e.pointer(x), e.pointer(dy), xp, dyt, dws])
     xb, db, pb, qb, sb = task.bases
     t = task.t
     arr1, arr2, arr3 = ((None, dtype, (0,) * k) for k in (1, 2, 3))
+    image = task.at(pb, t.mul(task.first, i64(xsize)), item)
     dy_rows = task.at(qb, t.mul(task.first, i64(p * o)), item)
 
     def sample(s):
-        image = task.at(pb, t.mul(task.first if kept is None else s, i64(xsize)), item)
-        if kept is None:
-            _pad_image(task, dtype, task.at(xb, t.mul(s, i64(c * h * wd)), item), (c, h, wd),
-                       image, xsize, g.pt, g.pl, hp, wp)
+        _pad_image(task, dtype, task.at(xb, t.mul(s, i64(c * h * wd)), item), (c, h, wd),
+                   image, xsize, g.pt, g.pl, hp, wp)
         task.loop("swap_last", [arr3, arr3], [
             task.at(db, t.mul(s, i64(o * p)), item), i64(1), i64(o), i64(p),
             dy_rows, i64(1), i64(p), i64(o)])
