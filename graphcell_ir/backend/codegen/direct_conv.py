@@ -202,8 +202,10 @@ class _Builder:
             at = b.add(b.mul(b.add(b.add(b.mul(ci, hp), pt), y), wp), pl)
             self._run_on(xp, at, whole,
                          lambda k: self._prefetched(x, b.add(src, k), xp, b.add(at, k)))
-            self._span(xp, b.add(at, whole), b.sub(wd, whole),
-                       lambda k, m: self._masked_load(x, b.add(src, b.add(whole, k)), m))
+            rest = b.sub(wd, whole)   # fewer than a vector: at most one masked piece
+            with b.if_then(b.icmp_signed(">", rest, _I64(0))):
+                self._piece(xp, b.add(at, whole), rest,
+                            lambda m: self._masked_load(x, b.add(src, whole), m))
             end = b.add(at, wd)
             last_row = b.icmp_signed("==", y, b.sub(h, _I64(1)))
             last = b.and_(last_row, b.icmp_signed("==", ci, b.sub(c, _I64(1))))
@@ -243,14 +245,18 @@ class _Builder:
         """``dst[start + k] = value(k, mask)[lane]`` for ``k < count``, a vector at a time
         (the last one masked)."""
         b = self.b
+        self._loop(self.counters[1], _I64(0), count, self.lanes,
+                   lambda k: self._piece(dst, b.add(start, k), b.sub(count, k),
+                                         lambda m: value(k, m)))
+
+    def _piece(self, dst, at, left, value) -> None:
+        """``dst[at + lane] = value(mask)[lane]`` for the lanes below ``left``."""
+        b = self.b
         store = self._intrinsic(f"llvm.masked.store.v{self.lanes}f{self.item * 8}.p0", _VOID,
                                 [self.vt, _PTR, _I32, self.mt])
-
-        def piece(k):
-            mask = b.icmp_signed("<", self.lane_ids, self._splat(b.sub(count, k), _I64))
-            b.call(store, [value(k, mask), b.gep(dst, [b.add(start, k)], source_etype=self.ft),
-                           _I32(self.item), mask])
-        self._loop(self.counters[1], _I64(0), count, self.lanes, piece)
+        mask = b.icmp_signed("<", self.lane_ids, self._splat(left, _I64))
+        b.call(store, [value(mask), b.gep(dst, [at], source_etype=self.ft), _I32(self.item),
+                       mask])
 
     def _masked_load(self, src, at, mask):
         load = self._intrinsic(f"llvm.masked.load.v{self.lanes}f{self.item * 8}.p0", self.vt,
