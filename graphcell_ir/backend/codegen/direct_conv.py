@@ -58,11 +58,11 @@ OUT_TILE = 8
 """Output channels per register tile, whatever the target (the caller pads the filter's columns
 to a multiple of it)."""
 TAIL = 16
+"""Elements the padded image holds past its planes: the widest vector (16 float32 lanes)."""
 READ_AHEAD, WRITE_AHEAD = 8192, 4096
 """Bytes ahead of a row's vector at which ``pad_image`` prefetches the image it reads and the
 padded image it writes: from memory, the hardware's prefetcher alone left it at half numpy's
 copy (docs/decisions.md, pad25). Prefetches do not fault, so past the arrays' ends is safe."""
-"""Elements the padded image holds past its planes: the widest vector (16 float32 lanes)."""
 
 _I1, _I32, _I64, _PTR, _VOID = ir.IntType(1), ir.IntType(32), ir.IntType(64), \
     ir.PointerType(), ir.VoidType()
