@@ -59,6 +59,10 @@ OUT_TILE = 8
 to a multiple of it)."""
 TAIL = 16
 """Elements the padded image holds past its planes: the widest vector (16 float32 lanes)."""
+READ_AHEAD, WRITE_AHEAD = 8192, 4096
+"""Bytes ahead of a row's vector at which ``pad_image`` prefetches the image it reads and the
+padded image it writes: from memory, the hardware's prefetcher alone left it at half numpy's
+copy (docs/decisions.md, pad25). Prefetches do not fault, so past the arrays' ends is safe."""
 
 _I1, _I32, _I64, _PTR, _VOID = ir.IntType(1), ir.IntType(32), ir.IntType(64), \
     ir.PointerType(), ir.VoidType()
@@ -169,10 +173,13 @@ class _Builder:
 
     def build_pad(self) -> ir.Function:
         """``pad_image(x, xp, pt, pl, hp, wp)``: ``xp[(c*hp + pt + y)*wp + pl + v] = x[c, y,
-        v]``, zeros around and after the planes. Each row's pieces (zeros, the image's row,
-        zeros) are masked vector stores: a ResNet block's 32 planes of 32x32 in 3.5 us, where
-        the same loop in the code generator's subset took 14.6 (a vectorised loop's checks
-        and remainder at every 32-element row)."""
+        v]``, zeros around and after the planes. Written in address order as the image's rows,
+        each followed by the zeros up to the next row (the right and left padding between two
+        rows of a plane; between planes the rows below and above too; after the last, the
+        rest of the image): per row its whole vectors by unmasked loads and stores and masked
+        ones only for a partial last vector and the zeros. Masked stores everywhere made the
+        former version 1.8x numpy's copy with its source in the caches and 3.5x from memory (a
+        ResNet block's 32 planes of 32x32, docs/decisions.md, pad25)."""
         params = [_PTR, _I64, _I64, _I64, _PTR, _I64] + [_I64] * 4
         x, c, h, wd, xp, size, pt, pl, hp, wp = self._begin(PAD, params)
         b = self.b
@@ -180,42 +187,76 @@ class _Builder:
         self.lane_ids = ir.Constant(ir.VectorType(_I64, self.lanes),
                                     [_I64(k) for k in range(self.lanes)])
         zero = ir.Constant(self.vt, None)
-        planes = b.mul(c, hp)
+        whole = b.mul(b.sdiv(wd, _I64(self.lanes)), _I64(self.lanes))   # a row's whole vectors
+        between = b.sub(wp, wd)                                          # right + left padding
+        across = b.add(between, b.mul(b.sub(hp, h), wp))                 # and below + above
+        first = b.add(b.mul(pt, wp), pl)
+        empty = b.icmp_signed("==", b.mul(c, h), _I64(0))
+        self._span(xp, _I64(0), b.select(empty, size, first), lambda k, m: zero)
 
         def plane(ci):
-            self._loop(self.counters[2], _I64(0), hp, 1, lambda y: row(ci, y))
+            self._loop(self.counters[2], _I64(0), h, 1, lambda y: row(ci, y))
 
-        def row(ci, y):   # row y of plane ci
-            at = b.mul(b.add(b.mul(ci, hp), y), wp)
-            inside = b.and_(b.icmp_signed(">=", y, pt), b.icmp_signed("<", y, b.add(pt, h)))
-            with b.if_else(inside) as (then, otherwise):
-                with then:
-                    src = b.mul(b.add(b.mul(ci, h), b.sub(y, pt)), wd)
-                    self._span(xp, at, pl, lambda k, m: zero)
-                    self._span(xp, b.add(at, pl), wd,
-                               lambda k, m: self._masked_load(x, b.add(src, k), m))
-                    right = b.add(pl, wd)
-                    self._span(xp, b.add(at, right), b.sub(wp, right), lambda k, m: zero)
-                with otherwise:
-                    self._span(xp, at, wp, lambda k, m: zero)
+        def row(ci, y):   # row y of plane ci, then the zeros up to the next row
+            src = b.mul(b.add(b.mul(ci, h), y), wd)
+            at = b.add(b.mul(b.add(b.add(b.mul(ci, hp), pt), y), wp), pl)
+            self._run_on(xp, at, whole,
+                         lambda k: self._prefetched(x, b.add(src, k), xp, b.add(at, k)))
+            rest = b.sub(wd, whole)   # fewer than a vector: at most one masked piece
+            with b.if_then(b.icmp_signed(">", rest, _I64(0))):
+                self._piece(xp, b.add(at, whole), rest,
+                            lambda m: self._masked_load(x, b.add(src, whole), m))
+            end = b.add(at, wd)
+            last_row = b.icmp_signed("==", y, b.sub(h, _I64(1)))
+            last = b.and_(last_row, b.icmp_signed("==", ci, b.sub(c, _I64(1))))
+            gap = b.select(last, b.sub(size, end), b.select(last_row, across, between))
+            self._span(xp, end, gap, lambda k, m: zero)
         self._loop(self.counters[0], _I64(0), c, 1, plane)
-        end = b.mul(planes, wp)
-        self._span(xp, end, b.sub(size, end), lambda k, m: zero)
         b.ret_void()
         return self.fn
+
+    def _run_on(self, dst, start, count, value) -> None:
+        """``dst[start + k] = value(k)[lane]`` for ``k < count``, a multiple of the lanes, a
+        whole vector at a time."""
+        self._loop(self.counters[1], _I64(0), count, self.lanes,
+                   lambda k: self._store(value(k), self.b.add(start, k), dst))
+
+    def _prefetched(self, src, at, dst, to):
+        """The vector at ``src[at]``, prefetching :data:`READ_AHEAD` bytes ahead of it in
+        ``src`` and :data:`WRITE_AHEAD` bytes ahead of ``dst[to]`` (for writing)."""
+        b = self.b
+        fetch = self._intrinsic("llvm.prefetch.p0", _VOID, [_PTR, _I32, _I32, _I32])
+        for array, k, ahead, write in ((src, at, READ_AHEAD, 0), (dst, to, WRITE_AHEAD, 1)):
+            ahead = b.gep(array, [b.add(k, _I64(ahead // self.item))], source_etype=self.ft)
+            b.call(fetch, [ahead, _I32(write), _I32(3), _I32(1)])
+        return self._load(src, at)
+
+    def _load(self, src, at):
+        """The vector at ``src[at]`` (unaligned)."""
+        return self.b.load(self.b.gep(src, [at], source_etype=self.ft), typ=self.vt,
+                           align=self.item)
+
+    def _store(self, value, at, dst) -> None:
+        """``dst[at:at + lanes] = value`` (unaligned)."""
+        p = self.b.gep(dst, [at], source_etype=self.ft)
+        self.b.store(value, p, align=self.item)
 
     def _span(self, dst, start, count, value) -> None:
         """``dst[start + k] = value(k, mask)[lane]`` for ``k < count``, a vector at a time
         (the last one masked)."""
         b = self.b
+        self._loop(self.counters[1], _I64(0), count, self.lanes,
+                   lambda k: self._piece(dst, b.add(start, k), b.sub(count, k),
+                                         lambda m: value(k, m)))
+
+    def _piece(self, dst, at, left, value) -> None:
+        """``dst[at + lane] = value(mask)[lane]`` for the lanes below ``left``."""
+        b = self.b
         store = self._intrinsic(f"llvm.masked.store.v{self.lanes}f{self.item * 8}.p0", _VOID,
                                 [self.vt, _PTR, _I32, self.mt])
-
-        def piece(k):
-            mask = b.icmp_signed("<", self.lane_ids, self._splat(b.sub(count, k), _I64))
-            b.call(store, [value(k, mask), b.gep(dst, [b.add(start, k)], source_etype=self.ft),
-                           _I32(self.item), mask])
-        self._loop(self.counters[1], _I64(0), count, self.lanes, piece)
+        mask = b.icmp_signed("<", self.lane_ids, self._splat(left, _I64))
+        b.call(store, [value(mask), b.gep(dst, [at], source_etype=self.ft), _I32(self.item),
+                       mask])
 
     def _masked_load(self, src, at, mask):
         load = self._intrinsic(f"llvm.masked.load.v{self.lanes}f{self.item * 8}.p0", self.vt,

@@ -886,11 +886,14 @@ def test_the_direct_convolution_matches_the_reference(x_shape, w_shape, window, 
 
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("c,h,w,pt,pl,hp,wp", [(3, 5, 4, 2, 1, 8, 7), (2, 7, 37, 0, 2, 9, 39),
-                                               (1, 1, 1, 0, 0, 1, 1), (5, 9, 17, 3, 0, 12, 17)])
+                                               (1, 1, 1, 0, 0, 1, 1), (5, 9, 17, 3, 0, 12, 17),
+                                               (2, 3, 32, 1, 1, 5, 34), (2, 2, 16, 0, 0, 2, 16),
+                                               (1, 2, 48, 0, 19, 3, 70)])
 def test_the_direct_convolutions_padded_image(c, h, w, pt, pl, hp, wp, dtype):
     """pad_image: each plane zero-padded (``pt`` rows above, ``pl`` columns left, the rest
     below and right) and laid end to end, zeros after the planes; rows shorter and longer than
-    a vector, no padding at all."""
+    a vector and of whole vectors (16, 32, 48: no masked piece), no padding at all, more zeros
+    left and right than a vector."""
     rng = np.random.default_rng(3)
     x = rng.standard_normal((c, h, w)).astype(dtype)
     want = np.zeros(c * hp * wp + 16, dtype)
