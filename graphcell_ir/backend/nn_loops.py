@@ -129,17 +129,26 @@ def swap_last(a, out):
                         out[n, j + q, i] = s[j + q]
 
 
-def filter_taps(w, wt):
-    """wt[k, o] = w[o, k], 0 for o >= O: the filter (O, C*KH*KW) with its output channels
-    innermost and zero-padded to wt's columns (the direct convolution's tiles of output
-    channels). Eight filters at a time: eight read streams, eight neighbours written."""
-    o_, k_ = w.shape[0], w.shape[1]
-    for o0 in range(0, wt.shape[1], 8):
-        e = min(8, wt.shape[1] - o0)
-        for k in range(k_):
+def filter_taps(w, wt, o_, c_, kk, flip):
+    """The taps of filter ``w`` (``(O, C, KH, KW)`` flattened, ``kk = KH*KW``) with their
+    output channels innermost, zero-padded to wt's columns (the direct convolution's tiles of
+    output channels): ``wt[c*kk + t, o] = w[o, c, t]``, 0 for o >= O. With ``flip``, those of
+    the flipped filter ``(C, O, KH, KW)`` (:func:`flip_filter`: a stride-1 input gradient as a
+    forward, ``nnkernels.input_as_forward``) read straight from ``w``: ``wt[o*kk + t, c] =
+    w[o, c, kk-1-t]``, 0 for c >= C (``(i, j) -> (KH-1-i, KW-1-j)`` is ``t -> kk-1-t`` of ``t =
+    i*KW + j``) — one loop for both, so a step's forward and input gradient share one object,
+    and no flipped copy in between. Eight columns at a time: eight read streams, eight
+    neighbours written."""
+    cols = c_ if flip else o_
+    step = kk if flip else c_ * kk
+    for p0 in range(0, wt.shape[1], 8):
+        e = min(8, wt.shape[1] - p0)
+        for k in range(wt.shape[0]):
+            g = k // kk
+            at = g * c_ * kk + kk - 1 - (k - g * kk) if flip else k
             d = wt[k]
             for q in range(e):
-                d[o0 + q] = w[o0 + q, k] if o0 + q < o_ else 0
+                d[p0 + q] = w[(p0 + q) * step + at] if p0 + q < cols else 0
 
 
 def flip_filter(w, out):
