@@ -332,6 +332,10 @@ class Compile:
         self.seconds += time.perf_counter() - t0
         return obj
 
+    def expected_seconds(self) -> float:
+        """A rough guess of :meth:`run`'s LLVM time (``codegen.expected_seconds``)."""
+        return codegen.expected_seconds(self.text, self.optimize)
+
     def record(self) -> None:
         """Count the compile (with a ``label``)."""
         if self.label is not None:

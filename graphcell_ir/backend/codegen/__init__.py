@@ -124,6 +124,19 @@ def pipeline(source: str):
     return SHORT if source in _hand_written() else True
 
 
+_MICROSECONDS_A_CHAR = {True: 3.0, SHORT: 0.5, False: 0.2}
+"""LLVM's time per character of a module's IR by ``optimize``: W2's step objects (process
+time, best of 3) took 2.4-4 us a char at O2 (the smallest kernels ~5), 0.5-1.1 with the short
+pipeline, 0.2-0.35 unoptimised."""
+
+
+def expected_seconds(text: str, optimize=True) -> float:
+    """A rough guess of :func:`object_code`'s time for ``text``: which of the objects waiting
+    to compile are the long ones (``step/code.py`` compiles them first)."""
+    return len(text) * _MICROSECONDS_A_CHAR[SHORT if optimize == SHORT else bool(optimize)] \
+        * 1e-6
+
+
 @functools.lru_cache(maxsize=16)
 def _parsed(source: str) -> ast.Module:
     """The syntax tree of ``source``, parsed once: every loop of ``nn_loops`` is lowered from

@@ -290,6 +290,26 @@ def test_a_worker_that_does_not_start_means_compiling_here(monkeypatch, interpre
     assert not w.start() and not w.running()
 
 
+def test_the_longest_expected_call_goes_first_then_arrival_order_then_the_end():
+    """The lanes take the longest waiting compile first (the two lanes end together), equal
+    ones in the order they came, the end of the lanes after every call."""
+    queue = code._Queue()
+    short, long_, other_short, medium = (code._Call(None, (), True, s)
+                                         for s in (0.01, 0.05, 0.01, 0.02))
+    for call in (short, long_):
+        queue.put(call)
+    queue.put(code._STOP)
+    for call in (other_short, medium):
+        queue.put(call)
+    assert [queue.get() for _ in range(5)] == [long_, medium, short, other_short, code._STOP]
+
+
+def test_a_compiles_expected_time_grows_with_its_ir_and_its_pipeline():
+    text = "define void @f() {\n  ret void\n}\n"
+    assert codegen.expected_seconds(text * 2) > codegen.expected_seconds(text) > \
+        codegen.expected_seconds(text, codegen.SHORT) > codegen.expected_seconds(text, False) > 0
+
+
 def test_the_worker_lane_takes_only_what_it_can_compile_and_urgent_calls_go_first():
     """The pool's build (LLVM in this process) stays for the compile thread; the step's
     module, submitted last, is compiled first."""
