@@ -168,7 +168,7 @@ def jit_function(source: str, name: str, kinds, key: str, *, label: str | None =
         text = codegen.lower_module(source, name, kinds, abi.symbol_of(id_), entry="object",
                                     layout=layout, no_overflow=no_overflow, parallel=parallel,
                                     noalias=noalias)
-        obj = _object(text, key, id_, kinds, target, codegen.pipeline(source))
+        obj = _object(text, key, id_, kinds, target, codegen.pipeline(source, name))
     except Unsupported as e:
         reason = f"not in the code generator's subset ({e})"
         log.info("%s: the code generator refuses it (%s); numba compiles it", label, e)
@@ -252,7 +252,7 @@ def emit_loop(source: str, name: str, kinds, counted: bool = False,
     key = abi.loop_key(abi.source_hash(source), name)
     return _emitted(source, name, kinds, key, kinds, None, True,
                     label=f"nn_loops.{name}" if counted else None,
-                    optimize=codegen.pipeline(source), later=later)
+                    optimize=codegen.pipeline(source, name), later=later)
 
 
 def unoptimized_key(key: str) -> str:

@@ -116,12 +116,26 @@ SHORT = "short"
 """``object_code``'s ``optimize`` for a short pipeline (:func:`_optimize_short`)."""
 
 
-def pipeline(source: str):
-    """``object_code``'s ``optimize`` for the functions of ``source``: :data:`SHORT` for the
-    kernels written as LLVM IR (their loops, vectors and register tiles are explicit already:
-    LLVM's O2 gained them nothing but its time), True (O2 with the loop vectoriser) for the
-    rest."""
-    return SHORT if source in _hand_written() else True
+def pipeline(source: str, name: str):
+    """``object_code``'s ``optimize`` for function ``name`` of ``source``: :data:`SHORT` for
+    the kernels written as LLVM IR (their loops, vectors and register tiles are explicit
+    already: LLVM's O2 gained them nothing but its time) and for the functions a source lists
+    in a top-level ``SHORT_PIPELINE = ("name", ...)`` (``nn_loops``' layout loops that ran as
+    fast without O2), True (O2 with the loop vectoriser) for the rest."""
+    if source in _hand_written():
+        return SHORT
+    listed = "SHORT_PIPELINE" in source and name in _short_pipeline(source)   # (no parse else)
+    return SHORT if listed else True
+
+
+@functools.lru_cache(maxsize=16)
+def _short_pipeline(source: str) -> tuple:
+    """The names of ``source``'s top-level ``SHORT_PIPELINE`` tuple (none without one)."""
+    for node in _parsed(source).body:
+        if isinstance(node, ast.Assign) and \
+                [getattr(t, "id", None) for t in node.targets] == ["SHORT_PIPELINE"]:
+            return tuple(ast.literal_eval(node.value))
+    return ()
 
 
 _MICROSECONDS_A_CHAR = {True: 3.0, SHORT: 0.5, False: 0.2}
@@ -153,7 +167,7 @@ def optimized_ir(source: str, name: str, kinds, no_overflow: bool = False,
     from graphcell_ir.backend.native.target import host_target
     text = lower_module(source, name, kinds, name, entry="pointers", no_overflow=no_overflow,
                         parallel=parallel, noalias=noalias)
-    return str(_optimized(text, host_target(), pipeline(source))[0])
+    return str(_optimized(text, host_target(), pipeline(source, name))[0])
 
 
 def object_code(text: str, target, optimize=True) -> tuple[bytes, tuple]:
