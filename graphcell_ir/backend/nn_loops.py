@@ -49,7 +49,9 @@ SHORT_PIPELINE = ("filter_taps",)
 """The loops LLVM's O2 makes no faster (measured): the code generator compiles them with its
 short pipeline (``codegen.pipeline``), in half the time. filter_taps: 15 -> 7.5 ms of LLVM,
 as fast (a 3x3 64 -> 64 filter's taps 21.9 -> 21.1 us, flipped 31.4 -> 31.0; 256 -> 256
-348 -> 334 us); swap_last, im2col, the pools and filter_total ran 1.1-1.4x slower without it."""
+348 -> 334 us). Not the others: without the loop vectoriser swap_last ran 1.3x slower, the
+step's filter_total 4x, sparse_softmax_cross_entropy_rows 1.1x, W2's step (the pools, im2col)
+1.1-1.3x."""
 
 
 def im2col(x, kh, kw, sh, sw, dh, dw, pt, pl, oh, ow, cols):
