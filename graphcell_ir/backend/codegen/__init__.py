@@ -8,7 +8,8 @@ The kernels graphcell generates (``backend/lower.py``) and its convolution/pooli
 (inlined; a helper may return one number). This package types the subset with numba's rules
 (:mod:`.typerules`), emits numba's scalar semantics (:mod:`.arith`), lowers it to LLVM IR
 (:mod:`.lowering`), puts one of the entries of ``native/abi.py`` in front of it
-(:func:`lower_module`) and runs LLVM once, O2 with the loop vectoriser (:func:`object_code`):
+(:func:`lower_module`) and runs LLVM once, O2 with the loop vectoriser (:func:`object_code`;
+a short pipeline for what gains nothing from O2: :func:`pipeline`):
 20-130 ms a function, where numba took 0.1-0.7 s after 0.5 s of start-up, and the same
 arithmetic, so the results are numba's bits (numba stays the tests' oracle).
 

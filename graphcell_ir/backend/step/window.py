@@ -29,7 +29,8 @@ From 16 input channels (:func:`nnkernels.by_rows`) the other forwards and the in
 run on rows instead, as nnkernels does: the image channels last, ``im2row``/``row2im`` and the
 transposed products (:func:`_conv2d_rows`, :func:`_input_rows`). A stride-1 input gradient
 that nnkernels runs as a forward convolution (:func:`nnkernels.input_as_forward`) is emitted so
-here too: the flipped filter, then the forward's own path (:func:`_input_forward`). Columns
+here too: on the direct kernel by the flipped filter's taps, else the flipped filter, then the
+forward's own path (:func:`_input_forward`). Columns
 of more than :data:`KEPT_COLUMNS` are streamed: one sample at a time through its block's slot,
 in L2 (:func:`_streamed`).
 
