@@ -409,9 +409,10 @@ def _hand_written(L, dtype: str, members: tuple):
     return None if None in fns else fns
 
 
-def conv2d_direct(fns, L, x, w, g: C.Window) -> np.ndarray:
+def conv2d_direct(fns, L, x, w, g: C.Window, flipped: bool = False) -> np.ndarray:
     """The stride-1 forward convolution by the direct kernel (``fns``: :func:`_direct_kernels`):
-    the filter with its output channels innermost once (``filter_taps``), then per sample, in
+    the filter with its output channels innermost once (``filter_taps``; ``flipped``: the
+    taps of :func:`flipped_filter` of ``w``, read from ``w``), then per sample, in
     its block's one padded image (so in L2), the planes zero-padded (``pad_image``) and the
     kernel's register tiles straight into NCHW. No columns, no rows, no BLAS packing: a ResNet
     block's 3x3, 32 channels, 32x32 ran at ~260 GFLOP/s on one core against the rows' ~140
@@ -419,11 +420,11 @@ def conv2d_direct(fns, L, x, w, g: C.Window) -> np.ndarray:
     dtype, the window ``g`` of stride and dilation 1."""
     from graphcell_ir.backend.codegen import direct_conv as D
     n, c, h, wd = x.shape
-    o, ckk = w.shape[0], c * g.kh * g.kw
+    o, ckk = w.shape[1 if flipped else 0], c * g.kh * g.kw
     hp, wp = g.padded(h, wd)
     xc = _c(x)
     wt = np.empty((ckk, D.padded_outputs(o)), x.dtype)
-    L.filter_taps(_c(w).reshape(o, ckk), wt)
+    L.filter_taps(_c(w).reshape(-1), wt, w.shape[0], w.shape[1], g.kh * g.kw, int(flipped))
     y = np.empty((n, o, g.oh, g.ow), x.dtype)
     size, (conv, pad) = D.image_size(c, hp, wp), fns
 
@@ -659,8 +660,7 @@ def conv2d_backprop_input(L, dy, w, *, input_size, **win):
         return _input_wide(L, dy, w, g, grp, tuple(input_size))
     pads = input_as_forward(tuple(input_size), w.shape, g, grp)
     if pads is not None:
-        return conv2d(L, dy, flipped_filter(L, w), pad_mode="pad", pad=pads, stride=(1, 1),
-                      dilation=(g.dh, g.dw), group=1)
+        return _input_forward(L, dy, w, g, pads)
     if by_rows(tuple(input_size), grp, g):
         return _input_rows(L, dy, w, g, tuple(input_size))
     wt = w.reshape(grp, o // grp, -1).transpose(0, 2, 1)          # (G, Cg*KH*KW, Og)
@@ -728,6 +728,21 @@ def _forward_pays(c: int, dy_shape: tuple, forward: C.Window) -> bool:
     o = dy_shape[1]
     return by_rows(dy_shape, 1, forward) and o == ROWS_MIN_CHANNELS and c >= 2 * o and \
         forward.kh * forward.kw > 1
+
+
+def _input_forward(L, dy, w, g: C.Window, pads: tuple) -> np.ndarray:
+    """The stride-1 input gradient as the forward convolution of ``dy`` by the flipped filter
+    (:func:`input_as_forward`): on the direct kernel its taps straight from ``w``
+    (``filter_taps``' flip), else :func:`conv2d` of :func:`flipped_filter` (a copy)."""
+    o, c, kh, kw = w.shape
+    win = (("pad_mode", "pad"), ("pad", pads), ("stride", (1, 1)), ("dilation", (g.dh, g.dw)),
+           ("group", 1))
+    forward = _conv_geo(dy.shape, (c, o, kh, kw), win)
+    if direct(dy.shape, 1, forward):
+        fns = _direct_kernels(L, dy.dtype.name)
+        if fns is not None:
+            return conv2d_direct(fns, L, dy, w, forward, True)
+    return conv2d(L, dy, flipped_filter(L, w), **dict(win))
 
 
 def flipped_filter(L, w: np.ndarray) -> np.ndarray:

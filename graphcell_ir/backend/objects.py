@@ -168,7 +168,7 @@ def jit_function(source: str, name: str, kinds, key: str, *, label: str | None =
         text = codegen.lower_module(source, name, kinds, abi.symbol_of(id_), entry="object",
                                     layout=layout, no_overflow=no_overflow, parallel=parallel,
                                     noalias=noalias)
-        obj = _object(text, key, id_, kinds, target)
+        obj = _object(text, key, id_, kinds, target, codegen.pipeline(source, name))
     except Unsupported as e:
         reason = f"not in the code generator's subset ({e})"
         log.info("%s: the code generator refuses it (%s); numba compiles it", label, e)
@@ -188,9 +188,10 @@ def jit_function(source: str, name: str, kinds, key: str, *, label: str | None =
     return fn, ""
 
 
-def _object(text: str, key: str, id_: str, args, target) -> NativeObject:
-    """The object of LLVM IR ``text``; Unsupported when it calls a symbol this process lacks."""
-    data, needs = codegen.object_code(text, target)
+def _object(text: str, key: str, id_: str, args, target, optimize) -> NativeObject:
+    """The object of LLVM IR ``text`` (``optimize``: ``codegen.object_code``'s); Unsupported
+    when it calls a symbol this process lacks."""
+    data, needs = codegen.object_code(text, target, optimize)
     missing = [n for n in needs if not in_process(n)]
     if missing:
         raise Unsupported(f"it calls {', '.join(missing)}, which this process lacks")
@@ -250,7 +251,8 @@ def emit_loop(source: str, name: str, kinds, counted: bool = False,
     kinds = tuple(tuple(k) for k in kinds)
     key = abi.loop_key(abi.source_hash(source), name)
     return _emitted(source, name, kinds, key, kinds, None, True,
-                    label=f"nn_loops.{name}" if counted else None, later=later)
+                    label=f"nn_loops.{name}" if counted else None,
+                    optimize=codegen.pipeline(source, name), later=later)
 
 
 def unoptimized_key(key: str) -> str:
@@ -313,7 +315,7 @@ class Compile:
     label: str | None
     why: str          # why the store had no object
     seconds: float    # the time spent so far: the lookup and the lowering
-    optimize: bool = True   # LLVM's passes (see emit_kernel)
+    optimize: bool | str = True   # LLVM's passes (codegen.object_code's; see emit_kernel)
 
     def run(self, object_code=None) -> NativeObject:
         """The object, compiled (by ``object_code``, ``codegen.object_code``'s signature: by
@@ -329,6 +331,10 @@ class Compile:
         store().put(obj)
         self.seconds += time.perf_counter() - t0
         return obj
+
+    def expected_seconds(self) -> float:
+        """A rough guess of :meth:`run`'s LLVM time (``codegen.expected_seconds``)."""
+        return codegen.expected_seconds(self.text, self.optimize)
 
     def record(self) -> None:
         """Count the compile (with a ``label``)."""

@@ -8,7 +8,8 @@ The kernels graphcell generates (``backend/lower.py``) and its convolution/pooli
 (inlined; a helper may return one number). This package types the subset with numba's rules
 (:mod:`.typerules`), emits numba's scalar semantics (:mod:`.arith`), lowers it to LLVM IR
 (:mod:`.lowering`), puts one of the entries of ``native/abi.py`` in front of it
-(:func:`lower_module`) and runs LLVM once, O2 with the loop vectoriser (:func:`object_code`):
+(:func:`lower_module`) and runs LLVM once, O2 with the loop vectoriser (:func:`object_code`;
+a short pipeline for what gains nothing from O2: :func:`pipeline`):
 20-130 ms a function, where numba took 0.1-0.7 s after 0.5 s of start-up, and the same
 arithmetic, so the results are numba's bits (numba stays the tests' oracle).
 
@@ -30,7 +31,7 @@ from __future__ import annotations
 import ast
 import functools
 
-VERSION = "graphcell-codegen-14"
+VERSION = "graphcell-codegen-15"
 """Part of every stored object's name: a change to what the generator emits must change it."""
 
 
@@ -84,8 +85,7 @@ def lower_module(source: str, name: str, kinds, symbol: str, *, entry: str = "ob
     from graphcell_ir.backend.native import abi
     from graphcell_ir.backend.codegen.parallel import mark_noalias
     from graphcell_ir.backend.codegen.release import release
-    from graphcell_ir.backend.codegen import direct_conv, direct_filter
-    written = {direct_conv.SOURCE: direct_conv, direct_filter.SOURCE: direct_filter}
+    written = _hand_written()
     if source in written:   # a kernel written as LLVM IR, not in the subset
         module = ir.Module(name="graphcell_direct_conv")
         impl = written[source].function(module, name, kinds)
@@ -107,6 +107,51 @@ def lower_module(source: str, name: str, kinds, symbol: str, *, entry: str = "ob
     return text
 
 
+def _hand_written() -> dict:
+    """source -> module of the kernels written as LLVM IR with llvmlite's builder."""
+    from graphcell_ir.backend.codegen import direct_conv, direct_filter
+    return {direct_conv.SOURCE: direct_conv, direct_filter.SOURCE: direct_filter}
+
+
+SHORT = "short"
+"""``object_code``'s ``optimize`` for a short pipeline (:func:`_optimize_short`)."""
+
+
+def pipeline(source: str, name: str):
+    """``object_code``'s ``optimize`` for function ``name`` of ``source``: :data:`SHORT` for
+    the kernels written as LLVM IR (their loops, vectors and register tiles are explicit
+    already: LLVM's O2 gained them nothing but its time) and for the functions a source lists
+    in a top-level ``SHORT_PIPELINE = ("name", ...)`` (``nn_loops``' layout loops that ran as
+    fast without O2), True (O2 with the loop vectoriser) for the rest."""
+    if source in _hand_written():
+        return SHORT
+    listed = "SHORT_PIPELINE" in source and name in _short_pipeline(source)   # (no parse else)
+    return SHORT if listed else True
+
+
+@functools.lru_cache(maxsize=16)
+def _short_pipeline(source: str) -> tuple:
+    """The names of ``source``'s top-level ``SHORT_PIPELINE`` tuple (none without one)."""
+    for node in _parsed(source).body:
+        if isinstance(node, ast.Assign) and \
+                [getattr(t, "id", None) for t in node.targets] == ["SHORT_PIPELINE"]:
+            return tuple(ast.literal_eval(node.value))
+    return ()
+
+
+_MICROSECONDS_A_CHAR = {True: 3.0, SHORT: 0.5, False: 0.2}
+"""LLVM's time per character of a module's IR by ``optimize``: W2's step objects (process
+time, best of 3) took 2.4-4 us a char at O2 (the smallest kernels ~5), 0.5-1.1 with the short
+pipeline, 0.2-0.35 unoptimised."""
+
+
+def expected_seconds(text: str, optimize=True) -> float:
+    """A rough guess of :func:`object_code`'s time for ``text``: which of the objects waiting
+    to compile are the long ones (``step/code.py`` compiles them first)."""
+    return len(text) * _MICROSECONDS_A_CHAR[SHORT if optimize == SHORT else bool(optimize)] \
+        * 1e-6
+
+
 @functools.lru_cache(maxsize=16)
 def _parsed(source: str) -> ast.Module:
     """The syntax tree of ``source``, parsed once: every loop of ``nn_loops`` is lowered from
@@ -123,23 +168,25 @@ def optimized_ir(source: str, name: str, kinds, no_overflow: bool = False,
     from graphcell_ir.backend.native.target import host_target
     text = lower_module(source, name, kinds, name, entry="pointers", no_overflow=no_overflow,
                         parallel=parallel, noalias=noalias)
-    return str(_optimized(text, host_target())[0])
+    return str(_optimized(text, host_target(), pipeline(source, name))[0])
 
 
-def object_code(text: str, target, optimize: bool = True) -> tuple[bytes, tuple]:
+def object_code(text: str, target, optimize=True) -> tuple[bytes, tuple]:
     """The object file of LLVM IR ``text`` for ``target`` (optimised by :func:`_optimize`
-    unless ``optimize`` is false: straight-line calls, as the native step's, gain nothing from
-    the passes but their time — nor from the code generator's optimisation, level 0 then: the
-    ResNet-18 step's module took 270-600 ms to compile at level 3, 30-60 ms at 0, the steps
-    measured the same) and the outside symbols it calls (libm's)."""
+    when ``optimize`` is true, by :func:`_optimize_short` when it is :data:`SHORT`
+    (:func:`pipeline`); not at all when it is false: straight-line calls, as the native step's,
+    gain nothing from the passes but their time — nor from the code generator's optimisation,
+    level 0 then: the ResNet-18 step's module took 270-600 ms to compile at level 3, 30-60 ms
+    at 0, the steps measured the same) and the outside symbols it calls (libm's)."""
     mod, tm = _optimized(text, target, optimize)
     needs = tuple(sorted(f.name for f in mod.functions
                          if f.is_declaration and not f.name.startswith("llvm.")))
     return tm.emit_object(mod), needs
 
 
-def _optimized(text: str, target, optimize: bool = True) -> tuple:
-    """(module, target machine): LLVM IR ``text`` parsed for ``target``, verified, optimised."""
+def _optimized(text: str, target, optimize=True) -> tuple:
+    """(module, target machine): LLVM IR ``text`` parsed for ``target``, verified, optimised
+    (``optimize`` as for :func:`object_code`)."""
     from graphcell_ir.backend.codegen.machine import llvm_binding
     llvm = llvm_binding()
     tm = _machine(target, 3 if optimize else 0)
@@ -147,7 +194,9 @@ def _optimized(text: str, target, optimize: bool = True) -> tuple:
     mod.triple = target.triple
     mod.data_layout = str(tm.target_data)
     mod.verify()
-    if optimize:
+    if optimize == SHORT:
+        _optimize_short(llvm, mod, tm)
+    elif optimize:
         _optimize(llvm, mod, tm)
     return mod, tm
 
@@ -175,3 +224,21 @@ def _optimize(llvm, mod, tm) -> None:
     pto.loop_interleaving = False
     pb = llvm.create_pass_builder(tm, pto)
     pb.getModulePassManager().run(mod, pb)
+
+
+def _optimize_short(llvm, mod, tm) -> None:
+    """The passes a kernel written as LLVM IR needs (``direct_conv``, ``direct_filter``): its
+    implementation inlined into its entry and dropped, its allocas (loop counters, register
+    tiles) to SSA values, the builder's redundant arithmetic folded and its blocks merged;
+    the code generator's own optimisation (level 3) does the rest. Against :func:`_optimize`
+    (process time, best of 3): conv_direct 31 -> 16 ms, filter_direct 40 -> 18, pad_image
+    17 -> 9, the kernels as fast (a ResNet block's 3x3 32 -> 32 forward, input and filter
+    gradients; docs/decisions.md, "Short pipelines")."""
+    pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=2))
+    pm = llvm.create_new_module_pass_manager()
+    pm.add_always_inliner_pass()
+    pm.add_sroa_pass()
+    pm.add_instruction_combine_pass()
+    pm.add_simplify_cfg_pass()
+    pm.add_global_dead_code_eliminate_pass()
+    pm.run(mod, pb)

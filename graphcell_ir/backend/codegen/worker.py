@@ -202,13 +202,13 @@ class CompileWorker:
         """The running worker's process id."""
         return self._process.pid if self.running() else None
 
-    def object_code(self, text: str, target, optimize: bool = True) -> tuple[bytes, tuple]:
+    def object_code(self, text: str, target, optimize=True) -> tuple[bytes, tuple]:
         """``codegen.object_code(text, target, optimize)``, run in the worker."""
         with self._lock:
             return self._object_code(text, target, optimize)
 
-    def _object_code(self, text: str, target, optimize: bool) -> tuple[bytes, tuple]:
-        request = (text, target.triple, target.cpu, target.features, bool(optimize))
+    def _object_code(self, text: str, target, optimize) -> tuple[bytes, tuple]:
+        request = (text, target.triple, target.cpu, target.features, optimize)
         for _ in range(2):
             if not self.start():
                 from graphcell_ir.backend import codegen

@@ -136,6 +136,15 @@ class ObjectStore:
             self._memory[(path, obj.id)] = Found(obj)
         _write(path, _MAGIC + header.encode() + b"\n" + obj.data)
 
+    def holds_nothing(self) -> bool:
+        """Whether the store's directory has no entry at all (a new cache directory: a build
+        compiles every object it needs), or cannot be read."""
+        try:
+            with os.scandir(self.root()) as entries:
+                return next(entries, None) is None
+        except (OSError, RuntimeError):
+            return True
+
     def refuse(self, id_: str, target: Target, reason: str) -> None:
         """Record that entry ``id_`` cannot be compiled, and why."""
         path = self.path(id_, target)

@@ -30,7 +30,6 @@ Example::
 """
 from __future__ import annotations
 
-import collections
 import itertools
 import os
 import sys
@@ -95,8 +94,10 @@ class ProcessCode:
                 got = emit(lambda job: job)   # the object, or the Compile of one the store lacks
             except NativeError as e:
                 raise Unsupported(f"{what} ({e})") from None
+            compiles = isinstance(got, objects.Compile)
             symbol = self._submit(request, kind, what, _compiled_and_linked, got,
-                                  portable=isinstance(got, objects.Compile))
+                                  portable=compiles,
+                                  seconds=got.expected_seconds() if compiles else 0.0)
         return self._trackers, symbol
 
     def parallel_for(self) -> str:
@@ -104,7 +105,7 @@ class ProcessCode:
         process has none yet, and started on the compile thread: its build is LLVM's work too,
         which waited there for the compiles before it)."""
         return self._known(_POOL) or self._submit(_POOL, "pool", "the native pool",
-                                                  _started_pool)
+                                                  _started_pool, seconds=POOL_SECONDS)
 
     def _known(self, request) -> str | None:
         """The symbol already given for ``request``; raises what a failure on the thread gave."""
@@ -112,11 +113,14 @@ class ProcessCode:
             raise self._failed[request]
         return self._asked.get(request)
 
-    def _submit(self, request, kind: str, what: str, fn, *args, portable: bool = False) -> str:
+    def _submit(self, request, kind: str, what: str, fn, *args, portable: bool = False,
+                seconds: float = 0.0) -> str:
         """A new symbol for ``request``, bound by :meth:`bind` to what ``fn(object_code,
-        *args)`` gives on a compile lane (``portable``: on the worker's too)."""
+        *args)`` gives on a compile lane (``portable``: on the worker's too; ``seconds``: its
+        expected time, see ``_Queue``)."""
         symbol = self._asked[request] = f"graphcell_callee_{next(_SYMBOLS)}"
-        call = _compile_thread().submit(fn, *args, portable=portable, starts_worker=portable)
+        call = _compile_thread().submit(fn, *args, portable=portable, starts_worker=portable,
+                                        seconds=seconds)
         self._pending.append((symbol, request, kind, what, call))
         return symbol
 
@@ -171,6 +175,24 @@ class CalleeFailed(Exception):
     """A callee failed on the compile thread (:meth:`ProcessCode.bind`): emit the step again."""
 
 
+def compiling_soon() -> None:
+    """A function's compile begins (its front end): when the object store holds nothing yet
+    and native steps are on, every object of the build will compile, so the compile lanes and
+    the worker start now. The worker's start (~50 ms of a core: a process importing llvmlite)
+    then runs beside the front end's Python, on a core that has nothing else to do, instead
+    of beside the build's Python and the compile thread (W5: the worker's first object came
+    160 ms after the compile thread's). With objects in the store, the worker still waits for
+    the first object the store lacks (:class:`_CompileThread`).
+
+    Example::
+
+        >>> compiling_soon()   # nothing to return; at most the lanes start
+    """
+    from graphcell_ir import switches
+    if switches.on("GRAPHCELL_NATIVE_STEP") and objects.store().holds_nothing():
+        _compile_thread().start_worker()
+
+
 def _compiled_and_linked(object_code, got) -> tuple:
     """``(object, its Compile or None, tracker, address)`` of ``got`` (an object, or the
     :class:`~graphcell_ir.backend.objects.Compile` of one, compiled by ``object_code``), on a
@@ -196,6 +218,9 @@ def _started_pool(object_code) -> tuple:
 
 
 _POOL = ("pool",)   # ProcessCode's request of the pool
+POOL_SECONDS = 0.015
+"""The native pool's build (its drain loop compiled, linked, its threads started): 12-15 ms
+on W5's compile thread."""
 _SYMBOLS = itertools.count()
 _THREAD = None
 _THREAD_LOCK = threading.Lock()
@@ -280,16 +305,23 @@ class _CompileThread:
             _daemon("graphcell-compile-worker", self._serve_worker)
 
     def submit(self, fn, *args, urgent: bool = False, portable: bool = False,
-               starts_worker: bool = False) -> "_Call":
+               starts_worker: bool = False, seconds: float = 0.0) -> "_Call":
         """``fn(object_code, *args)`` on a lane; ``portable``: its LLVM work is all in
         ``object_code`` (the worker lane may take it: compiling an object; not building the
         pool, whose LLVM runs here and would only take turns with the compile thread's);
-        ``starts_worker``: the worker is worth its start (see the class)."""
-        call = _Call(fn, args, portable)
+        ``starts_worker``: the worker is worth its start (see the class); ``seconds``: its
+        expected time (the longest waiting call goes first: :class:`_Queue`)."""
+        call = _Call(fn, args, portable, seconds)
         self.calls.put(call, urgent)
         if starts_worker:
             self.worth_a_worker.set()
         return call
+
+    def start_worker(self) -> None:
+        """Start the worker now (if this process has one), not at the first object the store
+        lacks (:func:`compiling_soon`)."""
+        if self.worker is not None:
+            self.worth_a_worker.set()
 
     def _serve(self, object_code, portable_only: bool = False) -> None:
         while (call := self.calls.get(portable_only)) is not _STOP:
@@ -327,32 +359,45 @@ def _daemon(name: str, target, *args) -> None:
 
 
 class _Queue:
-    """First in first out, but :meth:`put` ``urgent`` goes first; :meth:`get`
-    ``portable_only`` takes the first portable call (or the end)."""
+    """The calls waiting for a lane: :meth:`put` ``urgent`` goes first (the step's module:
+    the build waits for it), then the longest expected (``_Call.seconds``; equal ones first in
+    first out), then the end (:data:`_STOP`); :meth:`get` ``portable_only`` takes only portable
+    calls (or the end).
+
+    Longest first: the build submits its objects as it emits them and then waits for all of
+    them; by then most are queued, and the two lanes end closest together when the long ones
+    go first and the short ones fill in (in arrival order, W5's last object was its longest
+    but one: filter_direct alone on the worker lane for 58 ms while the compile thread
+    idled; docs/decisions.md, "Longest first")."""
 
     def __init__(self):
-        self.items, self.ready = collections.deque(), threading.Condition()
+        self.items, self.ready = [], threading.Condition()
+        self.arrivals = itertools.count()
 
     def put(self, item, urgent: bool = False) -> None:
+        rank = (0,) if item is _STOP else (2,) if urgent else (1, item.seconds)
         with self.ready:
-            (self.items.appendleft if urgent else self.items.append)(item)
+            self.items.append((rank, -next(self.arrivals), item))
             self.ready.notify_all()   # (a lane waiting for portable calls may not take it)
 
     def get(self, portable_only: bool = False):
         with self.ready:
             while True:
-                for i, item in enumerate(self.items):
-                    if not portable_only or item is _STOP or item.portable:
-                        del self.items[i]
-                        return item
+                ready = [entry for entry in self.items if not portable_only
+                         or entry[2] is _STOP or entry[2].portable]
+                if ready:
+                    entry = max(ready, key=lambda e: e[:2])
+                    self.items.remove(entry)
+                    return entry[2]
                 self.ready.wait()
 
 
 class _Call:
     """A submitted call: :meth:`result` waits for its value (or raises its exception)."""
 
-    def __init__(self, fn, args, portable: bool = False):
+    def __init__(self, fn, args, portable: bool = False, seconds: float = 0.0):
         self.fn, self.args, self.portable, self.done = fn, args, portable, threading.Event()
+        self.seconds = seconds   # expected (the queue's order)
         self.value = self.error = None
         self.cancelled = False
 

@@ -29,7 +29,8 @@ From 16 input channels (:func:`nnkernels.by_rows`) the other forwards and the in
 run on rows instead, as nnkernels does: the image channels last, ``im2row``/``row2im`` and the
 transposed products (:func:`_conv2d_rows`, :func:`_input_rows`). A stride-1 input gradient
 that nnkernels runs as a forward convolution (:func:`nnkernels.input_as_forward`) is emitted so
-here too: the flipped filter, then the forward's own path (:func:`_input_forward`). Columns
+here too: on the direct kernel by the flipped filter's taps, else the flipped filter, then the
+forward's own path (:func:`_input_forward`). Columns
 of more than :data:`KEPT_COLUMNS` are streamed: one sample at a time through its block's slot,
 in L2 (:func:`_streamed`).
 
@@ -263,20 +264,25 @@ def _pad_image(task, dtype, src, shape: tuple, image, size: int, pt: int, pl: in
               source=D.SOURCE)
 
 
-def conv2d_direct(e, x, w, y, dtype, g, x_shape, o: int) -> None:
+def conv2d_direct(e, x, w, y, dtype, g, x_shape, o: int, flipped: bool = False) -> None:
     """``y = conv2d(x, w)`` of stride and dilation 1 on the direct kernel
     (nnkernels.conv2d_direct, :func:`nnkernels.direct`): the filter's taps once, then per
     sample, in its block's padded image (so in L2), ``pad_image`` and ``conv_direct`` straight
     into NCHW. ``x``, ``w``, ``y``: pointers (the step's values by ``e.pointer``, or scratch) to
-    C-ordered NCHW ``x_shape``, ``(o, C, KH, KW)`` and ``(N, o, OH, OW)`` arrays of ``dtype``."""
+    C-ordered NCHW ``x_shape``, ``(o, C, KH, KW)`` and ``(N, o, OH, OW)`` arrays of ``dtype``;
+    ``flipped``: ``w`` is ``(C, o, KH, KW)``, the filter whose flip (nnkernels.flipped_filter)
+    the convolution is by, its taps read from it (``filter_taps``' flip)."""
     from graphcell_ir.backend.codegen import direct_conv as D
     item, i64 = dtype.itemsize, e.i64
     n, c, h, wd = x_shape
-    ckk = c * g.kh * g.kw
+    kk = g.kh * g.kw
+    ckk = c * kk
     hp, wp = g.padded(h, wd)
     opad, size = D.padded_outputs(o), D.image_size(c, hp, wp)
     wt = e.scratch((ckk, opad), dtype)
-    e.nn_loop("filter_taps", [(w, dtype, (o, ckk)), (wt, dtype, (ckk, opad))])
+    wo, wc = (c, o) if flipped else (o, c)   # w's own (O, C)
+    e.nn_loop("filter_taps", [(w, dtype, (wo * wc * kk,)), (wt, dtype, (ckk, opad)),
+                              wo, wc, kk, int(flipped)])
     xp = e.scratch((n, size), dtype)
     task = Task(e, "conv2d_direct", [x, wt, xp, y])
     xb, wb, pb, yb = task.bases
@@ -598,15 +604,20 @@ def _input_rows(e, w, dy, dx, dtype, g, n: int, c: int, o: int, p: int, ckk: int
 
 def _input_forward(e, op, dy, w, dx, dtype, g, pads: tuple) -> None:
     """The stride-1 input gradient as the forward convolution of ``dy`` by the flipped filter
-    (nnkernels.input_as_forward): ``flip_filter`` into a scratch filter, then the forward's
-    own path for that window (:func:`_forward`), as the runner calls nnkernels.conv2d."""
+    (nnkernels.input_as_forward), as nnkernels._input_forward runs it: on the direct kernel
+    its taps straight from ``w`` (:func:`conv2d_direct` ``flipped``), else ``flip_filter``
+    into a scratch filter and the forward's own path for that window (:func:`_forward`)."""
     o, c, kh, kw = w.type.shape
+    win = (("pad_mode", "pad"), ("pad", pads), ("stride", (1, 1)), ("dilation", (g.dh, g.dw)),
+           ("group", 1))
+    forward = K._conv_geo(dy.type.shape, (c, o, kh, kw), win)
+    if K.direct(dy.type.shape, 1, forward):
+        return conv2d_direct(e, e.pointer(dy), e.pointer(w), e.pointer(dx), dtype, forward,
+                             dy.type.shape, c, flipped=True)
     flipped = _Filter(e.scratch((c, o, kh, kw), dtype), (c, o, kh, kw))
     e.nn_loop("flip_filter", [(e.pointer(w), dtype, w.type.shape),
                               (flipped.pointer, dtype, flipped.shape)])
-    win = (("pad_mode", "pad"), ("pad", pads), ("stride", (1, 1)), ("dilation", (g.dh, g.dw)),
-           ("group", 1))
-    _forward(e, op, dy, flipped, dx, dtype, K._conv_geo(dy.type.shape, flipped.shape, win), 1)
+    _forward(e, op, dy, flipped, dx, dtype, forward, 1)
 
 
 def conv2d_backprop_input(e, op) -> None:

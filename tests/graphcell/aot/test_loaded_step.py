@@ -393,7 +393,7 @@ def test_a_loaded_step_with_native_segments_is_bit_equal_to_in_process(tmp_path,
     assert "batch_norm" not in host_ops and "transpose" not in host_ops   # the step's own
     if name == "lenet":   # LeNet's convolutions and pools are the step's own too
         names = {c.rsplit(".", 1)[-1] for c in called}   # a step's own loop: "<source>.name"
-        assert host_ops == () and {"im2col", "flip_filter", "max_pool", "max_pool_grad",
+        assert host_ops == () and {"im2col", "filter_taps", "max_pool", "max_pool_grad",
                                    "filter_total"} <= names, (called, host_ops)
     if name == "conv_bn":   # its 6x6 convolution (the wide layout) is the step's own too
         names = {c.rsplit(".", 1)[-1] for c in called}

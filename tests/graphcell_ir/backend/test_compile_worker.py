@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -111,7 +112,8 @@ def test_the_workers_objects_are_this_processs_byte_for_byte(empty_store, monkey
                                                              a_worker):
     seen = _recorded_compiles(monkeypatch)
     compile_executable(parse_module(STEP), "f")
-    assert len(seen) > 5 and {o for *_, o in seen} == {True, False}
+    # every pipeline: O2 (loops, kernels), none (the step's module), short (the direct kernels)
+    assert len(seen) > 5 and {o for *_, o in seen} == {True, False, codegen.SHORT}
     for text, target, optimize in seen:
         here = codegen.object_code(text, target, optimize)
         there = a_worker.object_code(text, target, optimize)
@@ -232,6 +234,46 @@ def test_the_worker_starts_for_an_object_to_compile_not_for_a_warm_build(empty_s
     assert build_on_fresh_lanes() == (False, False)       # warm: the store has them all
 
 
+def test_a_compile_beginning_with_a_new_cache_starts_the_worker_at_once(empty_store, tmp_path,
+                                                                        monkeypatch):
+    """An empty object store: the build will compile every object, so the worker starts when
+    the compile begins (beside the front end); with objects stored, or native steps off, it
+    waits for the first object the store lacks."""
+    def soon_on_fresh_lanes():
+        lanes = code._CompileThread(worker=CompileWorker())
+        monkeypatch.setattr(code, "_THREAD", lanes)
+        try:
+            code.compiling_soon()
+            started = lanes.worth_a_worker.is_set()
+            if started:
+                deadline = time.monotonic() + 60
+                while not lanes.worker.running() and time.monotonic() < deadline:
+                    time.sleep(0.01)
+                assert lanes.worker.running()
+            return started
+        finally:
+            lanes.stop()
+    assert soon_on_fresh_lanes()
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "0")
+    assert not soon_on_fresh_lanes()
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    (tmp_path / "objects").mkdir()
+    (tmp_path / "objects" / "an-object.o").write_bytes(b"")
+    assert not soon_on_fresh_lanes()
+
+
+def test_the_interpreter_backend_starts_no_worker(monkeypatch):
+    from graphcell.graph import executor
+    calls = []
+    monkeypatch.setattr(code, "compiling_soon", lambda: calls.append(1))
+    monkeypatch.setenv("GRAPHCELL_BACKEND", "interp")
+    executor.compiling_soon()
+    assert calls == []
+    monkeypatch.delenv("GRAPHCELL_BACKEND")
+    executor.compiling_soon()
+    assert calls == [1]
+
+
 @pytest.mark.parametrize("switch,cpus", [("0", {0, 1}), ("1", {0})], ids=["off", "one-core"])
 def test_no_worker_when_switched_off_or_on_one_core(monkeypatch, switch, cpus):
     monkeypatch.setenv("GRAPHCELL_COMPILE_WORKER", switch)
@@ -287,6 +329,26 @@ def test_a_worker_that_does_not_start_means_compiling_here(monkeypatch, interpre
     assert w.object_code(text, host_target()) == codegen.object_code(text, host_target())
     monkeypatch.undo()
     assert not w.start() and not w.running()
+
+
+def test_the_longest_expected_call_goes_first_then_arrival_order_then_the_end():
+    """The lanes take the longest waiting compile first (the two lanes end together), equal
+    ones in the order they came, the end of the lanes after every call."""
+    queue = code._Queue()
+    short, long_, other_short, medium = (code._Call(None, (), True, s)
+                                         for s in (0.01, 0.05, 0.01, 0.02))
+    for call in (short, long_):
+        queue.put(call)
+    queue.put(code._STOP)
+    for call in (other_short, medium):
+        queue.put(call)
+    assert [queue.get() for _ in range(5)] == [long_, medium, short, other_short, code._STOP]
+
+
+def test_a_compiles_expected_time_grows_with_its_ir_and_its_pipeline():
+    text = "define void @f() {\n  ret void\n}\n"
+    assert codegen.expected_seconds(text * 2) > codegen.expected_seconds(text) > \
+        codegen.expected_seconds(text, codegen.SHORT) > codegen.expected_seconds(text, False) > 0
 
 
 def test_the_worker_lane_takes_only_what_it_can_compile_and_urgent_calls_go_first():

@@ -380,13 +380,20 @@ def _rule(op, w, attrs):
 
 
 def _counting_forwards(monkeypatch) -> list:
-    """Spy on nnkernels.conv2d: the forward convolutions a gradient runs, by dy's shape."""
-    forwards, conv2d = [], nnkernels.conv2d
+    """Spy on the forward convolutions a gradient runs, by dy's shape: nnkernels.conv2d, and
+    the direct kernel by the flipped filter's taps (which it runs without conv2d)."""
+    forwards, conv2d, conv2d_direct = [], nnkernels.conv2d, nnkernels.conv2d_direct
 
     def counted(L, x, w, **attrs):
         forwards.append(x.shape)
         return conv2d(L, x, w, **attrs)
+
+    def counted_direct(fns, L, x, w, g, flipped=False):
+        if flipped:
+            forwards.append(x.shape)
+        return conv2d_direct(fns, L, x, w, g, flipped)
     monkeypatch.setattr(nnkernels, "conv2d", counted)
+    monkeypatch.setattr(nnkernels, "conv2d_direct", counted_direct)
     return forwards
 
 
@@ -905,14 +912,17 @@ def test_the_direct_convolutions_padded_image(c, h, w, pt, pl, hp, wp, dtype):
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
-def test_the_direct_convolutions_filter_taps_compiled_and_as_python(dtype):
-    """filter_taps: output channels innermost, zero columns past O, compiled and as Python."""
-    w = np.random.default_rng(3).standard_normal((5, 3 * 2 * 2)).astype(dtype)
-    want = np.zeros((12, 8), dtype)
-    want[:, :5] = w.T
+@pytest.mark.parametrize("flip", [0, 1])
+def test_the_direct_convolutions_filter_taps_compiled_and_as_python(dtype, flip):
+    """filter_taps: output channels innermost, zero columns past them, compiled and as Python;
+    with ``flip`` the taps of the flipped filter (flipped_filter's, read from ``w``)."""
+    w = np.random.default_rng(3).standard_normal((5, 3, 2, 3)).astype(dtype)
+    f = nnkernels.flipped_filter(loops.namespace(False), w) if flip else w
+    want = np.zeros((f.shape[1] * 6, 8), dtype)
+    want[:, :f.shape[0]] = f.reshape(f.shape[0], -1).T
     for L in (loops.namespace(True), loops.namespace(False)):
         wt = np.full(want.shape, 7, dtype)
-        L.filter_taps(w, wt)
+        L.filter_taps(w.reshape(-1), wt, 5, 3, 6, flip)
         np.testing.assert_array_equal(wt, want)
 
 
