@@ -186,11 +186,6 @@ def _check_machine(obj: ElfObject, triple: str | None) -> None:
             raise NativeError(f"ELF machine {obj.machine} is not {arch}")
 
 
-def undefined_symbols(data: bytes) -> list[str]:
-    """The global symbols an ELF64 object uses without defining (what linking must resolve)."""
-    return read_elf(data).undefined()
-
-
 # --- what graphcell emits ----------------------------------------------------------------------
 
 _LIBM = ("exp exp2 exp10 expm1 log log2 log10 log1p pow sqrt cbrt sin cos tan sincos asin acos "
