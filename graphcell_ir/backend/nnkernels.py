@@ -363,6 +363,10 @@ def conv2d(L, x, w, *, out_channel=0, kernel_size=None, mode=1, data_format="NCH
     n, o = x.shape[0], w.shape[0]
     if _wide(x.shape, g):
         return _conv2d_wide(L, x, w, g, grp)
+    if winograd(x.shape, o, grp, g, x.dtype):
+        fns = _winograd_kernels(L, x.dtype.name)
+        if fns is not None:
+            return conv2d_winograd(fns, L, x, w, g)
     if direct(x.shape, grp, g):
         fns = _direct_kernels(L, x.dtype.name)
         if fns is not None:
@@ -439,6 +443,83 @@ def conv2d_direct(fns, L, x, w, g: C.Window) -> np.ndarray:
                 raise RuntimeError("the direct convolution refused its arrays")
     _blas_blocks(n, blocks(n, direct_forward_work(n, c, o, g, hp, wp), GEMM_UNIT), run)
     return y
+
+
+WINOGRAD_MIN_CHANNELS = 16
+"""Input and output channels from which a 3x3 forward runs on the Winograd kernel
+(:func:`winograd`): one core, 32x32 maps, against the direct kernel: 8 input channels 1.05x,
+16 1.3x, 32 1.4x (the input tiles' transform is per input channel, the output's per output
+channel, the products per pair)."""
+WINOGRAD_MIN_LANES = 0.85
+"""The least share of its lanes the Winograd kernel's vectors of tiles (half a row of outputs)
+may fill against the direct kernel's vectors of outputs (a row): on 16x16 maps (half the lanes
+against all) it ran 0.74-0.89x the direct kernel's speed, on 20x20 and 32x32 (alike) 1.4x."""
+
+
+def _lanes_filled(count: int) -> float:
+    """The share of its 16-lane vectors ``count`` items fill."""
+    return count / (-(-count // 16) * 16)
+
+
+def winograd(x_shape, o: int, grp: int, g: C.Window, dtype) -> bool:
+    """Whether a forward convolution the direct kernel would run (:func:`direct`) runs on the
+    Winograd kernel instead (:func:`conv2d_winograd`): a 3x3 float32 filter between at least
+    :data:`WINOGRAD_MIN_CHANNELS` channels, rows that fill its vectors of tiles about as well
+    as the direct kernel's vectors (:data:`WINOGRAD_MIN_LANES`). A shape's rule, which the
+    native step asks too (the same bits).
+
+    >>> g = _conv_geo((32, 32, 32, 32), (32, 32, 3, 3), (("pad_mode", "pad"),
+    ...     ("pad", (1, 1, 1, 1)), ("stride", (1, 1)), ("dilation", (1, 1)), ("group", 1)))
+    >>> winograd((32, 32, 32, 32), 32, 1, g, np.float32), winograd((32, 32, 32, 32), 32, 1,
+    ...     g, np.float64)
+    (True, False)
+    """
+    return (np.dtype(dtype) == np.float32 and g.kh == g.kw == 3
+            and min(x_shape[1], o) >= WINOGRAD_MIN_CHANNELS
+            and _lanes_filled(-(-g.ow // 2)) >= WINOGRAD_MIN_LANES * _lanes_filled(g.ow)
+            and direct(x_shape, grp, g))
+
+
+def _winograd_kernels(L, dtype: str):
+    """The Winograd convolution's linked entries (``codegen/winograd_conv.py``'s
+    ``conv_winograd`` and ``direct_conv``'s ``pad_image``), or None (as :func:`_direct_kernels`)."""
+    from graphcell_ir.backend.codegen import direct_conv as D, winograd_conv as W
+    if L is nn_loops:
+        return None
+    return _hand_written(dtype, ((W, W.NAME), (D, D.PAD)))
+
+
+def conv2d_winograd(fns, L, x, w, g: C.Window) -> np.ndarray:
+    """The 3x3 stride-1 forward convolution by Winograd's F(2x2, 3x3) (``fns``:
+    :func:`_winograd_kernels`): the filter transformed once (``winograd_filter``), then per
+    sample, in its block's one padded image and work buffer, the planes zero-padded to whole
+    2x2 tiles (``pad_image``) and the kernel's bands of tiles straight into NCHW."""
+    from graphcell_ir.backend.codegen import direct_conv as D, winograd_conv as W
+    n, c, h, wd = x.shape
+    o = w.shape[0]
+    hp, wp = W.padded_size(g.oh, g.ow)
+    u = np.empty((W.ELEMENTS, c, D.padded_outputs(o)), x.dtype)
+    L.winograd_filter(_c(w), u)
+    xc = _c(x)
+    y = np.empty((n, o, g.oh, g.ow), x.dtype)
+    size, work_size, (conv, pad) = W.image_size(c, hp, wp), W.work_size(c, u.shape[2]), fns
+
+    def run(lo, hi):   # a block of samples through one padded image and work buffer
+        xp = _workspace((size,), x.dtype, "padded")
+        work = _workspace((work_size,), x.dtype, "winograd")
+        for s in range(lo, hi):
+            if not (pad(xc[s], xp, g.pt, g.pl, hp, wp) and conv(xp, u, y[s], work, hp, wp)):
+                raise RuntimeError("the Winograd convolution refused its arrays")
+    _blas_blocks(n, blocks(n, winograd_work(n, c, o, g, hp, wp), GEMM_UNIT), run)
+    return y
+
+
+def winograd_work(n: int, c: int, o: int, g: C.Window, hp: int, wp: int) -> int:
+    """The blocks rule's work of a Winograd convolution: its products' multiply-adds (16 per
+    2x2 tile, tiles rounded up to 16 lanes) and its padded images' copies."""
+    from graphcell_ir.backend.codegen import direct_conv as D
+    tiles = (hp // 2 - 1) * -(-(wp // 2 - 1) // 16) * 16
+    return n * D.padded_outputs(o) * tiles * c * 16 + n * c * hp * wp * COPY_MACS
 
 
 def direct_forward_work(n: int, c: int, o: int, g: C.Window, hp: int, wp: int) -> int:

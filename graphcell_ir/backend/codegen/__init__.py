@@ -84,8 +84,8 @@ def lower_module(source: str, name: str, kinds, symbol: str, *, entry: str = "ob
     from graphcell_ir.backend.native import abi
     from graphcell_ir.backend.codegen.parallel import mark_noalias
     from graphcell_ir.backend.codegen.release import release
-    from graphcell_ir.backend.codegen import direct_conv, direct_filter
-    written = {direct_conv.SOURCE: direct_conv, direct_filter.SOURCE: direct_filter}
+    from graphcell_ir.backend.codegen import direct_conv, direct_filter, winograd_conv
+    written = {m.SOURCE: m for m in (direct_conv, direct_filter, winograd_conv)}
     if source in written:   # a kernel written as LLVM IR, not in the subset
         module = ir.Module(name="graphcell_direct_conv")
         impl = written[source].function(module, name, kinds)

@@ -295,6 +295,39 @@ def conv2d_direct(e, x, w, y, dtype, g, x_shape, o: int) -> None:
     task.run(n, _split_work(n, K.direct_forward_work(n, c, o, g, hp, wp), K.GEMM_UNIT))
 
 
+def conv2d_winograd(e, x, w, y, dtype, g, x_shape, o: int) -> None:
+    """``y = conv2d(x, w)`` of a 3x3 float32 filter, stride and dilation 1, by Winograd's
+    F(2x2, 3x3) (nnkernels.conv2d_winograd, :func:`nnkernels.winograd`): the filter transformed
+    once (``winograd_filter``), then per sample, in its block's padded image and work buffer,
+    ``pad_image`` to whole tiles and ``conv_winograd`` straight into NCHW. Pointers as
+    :func:`conv2d_direct`'s."""
+    from graphcell_ir.backend.codegen import direct_conv as D, winograd_conv as W
+    item, i64 = dtype.itemsize, e.i64
+    n, c, h, wd = x_shape
+    hp, wp = W.padded_size(g.oh, g.ow)
+    opad, size = D.padded_outputs(o), W.image_size(c, hp, wp)
+    work_size = W.work_size(c, opad)
+    u = e.scratch((W.ELEMENTS, c, opad), dtype)
+    e.nn_loop("winograd_filter", [(w, dtype, (o, c, 3, 3)), (u, dtype, (W.ELEMENTS, c, opad))])
+    xp, work = e.scratch((n, size), dtype), e.scratch((n, work_size), dtype)
+    task = Task(e, "conv2d_winograd", [x, u, xp, work, y])
+    xb, ub, pb, wb, yb = task.bases
+    t = task.t
+    arr1, arr3 = ((None, dtype, (0,) * k) for k in (1, 3))
+
+    def sample(s):
+        image = task.at(pb, t.mul(task.first, i64(size)), item)
+        _pad_image(task, dtype, task.at(xb, t.mul(s, i64(c * h * wd)), item), (c, h, wd),
+                   image, size, g.pt, g.pl, hp, wp)
+        task.loop(W.NAME, [arr1, arr3, arr3, arr1, 0, 0], [
+            image, i64(size), ub, *map(i64, (W.ELEMENTS, c, opad)),
+            task.at(yb, t.mul(s, i64(o * g.oh * g.ow)), item), *map(i64, (o, g.oh, g.ow)),
+            task.at(wb, t.mul(task.first, i64(work_size)), item), i64(work_size),
+            i64(hp), i64(wp)], source=W.SOURCE)
+    task.each(task.first, task.last, sample)
+    task.run(n, _split_work(n, K.winograd_work(n, c, o, g, hp, wp), K.GEMM_UNIT))
+
+
 def conv2d(e, op) -> None:
     """``y = conv2d(x, w)``: per block of samples, im2col then one GEMM per sample and group
     ``(Og, Cg*KH*KW) @ cols`` straight into NCHW (nnkernels.conv2d), or on rows
@@ -314,6 +347,9 @@ def _forward(e, op, x, w, y, dtype, g, grp: int) -> None:
     kg = ckk // grp
     if _wide(op, x.type.shape, g, grp):
         return _conv2d_wide(e, op, x, w, y, dtype, g, n, o, p, ckk)
+    if K.winograd(x.type.shape, o, grp, g, dtype):
+        return conv2d_winograd(e, e.pointer(x), _filter_pointer(e, w), e.pointer(y), dtype, g,
+                               x.type.shape, o)
     if K.direct(x.type.shape, grp, g):
         return conv2d_direct(e, e.pointer(x), _filter_pointer(e, w), e.pointer(y), dtype, g,
                              x.type.shape, o)
