@@ -939,6 +939,114 @@ def test_the_direct_kernels_tiles_for_each_vector_width(features, dtype, monkeyp
         assert_matches(got, want, REGISTRY["conv2d"], f"{features} {x_shape}")
 
 
+WINOGRAD = [   # x shape, w shape, (top, bottom, left, right) padding
+    ((2, 16, 32, 32), (32, 16, 3, 3), (1, 1, 1, 1)),   # 16 tile rows: 5 whole bands and 1 slot
+    ((3, 16, 9, 70), (16, 16, 3, 3), (0, 0, 0, 0)),    # 34 tiles a row: 3 slots; odd rows
+    ((1, 20, 5, 5), (9, 20, 3, 3), (1, 1, 1, 1)),      # 3 tiles: one short slot; filters past 8
+    ((2, 33, 18, 17), (40, 33, 3, 3), (1, 2, 0, 1)),   # uneven padding, odd columns, 2 slots
+    ((1, 1, 4, 4), (1, 1, 3, 3), (0, 0, 0, 0)),        # one tile, one channel each way
+]
+
+
+def _winograd_kernels(features: str, dtype: str):
+    """conv_winograd and pad_image compiled as they are built for targets of ``features``."""
+    from graphcell_ir.backend import objects
+    from graphcell_ir.backend.codegen import direct_conv as D, winograd_conv as W
+    from graphcell_ir.backend.native import abi
+    fns = tuple(objects.jit_function(m.SOURCE, name, m.kinds(name, dtype),   # the source in
+                                     f"test-{abi.source_hash(m.SOURCE)}-{features}-{name}")[0]
+                for m, name in ((W, W.NAME), (D, D.PAD)))                 # the key
+    assert None not in fns
+    return fns
+
+
+@pytest.mark.parametrize("features", ["", "+avx,+avx2,+fma", "+avx512f"],
+                         ids=["sse", "avx2", "avx512"])
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_the_winograd_kernel_matches_the_reference_for_each_vector_width(features, dtype,
+                                                                         monkeypatch):
+    """conv_winograd as built for 128-, 256- and 512-bit vectors (bands of 1 and 3 slots a
+    register tile), compiled for this machine: tile rows of one short slot to three slots,
+    bands whole and short, odd output sizes (a last tile half outside), uneven padding, output
+    channels past the tile of 8, one channel; within the reference's tolerance."""
+    from graphcell_ir.backend.codegen import direct_conv as D
+    monkeypatch.setattr(D, "_features", lambda: features)
+    fns = _winograd_kernels(features, dtype)
+    rng = np.random.default_rng(8)
+    op = REGISTRY["conv2d"]
+    for x_shape, w_shape, pad in WINOGRAD:
+        x = rng.standard_normal(x_shape).astype(dtype)
+        w = rng.standard_normal(w_shape).astype(dtype)
+        win = dict(pad_mode="pad", pad=pad, stride=(1, 1), dilation=(1, 1), group=1)
+        g = nnkernels._conv_geo(x_shape, w_shape, tuple(win.items()))
+        got = nnkernels.conv2d_winograd(fns, loops.namespace(True), x, w, g)
+        assert_matches(got, op.ref(x, w, **op.check_attrs(win)), op, f"{features} {x_shape}")
+
+
+@pytest.mark.parametrize("x_shape,w_shape,window,want", [
+    ((8, 32, 32, 32), (32, 32, 3, 3), dict(pad_mode="same"), True),      # a ResNet block's
+    ((8, 64, 32, 32), (64, 64, 3, 3), dict(pad_mode="pad", pad=(1,) * 4), True),
+    ((8, 16, 20, 20), (16, 16, 3, 3), dict(pad_mode="same"), True),      # rows of 20: alike
+    ((8, 128, 16, 16), (128, 128, 3, 3), dict(pad_mode="same"), False),  # half the lanes
+    ((8, 8, 32, 32), (32, 8, 3, 3), dict(pad_mode="same"), False),       # few input channels
+    ((8, 32, 32, 32), (8, 32, 3, 3), dict(pad_mode="same"), False),      # few filters
+    ((8, 32, 32, 32), (32, 32, 5, 5), dict(pad_mode="same"), False),     # not 3x3
+    ((8, 32, 32, 32), (32, 32, 3, 3), dict(pad_mode="same", stride=(2,)), False),
+    ((8, 32, 32, 32), (32, 32, 3, 3), dict(pad_mode="same", dilation=(2,)), False),
+    ((8, 32, 32, 32), (32, 16, 3, 3), dict(pad_mode="same", group=2), False),
+], ids=str)
+def test_the_winograd_rule(x_shape, w_shape, window, want):
+    """3x3 float32 stride 1, dilation 1, ungrouped, from 16 channels each way, on rows that
+    fill its vectors of tiles as the direct kernel's vectors; float64 keeps the direct kernel."""
+    win = dict(pad=(0,), stride=(1,), dilation=(1,), group=1) | window
+    attrs = REGISTRY["conv2d"].check_attrs(dict(win, out_channel=w_shape[0],
+                                                kernel_size=w_shape[2:]))
+    g = nnkernels._conv_geo(x_shape, w_shape, tuple(
+        (k, attrs[k]) for k in ("pad_mode", "pad", "stride", "dilation", "group")))
+    group = attrs["group"]
+    assert nnkernels.winograd(x_shape, w_shape[0], group, g, np.float32) is want
+    assert nnkernels.winograd(x_shape, w_shape[0], group, g, np.float64) is False
+
+
+def test_the_runner_takes_the_winograd_kernel_forward_and_for_the_input_gradient(monkeypatch):
+    """A ResNet block's convolution (fewer samples): its forward and its input gradient (the
+    forward of dy by the flipped filter) run on the Winograd kernel when compiled, the filter
+    gradient on its own kernel; as Python the loops keep the rows and columns. All within the
+    reference's tolerance."""
+    used = []
+    run = nnkernels.conv2d_winograd
+    monkeypatch.setattr(nnkernels, "conv2d_winograd", lambda *a: used.append(1) or run(*a))
+    for name, operands, attrs in _conv_calls((2, 32, 32, 32), (32, 32, 3, 3),
+                                             dict(pad_mode="same"), "float32"):
+        op = REGISTRY[name]
+        attrs = op.check_attrs(attrs)
+        want = op.ref(*operands, **attrs)
+        before = len(used)
+        assert_matches(kernel(op, jit=True)(*operands, **attrs), want, op, name)
+        assert len(used) - before == (name != "conv2d_backprop_filter"), name
+        assert_matches(kernel(op, jit=False)(*operands, **attrs), want, op, f"Python {name}")
+    assert len(used) == 2
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_the_winograd_filter_transform_compiled_and_as_python(dtype):
+    """winograd_filter: G w G^T of every filter pair, elements outermost, zero columns past O;
+    compiled and as Python alike (the same roundings), against numpy's float64 product."""
+    G = np.array([[1, 0, 0], [.5, .5, .5], [.5, -.5, .5], [0, 0, 1]])
+    w = np.random.default_rng(4).standard_normal((5, 3, 3, 3)).astype(dtype)
+    want = np.zeros((16, 3, 8))
+    want[:, :, :5] = np.einsum("ai,ocij,bj->abco", G, w.astype(np.float64), G).reshape(16, 3, 5)
+    got = []
+    for L in (loops.namespace(True), loops.namespace(False)):
+        u = np.full(want.shape, 7, dtype)
+        L.winograd_filter(w, u)
+        np.testing.assert_allclose(u, want, rtol=0,   # a few roundings of sums of w's size
+                                   atol=4 * np.finfo(dtype).eps * np.abs(w).max())
+        assert (u[:, :, 5:] == 0).all()
+        got.append(u)
+    np.testing.assert_array_equal(*got)
+
+
 @pytest.mark.parametrize("features", ["", "+avx,+avx2,+fma", "+avx512f"],
                          ids=["sse", "avx2", "avx512"])
 @pytest.mark.parametrize("dtype", FLOATS)
