@@ -22,7 +22,7 @@ then per element ``e`` of the 16 the products ``M[e] = sum over c of U[e, c, o] 
 (register tiles of ``OUT_TILE`` output channels by ``Q`` slots as ``conv_direct``'s: one fused
 multiply-add per channel, in channel order from +0.0), then each output channel's 2x2 tiles
 ``A^T M A`` interleaved back into two rows (masked stores: no junk columns or rows). ``W``
-and ``Q`` are ``direct_conv.shape_of_tile``'s.
+and ``Q`` are :func:`shape_of_band`'s.
 
 The rounding is not the direct kernel's: the transforms' additions come before and after the
 products (the error is a small multiple of the direct kernel's; the tests compare with the
@@ -51,9 +51,9 @@ SOURCE = Path(__file__).read_text() + D.SOURCE
 NAME = "conv_winograd"
 ELEMENTS = 16
 """Elements of a transformed 4x4 tile."""
-BAND = 3
+BAND = 4
 """Slots of tiles a band transforms, multiplies and transforms back while its tiles are in
-the caches (a multiple of every target's ``Q``: AVX-512's 3, AVX's and SSE's 1)."""
+the caches (a multiple of every target's ``Q``, :func:`shape_of_band`)."""
 LANES = 16
 """The widest vector's lanes (16 float32): the buffers are sized for it whatever the target."""
 
@@ -66,6 +66,16 @@ def kinds(name: str, dtype: str) -> tuple:
     """The argument kinds of :data:`NAME` for a float dtype (its one signature)."""
     arrays, scalars = _SIGNATURES[name]
     return tuple(("array", dtype, d) for d in arrays) + (("scalar", "int64"),) * scalars
+
+
+def shape_of_band(dtype: str, features: str) -> tuple[int, int]:
+    """``(W, Q)``: lanes of a vector and slots of a register tile for ``dtype`` on a target
+    with LLVM features ``features``: ``direct_conv``'s lanes; 2 slots (16 accumulators) with
+    AVX-512's 32 registers, else 1. Two slots by 8 channels keep the FMAs busy (2 loads and 8
+    broadcasts per 16 FMAs) and divide a band of 4: no second, shorter tile for a band's last
+    slot (3 slots ran as fast and took 15-20 ms more of LLVM in every cold compile)."""
+    lanes, q = D.shape_of_tile(dtype, features)
+    return lanes, min(q, 2)
 
 
 def padded_size(oh: int, ow: int) -> tuple[int, int]:
@@ -101,7 +111,7 @@ def function(module: ir.Module, name: str, kinds) -> ir.Function:
         raise Unsupported(f"{name} takes arrays of {arrays} dimensions of one float dtype and "
                           f"{scalars} int64, not {kinds}")
     dtype = dtypes.pop()
-    lanes, q = D.shape_of_tile(dtype, D._features())
+    lanes, q = shape_of_band(dtype, D._features())
     return _Builder(module, dtype, lanes, q).build_winograd()
 
 
@@ -195,14 +205,13 @@ class _Builder(D._Builder):
 
     def _products(self, nb, g) -> None:
         """``M[e, r, o] = sum over ci of U[e, ci, o] * V[e, r, ci]``: per element, register
-        tiles of ``OUT_TILE`` channels by ``q`` slots (a short band's slots one at a time)."""
+        tiles of ``OUT_TILE`` channels by ``q`` slots. A short band's last tile may take a slot
+        past ``nb``: it reads and writes the band's buffers there (an earlier band's tiles, or
+        the work's first contents), and no output is ever taken from it."""
         b, q = self.b, self.q
-        whole = b.mul(b.sdiv(nb, _I64(q)), _I64(q))
 
         def element(e):
-            self._loop(self.counters[2], _I64(0), whole, q, lambda r0: self._tiles(e, r0, q, g))
-            if q > 1:
-                self._loop(self.counters[2], whole, nb, 1, lambda r0: self._tiles(e, r0, 1, g))
+            self._loop(self.counters[2], _I64(0), nb, q, lambda r0: self._tiles(e, r0, q, g))
         self._loop(self.counters[1], _I64(0), _I64(ELEMENTS), 1, element)
 
     def _tiles(self, e, r0, q, g) -> None:

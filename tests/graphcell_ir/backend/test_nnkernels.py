@@ -939,11 +939,12 @@ def test_the_direct_kernels_tiles_for_each_vector_width(features, dtype, monkeyp
         assert_matches(got, want, REGISTRY["conv2d"], f"{features} {x_shape}")
 
 
-WINOGRAD = [   # x shape, w shape, (top, bottom, left, right) padding
-    ((2, 16, 32, 32), (32, 16, 3, 3), (1, 1, 1, 1)),   # 16 tile rows: 5 whole bands and 1 slot
+WINOGRAD = [   # x shape, w shape, (top, bottom, left, right) padding; bands of 4 slots
+    ((2, 16, 32, 32), (32, 16, 3, 3), (1, 1, 1, 1)),   # 16 tile rows of one slot: 4 bands
     ((3, 16, 9, 70), (16, 16, 3, 3), (0, 0, 0, 0)),    # 34 tiles a row: 3 slots; odd rows
-    ((1, 20, 5, 5), (9, 20, 3, 3), (1, 1, 1, 1)),      # 3 tiles: one short slot; filters past 8
-    ((2, 33, 18, 17), (40, 33, 3, 3), (1, 2, 0, 1)),   # uneven padding, odd columns, 2 slots
+    ((1, 16, 10, 30), (16, 16, 3, 3), (1, 1, 1, 1)),   # 5 slots: a last band of 1
+    ((1, 20, 5, 5), (9, 20, 3, 3), (1, 1, 1, 1)),      # 3 slots of 3 tiles; filters past 8
+    ((2, 33, 18, 17), (40, 33, 3, 3), (1, 2, 0, 1)),   # uneven padding, odd columns; 4, 4, 2
     ((1, 1, 4, 4), (1, 1, 3, 3), (0, 0, 0, 0)),        # one tile, one channel each way
 ]
 
@@ -965,10 +966,11 @@ def _winograd_kernels(features: str, dtype: str):
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_the_winograd_kernel_matches_the_reference_for_each_vector_width(features, dtype,
                                                                          monkeypatch):
-    """conv_winograd as built for 128-, 256- and 512-bit vectors (bands of 1 and 3 slots a
-    register tile), compiled for this machine: tile rows of one short slot to three slots,
-    bands whole and short, odd output sizes (a last tile half outside), uneven padding, output
-    channels past the tile of 8, one channel; within the reference's tolerance."""
+    """conv_winograd as built for 128-, 256- and 512-bit vectors (register tiles of 1 and 2
+    slots), compiled for this machine: tile rows of one short slot to three slots, bands whole
+    and short (a last tile past the band's slots), odd output sizes (a last tile half outside),
+    uneven padding, output channels past the tile of 8, one channel; within the reference's
+    tolerance."""
     from graphcell_ir.backend.codegen import direct_conv as D
     monkeypatch.setattr(D, "_features", lambda: features)
     fns = _winograd_kernels(features, dtype)
