@@ -142,33 +142,6 @@ def filter_taps(w, wt):
                 d[o0 + q] = w[o0 + q, k] if o0 + q < o_ else 0
 
 
-def winograd_filter(w, u):
-    """u[e, c, o] = (G w[o, c] G^T)[e // 4, e % 4], 0 for o >= O: a 3x3 filter (O, C, 3, 3)
-    transformed for the Winograd convolution F(2x2, 3x3) (``codegen/winograd_conv.py``), G's
-    rows (1, 0, 0), (1/2, 1/2, 1/2), (1/2, -1/2, 1/2), (0, 0, 1); its 16 elements outermost,
-    output channels innermost and zero-padded to u's columns (the kernel's tiles)."""
-    o_, c_ = w.shape[0], w.shape[1]
-    for c in range(c_):
-        for o in range(u.shape[2]):
-            if o < o_:
-                g = w[o, c]
-                for j in range(3):   # G g's rows 0 and 3, then 1 and 2, one column at a time
-                    u[j, c, o] = g[0, j]
-                    u[12 + j, c, o] = g[2, j]
-                    u[4 + j, c, o] = (g[0, j] + g[1, j] + g[2, j]) * 0.5
-                    u[8 + j, c, o] = (g[0, j] - g[1, j] + g[2, j]) * 0.5
-                for i in range(4):   # then times G^T: columns 0 and 2 of each row kept
-                    a = u[4 * i, c, o]
-                    d = u[4 * i + 2, c, o]
-                    b = u[4 * i + 1, c, o]
-                    u[4 * i + 3, c, o] = d
-                    u[4 * i + 1, c, o] = (a + b + d) * 0.5
-                    u[4 * i + 2, c, o] = (a - b + d) * 0.5
-            else:
-                for e in range(16):
-                    u[e, c, o] = 0.0
-
-
 def flip_filter(w, out):
     """out[c, o, i, j] = w[o, c, KH-1-i, KW-1-j]: the filter of the forward convolution that
     is a stride-1 convolution's input gradient (``nnkernels.input_as_forward``), the kernel

@@ -491,18 +491,20 @@ def _winograd_kernels(L, dtype: str):
 
 def conv2d_winograd(fns, L, x, w, g: C.Window) -> np.ndarray:
     """The 3x3 stride-1 forward convolution by Winograd's F(2x2, 3x3) (``fns``:
-    :func:`_winograd_kernels`): the filter transformed once (``winograd_filter``), then per
-    sample, in its block's one padded image and work buffer, the planes zero-padded to whole
-    2x2 tiles (``pad_image``) and the kernel's bands of tiles straight into NCHW."""
+    :func:`_winograd_kernels`): the filter transformed once (one product by
+    ``winograd_conv.filter_matrix`` into the zeroed, padded ``u``), then per sample, in its
+    block's one padded image and work buffer, the planes zero-padded to whole 2x2 tiles
+    (``pad_image``) and the kernel's bands of tiles straight into NCHW."""
     from graphcell_ir.backend.codegen import direct_conv as D, winograd_conv as W
     n, c, h, wd = x.shape
     o = w.shape[0]
     hp, wp = W.padded_size(g.oh, g.ow)
-    u = np.empty((W.ELEMENTS, c, D.padded_outputs(o)), x.dtype)
-    L.winograd_filter(_c(w), u)
+    u = np.zeros((W.ELEMENTS, D.padded_outputs(o), c), x.dtype)
+    np.matmul(W.filter_matrix(x.dtype), _c(w).reshape(o * c, 9).T,
+              out=u.reshape(W.ELEMENTS, -1)[:, :o * c])
     xc = _c(x)
     y = np.empty((n, o, g.oh, g.ow), x.dtype)
-    size, work_size, (conv, pad) = W.image_size(c, hp, wp), W.work_size(c, u.shape[2]), fns
+    size, work_size, (conv, pad) = W.image_size(c, hp, wp), W.work_size(c, u.shape[1]), fns
 
     def run(lo, hi):   # a block of samples through one padded image and work buffer
         xp = _workspace((size,), x.dtype, "padded")

@@ -9,16 +9,16 @@ written as LLVM IR with explicit vectors on ``direct_conv``'s builder (its loops
   4x4 inputs from row and column ``2 * its index`` (an odd size's last tile reads a row or
   column of zeros), followed by the tail of :func:`image_size` (the last tiles' vectors read
   past the planes into lanes that are never stored);
-- ``u`` (3-D, ``(16, C, OPAD)``): the transformed filter ``G w[o, c] G^T`` (4x4, its 16
-  elements outermost, output channels innermost, zero-padded to a multiple of
-  ``direct_conv.OUT_TILE``: ``nn_loops.winograd_filter``);
+- ``u`` (3-D, ``(16, OPAD, C)``): the transformed filter ``G w[o, c] G^T`` (4x4, its 16
+  elements outermost, output channels zero-padded to a multiple of ``direct_conv.OUT_TILE``):
+  :func:`filter_matrix` times the filter (one BLAS product);
 - ``y`` (3-D, ``(O, OH, OW)``): the sample's NCHW output;
 - ``work`` (1-D, at least :func:`work_size` elements): one band's input and product tiles.
 
 A tile row's tiles are cut into vectors of ``W`` lanes (a slot: ``W`` neighbouring tiles),
 :data:`BAND` slots at a time. Per band: every channel's input tiles ``V = B^T d B`` (the
 image rows' even and odd columns deinterleaved by shuffles; 16 vectors per channel and slot),
-then per element ``e`` of the 16 the products ``M[e] = sum over c of U[e, c, o] * V[e, c]``
+then per element ``e`` of the 16 the products ``M[e] = sum over c of U[e, o, c] * V[e, c]``
 (register tiles of ``OUT_TILE`` output channels by ``Q`` slots as ``conv_direct``'s: one fused
 multiply-add per channel, in channel order from +0.0), then each output channel's 2x2 tiles
 ``A^T M A`` interleaved back into two rows (masked stores: no junk columns or rows). ``W``
@@ -42,6 +42,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import llvmlite.ir as ir
+import numpy as np
 
 from graphcell_ir.backend.codegen import direct_conv as D
 from graphcell_ir.backend.lower import Unsupported
@@ -76,6 +77,17 @@ def shape_of_band(dtype: str, features: str) -> tuple[int, int]:
     slot (3 slots ran as fast and took 15-20 ms more of LLVM in every cold compile)."""
     lanes, q = D.shape_of_tile(dtype, features)
     return lanes, min(q, 2)
+
+
+def filter_matrix(dtype) -> np.ndarray:
+    """The (16, 9) matrix ``T`` with ``u[:, o, c] = T @ w[o, c].ravel()``: ``G w G^T`` of a
+    3x3 filter ``w`` (G's rows (1, 0, 0), (1/2, 1/2, 1/2), (1/2, -1/2, 1/2), (0, 0, 1)), its
+    16 elements in row order; entries 0, +-1/4, +-1/2 and 1, exact in any float. The whole
+    transform is then one product ``T @ w.reshape(O*C, 9).T`` (in the runner's ``np.matmul``
+    and the step's same BLAS call), not a loop of its own: that loop's object took ~25 ms of
+    every cold compile that convolves on this kernel."""
+    g = np.array([[1, 0, 0], [.5, .5, .5], [.5, -.5, .5], [0, 0, 1]])
+    return np.kron(g, g).astype(dtype)
 
 
 def padded_size(oh: int, ow: int) -> tuple[int, int]:
@@ -126,7 +138,7 @@ class _Builder(D._Builder):
         vector further than the last one's end."""
         params = [_PTR, _I64, _PTR, _I64, _I64, _I64, _PTR, _I64, _I64, _I64, _PTR, _I64,
                   _I64, _I64]
-        (xp, _, u, _, c, opad, y, o, oh, ow, work, _, hp, wp) = self._begin(NAME, params)
+        (xp, _, u, _, opad, c, y, o, oh, ow, work, _, hp, wp) = self._begin(NAME, params)
         b, lanes = self.b, self.lanes
         self.accs = [[b.alloca(self.vt, name=f"acc{t}_{r}") for r in range(self.q)]
                      for t in range(D.OUT_TILE)]
@@ -204,7 +216,7 @@ class _Builder(D._Builder):
         self._loop(self.counters[1], _I64(0), nb, 1, slot)
 
     def _products(self, nb, g) -> None:
-        """``M[e, r, o] = sum over ci of U[e, ci, o] * V[e, r, ci]``: per element, register
+        """``M[e, r, o] = sum over ci of U[e, o, ci] * V[e, r, ci]``: per element, register
         tiles of ``OUT_TILE`` channels by ``q`` slots. A short band's last tile may take a slot
         past ``nb``: it reads and writes the band's buffers there (an earlier band's tiles, or
         the work's first contents), and no output is ever taken from it."""
@@ -231,10 +243,10 @@ class _Builder(D._Builder):
                 vat = b.add(b.mul(e, g["ve"]), b.mul(b.add(b.mul(r0, g["c"]), ci), _I64(lanes)))
                 xs = [self._vload(g["v"], b.add(vat, b.mul(_I64(r * lanes), g["c"])))
                       for r in range(q)]
-                urow = b.add(b.mul(b.add(b.mul(e, g["c"]), ci), g["opad"]), o0)
+                urow = b.add(b.mul(b.add(b.mul(e, g["opad"]), o0), g["c"]), ci)
                 for t in range(D.OUT_TILE):
-                    w = b.load(b.gep(g["u"], [b.add(urow, _I64(t))], source_etype=self.ft),
-                               typ=self.ft)
+                    at = b.add(urow, b.mul(_I64(t), g["c"]))
+                    w = b.load(b.gep(g["u"], [at], source_etype=self.ft), typ=self.ft)
                     wv = self._splat(w, self.ft)
                     for acc, xv in zip(accs[t], xs):
                         b.store(b.call(fma, [wv, xv, b.load(acc)]), acc)

@@ -52,7 +52,7 @@ from graphcell_ir.backend import nnkernels as K
 from graphcell_ir.backend.lower import Unsupported
 from graphcell_ir.backend.native import pool as native_pool
 from graphcell_ir.backend.step import blas, memory
-from graphcell_ir.backend.step.task import Task
+from graphcell_ir.backend.step.task import Task, call_gemm
 from graphcell_ir.ir.core import Literal
 from graphcell_ir.ops.effects import assign
 
@@ -298,7 +298,8 @@ def conv2d_direct(e, x, w, y, dtype, g, x_shape, o: int) -> None:
 def conv2d_winograd(e, x, w, y, dtype, g, x_shape, o: int) -> None:
     """``y = conv2d(x, w)`` of a 3x3 float32 filter, stride and dilation 1, by Winograd's
     F(2x2, 3x3) (nnkernels.conv2d_winograd, :func:`nnkernels.winograd`): the filter transformed
-    once (``winograd_filter``), then per sample, in its block's padded image and work buffer,
+    once (the runner's product by ``winograd_conv.filter_matrix``, a constant of the step, into
+    the zeroed ``u``), then per sample, in its block's padded image and work buffer,
     ``pad_image`` to whole tiles and ``conv_winograd`` straight into NCHW. Pointers as
     :func:`conv2d_direct`'s."""
     from graphcell_ir.backend.codegen import direct_conv as D, winograd_conv as W
@@ -307,8 +308,10 @@ def conv2d_winograd(e, x, w, y, dtype, g, x_shape, o: int) -> None:
     hp, wp = W.padded_size(g.oh, g.ow)
     opad, size = D.padded_outputs(o), W.image_size(c, hp, wp)
     work_size = W.work_size(c, opad)
-    u = e.scratch((W.ELEMENTS, c, opad), dtype)
-    e.nn_loop("winograd_filter", [(w, dtype, (o, c, 3, 3)), (u, dtype, (W.ELEMENTS, c, opad))])
+    u = e.scratch((W.ELEMENTS, opad, c), dtype)
+    e.zero(u, W.ELEMENTS * opad * c * item)
+    call_gemm(e, e.b, dtype, False, True, W.ELEMENTS, o * c, 9,
+              _constant(e, W.filter_matrix(dtype), "winograd_filter"), 9, w, 9, u, opad * c)
     xp, work = e.scratch((n, size), dtype), e.scratch((n, work_size), dtype)
     task = Task(e, "conv2d_winograd", [x, u, xp, work, y])
     xb, ub, pb, wb, yb = task.bases
@@ -320,12 +323,23 @@ def conv2d_winograd(e, x, w, y, dtype, g, x_shape, o: int) -> None:
         _pad_image(task, dtype, task.at(xb, t.mul(s, i64(c * h * wd)), item), (c, h, wd),
                    image, size, g.pt, g.pl, hp, wp)
         task.loop(W.NAME, [arr1, arr3, arr3, arr1, 0, 0], [
-            image, i64(size), ub, *map(i64, (W.ELEMENTS, c, opad)),
+            image, i64(size), ub, *map(i64, (W.ELEMENTS, opad, c)),
             task.at(yb, t.mul(s, i64(o * g.oh * g.ow)), item), *map(i64, (o, g.oh, g.ow)),
             task.at(wb, t.mul(task.first, i64(work_size)), item), i64(work_size),
             i64(hp), i64(wp)], source=W.SOURCE)
     task.each(task.first, task.last, sample)
     task.run(n, _split_work(n, K.winograd_work(n, c, o, g, hp, wp), K.GEMM_UNIT))
+
+
+def _constant(e, values: np.ndarray, name: str):
+    """A pointer to ``values`` (a float array) as a constant of the step's module."""
+    typ = e.element_type(values.dtype)
+    array = e.ir.ArrayType(typ, values.size)
+    table = e.ir.GlobalVariable(e.module, array, f"{e.symbol}_{name}_{len(e.module.globals)}")
+    table.initializer = e.ir.Constant(array, [typ(float(v)) for v in values.ravel()])
+    table.global_constant = True
+    table.linkage = "internal"
+    return table
 
 
 def conv2d(e, op) -> None:

@@ -1031,22 +1031,19 @@ def test_the_runner_takes_the_winograd_kernel_forward_and_for_the_input_gradient
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
-def test_the_winograd_filter_transform_compiled_and_as_python(dtype):
-    """winograd_filter: G w G^T of every filter pair, elements outermost, zero columns past O;
-    compiled and as Python alike (the same roundings), against numpy's float64 product."""
+def test_the_winograd_filter_matrix_is_g_w_g_transposed(dtype):
+    """filter_matrix @ w.ravel() is G w G^T (row order) for every 3x3 filter: its entries
+    exact in the dtype, the product within a few roundings of numpy's float64 G w G^T."""
+    from graphcell_ir.backend.codegen import winograd_conv as W
     G = np.array([[1, 0, 0], [.5, .5, .5], [.5, -.5, .5], [0, 0, 1]])
+    t = W.filter_matrix(dtype)
+    assert t.dtype == dtype and t.shape == (16, 9)
+    np.testing.assert_array_equal(t.astype(np.float64), np.kron(G, G))
     w = np.random.default_rng(4).standard_normal((5, 3, 3, 3)).astype(dtype)
-    want = np.zeros((16, 3, 8))
-    want[:, :, :5] = np.einsum("ai,ocij,bj->abco", G, w.astype(np.float64), G).reshape(16, 3, 5)
-    got = []
-    for L in (loops.namespace(True), loops.namespace(False)):
-        u = np.full(want.shape, 7, dtype)
-        L.winograd_filter(w, u)
-        np.testing.assert_allclose(u, want, rtol=0,   # a few roundings of sums of w's size
-                                   atol=4 * np.finfo(dtype).eps * np.abs(w).max())
-        assert (u[:, :, 5:] == 0).all()
-        got.append(u)
-    np.testing.assert_array_equal(*got)
+    want = np.einsum("ai,ocij,bj->aboc", G, w.astype(np.float64), G).reshape(16, 5, 3)
+    got = t @ w.reshape(15, 9).T
+    np.testing.assert_allclose(got.reshape(16, 5, 3), want, rtol=0,   # sums of w's size
+                               atol=8 * np.finfo(dtype).eps * np.abs(w).max())
 
 
 @pytest.mark.parametrize("features", ["", "+avx,+avx2,+fma", "+avx512f"],
