@@ -30,7 +30,7 @@ from __future__ import annotations
 import ast
 import functools
 
-VERSION = "graphcell-codegen-13"
+VERSION = "graphcell-codegen-14"
 """Part of every stored object's name: a change to what the generator emits must change it."""
 
 
