@@ -985,6 +985,30 @@ def test_the_winograd_kernel_matches_the_reference_for_each_vector_width(feature
         assert_matches(got, op.ref(x, w, **op.check_attrs(win)), op, f"{features} {x_shape}")
 
 
+def test_an_infinite_input_spoils_only_the_winograd_tiles_that_read_it():
+    """The documented deviation: an infinite image value makes every output of the 2x2 tiles
+    that read it non-finite (``inf - inf`` in the input transform: NaN where the direct sum has
+    +-inf); every output the reference has non-finite is non-finite here too, and all others
+    are finite and within tolerance."""
+    fns = nnkernels._winograd_kernels(loops.namespace(True), "float32")
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((1, 16, 20, 21)).astype("float32")
+    w = rng.standard_normal((16, 16, 3, 3)).astype("float32")
+    x[0, 3, 9, 12] = np.inf
+    win = dict(pad_mode="pad", pad=(1, 1, 1, 1), stride=(1, 1), dilation=(1, 1), group=1)
+    g = nnkernels._conv_geo(x.shape, w.shape, tuple(win.items()))
+    got = nnkernels.conv2d_winograd(fns, loops.namespace(True), x, w, g)
+    op = REGISTRY["conv2d"]
+    want = op.ref(x, w, **op.check_attrs(win))
+    spoiled = ~np.isfinite(got)
+    assert spoiled[~np.isfinite(want)].all()
+    rows, cols = np.nonzero(spoiled.any(axis=(0, 1)))
+    # padded position (10, 13) is read by the tiles whose 4x4 inputs start at rows 8, 10 and
+    # columns 10, 12: outputs 8-11 x 10-13
+    assert rows.min() >= 8 and rows.max() <= 11 and cols.min() >= 10 and cols.max() <= 13
+    np.testing.assert_allclose(got[~spoiled], want[~spoiled], rtol=2e-5, atol=2e-5 * 20)
+
+
 @pytest.mark.parametrize("x_shape,w_shape,window,want", [
     ((8, 32, 32, 32), (32, 32, 3, 3), dict(pad_mode="same"), True),      # a ResNet block's
     ((8, 64, 32, 32), (64, 64, 3, 3), dict(pad_mode="pad", pad=(1,) * 4), True),
