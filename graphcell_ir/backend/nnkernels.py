@@ -27,7 +27,10 @@ executable (for every primitive outside a fused group). Choices, measured on the
   the direct kernel (``codegen/direct_conv.py``: register tiles of 8 filters by 3 vectors of
   outputs over a zero-padded image, no columns, no rows, no BLAS), 1.5-3x faster than the
   paths below on every such shape measured (a ResNet block's 3x3 at ~250 against ~140
-  GFLOP/s on one core);
+  GFLOP/s on one core); of those, 3x3 float32 filters between at least 16 channels on rows
+  of more than 16 columns (:func:`winograd`): Winograd's F(2x2, 3x3)
+  (``codegen/winograd_conv.py``: 16 products per 2x2 outputs and channel pair, not 36),
+  1.3-1.5x the direct kernel (docs/decisions.md, wino25);
 - the other ``conv2d`` and ``conv2d_backprop_input`` from :data:`ROWS_MIN_CHANNELS` input
   channels, ungrouped (:func:`by_rows`): on rows, the image channels last — ``im2row`` and
   ``rows @ wr^T``, ``dy^T @ wr`` and ``row2im`` — where OpenBLAS does not spend as long packing the

@@ -16,7 +16,10 @@ The filter gradient's per-sample products are then summed in sample order, as nu
 A forward of stride and dilation 1, ungrouped, outside the wide layout
 (:func:`nnkernels.direct`) runs on the direct kernel as nnkernels does: per sample its padded
 image (``pad_image``) and ``conv_direct`` (``codegen/direct_conv.py``), the same calls on the
-same values (:func:`conv2d_direct`).
+same values (:func:`conv2d_direct`); a 3x3 float32 one at the sizes of
+:func:`nnkernels.winograd` on the Winograd kernel instead: the runner's filter transform (one
+BLAS product by a constant matrix), then per sample ``pad_image`` and ``conv_winograd``
+(``codegen/winograd_conv.py``, :func:`conv2d_winograd`).
 
 A stride-1 filter gradient at the sizes of :func:`nnkernels.direct_filter` takes no columns:
 per sample its padded image and ``dy`` (``pad_image``) and ``filter_direct``
