@@ -27,8 +27,9 @@ executable (for every primitive outside a fused group). Choices, measured on the
   the direct kernel (``codegen/direct_conv.py``: register tiles of 8 filters by 3 vectors of
   outputs over a zero-padded image, no columns, no rows, no BLAS), 1.5-3x faster than the
   paths below on every such shape measured (a ResNet block's 3x3 at ~250 against ~140
-  GFLOP/s on one core); of those, 3x3 float32 filters between 16 to 64 channels on rows of
-  17 to 32 columns (:func:`winograd`): Winograd's F(2x2, 3x3)
+  GFLOP/s on one core); of those, 3x3 float32 filters between at least 16 channels on rows
+  of 17 to 32 columns whose buffers stay in L2 (a ResNet block's 32 channels, not 64;
+  :func:`winograd`): Winograd's F(2x2, 3x3)
   (``codegen/winograd_conv.py``: 16 products per 2x2 outputs and channel pair, not 36),
   1.3-1.5x the direct kernel (docs/decisions.md, wino25);
 - the other ``conv2d`` and ``conv2d_backprop_input`` from :data:`ROWS_MIN_CHANNELS` input
@@ -448,25 +449,40 @@ def conv2d_direct(fns, L, x, w, g: C.Window) -> np.ndarray:
     return y
 
 
-WINOGRAD_CHANNELS = (16, 64)
-"""Input and output channels (each) from and up to which a 3x3 forward runs on the Winograd
-kernel (:func:`winograd`). From: one core, 32x32 maps, against the direct kernel, 8 input
-channels ran 1.05x, 16 1.3x, 32 1.4x (the input tiles' transform is per input channel, the
-output's per output channel, the products per pair). Up to: a band's buffers grow with the
-channels (16 x (C + O) KB a slot) and leave L2 beyond 64 each."""
+WINOGRAD_MIN_CHANNELS = 16
+"""Input and output channels (each) from which a 3x3 forward runs on the Winograd kernel
+(:func:`winograd`): one core, 32x32 maps, against the direct kernel, 8 input channels ran
+1.05x, 16 1.3x, 32 1.4x (the input tiles' transform is per input channel, the output's per
+output channel, the products per pair)."""
 WINOGRAD_COLUMNS = (17, 32)
 """Output columns from and up to which a 3x3 forward runs on the Winograd kernel: a tile row
 is then one vector of 9 to 16 tiles, as full as the direct kernel's vectors of outputs. On
 16x16 maps (half the lanes against all) it ran 0.74-0.89x the direct kernel's speed, on 20x20
 to 32x32 1.3-1.5x; on 56x56 and 112x112 maps (two and more vectors a tile row, an image larger
 than L2) 0.84-1.4x at best and far slower in median on a loaded machine: not taken."""
+WINOGRAD_BYTES = 512 * 1024
+"""The most a sample's padded image, the kernel's work buffer and the transformed filter may
+take together (:func:`winograd_bytes`): they must stay in L2 across the sample's bands. A
+ResNet block's 32 channels take 467 KB and ran 1.4x the direct kernel's speed call after
+call; 64 channels on 32x32 (1.08 MB) ran anywhere from 1.5x to 0.2x from one call to the next
+while other processes shared the caches, the direct kernel steady."""
+
+
+def winograd_bytes(c: int, o: int, g: C.Window, itemsize: int) -> int:
+    """Bytes of the buffers :data:`WINOGRAD_BYTES` bounds, for ``c`` input and ``o`` output
+    channels in window ``g``."""
+    from graphcell_ir.backend.codegen import direct_conv as D, winograd_conv as W
+    hp, wp = W.padded_size(g.oh, g.ow)
+    opad = D.padded_outputs(o)
+    return (W.image_size(c, hp, wp) + W.work_size(c, opad) + W.ELEMENTS * opad * c) * itemsize
 
 
 def winograd(x_shape, o: int, grp: int, g: C.Window, dtype) -> bool:
     """Whether a forward convolution the direct kernel would run (:func:`direct`) runs on the
-    Winograd kernel instead (:func:`conv2d_winograd`): a 3x3 float32 filter, the channels of
-    :data:`WINOGRAD_CHANNELS` each way, the output rows of :data:`WINOGRAD_COLUMNS`. A shape's
-    rule, which the native step asks too (the same bits).
+    Winograd kernel instead (:func:`conv2d_winograd`): a 3x3 float32 filter, at least
+    :data:`WINOGRAD_MIN_CHANNELS` channels each way, output rows of :data:`WINOGRAD_COLUMNS`,
+    buffers within :data:`WINOGRAD_BYTES`. A shape's rule, which the native step asks too (the
+    same bits).
 
     >>> g = _conv_geo((32, 32, 32, 32), (32, 32, 3, 3), (("pad_mode", "pad"),
     ...     ("pad", (1, 1, 1, 1)), ("stride", (1, 1)), ("dilation", (1, 1)), ("group", 1)))
@@ -474,10 +490,11 @@ def winograd(x_shape, o: int, grp: int, g: C.Window, dtype) -> bool:
     ...     g, np.float64)
     (True, False)
     """
-    (lo, hi), (first, last) = WINOGRAD_CHANNELS, WINOGRAD_COLUMNS
+    first, last = WINOGRAD_COLUMNS
     return (np.dtype(dtype) == np.float32 and g.kh == g.kw == 3
-            and lo <= min(x_shape[1], o) and max(x_shape[1], o) <= hi
-            and first <= g.ow <= last and direct(x_shape, grp, g))
+            and min(x_shape[1], o) >= WINOGRAD_MIN_CHANNELS and first <= g.ow <= last
+            and direct(x_shape, grp, g)
+            and winograd_bytes(x_shape[1], o, g, 4) <= WINOGRAD_BYTES)
 
 
 def _winograd_kernels(L, dtype: str):
