@@ -27,7 +27,11 @@ executable (for every primitive outside a fused group). Choices, measured on the
   the direct kernel (``codegen/direct_conv.py``: register tiles of 8 filters by 3 vectors of
   outputs over a zero-padded image, no columns, no rows, no BLAS), 1.5-3x faster than the
   paths below on every such shape measured (a ResNet block's 3x3 at ~250 against ~140
-  GFLOP/s on one core);
+  GFLOP/s on one core); of those, 3x3 float32 filters between at least 16 channels on rows
+  of 17 to 32 columns whose buffers stay in L2 (a ResNet block's 32 channels, not 64;
+  :func:`winograd`): Winograd's F(2x2, 3x3)
+  (``codegen/winograd_conv.py``: 16 products per 2x2 outputs and channel pair, not 36),
+  1.3-1.5x the direct kernel (docs/decisions.md, wino25);
 - the other ``conv2d`` and ``conv2d_backprop_input`` from :data:`ROWS_MIN_CHANNELS` input
   channels, ungrouped (:func:`by_rows`): on rows, the image channels last — ``im2row`` and
   ``rows @ wr^T``, ``dy^T @ wr`` and ``row2im`` — where OpenBLAS does not spend as long packing the
@@ -363,6 +367,10 @@ def conv2d(L, x, w, *, out_channel=0, kernel_size=None, mode=1, data_format="NCH
     n, o = x.shape[0], w.shape[0]
     if _wide(x.shape, g):
         return _conv2d_wide(L, x, w, g, grp)
+    if winograd(x.shape, o, grp, g, x.dtype):
+        fns = _winograd_kernels(L, x.dtype.name)
+        if fns is not None:
+            return conv2d_winograd(fns, L, x, w, g)
     if direct(x.shape, grp, g):
         fns = _direct_kernels(L, x.dtype.name)
         if fns is not None:
@@ -436,6 +444,98 @@ def conv2d_direct(fns, L, x, w, g: C.Window, flipped: bool = False) -> np.ndarra
                 raise RuntimeError("the direct convolution refused its arrays")
     _blas_blocks(n, blocks(n, direct_forward_work(n, c, o, g, hp, wp), GEMM_UNIT), run)
     return y
+
+
+WINOGRAD_MIN_CHANNELS = 16
+"""Input and output channels (each) from which a 3x3 forward runs on the Winograd kernel
+(:func:`winograd`): one core, 32x32 maps, against the direct kernel, 8 input channels ran
+1.05x, 16 1.3x, 32 1.4x (the input tiles' transform is per input channel, the output's per
+output channel, the products per pair)."""
+WINOGRAD_COLUMNS = (17, 32)
+"""Output columns from and up to which a 3x3 forward runs on the Winograd kernel: a tile row
+is then one vector of 9 to 16 tiles, as full as the direct kernel's vectors of outputs. On
+16x16 maps (half the lanes against all) it ran 0.74-0.89x the direct kernel's speed, on 20x20
+to 32x32 1.3-1.5x; on 56x56 and 112x112 maps (two and more vectors a tile row, an image larger
+than L2) 0.84-1.4x at best and far slower in median on a loaded machine: not taken."""
+WINOGRAD_BYTES = 512 * 1024
+"""The most a sample's padded image, the kernel's work buffer and the transformed filter may
+take together (:func:`winograd_bytes`): they must stay in L2 across the sample's bands. A
+ResNet block's 32 channels take 467 KB and ran 1.4x the direct kernel's speed call after
+call; 64 channels on 32x32 (1.08 MB) ran anywhere from 1.5x to 0.2x from one call to the next
+while other processes shared the caches, the direct kernel steady."""
+
+
+def winograd_bytes(c: int, o: int, g: C.Window, itemsize: int) -> int:
+    """Bytes of the buffers :data:`WINOGRAD_BYTES` bounds, for ``c`` input and ``o`` output
+    channels in window ``g``."""
+    from graphcell_ir.backend.codegen import direct_conv as D, winograd_conv as W
+    hp, wp = W.padded_size(g.oh, g.ow)
+    opad = D.padded_outputs(o)
+    return (W.image_size(c, hp, wp) + W.work_size(c, opad) + W.ELEMENTS * opad * c) * itemsize
+
+
+def winograd(x_shape, o: int, grp: int, g: C.Window, dtype) -> bool:
+    """Whether a forward convolution the direct kernel would run (:func:`direct`) runs on the
+    Winograd kernel instead (:func:`conv2d_winograd`): a 3x3 float32 filter, at least
+    :data:`WINOGRAD_MIN_CHANNELS` channels each way, output rows of :data:`WINOGRAD_COLUMNS`,
+    buffers within :data:`WINOGRAD_BYTES`. A shape's rule, which the native step asks too (the
+    same bits).
+
+    >>> g = _conv_geo((32, 32, 32, 32), (32, 32, 3, 3), (("pad_mode", "pad"),
+    ...     ("pad", (1, 1, 1, 1)), ("stride", (1, 1)), ("dilation", (1, 1)), ("group", 1)))
+    >>> winograd((32, 32, 32, 32), 32, 1, g, np.float32), winograd((32, 32, 32, 32), 32, 1,
+    ...     g, np.float64)
+    (True, False)
+    """
+    first, last = WINOGRAD_COLUMNS
+    return (np.dtype(dtype) == np.float32 and g.kh == g.kw == 3
+            and min(x_shape[1], o) >= WINOGRAD_MIN_CHANNELS and first <= g.ow <= last
+            and direct(x_shape, grp, g)
+            and winograd_bytes(x_shape[1], o, g, 4) <= WINOGRAD_BYTES)
+
+
+def _winograd_kernels(L, dtype: str):
+    """The Winograd convolution's linked entries (``codegen/winograd_conv.py``'s
+    ``conv_winograd`` and ``direct_conv``'s ``pad_image``), or None (as :func:`_direct_kernels`)."""
+    from graphcell_ir.backend.codegen import direct_conv as D, winograd_conv as W
+    if L is nn_loops:
+        return None
+    return _hand_written(dtype, ((W, W.NAME), (D, D.PAD)))
+
+
+def conv2d_winograd(fns, L, x, w, g: C.Window) -> np.ndarray:
+    """The 3x3 stride-1 forward convolution by Winograd's F(2x2, 3x3) (``fns``:
+    :func:`_winograd_kernels`): the filter transformed once (one product by
+    ``winograd_conv.filter_matrix`` into the zeroed, padded ``u``), then per sample, in its
+    block's one padded image and work buffer, the planes zero-padded to whole 2x2 tiles
+    (``pad_image``) and the kernel's bands of tiles straight into NCHW."""
+    from graphcell_ir.backend.codegen import direct_conv as D, winograd_conv as W
+    n, c, h, wd = x.shape
+    o = w.shape[0]
+    hp, wp = W.padded_size(g.oh, g.ow)
+    u = np.zeros((W.ELEMENTS, D.padded_outputs(o), c), x.dtype)
+    np.matmul(W.filter_matrix(x.dtype), _c(w).reshape(o * c, 9).T,
+              out=u.reshape(W.ELEMENTS, -1)[:, :o * c])
+    xc = _c(x)
+    y = np.empty((n, o, g.oh, g.ow), x.dtype)
+    size, work_size, (conv, pad) = W.image_size(c, hp, wp), W.work_size(c, u.shape[1]), fns
+
+    def run(lo, hi):   # a block of samples through one padded image and work buffer
+        xp = _workspace((size,), x.dtype, "padded")
+        work = _workspace((work_size,), x.dtype, "winograd")
+        for s in range(lo, hi):
+            if not (pad(xc[s], xp, g.pt, g.pl, hp, wp) and conv(xp, u, y[s], work, hp, wp)):
+                raise RuntimeError("the Winograd convolution refused its arrays")
+    _blas_blocks(n, blocks(n, winograd_work(n, c, o, g, hp, wp), GEMM_UNIT), run)
+    return y
+
+
+def winograd_work(n: int, c: int, o: int, g: C.Window, hp: int, wp: int) -> int:
+    """The blocks rule's work of a Winograd convolution: its products' multiply-adds (16 per
+    2x2 tile, tiles rounded up to 16 lanes) and its padded images' copies."""
+    from graphcell_ir.backend.codegen import direct_conv as D
+    tiles = (hp // 2 - 1) * -(-(wp // 2 - 1) // 16) * 16
+    return n * D.padded_outputs(o) * tiles * c * 16 + n * c * hp * wp * COPY_MACS
 
 
 def direct_forward_work(n: int, c: int, o: int, g: C.Window, hp: int, wp: int) -> int:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import ast
 import functools
 
-VERSION = "graphcell-codegen-15"
+VERSION = "graphcell-codegen-16"
 """Part of every stored object's name: a change to what the generator emits must change it."""
 
 
@@ -109,8 +109,8 @@ def lower_module(source: str, name: str, kinds, symbol: str, *, entry: str = "ob
 
 def _hand_written() -> dict:
     """source -> module of the kernels written as LLVM IR with llvmlite's builder."""
-    from graphcell_ir.backend.codegen import direct_conv, direct_filter
-    return {direct_conv.SOURCE: direct_conv, direct_filter.SOURCE: direct_filter}
+    from graphcell_ir.backend.codegen import direct_conv, direct_filter, winograd_conv
+    return {m.SOURCE: m for m in (direct_conv, direct_filter, winograd_conv)}
 
 
 SHORT = "short"

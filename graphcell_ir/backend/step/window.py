@@ -16,7 +16,10 @@ The filter gradient's per-sample products are then summed in sample order, as nu
 A forward of stride and dilation 1, ungrouped, outside the wide layout
 (:func:`nnkernels.direct`) runs on the direct kernel as nnkernels does: per sample its padded
 image (``pad_image``) and ``conv_direct`` (``codegen/direct_conv.py``), the same calls on the
-same values (:func:`conv2d_direct`).
+same values (:func:`conv2d_direct`); a 3x3 float32 one at the sizes of
+:func:`nnkernels.winograd` on the Winograd kernel instead: the runner's filter transform (one
+BLAS product by a constant matrix), then per sample ``pad_image`` and ``conv_winograd``
+(``codegen/winograd_conv.py``, :func:`conv2d_winograd`).
 
 A stride-1 filter gradient at the sizes of :func:`nnkernels.direct_filter` takes no columns:
 per sample its padded image and ``dy`` (``pad_image``) and ``filter_direct``
@@ -53,7 +56,7 @@ from graphcell_ir.backend import nnkernels as K
 from graphcell_ir.backend.lower import Unsupported
 from graphcell_ir.backend.native import pool as native_pool
 from graphcell_ir.backend.step import blas, memory
-from graphcell_ir.backend.step.task import Task
+from graphcell_ir.backend.step.task import Task, call_gemm
 from graphcell_ir.ir.core import Literal
 from graphcell_ir.ops.effects import assign
 
@@ -301,6 +304,53 @@ def conv2d_direct(e, x, w, y, dtype, g, x_shape, o: int, flipped: bool = False) 
     task.run(n, _split_work(n, K.direct_forward_work(n, c, o, g, hp, wp), K.GEMM_UNIT))
 
 
+def conv2d_winograd(e, x, w, y, dtype, g, x_shape, o: int) -> None:
+    """``y = conv2d(x, w)`` of a 3x3 float32 filter, stride and dilation 1, by Winograd's
+    F(2x2, 3x3) (nnkernels.conv2d_winograd, :func:`nnkernels.winograd`): the filter transformed
+    once (the runner's product by ``winograd_conv.filter_matrix``, a constant of the step, into
+    the zeroed ``u``), then per sample, in its block's padded image and work buffer,
+    ``pad_image`` to whole tiles and ``conv_winograd`` straight into NCHW. Pointers as
+    :func:`conv2d_direct`'s."""
+    from graphcell_ir.backend.codegen import direct_conv as D, winograd_conv as W
+    item, i64 = dtype.itemsize, e.i64
+    n, c, h, wd = x_shape
+    hp, wp = W.padded_size(g.oh, g.ow)
+    opad, size = D.padded_outputs(o), W.image_size(c, hp, wp)
+    work_size = W.work_size(c, opad)
+    u = e.scratch((W.ELEMENTS, opad, c), dtype)
+    e.zero(u, W.ELEMENTS * opad * c * item)
+    call_gemm(e, e.b, dtype, False, True, W.ELEMENTS, o * c, 9,
+              _constant(e, W.filter_matrix(dtype), "winograd_filter"), 9, w, 9, u, opad * c)
+    xp, work = e.scratch((n, size), dtype), e.scratch((n, work_size), dtype)
+    task = Task(e, "conv2d_winograd", [x, u, xp, work, y])
+    xb, ub, pb, wb, yb = task.bases
+    t = task.t
+    arr1, arr3 = ((None, dtype, (0,) * k) for k in (1, 3))
+
+    def sample(s):
+        image = task.at(pb, t.mul(task.first, i64(size)), item)
+        _pad_image(task, dtype, task.at(xb, t.mul(s, i64(c * h * wd)), item), (c, h, wd),
+                   image, size, g.pt, g.pl, hp, wp)
+        task.loop(W.NAME, [arr1, arr3, arr3, arr1, 0, 0], [
+            image, i64(size), ub, *map(i64, (W.ELEMENTS, opad, c)),
+            task.at(yb, t.mul(s, i64(o * g.oh * g.ow)), item), *map(i64, (o, g.oh, g.ow)),
+            task.at(wb, t.mul(task.first, i64(work_size)), item), i64(work_size),
+            i64(hp), i64(wp)], source=W.SOURCE)
+    task.each(task.first, task.last, sample)
+    task.run(n, _split_work(n, K.winograd_work(n, c, o, g, hp, wp), K.GEMM_UNIT))
+
+
+def _constant(e, values: np.ndarray, name: str):
+    """A pointer to ``values`` (a float array) as a constant of the step's module."""
+    typ = e.element_type(values.dtype)
+    array = e.ir.ArrayType(typ, values.size)
+    table = e.ir.GlobalVariable(e.module, array, f"{e.symbol}_{name}_{len(e.module.globals)}")
+    table.initializer = e.ir.Constant(array, [typ(float(v)) for v in values.ravel()])
+    table.global_constant = True
+    table.linkage = "internal"
+    return table
+
+
 def conv2d(e, op) -> None:
     """``y = conv2d(x, w)``: per block of samples, im2col then one GEMM per sample and group
     ``(Og, Cg*KH*KW) @ cols`` straight into NCHW (nnkernels.conv2d), or on rows
@@ -320,6 +370,9 @@ def _forward(e, op, x, w, y, dtype, g, grp: int) -> None:
     kg = ckk // grp
     if _wide(op, x.type.shape, g, grp):
         return _conv2d_wide(e, op, x, w, y, dtype, g, n, o, p, ckk)
+    if K.winograd(x.type.shape, o, grp, g, dtype):
+        return conv2d_winograd(e, e.pointer(x), _filter_pointer(e, w), e.pointer(y), dtype, g,
+                               x.type.shape, o)
     if K.direct(x.type.shape, grp, g):
         return conv2d_direct(e, e.pointer(x), _filter_pointer(e, w), e.pointer(y), dtype, g,
                              x.type.shape, o)

@@ -952,6 +952,147 @@ def test_the_direct_kernels_tiles_for_each_vector_width(features, dtype, monkeyp
         assert_matches(got, want, REGISTRY["conv2d"], f"{features} {x_shape}")
 
 
+WINOGRAD = [   # x shape, w shape, (top, bottom, left, right) padding; bands of 4 slots
+    ((2, 16, 32, 32), (32, 16, 3, 3), (1, 1, 1, 1)),   # 16 tile rows of one slot: 4 bands
+    ((3, 16, 9, 70), (16, 16, 3, 3), (0, 0, 0, 0)),    # 34 tiles a row: 3 slots; odd rows
+    ((1, 16, 10, 30), (16, 16, 3, 3), (1, 1, 1, 1)),   # 5 slots: a last band of 1
+    ((1, 20, 5, 5), (9, 20, 3, 3), (1, 1, 1, 1)),      # 3 slots of 3 tiles; filters past 8
+    ((2, 33, 18, 17), (40, 33, 3, 3), (1, 2, 0, 1)),   # uneven padding, odd columns; 4, 4, 2
+    ((1, 1, 4, 4), (1, 1, 3, 3), (0, 0, 0, 0)),        # one tile, one channel each way
+]
+
+
+def _winograd_kernels(features: str, dtype: str):
+    """conv_winograd and pad_image compiled as they are built for targets of ``features``."""
+    from graphcell_ir.backend import objects
+    from graphcell_ir.backend.codegen import direct_conv as D, winograd_conv as W
+    from graphcell_ir.backend.native import abi
+    fns = tuple(objects.jit_function(m.SOURCE, name, m.kinds(name, dtype),   # the source in
+                                     f"test-{abi.source_hash(m.SOURCE)}-{features}-{name}")[0]
+                for m, name in ((W, W.NAME), (D, D.PAD)))                 # the key
+    assert None not in fns
+    return fns
+
+
+@pytest.mark.parametrize("features", ["", "+avx,+avx2,+fma", "+avx512f"],
+                         ids=["sse", "avx2", "avx512"])
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_the_winograd_kernel_matches_the_reference_for_each_vector_width(features, dtype,
+                                                                         monkeypatch):
+    """conv_winograd as built for 128-, 256- and 512-bit vectors (register tiles of 1 and 2
+    slots), compiled for this machine: tile rows of one short slot to three slots, bands whole
+    and short (a last tile past the band's slots), odd output sizes (a last tile half outside),
+    uneven padding, output channels past the tile of 8, one channel; within the reference's
+    tolerance."""
+    from graphcell_ir.backend.codegen import direct_conv as D
+    monkeypatch.setattr(D, "_features", lambda: features)
+    fns = _winograd_kernels(features, dtype)
+    rng = np.random.default_rng(8)
+    op = REGISTRY["conv2d"]
+    for x_shape, w_shape, pad in WINOGRAD:
+        x = rng.standard_normal(x_shape).astype(dtype)
+        w = rng.standard_normal(w_shape).astype(dtype)
+        win = dict(pad_mode="pad", pad=pad, stride=(1, 1), dilation=(1, 1), group=1)
+        g = nnkernels._conv_geo(x_shape, w_shape, tuple(win.items()))
+        got = nnkernels.conv2d_winograd(fns, loops.namespace(True), x, w, g)
+        assert_matches(got, op.ref(x, w, **op.check_attrs(win)), op, f"{features} {x_shape}")
+
+
+def test_an_infinite_input_spoils_only_the_winograd_tiles_that_read_it():
+    """The documented deviation: an infinite image value makes every output of the 2x2 tiles
+    that read it non-finite (``inf - inf`` in the input transform: NaN where the direct sum has
+    +-inf); every output the reference has non-finite is non-finite here too, and all others
+    are finite and within tolerance."""
+    fns = nnkernels._winograd_kernels(loops.namespace(True), "float32")
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((1, 16, 20, 21)).astype("float32")
+    w = rng.standard_normal((16, 16, 3, 3)).astype("float32")
+    x[0, 3, 9, 12] = np.inf
+    win = dict(pad_mode="pad", pad=(1, 1, 1, 1), stride=(1, 1), dilation=(1, 1), group=1)
+    g = nnkernels._conv_geo(x.shape, w.shape, tuple(win.items()))
+    got = nnkernels.conv2d_winograd(fns, loops.namespace(True), x, w, g)
+    op = REGISTRY["conv2d"]
+    want = op.ref(x, w, **op.check_attrs(win))
+    spoiled = ~np.isfinite(got)
+    assert spoiled[~np.isfinite(want)].all()
+    rows, cols = np.nonzero(spoiled.any(axis=(0, 1)))
+    # padded position (10, 13) is read by the tiles whose 4x4 inputs start at rows 8, 10 and
+    # columns 10, 12: outputs 8-11 x 10-13
+    assert rows.min() >= 8 and rows.max() <= 11 and cols.min() >= 10 and cols.max() <= 13
+    np.testing.assert_allclose(got[~spoiled], want[~spoiled], rtol=2e-5, atol=2e-5 * 20)
+
+
+@pytest.mark.parametrize("x_shape,w_shape,window,want", [
+    ((8, 32, 32, 32), (32, 32, 3, 3), dict(pad_mode="same"), True),      # a ResNet block's
+    ((8, 64, 32, 32), (64, 64, 3, 3), dict(pad_mode="pad", pad=(1,) * 4), False),   # 1.1 MB
+    ((8, 24, 32, 32), (40, 24, 3, 3), dict(pad_mode="same"), True),      # 0.44 MB
+    ((8, 32, 32, 32), (48, 32, 3, 3), dict(pad_mode="same"), False),     # 0.55 MB
+    ((8, 16, 20, 20), (16, 16, 3, 3), dict(pad_mode="same"), True),      # rows of 20: alike
+    ((8, 32, 34, 17), (32, 32, 3, 3), dict(pad_mode="valid"), False),     # rows of 15
+    ((8, 32, 34, 34), (32, 32, 3, 3), dict(pad_mode="valid"), True),      # rows of 32
+    ((8, 32, 33, 33), (32, 32, 3, 3), dict(pad_mode="same"), False),      # rows of 33
+    ((4, 32, 56, 56), (32, 32, 3, 3), dict(pad_mode="same"), False),     # wide maps
+    ((8, 128, 16, 16), (128, 128, 3, 3), dict(pad_mode="same"), False),  # half the lanes
+    ((8, 8, 32, 32), (32, 8, 3, 3), dict(pad_mode="same"), False),       # few input channels
+    ((8, 32, 32, 32), (8, 32, 3, 3), dict(pad_mode="same"), False),      # few filters
+    ((8, 32, 32, 32), (32, 32, 5, 5), dict(pad_mode="same"), False),     # not 3x3
+    ((8, 32, 32, 32), (32, 32, 3, 3), dict(pad_mode="same", stride=(2,)), False),
+    ((8, 32, 32, 32), (32, 32, 3, 3), dict(pad_mode="same", dilation=(2,)), False),
+    ((8, 32, 32, 32), (32, 16, 3, 3), dict(pad_mode="same", group=2), False),
+], ids=str)
+def test_the_winograd_rule(x_shape, w_shape, window, want):
+    """3x3 float32 stride 1, dilation 1, ungrouped, from 16 channels each way, rows of 17 to 32
+    columns, a sample's buffers within 512 KB; float64 keeps the direct kernel."""
+    assert nnkernels.winograd_bytes(32, 32, nnkernels._conv_geo(
+        (1, 32, 32, 32), (32, 32, 3, 3), (("pad_mode", "pad"), ("pad", (1, 1, 1, 1)),
+                                          ("stride", (1, 1)), ("dilation", (1, 1)),
+                                          ("group", 1))), 4) < 500 * 1024
+    win = dict(pad=(0,), stride=(1,), dilation=(1,), group=1) | window
+    attrs = REGISTRY["conv2d"].check_attrs(dict(win, out_channel=w_shape[0],
+                                                kernel_size=w_shape[2:]))
+    g = nnkernels._conv_geo(x_shape, w_shape, tuple(
+        (k, attrs[k]) for k in ("pad_mode", "pad", "stride", "dilation", "group")))
+    group = attrs["group"]
+    assert nnkernels.winograd(x_shape, w_shape[0], group, g, np.float32) is want
+    assert nnkernels.winograd(x_shape, w_shape[0], group, g, np.float64) is False
+
+
+def test_the_runner_takes_the_winograd_kernel_forward_and_for_the_input_gradient(monkeypatch):
+    """A ResNet block's convolution (fewer samples): its forward and its input gradient (the
+    forward of dy by the flipped filter) run on the Winograd kernel when compiled, the filter
+    gradient on its own kernel; as Python the loops keep the rows and columns. All within the
+    reference's tolerance."""
+    used = []
+    run = nnkernels.conv2d_winograd
+    monkeypatch.setattr(nnkernels, "conv2d_winograd", lambda *a: used.append(1) or run(*a))
+    for name, operands, attrs in _conv_calls((2, 32, 32, 32), (32, 32, 3, 3),
+                                             dict(pad_mode="same"), "float32"):
+        op = REGISTRY[name]
+        attrs = op.check_attrs(attrs)
+        want = op.ref(*operands, **attrs)
+        before = len(used)
+        assert_matches(kernel(op, jit=True)(*operands, **attrs), want, op, name)
+        assert len(used) - before == (name != "conv2d_backprop_filter"), name
+        assert_matches(kernel(op, jit=False)(*operands, **attrs), want, op, f"Python {name}")
+    assert len(used) == 2
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_the_winograd_filter_matrix_is_g_w_g_transposed(dtype):
+    """filter_matrix @ w.ravel() is G w G^T (row order) for every 3x3 filter: its entries
+    exact in the dtype, the product within a few roundings of numpy's float64 G w G^T."""
+    from graphcell_ir.backend.codegen import winograd_conv as W
+    G = np.array([[1, 0, 0], [.5, .5, .5], [.5, -.5, .5], [0, 0, 1]])
+    t = W.filter_matrix(dtype)
+    assert t.dtype == dtype and t.shape == (16, 9)
+    np.testing.assert_array_equal(t.astype(np.float64), np.kron(G, G))
+    w = np.random.default_rng(4).standard_normal((5, 3, 3, 3)).astype(dtype)
+    want = np.einsum("ai,ocij,bj->aboc", G, w.astype(np.float64), G).reshape(16, 5, 3)
+    got = t @ w.reshape(15, 9).T
+    np.testing.assert_allclose(got.reshape(16, 5, 3), want, rtol=0,   # sums of w's size
+                               atol=8 * np.finfo(dtype).eps * np.abs(w).max())
+
+
 @pytest.mark.parametrize("features", ["", "+avx,+avx2,+fma", "+avx512f"],
                          ids=["sse", "avx2", "avx512"])
 @pytest.mark.parametrize("dtype", FLOATS)

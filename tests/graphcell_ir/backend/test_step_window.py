@@ -400,6 +400,35 @@ def test_stride_one_forwards_run_on_the_direct_kernel_with_the_runners_bits(monk
         np.testing.assert_allclose(g, r, rtol=tol, atol=tol)
 
 
+WINOGRAD = [   # 3x3 float32, stride 1, ungrouped, from 16 channels, rows of 17 to 32
+    ((2, 16, 20, 21), (17, 16, 3, 3), (1, 1), "pad", (1, 1, 1, 1), (1, 1), 1),
+    ((3, 17, 19, 26), (16, 17, 3, 3), (1, 1), "valid", (0, 0, 0, 0), (1, 1), 1),   # odd rows
+    ((2, 32, 32, 32), (32, 32, 3, 3), (1, 1), "same", (0, 0, 0, 0), (1, 1), 1),     # a block's
+    ((5, 16, 18, 23), (24, 16, 3, 3), (1, 1), "pad", (0, 2, 1, 0), (1, 1), 1),      # uneven
+]
+
+
+@pytest.mark.parametrize("case", WINOGRAD, ids=str)
+def test_3x3_forwards_run_on_the_winograd_kernel_with_the_runners_bits(monkeypatch, case):
+    """The forward and the input gradient (the forward of ``dy``) run on the Winograd kernel in
+    the step and in the runner, bit for bit alike, close to the interpreter's values; the
+    direct kernel is not called."""
+    xs, ws, stride, pad_mode, pad, dilation, group = case
+    g = C._conv_window(xs, ws, pad_mode=pad_mode, pad=pad, stride=stride, dilation=dilation,
+                       group=group)
+    assert K.winograd(xs, ws[0], group, g, np.float32)
+    direct = _count_direct(monkeypatch)
+    calls = {"step": 0, "runner": 0}
+    emit, run = window.conv2d_winograd, K.conv2d_winograd
+    monkeypatch.setattr(window, "conv2d_winograd",
+                        lambda *a: calls.__setitem__("step", calls["step"] + 1) or emit(*a))
+    monkeypatch.setattr(K, "conv2d_winograd",
+                        lambda *a: calls.__setitem__("runner", calls["runner"] + 1) or run(*a))
+    _check_native_convolution(monkeypatch, case, "f32", seed=9)
+    assert calls == {"step": 2, "runner": 2}
+    assert direct == {"step": 0, "runner": 0}
+
+
 @pytest.mark.parametrize("case", CONVS, ids=str)
 def test_the_direct_rule_keeps_other_convolutions_on_their_paths(monkeypatch, case):
     """Stride 2, dilation 2 and groups (and the wide layout) stay on the columns or rows, in the
