@@ -122,9 +122,11 @@ def pipeline(source: str, name: str):
     the kernels written as LLVM IR (their loops, vectors and register tiles are explicit
     already: LLVM's O2 gained them nothing but its time) and for the functions a source lists
     in a top-level ``SHORT_PIPELINE = ("name", ...)`` (``nn_loops``' layout loops that ran as
-    fast without O2), True (O2 with the loop vectoriser) for the rest."""
-    if source in _hand_written():
-        return SHORT
+    fast without O2), True (O2 with the loop vectoriser) for the rest. A hand-written module
+    that O2 still speeds up says so in its ``PIPELINE``."""
+    written = _hand_written().get(source)
+    if written is not None:
+        return getattr(written, "PIPELINE", SHORT)
     listed = "SHORT_PIPELINE" in source and name in _short_pipeline(source)   # (no parse else)
     return SHORT if listed else True
 

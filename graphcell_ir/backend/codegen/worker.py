@@ -99,8 +99,11 @@ def main() -> None:
     from graphcell_ir.backend.codegen.machine import llvm_binding
     llvm_binding()   # LLVM's start, before the first request
     write = functools.partial(_write_all, answers)
-    write_message(write, READY)
-    serve(functools.partial(os.read, requests), write)
+    try:
+        write_message(write, READY)
+        serve(functools.partial(os.read, requests), write)
+    except BrokenPipeError:   # the owner ended (a compile that failed early): nobody to answer
+        pass
 
 
 def _write_all(fd: int, data: bytes) -> None:

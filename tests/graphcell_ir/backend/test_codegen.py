@@ -615,11 +615,12 @@ def test_loops_lowered_from_the_shared_tree_are_those_of_a_fresh_parse(monkeypat
 
 
 def test_the_short_pipeline_is_for_hand_written_kernels_and_the_loops_a_source_lists():
-    from graphcell_ir.backend.codegen import direct_conv, direct_filter
+    from graphcell_ir.backend.codegen import direct_conv, direct_filter, winograd_conv
     from graphcell_ir.backend.loops import source
     listed = 'SHORT_PIPELINE = ("copy",)\n\ndef copy(x, y):\n    y[0] = x[0]\n'
     assert codegen.pipeline(direct_conv.SOURCE, direct_conv.PAD) == codegen.SHORT
     assert codegen.pipeline(direct_filter.SOURCE, direct_filter.LANES) == codegen.SHORT
+    assert codegen.pipeline(winograd_conv.SOURCE, winograd_conv.NAME) is True   # O2 pays there
     assert codegen.pipeline(source(), "filter_taps") == codegen.SHORT
     assert codegen.pipeline(source(), "swap_last") is True
     assert codegen.pipeline(listed, "copy") == codegen.SHORT

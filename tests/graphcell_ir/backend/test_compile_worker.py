@@ -362,3 +362,17 @@ def test_the_worker_lane_takes_only_what_it_can_compile_and_urgent_calls_go_firs
     assert queue.get(portable_only=True) is step
     assert queue.get(portable_only=True) is kernel
     assert queue.get() is pool
+
+
+def test_a_worker_whose_owner_is_gone_exits_quietly():
+    """The owner ended before the worker was ready (a graph compile that failed in the
+    frontend, the worker started beside it): no traceback on the user's terminal."""
+    import subprocess
+    import sys
+    process = subprocess.Popen([sys.executable, "-m", worker.__name__], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=worker._environment())
+    process.stdout.close()
+    process.stdin.close()
+    assert process.wait(60) == 0
+    assert process.stderr.read() == b""
