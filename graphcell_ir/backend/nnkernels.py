@@ -407,7 +407,7 @@ def _direct_kernels(L, dtype: str):
 
 def _hand_written(L, dtype: str, members: tuple):
     """The linked entries of hand-written kernels ``members`` (``(module, function)`` pairs of
-    ``codegen/direct_conv.py`` and ``codegen/direct_filter.py``) for ``dtype``, as the loops
+    ``codegen/direct_conv.py``, ``direct_filter.py`` and ``winograd_conv.py``) for ``dtype``, as the loops
     namespace ``L`` gives them (``L.hand_written``: the process's are compiled and stored as
     loops are, an artifact's are its own linked objects), or None when one is unavailable (the
     loops run as Python: ``jit=False``, the oracle keeps the rows and columns)."""
@@ -498,9 +498,7 @@ def _winograd_kernels(L, dtype: str):
     """The Winograd convolution's linked entries (``codegen/winograd_conv.py``'s
     ``conv_winograd`` and ``direct_conv``'s ``pad_image``), or None (as :func:`_direct_kernels`)."""
     from graphcell_ir.backend.codegen import direct_conv as D, winograd_conv as W
-    if L is nn_loops:
-        return None
-    return _hand_written(dtype, ((W, W.NAME), (D, D.PAD)))
+    return _hand_written(L, dtype, ((W, W.NAME), (D, D.PAD)))
 
 
 def conv2d_winograd(fns, L, x, w, g: C.Window) -> np.ndarray:
@@ -833,12 +831,13 @@ def _forward_pays(c: int, dy_shape: tuple, forward: C.Window) -> bool:
 def _input_forward(L, dy, w, g: C.Window, pads: tuple) -> np.ndarray:
     """The stride-1 input gradient as the forward convolution of ``dy`` by the flipped filter
     (:func:`input_as_forward`): on the direct kernel its taps straight from ``w``
-    (``filter_taps``' flip), else :func:`conv2d` of :func:`flipped_filter` (a copy)."""
+    (``filter_taps``' flip), else (the Winograd kernel's window too) :func:`conv2d` of
+    :func:`flipped_filter` (a copy)."""
     o, c, kh, kw = w.shape
     win = (("pad_mode", "pad"), ("pad", pads), ("stride", (1, 1)), ("dilation", (g.dh, g.dw)),
            ("group", 1))
     forward = _conv_geo(dy.shape, (c, o, kh, kw), win)
-    if direct(dy.shape, 1, forward):
+    if direct(dy.shape, 1, forward) and not winograd(dy.shape, c, 1, forward, dy.dtype):
         fns = _direct_kernels(L, dy.dtype.name)
         if fns is not None:
             return conv2d_direct(fns, L, dy, w, forward, True)

@@ -658,13 +658,15 @@ def _input_rows(e, w, dy, dx, dtype, g, n: int, c: int, o: int, p: int, ckk: int
 def _input_forward(e, op, dy, w, dx, dtype, g, pads: tuple) -> None:
     """The stride-1 input gradient as the forward convolution of ``dy`` by the flipped filter
     (nnkernels.input_as_forward), as nnkernels._input_forward runs it: on the direct kernel
-    its taps straight from ``w`` (:func:`conv2d_direct` ``flipped``), else ``flip_filter``
-    into a scratch filter and the forward's own path for that window (:func:`_forward`)."""
+    its taps straight from ``w`` (:func:`conv2d_direct` ``flipped``), else (the Winograd
+    kernel's window too) ``flip_filter`` into a scratch filter and the forward's own path for
+    that window (:func:`_forward`)."""
     o, c, kh, kw = w.type.shape
     win = (("pad_mode", "pad"), ("pad", pads), ("stride", (1, 1)), ("dilation", (g.dh, g.dw)),
            ("group", 1))
     forward = K._conv_geo(dy.type.shape, (c, o, kh, kw), win)
-    if K.direct(dy.type.shape, 1, forward):
+    if K.direct(dy.type.shape, 1, forward) and \
+            not K.winograd(dy.type.shape, c, 1, forward, dtype):
         return conv2d_direct(e, e.pointer(dy), e.pointer(w), e.pointer(dx), dtype, forward,
                              dy.type.shape, c, flipped=True)
     flipped = _Filter(e.scratch((c, o, kh, kw), dtype), (c, o, kh, kw))
