@@ -506,7 +506,9 @@ def conv2d_winograd(fns, L, x, w, g: C.Window) -> np.ndarray:
     :func:`_winograd_kernels`): the filter transformed once (one product by
     ``winograd_conv.filter_matrix`` into the zeroed, padded ``u``), then per sample, in its
     block's one padded image and work buffer, the planes zero-padded to whole 2x2 tiles
-    (``pad_image``) and the kernel's bands of tiles straight into NCHW."""
+    (``pad_image``) and the kernel's bands of tiles straight into NCHW. The kernel is handed
+    ``w`` too: an output its transforms made NaN (``inf - inf`` from an infinite input) it
+    recomputes as the direct kernel sums it (``winograd_conv``: MindSpore's ``+-inf``)."""
     from graphcell_ir.backend.codegen import direct_conv as D, winograd_conv as W
     n, c, h, wd = x.shape
     o = w.shape[0]
@@ -514,7 +516,7 @@ def conv2d_winograd(fns, L, x, w, g: C.Window) -> np.ndarray:
     u = np.zeros((W.ELEMENTS, D.padded_outputs(o), c), x.dtype)
     np.matmul(W.filter_matrix(x.dtype), _c(w).reshape(o * c, 9).T,
               out=u.reshape(W.ELEMENTS, -1)[:, :o * c])
-    xc = _c(x)
+    xc, wc = _c(x), _c(w).reshape(-1)
     y = np.empty((n, o, g.oh, g.ow), x.dtype)
     size, work_size, (conv, pad) = W.image_size(c, hp, wp), W.work_size(c, u.shape[1]), fns
 
@@ -522,7 +524,8 @@ def conv2d_winograd(fns, L, x, w, g: C.Window) -> np.ndarray:
         xp = _workspace((size,), x.dtype, "padded")
         work = _workspace((work_size,), x.dtype, "winograd")
         for s in range(lo, hi):
-            if not (pad(xc[s], xp, g.pt, g.pl, hp, wp) and conv(xp, u, y[s], work, hp, wp)):
+            if not (pad(xc[s], xp, g.pt, g.pl, hp, wp)
+                    and conv(xp, u, wc, y[s], work, hp, wp)):
                 raise RuntimeError("the Winograd convolution refused its arrays")
     _blas_blocks(n, blocks(n, winograd_work(n, c, o, g, hp, wp), GEMM_UNIT), run)
     return y

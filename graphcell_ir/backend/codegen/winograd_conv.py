@@ -63,7 +63,7 @@ LANES = 16
 """The widest vector's lanes (16 float32): the buffers are sized for it whatever the target."""
 
 _I1, _I32, _I64, _PTR, _VOID = D._I1, D._I32, D._I64, D._PTR, D._VOID
-_SIGNATURES = {NAME: ((1, 3, 3, 1), 2)}
+_SIGNATURES = {NAME: ((1, 3, 1, 3, 1), 2)}
 """The function's array ranks and int64 scalars."""
 
 
@@ -140,10 +140,12 @@ class _Builder(D._Builder):
         shorter). ``work`` holds, from its first cache line, the band's input tiles ``V[e, r,
         c]`` and then its products ``M[e, r, o]`` (slot ``r`` of the band), each element a
         vector further than the last one's end."""
-        params = [_PTR, _I64, _PTR, _I64, _I64, _I64, _PTR, _I64, _I64, _I64, _PTR, _I64,
-                  _I64, _I64]
-        (xp, _, u, _, opad, c, y, o, oh, ow, work, _, hp, wp) = self._begin(NAME, params)
+        self.repair = self._build_repair()
+        params = [_PTR, _I64, _PTR, _I64, _I64, _I64, _PTR, _I64, _PTR, _I64, _I64, _I64, _PTR,
+                  _I64, _I64, _I64]
+        (xp, _, u, _, opad, c, w, _, y, o, oh, ow, work, _, hp, wp) = self._begin(NAME, params)
         b, lanes = self.b, self.lanes
+        self.spoiled = b.alloca(self.mt, name="spoiled")
         self.accs = [[b.alloca(self.vt, name=f"acc{t}_{r}") for r in range(self.q)]
                      for t in range(D.OUT_TILE)]
         self.counters = [b.alloca(_I64, name=f"i{k}") for k in range(5)]
@@ -153,7 +155,7 @@ class _Builder(D._Builder):
         slots = b.mul(b.sdiv(b.sub(hp, _I64(2)), _I64(2)), nv)
         work = b.inttoptr(b.and_(b.add(b.ptrtoint(work, _I64), _I64(63)), _I64(-64)), _PTR)
         ve = b.add(b.mul(c, _I64(BAND * lanes)), _I64(lanes))
-        g = dict(xp=xp, u=u, y=y, o=o, oh=oh, ow=ow, c=c, opad=opad, wp=wp, nv=nv,
+        g = dict(xp=xp, u=u, w=w, y=y, o=o, oh=oh, ow=ow, c=c, opad=opad, wp=wp, nv=nv,
                  plane=b.mul(hp, wp), v=work,
                  m=b.gep(work, [b.mul(_I64(ELEMENTS), ve)], source_etype=self.ft),
                  ve=ve, me=b.add(b.mul(opad, _I64(BAND * lanes)), _I64(lanes)))
@@ -276,6 +278,7 @@ class _Builder(D._Builder):
 
         def slot(r):
             row0, col0 = self._slot(b.add(s0, r), g)
+            b.store(ir.Constant(self.mt, None), self.spoiled)
             masks = []
             for i in range(2):
                 ok = b.icmp_signed("<", b.add(row0, _I64(i)), g["oh"])
@@ -293,6 +296,9 @@ class _Builder(D._Builder):
                      [b.fsub(b.fsub(m[1][j], m[2][j]), m[3][j]) for j in range(4)]]
                 yv = [[b.fadd(b.fadd(s[i][0], s[i][1]), s[i][2]),
                        b.fsub(b.fsub(s[i][1], s[i][2]), s[i][3])] for i in range(2)]
+                nan = b.or_(b.fcmp_unordered("uno", yv[0][0], yv[0][1]),
+                            b.fcmp_unordered("uno", yv[1][0], yv[1][1]))
+                b.store(b.or_(b.load(self.spoiled), nan), self.spoiled)
                 base = b.add(b.mul(oi, out_plane), first)
                 for i in range(2):
                     for h in range(2):
@@ -301,4 +307,92 @@ class _Builder(D._Builder):
                         where = b.gep(g["y"], [at], source_etype=self.ft)
                         b.call(store, [vec, where, _I32(self.item), masks[2 * i + h]])
             self._loop(self.counters[2], _I64(0), g["o"], 1, channel)
+            self._repair_slot(row0, col0, g)
         self._loop(self.counters[1], _I64(0), nb, 1, slot)
+
+    def _repair_slot(self, row0, col0, g) -> None:
+        """After a slot's outputs: when a tile of it (a lane whose first column is an output)
+        stored a NaN in any channel, :meth:`_build_repair`'s function on those tiles (a branch
+        taken only then: the flags cost two compares and an OR per channel)."""
+        b, lanes = self.b, self.lanes
+        tiles = b.sdiv(b.add(b.sub(g["ow"], col0), _I64(1)), _I64(2))   # of this slot, whole
+        real = b.icmp_signed("<", self.lane_ids, self._splat(tiles, _I64))
+        flagged = b.bitcast(b.and_(b.load(self.spoiled), real), ir.IntType(lanes))
+        with b.if_then(b.icmp_unsigned("!=", flagged, ir.Constant(ir.IntType(lanes), 0)),
+                       likely=False):
+            b.call(self.repair, [g["xp"], g["w"], g["y"], g["c"], g["o"], g["oh"], g["ow"],
+                                 g["wp"], g["plane"], row0, col0, b.zext(flagged, _I64)])
+
+    def _build_repair(self) -> ir.Function:
+        """``repair(xp, w, y, c, o, oh, ow, wp, plane, row0, col0, tiles)``: every NaN output of
+        the slot's tiles whose lane bit is set in ``tiles`` (the 2x2 outputs from row ``row0``,
+        column ``col0 + 2 * lane``, every output channel) recomputed as ``conv_direct`` sums it:
+        over c, i, j in that order, one fused multiply-add each from +0.0, of ``w[o, c, i, j] *
+        xp[c, row + i, column + j]`` (so its bits), stopped at the first channel after which the
+        sum is NaN (it stays NaN). Why: F(2x2, 3x3)'s transforms subtract inputs, so an infinite
+        input gives ``inf - inf`` where the direct sum keeps ``+-inf`` (MindSpore's result);
+        such outputs are rare, so a cold, scalar function of its own keeps the kernel's loops
+        and its compile time as they were."""
+        b0 = getattr(self, "b", None)
+        params = [_PTR, _PTR, _PTR] + [_I64] * 9
+        xp, w, y, c, o, oh, ow, wp, plane, row0, col0, tiles = self._begin(
+            f"{NAME}_repair", params)
+        fn = self.fn
+        fn.attributes.add("noinline")
+        fn.attributes.add("cold")
+        b = self.b
+        fma = self._intrinsic(f"llvm.fma.f{self.item * 8}", self.ft, [self.ft] * 3)
+        counters = [b.alloca(_I64, name=f"r{k}") for k in range(4)]
+        acc = b.alloca(self.ft, name="sum")
+
+        def output(oi, oy, ox):
+            at = b.gep(y, [b.add(b.mul(b.add(b.mul(oi, oh), oy), ow), ox)],
+                       source_etype=self.ft)
+            old = b.load(at, typ=self.ft)
+            with b.if_then(b.fcmp_unordered("uno", old, old), likely=False):
+                b.store(ir.Constant(self.ft, 0.0), acc)
+                self._channels_while_not_nan(c, counters[3], acc, lambda ci: [
+                    (b.gep(w, [b.add(b.mul(b.add(b.mul(oi, c), ci), _I64(9)), _I64(3 * i + j))],
+                           source_etype=self.ft),
+                     b.gep(xp, [b.add(b.add(b.mul(ci, plane), b.mul(b.add(oy, _I64(i)), wp)),
+                                      b.add(ox, _I64(j)))], source_etype=self.ft))
+                    for i in range(3) for j in range(3)], fma)
+                b.store(b.load(acc), at)
+
+        def lane(t):
+            bit = b.and_(b.lshr(tiles, t), _I64(1))
+            with b.if_then(b.icmp_unsigned("!=", bit, _I64(0))):
+                def channel(oi):
+                    for i in range(2):
+                        for h in range(2):
+                            oy = b.add(row0, _I64(i))
+                            ox = b.add(col0, b.add(b.mul(t, _I64(2)), _I64(h)))
+                            inside = b.and_(b.icmp_signed("<", oy, oh),
+                                            b.icmp_signed("<", ox, ow))
+                            with b.if_then(inside):
+                                output(oi, oy, ox)
+                self._loop(counters[1], _I64(0), o, 1, channel)
+        self._loop(counters[0], _I64(0), _I64(self.lanes), 1, lane)
+        b.ret_void()
+        self.b = b0
+        return fn
+
+    def _channels_while_not_nan(self, c, counter, acc, taps, fma) -> None:
+        """``for ci in range(c)``, while ``acc`` is not NaN: ``acc = fma(*w, *x, acc)`` for each
+        ``(w, x)`` pointer pair of ``taps(ci)`` in order."""
+        b = self.b
+        b.store(_I64(0), counter)
+        head, body, done = (self.fn.append_basic_block(n) for n in ("rhead", "rbody", "rdone"))
+        b.branch(head)
+        b.position_at_end(head)
+        ci, total = b.load(counter), b.load(acc)
+        b.cbranch(b.and_(b.icmp_signed("<", ci, c), b.fcmp_ordered("ord", total, total)),
+                  body, done)
+        b.position_at_end(body)
+        total = b.load(acc)
+        for wp_, xp_ in taps(ci):
+            total = b.call(fma, [b.load(wp_, typ=self.ft), b.load(xp_, typ=self.ft), total])
+        b.store(total, acc)
+        b.store(b.add(ci, _I64(1), flags=["nsw"]), counter)
+        b.branch(head)
+        b.position_at_end(done)

@@ -309,7 +309,8 @@ def conv2d_winograd(e, x, w, y, dtype, g, x_shape, o: int) -> None:
     F(2x2, 3x3) (nnkernels.conv2d_winograd, :func:`nnkernels.winograd`): the filter transformed
     once (the runner's product by ``winograd_conv.filter_matrix``, a constant of the step, into
     the zeroed ``u``), then per sample, in its block's padded image and work buffer,
-    ``pad_image`` to whole tiles and ``conv_winograd`` straight into NCHW. Pointers as
+    ``pad_image`` to whole tiles and ``conv_winograd`` straight into NCHW; the kernel reads
+    ``w`` as the runner's does (its NaN outputs recomputed as direct sums). Pointers as
     :func:`conv2d_direct`'s."""
     from graphcell_ir.backend.codegen import direct_conv as D, winograd_conv as W
     item, i64 = dtype.itemsize, e.i64
@@ -322,8 +323,8 @@ def conv2d_winograd(e, x, w, y, dtype, g, x_shape, o: int) -> None:
     call_gemm(e, e.b, dtype, False, True, W.ELEMENTS, o * c, 9,
               _constant(e, W.filter_matrix(dtype), "winograd_filter"), 9, w, 9, u, opad * c)
     xp, work = e.scratch((n, size), dtype), e.scratch((n, work_size), dtype)
-    task = Task(e, "conv2d_winograd", [x, u, xp, work, y])
-    xb, ub, pb, wb, yb = task.bases
+    task = Task(e, "conv2d_winograd", [x, u, w, xp, work, y])
+    xb, ub, fb, pb, wb, yb = task.bases
     t = task.t
     arr1, arr3 = ((None, dtype, (0,) * k) for k in (1, 3))
 
@@ -331,8 +332,8 @@ def conv2d_winograd(e, x, w, y, dtype, g, x_shape, o: int) -> None:
         image = task.at(pb, t.mul(task.first, i64(size)), item)
         _pad_image(task, dtype, task.at(xb, t.mul(s, i64(c * h * wd)), item), (c, h, wd),
                    image, size, g.pt, g.pl, hp, wp)
-        task.loop(W.NAME, [arr1, arr3, arr3, arr1, 0, 0], [
-            image, i64(size), ub, *map(i64, (W.ELEMENTS, opad, c)),
+        task.loop(W.NAME, [arr1, arr3, arr1, arr3, arr1, 0, 0], [
+            image, i64(size), ub, *map(i64, (W.ELEMENTS, opad, c)), fb, i64(o * c * 9),
             task.at(yb, t.mul(s, i64(o * g.oh * g.ow)), item), *map(i64, (o, g.oh, g.ow)),
             task.at(wb, t.mul(task.first, i64(work_size)), item), i64(work_size),
             i64(hp), i64(wp)], source=W.SOURCE)

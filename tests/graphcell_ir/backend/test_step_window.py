@@ -100,19 +100,23 @@ def test_convolutions_run_natively_with_the_runners_bits(monkeypatch, case, dtyp
     _check_native_convolution(monkeypatch, case, dtype, seed=3)
 
 
-def _check_native_convolution(monkeypatch, case, dtype, seed, host_ops_=()):
+def _check_native_convolution(monkeypatch, case, dtype, seed, host_ops_=(), poison=None):
     """The convolution and both its gradients run in the step with no host op (but
-    ``host_ops_``), with the runner's bits, close to the interpreter's values."""
+    ``host_ops_``), with the runner's bits, close to the interpreter's values (NaN where they
+    are NaN, their infinities); ``poison(args)`` first sets some of the inputs ``(x, w, dy)``."""
     xs, ws, stride, pad_mode, pad, dilation, group = case
     text, ys = _conv_text(dtype, xs, ws, stride, pad_mode, pad, dilation, group)
     rng = np.random.default_rng(seed)
     args = [rng.standard_normal(s).astype(_NP[dtype]) for s in (xs, ws, ys)]
+    if poison is not None:
+        poison(args)
     got, host_ops, python, ref = _both(monkeypatch, text, args)
     assert host_ops == host_ops_, host_ops
     tol = 1e-4 if dtype == "f32" else 1e-10
     for g, p, r in zip(got, python, ref):
         _same_bits(g, p)
         np.testing.assert_allclose(g, r, rtol=tol, atol=tol)
+    return ref
 
 
 DIRECT_FILTER = [   # x shape, w shape, pad: stride 1, ungrouped, more than 64 positions
@@ -427,6 +431,31 @@ def test_3x3_forwards_run_on_the_winograd_kernel_with_the_runners_bits(monkeypat
     _check_native_convolution(monkeypatch, case, "f32", seed=9)
     assert calls == {"step": 2, "runner": 2}
     assert direct == {"step": 0, "runner": 0}
+
+
+def _infinities(args) -> None:
+    """+-inf in ``x`` (a corner, an edge, inside) and ``dy`` (a corner, inside), a NaN in
+    ``x``: the forward and the input gradient both see some."""
+    x, _, dy = args
+    x[0, 0, 0, 0], x[-1, -1, -1, x.shape[3] // 2], x[0, 1, 5, 7] = np.inf, -np.inf, np.inf
+    x[-1, 2, 3, 3] = np.nan
+    dy[0, 0, -1, -1], dy[-1, 1, 4, 9] = -np.inf, np.inf
+
+
+@pytest.mark.parametrize("case", WINOGRAD[:2], ids=str)
+def test_the_winograd_kernels_infinities_are_the_runners_bits(monkeypatch, case):
+    """Infinite and NaN inputs on the Winograd kernel (forward and input gradient): the step's
+    outputs are the runner's bits, and the interpreter's infinities and NaN (the outputs its
+    transforms made NaN are recomputed as direct sums, in both)."""
+    calls = {"step": 0, "runner": 0}
+    emit, run = window.conv2d_winograd, K.conv2d_winograd
+    monkeypatch.setattr(window, "conv2d_winograd",
+                        lambda *a: calls.__setitem__("step", calls["step"] + 1) or emit(*a))
+    monkeypatch.setattr(K, "conv2d_winograd",
+                        lambda *a: calls.__setitem__("runner", calls["runner"] + 1) or run(*a))
+    y, _, dx = _check_native_convolution(monkeypatch, case, "f32", seed=4, poison=_infinities)
+    assert calls == {"step": 2, "runner": 2}
+    assert np.isinf(y).sum() > 9 and np.isnan(y).any() and np.isinf(dx).any()
 
 
 @pytest.mark.parametrize("case", CONVS, ids=str)
