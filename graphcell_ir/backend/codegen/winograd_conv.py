@@ -2,7 +2,7 @@
 F(2x2, 3x3) (Lavin and Gray, 2016: 16 multiplies per 2x2 outputs and channel pair, not 36),
 written as LLVM IR with explicit vectors on ``direct_conv``'s builder (its loops, masks, splats).
 
-``conv_winograd(xp, u, y, work, hp, wp)``, one sample:
+``conv_winograd(xp, u, w, y, work, hp, wp)``, one sample:
 
 - ``xp`` (1-D): the sample's C planes zero-padded to ``hp x wp`` by ``direct_conv``'s
   ``pad_image``, ``(hp, wp) = padded_size(OH, OW)``: whole 2x2 output tiles, each reading the
@@ -12,6 +12,8 @@ written as LLVM IR with explicit vectors on ``direct_conv``'s builder (its loops
 - ``u`` (3-D, ``(16, OPAD, C)``): the transformed filter ``G w[o, c] G^T`` (4x4, its 16
   elements outermost, output channels zero-padded to a multiple of ``direct_conv.OUT_TILE``):
   :func:`filter_matrix` times the filter (one BLAS product);
+- ``w`` (1-D): the filter itself, C-ordered ``(O, C, 3, 3)``: the direct sums of the outputs
+  the transforms make NaN (below);
 - ``y`` (3-D, ``(O, OH, OW)``): the sample's NCHW output;
 - ``work`` (1-D, at least :func:`work_size` elements): one band's input and product tiles.
 
@@ -26,8 +28,17 @@ and ``Q`` are :func:`shape_of_band`'s.
 
 The rounding is not the direct kernel's: the transforms' additions come before and after the
 products (the error is a small multiple of the direct kernel's; the tests compare with the
-references' tolerances). An infinite input value becomes NaN in the outputs of the tiles that
-read it (``inf - inf`` in the transforms) where the direct sum keeps ``±inf``.
+references' tolerances). Outputs the transforms make NaN are the direct kernel's: they subtract
+inputs, so an infinite input alone made the outputs of the tiles that read it NaN (``inf -
+inf``) where the direct sum, the reference and MindSpore keep ``±inf`` (and inputs near the
+largest float overflow in them). So while the output transform stores a slot's tiles it ORs
+an unordered compare of their outputs into a lane mask (two compares and an OR per channel:
+no measurable cost), and a slot with a flagged tile calls a cold, scalar function
+(:meth:`_Builder._build_repair`) that recomputes each NaN output of those tiles exactly as
+``conv_direct`` sums it (over c, i, j from +0.0, one fused multiply-add each, from the padded
+image and ``w``: its bits). A NaN input still gives NaN (the direct sum does too; the repair
+stops at the first channel that makes its sum NaN). An output the transforms made ``±inf`` by
+overflow where the direct sum is finite is not repaired (only NaN is flagged).
 
 Example::
 

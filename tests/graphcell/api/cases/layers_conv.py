@@ -1,6 +1,8 @@
 """Golden cases of the convolution layers (``graphcell/nn/layers/conv.py``): pad modes, strides,
 dilations, groups (depthwise), biases and output padding, with the gradients of the input, the
 weight and the bias."""
+import numpy as np
+
 from golden_cases import T, case
 
 
@@ -10,6 +12,16 @@ def conv2d(x, cin, cout, k, w=None, bias=False, **kw):
     if bias:
         init.update(has_bias=True, bias_init=T((cout,)))
     return case("nn.Conv2d", T(x), init=init)
+
+
+def _with_infinities():
+    """A (1, 16, 20, 21) input with +inf inside, -inf on an edge and +inf at a corner: in
+    graphcell a 3x3 'same' convolution of it runs on the Winograd kernel (``nnkernels.winograd``:
+    float32, from 16 channels each way, rows of 17 to 32), whose transforms alone gave NaN
+    (``inf - inf``) where MindSpore gives +-inf."""
+    x = np.random.default_rng(21).uniform(-2, 2, (1, 16, 20, 21)).astype(np.float32)
+    x[0, 3, 9, 12], x[0, 7, 0, 5], x[0, 11, 19, 20] = np.inf, -np.inf, np.inf
+    return x
 
 
 def _pair(k):
@@ -30,6 +42,9 @@ CASES = [
                                                  pad_mode="valid", padding=1), id="pad_not_pad"),
     case("nn.Conv2d", T((1, 2, 5, 5)), init=dict(in_channels=3, out_channels=2, kernel_size=3,
                                                  group=2), id="group"),
+    case("nn.Conv2d", T(_with_infinities()),
+         init=dict(in_channels=16, out_channels=16, kernel_size=3, weight_init=T((16, 16, 3, 3))),
+         grad=False, rtol=1e-4, atol=1e-4, id="winograd_infinities"),   # sums of 144 terms
     # 1-D: weight (out, in / group, 1, k); a 3-D weight_init gets its height axis
     case("nn.Conv1d", T((2, 3, 7)), init=dict(in_channels=3, out_channels=4, kernel_size=3,
                                               weight_init=T((4, 3, 3)))),
