@@ -32,10 +32,10 @@ references' tolerances). Outputs the transforms make NaN are the direct kernel's
 inputs, so an infinite input alone made the outputs of the tiles that read it NaN (``inf -
 inf``) where the direct sum, the reference and MindSpore keep ``±inf`` (and inputs near the
 largest float overflow in them). So while the output transform stores a slot's tiles it ORs
-an unordered compare of their outputs into a lane mask (two compares and an OR per channel:
-no measurable cost), and a slot with a flagged tile calls a cold, scalar function
-(:meth:`_Builder._build_repair`) that recomputes each NaN output of those tiles exactly as
-``conv_direct`` sums it (over c, i, j from +0.0, one fused multiply-add each, from the padded
+an unordered compare of their outputs into a lane mask (two compares and two ORs per channel:
+~0.6% more instructions, no measurable time), and a slot with a flagged tile calls a cold,
+scalar function (:meth:`_Builder._build_repair`) that recomputes each NaN output of those
+tiles exactly as ``conv_direct`` sums it (over c, i, j from +0.0, one fused multiply-add each, from the padded
 image and ``w``: its bits). A NaN input still gives NaN (the direct sum does too; the repair
 stops at the first channel that makes its sum NaN). An output the transforms made ``±inf`` by
 overflow where the direct sum is finite is not repaired (only NaN is flagged).
@@ -324,7 +324,7 @@ class _Builder(D._Builder):
     def _repair_slot(self, row0, col0, g) -> None:
         """After a slot's outputs: when a tile of it (a lane whose first column is an output)
         stored a NaN in any channel, :meth:`_build_repair`'s function on those tiles (a branch
-        taken only then: the flags cost two compares and an OR per channel)."""
+        taken only then: the flags cost two compares and two ORs per channel)."""
         b, lanes = self.b, self.lanes
         tiles = b.sdiv(b.add(b.sub(g["ow"], col0), _I64(1)), _I64(2))   # of this slot, whole
         real = b.icmp_signed("<", self.lane_ids, self._splat(tiles, _I64))
@@ -344,10 +344,9 @@ class _Builder(D._Builder):
         input gives ``inf - inf`` where the direct sum keeps ``+-inf`` (MindSpore's result);
         such outputs are rare, so a cold, scalar function of its own keeps the kernel's loops
         as they were, and LLVM does not optimise it (``optnone``): optimised it added ~18 ms to
-        the object's ~68 of every cold compile that takes the kernel, unoptimised ~5 (a sample
-        all NaN then takes 12.5 ms a RESBLOCK forward on one core instead of 5.3; ~1.9
+        the object's ~68 of every cold compile that takes the kernel, unoptimised ~5 (a
+        batch all NaN then takes 12.5 ms a RESBLOCK forward on one core instead of 5.3; ~1.9
         without non-finite values either way)."""
-        b0 = getattr(self, "b", None)
         params = [_PTR, _PTR, _PTR] + [_I64] * 9
         xp, w, y, c, o, oh, ow, wp, plane, row0, col0, tiles = self._begin(
             f"{NAME}_repair", params)
@@ -388,7 +387,6 @@ class _Builder(D._Builder):
                 self._loop(counters[1], _I64(0), o, 1, channel)
         self._loop(counters[0], _I64(0), _I64(self.lanes), 1, lane)
         b.ret_void()
-        self.b = b0
         return fn
 
     def _channels_while_not_nan(self, c, counter, acc, taps, fma) -> None:
