@@ -35,10 +35,11 @@ largest float overflow in them). So while the output transform stores a slot's t
 an unordered compare of their outputs into a lane mask (two compares and two ORs per channel:
 ~0.6% more instructions, no measurable time), and a slot with a flagged tile calls a cold,
 scalar function (:meth:`_Builder._build_repair`) that recomputes each NaN output of those
-tiles exactly as ``conv_direct`` sums it (over c, i, j from +0.0, one fused multiply-add each, from the padded
-image and ``w``: its bits). A NaN input still gives NaN (the direct sum does too; the repair
-stops at the first channel that makes its sum NaN). An output the transforms made ``±inf`` by
-overflow where the direct sum is finite is not repaired (only NaN is flagged).
+tiles exactly as ``conv_direct`` sums it (over c, i, j from +0.0, one fused multiply-add
+each, from the padded image and ``w``: its bits). A NaN input still gives NaN (the direct sum
+does too; the repair stops at the first channel that makes its sum NaN). An output the
+transforms made ``±inf`` by overflow where the direct sum is finite is not repaired (only NaN
+is flagged).
 
 Example::
 
