@@ -120,10 +120,10 @@ class Program:
 
 def compiling_soon() -> None:
     """A function's compile begins: the compiled backend may start its compile worker now
-    (``graphcell_ir.backend.step.code.compiling_soon``: a new cache directory)."""
+    (``graphcell_ir.backend.executable.compiling_soon``: a new cache directory)."""
     if switches.value("GRAPHCELL_BACKEND") != "interp":
-        from graphcell_ir.backend.step import code
-        code.compiling_soon()
+        from graphcell_ir.backend.executable import compiling_soon as backend_compiling_soon
+        backend_compiling_soon()
 
 
 def _backend(program: Program, native=None) -> Callable[[list], list]:

@@ -88,6 +88,16 @@ LONE_MIN_SIZE = 4096
 """Below this many elements a kernel call's overhead eats what it saves."""
 
 
+def compiling_soon() -> None:
+    """A function's compile begins (its front end): the backend may start its compile worker
+    now, on an empty object store (``step.code.compiling_soon``).
+
+    >>> compiling_soon()   # nothing to return; at most the compile lanes start
+    """
+    from graphcell_ir.backend.step import code
+    code.compiling_soon()
+
+
 def compile_executable(module: Module, fn: Function | str, *, jit: bool | None = None,
                        kernel_min_size: int = 0, dump_dir: str | Path | None = None,
                        interpreter: Interpreter | None = None, native=None,

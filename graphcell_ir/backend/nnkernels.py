@@ -407,7 +407,7 @@ def _direct_kernels(L, dtype: str):
 
 def _hand_written(L, dtype: str, members: tuple):
     """The linked entries of hand-written kernels ``members`` (``(module, function)`` pairs of
-    ``codegen/direct_conv.py``, ``direct_filter.py`` and ``winograd_conv.py``) for ``dtype``, as the loops
+    ``codegen/direct_conv.py``, ``direct_filter.py``, ``winograd_conv.py``) for ``dtype``, as the loops
     namespace ``L`` gives them (``L.hand_written``: the process's are compiled and stored as
     loops are, an artifact's are its own linked objects), or None when one is unavailable (the
     loops run as Python: ``jit=False``, the oracle keeps the rows and columns)."""

@@ -23,9 +23,9 @@ comes. A call that waits for a worker's chunk more than twice as long as it took
 share, and more than :data:`LATE_MIN_CYCLES` (a busy machine: the worker was descheduled; cycle
 counter), makes the next calls serial, :data:`BACKOFF_FIRST` of them, twice as many after each
 call late again, up to :data:`BACKOFF_MAX`, and back to the first after a call on time — a
-worker merely still busy with a long chunk (a GEMM block) is not late. Idle workers spin :data:`SPIN` rounds (a step's next
-kernel usually comes within them) and then sleep on a futex (Linux); elsewhere the pool has no
-workers and every loop runs serially.
+worker merely still busy with a long chunk (a GEMM block) is not late. Idle workers spin
+:data:`SPIN` rounds (a step's next kernel usually comes within them) and then sleep on a futex
+(Linux); elsewhere the pool has no workers and every loop runs serially.
 
 **Determinism.** The chunks are a function of ``n`` and the thread count only, and every chunk
 writes its own elements: a kernel's results do not depend on which thread ran which chunk, nor

@@ -330,7 +330,8 @@ class _CompileThread:
 
     def _serve_worker(self) -> None:
         self.worth_a_worker.wait()
-        if not self.stopped and self.worker.start():   # else the compile thread alone, as on one core
+        # (a worker that does not start: the compile thread alone, as on one core)
+        if not self.stopped and self.worker.start():
             self._serve(self._in_worker, portable_only=True)
 
     def _in_worker(self, text: str, target, optimize: bool) -> tuple:

@@ -120,7 +120,8 @@ def test_without_openblas_the_split_is_still_tuned(monkeypatch):
     assert B.single(lambda: 8) == 8
 
 
-@pytest.mark.parametrize("xs", [[3.0], [5.0, 1.0, 4.0], [2.0, 9.0, 1.0, 7.0], [4.0, 4.0, 1.0, 8.0, 0.5]])
+@pytest.mark.parametrize("xs", [[3.0], [5.0, 1.0, 4.0], [2.0, 9.0, 1.0, 7.0],
+                                [4.0, 4.0, 1.0, 8.0, 0.5]])
 def test_the_tuners_median_is_numpys(xs):
     import numpy as np
     assert B._median(xs) == float(np.median(xs))
