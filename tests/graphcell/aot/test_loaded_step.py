@@ -425,13 +425,10 @@ def _compiles_nothing(monkeypatch):
     monkeypatch.setattr(loops, "namespace", lambda *a, **k: pytest.fail("the process's loops"))
 
 
-def test_a_loaded_artifact_without_a_step_compiles_no_direct_kernel(tmp_path, built,
-                                                                   monkeypatch):
-    """The Python runner of a loaded artifact (its native step switched off here, as for a
-    function the step refuses) asks its loops namespace for the direct convolutions'
-    hand-written kernels (forward, forward of dy as the input gradient, both filter
-    gradients): the export recorded them, so they are the artifact's own, nothing is compiled
-    at load, and the results are the runner's in-process bits."""
+def _direct_exported_and_run(tmp_path, monkeypatch, steps: int):
+    """``(x, y, path, step, losses)``: the direct convolutions' train step exported to
+    ``path``, then a fresh one run ``steps`` times in this process by its Python runner (the
+    native step switched off from here on)."""
     x, y = nets.segmented_inputs("direct", batch=2)
     path = ms.export(nets.segmented_train_step("direct", seed=3), x, y,
                      file_name=str(tmp_path / "direct"))
@@ -439,9 +436,20 @@ def test_a_loaded_artifact_without_a_step_compiles_no_direct_kernel(tmp_path, bu
     step = nets.segmented_train_step("direct", seed=3)
     ms.set_context(mode=ms.GRAPH_MODE)
     try:
-        losses = [step(x, y).asnumpy() for _ in range(3)]
+        losses = [step(x, y).asnumpy() for _ in range(steps)]
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
+    return x, y, path, step, losses
+
+
+def test_a_loaded_artifact_without_a_step_compiles_no_direct_kernel(tmp_path, built,
+                                                                   monkeypatch):
+    """The Python runner of a loaded artifact (its native step switched off here, as for a
+    function the step refuses) asks its loops namespace for the direct convolutions'
+    hand-written kernels (forward, forward of dy as the input gradient, both filter
+    gradients): the export recorded them, so they are the artifact's own, nothing is compiled
+    at load, and the results are the runner's in-process bits."""
+    x, y, path, step, losses = _direct_exported_and_run(tmp_path, monkeypatch, 3)
     params = {p.name: p.asnumpy() for p in step.get_parameters()}
     _compiles_nothing(monkeypatch)
     built.clear()
@@ -509,16 +517,7 @@ def test_a_fresh_process_running_a_loaded_artifact_without_a_step_compiles_nothi
                                                                                   monkeypatch):
     """The runner of an artifact loaded in a fresh process with an empty kernel cache (its
     step switched off): the direct convolutions' kernels are the artifact's, no compile."""
-    x, y = nets.segmented_inputs("direct", batch=2)
-    path = ms.export(nets.segmented_train_step("direct", seed=3), x, y,
-                     file_name=str(tmp_path / "direct"))
-    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "0")
-    step = nets.segmented_train_step("direct", seed=3)
-    ms.set_context(mode=ms.GRAPH_MODE)
-    try:
-        losses = [step(x, y).asnumpy() for _ in range(2)]
-    finally:
-        ms.set_context(mode=ms.PYNATIVE_MODE)
+    x, y, path, _, losses = _direct_exported_and_run(tmp_path, monkeypatch, 2)
     np.savez(tmp_path / "data.npz", x=x.asnumpy(), y=y.asnumpy(), losses=np.stack(losses))
     (tmp_path / "cache").mkdir()
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(

@@ -422,15 +422,21 @@ def test_3x3_forwards_run_on_the_winograd_kernel_with_the_runners_bits(monkeypat
                        group=group)
     assert K.winograd(xs, ws[0], group, g, np.float32)
     direct = _count_direct(monkeypatch)
+    calls = _count_winograd(monkeypatch)
+    _check_native_convolution(monkeypatch, case, "f32", seed=9)
+    assert calls == {"step": 2, "runner": 2}
+    assert direct == {"step": 0, "runner": 0}
+
+
+def _count_winograd(monkeypatch) -> dict:
+    """The calls of the Winograd convolution in the step and in the runner, counted."""
     calls = {"step": 0, "runner": 0}
     emit, run = window.conv2d_winograd, K.conv2d_winograd
     monkeypatch.setattr(window, "conv2d_winograd",
                         lambda *a: calls.__setitem__("step", calls["step"] + 1) or emit(*a))
     monkeypatch.setattr(K, "conv2d_winograd",
                         lambda *a: calls.__setitem__("runner", calls["runner"] + 1) or run(*a))
-    _check_native_convolution(monkeypatch, case, "f32", seed=9)
-    assert calls == {"step": 2, "runner": 2}
-    assert direct == {"step": 0, "runner": 0}
+    return calls
 
 
 def _infinities(args) -> None:
@@ -447,12 +453,7 @@ def test_the_winograd_kernels_infinities_are_the_runners_bits(monkeypatch, case)
     """Infinite and NaN inputs on the Winograd kernel (forward and input gradient): the step's
     outputs are the runner's bits, and the interpreter's infinities and NaN (the outputs its
     transforms made NaN are recomputed as direct sums, in both)."""
-    calls = {"step": 0, "runner": 0}
-    emit, run = window.conv2d_winograd, K.conv2d_winograd
-    monkeypatch.setattr(window, "conv2d_winograd",
-                        lambda *a: calls.__setitem__("step", calls["step"] + 1) or emit(*a))
-    monkeypatch.setattr(K, "conv2d_winograd",
-                        lambda *a: calls.__setitem__("runner", calls["runner"] + 1) or run(*a))
+    calls = _count_winograd(monkeypatch)
     y, _, dx = _check_native_convolution(monkeypatch, case, "f32", seed=4, poison=_infinities)
     assert calls == {"step": 2, "runner": 2}
     assert np.isinf(y).sum() > 9 and np.isnan(y).any() and np.isinf(dx).any()
