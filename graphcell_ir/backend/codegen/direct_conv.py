@@ -99,19 +99,26 @@ def _features() -> str:
     return emit_target().features
 
 
-def function(module: ir.Module, name: str, kinds) -> ir.Function:
-    """The implementation of kernel ``name`` for argument ``kinds`` in ``module`` (internal;
-    arrays as data pointer and dimensions); Unsupported for other kinds."""
-    if name not in _SIGNATURES:
-        raise Unsupported(f"no function {name!r} in the direct convolution's module")
+def checked_dtype(name: str, kinds, signatures: dict, module: str) -> str:
+    """The one float dtype of argument ``kinds`` when they are what ``signatures[name]``
+    (``(array ranks, int64 scalars)``) says function ``name`` takes; Unsupported naming
+    ``module`` (the hand-written kernels' modules check their calls alike)."""
+    if name not in signatures:
+        raise Unsupported(f"no function {name!r} in {module}")
     dtypes = {k[1] for k in kinds if k[0] == "array"}
     shape = [(k[0], k[2] if k[0] == "array" else k[1]) for k in kinds]
-    arrays, scalars = _SIGNATURES[name]
+    arrays, scalars = signatures[name]
     if shape != [("array", d) for d in arrays] + [("scalar", "int64")] * scalars or \
             len(dtypes) != 1 or not dtypes <= {"float32", "float64"}:
         raise Unsupported(f"{name} takes arrays of {arrays} dimensions of one float dtype and "
                           f"{scalars} int64, not {kinds}")
-    dtype = dtypes.pop()
+    return dtypes.pop()
+
+
+def function(module: ir.Module, name: str, kinds) -> ir.Function:
+    """The implementation of kernel ``name`` for argument ``kinds`` in ``module`` (internal;
+    arrays as data pointer and dimensions); Unsupported for other kinds."""
+    dtype = checked_dtype(name, kinds, _SIGNATURES, "the direct convolution's module")
     lanes, q = shape_of_tile(dtype, _features())
     builder = _Builder(module, dtype, lanes, q)
     return builder.build() if name == NAME else builder.build_pad()

@@ -63,7 +63,6 @@ from pathlib import Path
 import llvmlite.ir as ir
 
 from graphcell_ir.backend.codegen import direct_conv as D
-from graphcell_ir.backend.lower import Unsupported
 
 SOURCE = Path(__file__).read_text() + D.SOURCE
 """This module's text and its builder's: the "source" the object store and the step name the
@@ -91,16 +90,8 @@ def function(module: ir.Module, name: str, kinds) -> ir.Function:
     """The implementation of :data:`NAME` for argument ``kinds`` in ``module`` (internal;
     arrays as data pointer and dimensions), the target's lanes per vector
     (``direct_conv.shape_of_tile``); Unsupported for other names or kinds."""
-    dtypes = {k[1] for k in kinds if k[0] == "array"}
-    shape = [(k[0], k[2] if k[0] == "array" else k[1]) for k in kinds]
-    if name not in _ARRAYS:
-        raise Unsupported(f"no function {name!r} in the direct filter gradient's module")
-    arrays = _ARRAYS[name]
-    if shape != [("array", d) for d in arrays] + [("scalar", "int64")] * SCALARS or \
-            len(dtypes) != 1 or not dtypes <= {"float32", "float64"}:
-        raise Unsupported(f"{name} takes arrays of {arrays} dimensions of one float dtype and "
-                          f"{SCALARS} int64, not {kinds}")
-    dtype = dtypes.pop()
+    signatures = {n: (arrays, SCALARS) for n, arrays in _ARRAYS.items()}
+    dtype = D.checked_dtype(name, kinds, signatures, "the direct filter gradient's module")
     lanes, q = D.shape_of_tile(dtype, D._features())
     if name == NAME:
         return _FilterBuilder(module, dtype, lanes, 1).build_filter()

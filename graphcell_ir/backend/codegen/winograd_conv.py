@@ -57,7 +57,6 @@ import llvmlite.ir as ir
 import numpy as np
 
 from graphcell_ir.backend.codegen import direct_conv as D
-from graphcell_ir.backend.lower import Unsupported
 
 SOURCE = Path(__file__).read_text() + D.SOURCE
 """This module's text and the builder's it extends: the kernel's key in the object store."""
@@ -129,16 +128,7 @@ def work_size(c: int, opad: int) -> int:
 def function(module: ir.Module, name: str, kinds) -> ir.Function:
     """The implementation of :data:`NAME` for argument ``kinds`` in ``module`` (internal;
     arrays as data pointer and dimensions); Unsupported for other kinds."""
-    if name not in _SIGNATURES:
-        raise Unsupported(f"no function {name!r} in the Winograd convolution's module")
-    dtypes = {k[1] for k in kinds if k[0] == "array"}
-    shape = [(k[0], k[2] if k[0] == "array" else k[1]) for k in kinds]
-    arrays, scalars = _SIGNATURES[name]
-    if shape != [("array", d) for d in arrays] + [("scalar", "int64")] * scalars or \
-            len(dtypes) != 1 or not dtypes <= {"float32", "float64"}:
-        raise Unsupported(f"{name} takes arrays of {arrays} dimensions of one float dtype and "
-                          f"{scalars} int64, not {kinds}")
-    dtype = dtypes.pop()
+    dtype = D.checked_dtype(name, kinds, _SIGNATURES, "the Winograd convolution's module")
     lanes, q = shape_of_band(dtype, D._features())
     return _Builder(module, dtype, lanes, q).build_winograd()
 
