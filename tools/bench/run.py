@@ -36,7 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tools.bench import graphcell_steps, peers, w1, w3, w4, w5, workloads  # noqa: E402
+from tools.bench import graphcell_steps, peers, timing, w1, w3, w4, w5, workloads  # noqa: E402
 from tools.bench.timing import Timing  # noqa: E402
 
 STEP_KEYS = [w.key for w in workloads.WORKLOADS]
@@ -153,6 +153,8 @@ def main(argv=None) -> int:
 
     steps = [w for w in workloads.WORKLOADS if w.key in only or (w.key == "W2" and "W5" in only)]
     steps = [workloads.quick(w) for w in steps] if args.quick else steps
+    if args.quick:
+        timing.SETTLE_SECONDS = 0.0
     data = {}
     for w in steps:
         data.update(workloads.arrays(w, graphcell_steps.parameter_shapes(w)))

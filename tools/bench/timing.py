@@ -11,6 +11,12 @@ from dataclasses import dataclass
 import numpy as np
 
 REPEATS = 20
+SETTLE_SECONDS = 0.3
+"""The pause between a row's warm-up call and its timed calls (``--quick``: none): what the
+previous rows left running in this process settles first. numpy's threaded OpenBLAS calls
+(the numpy rows) leave OpenBLAS's threads spinning for ~0.1-0.2 s on the other core: W1's
+graphcell forward, timed right after numpy's, took 2.7-2.8 ms in one process in three and
+1.4 ms in the others, and 1.4 ms in every process 0.4 s later."""
 
 
 @dataclass(frozen=True)
@@ -20,8 +26,10 @@ class Timing:
 
 
 def measure(f, repeats: int = REPEATS) -> Timing:
-    """Time ``f()`` ``repeats`` times after one warm-up call (which compiles)."""
+    """Time ``f()`` ``repeats`` times after one warm-up call (which compiles) and a pause of
+    :data:`SETTLE_SECONDS`."""
     f()
+    time.sleep(SETTLE_SECONDS)
     ts = []
     for _ in range(repeats):
         t0 = time.perf_counter()
