@@ -926,6 +926,21 @@ def test_the_direct_convolutions_filter_taps_compiled_and_as_python(dtype, flip)
         np.testing.assert_array_equal(wt, want)
 
 
+def _built_for(monkeypatch, features: str, dtype: str, members) -> tuple:
+    """The entries of hand-written kernels ``members`` (``(module, function)`` pairs) compiled
+    as they are built for targets of ``features`` (the vector widths), for this machine (LLVM
+    splits what it lacks): the source and the features in the key, so no stale object."""
+    from graphcell_ir.backend import objects
+    from graphcell_ir.backend.codegen import direct_conv as D
+    from graphcell_ir.backend.native import abi
+    monkeypatch.setattr(D, "_features", lambda: features)
+    fns = tuple(objects.jit_function(m.SOURCE, name, m.kinds(name, dtype),
+                                     f"test-{abi.source_hash(m.SOURCE)}-{features}-{name}")[0]
+                for m, name in members)
+    assert None not in fns
+    return fns
+
+
 @pytest.mark.parametrize("features", ["", "+avx,+avx2,+fma", "+avx512f"],
                          ids=["sse", "avx2", "avx512"])
 @pytest.mark.parametrize("dtype", FLOATS)
@@ -933,14 +948,8 @@ def test_the_direct_kernels_tiles_for_each_vector_width(features, dtype, monkeyp
     """The kernel as it is built for targets with 128-, 256- and 512-bit vectors (tiles of 8
     filters by 1, 1 and 3 vectors), compiled for this machine (LLVM splits what it lacks):
     rows shorter and longer than the vectors, slots past the last, filters past the tile."""
-    from graphcell_ir.backend import objects
     from graphcell_ir.backend.codegen import direct_conv as D
-    monkeypatch.setattr(D, "_features", lambda: features)
-    from graphcell_ir.backend.native import abi
-    fns = [objects.jit_function(D.SOURCE, name, D.kinds(name, dtype),   # the source in the
-                                f"test-{abi.source_hash(D.SOURCE)}-{features}-{name}")[0]
-           for name in (D.NAME, D.PAD)]                                 # key: no stale objects
-    assert None not in fns
+    fns = _built_for(monkeypatch, features, dtype, ((D, D.NAME), (D, D.PAD)))
     rng = np.random.default_rng(5)
     for x_shape, w_shape, pad in [((2, 3, 5, 7), (9, 3, 3, 3), 1), ((1, 2, 4, 37), (3, 2, 1, 2), 0)]:
         x = rng.standard_normal(x_shape).astype(dtype)
@@ -962,16 +971,10 @@ WINOGRAD = [   # x shape, w shape, (top, bottom, left, right) padding; bands of 
 ]
 
 
-def _winograd_kernels(features: str, dtype: str):
-    """conv_winograd and pad_image compiled as they are built for targets of ``features``."""
-    from graphcell_ir.backend import objects
+def _winograd_members() -> tuple:
+    """conv_winograd and the pad_image it reads (``_built_for``'s members)."""
     from graphcell_ir.backend.codegen import direct_conv as D, winograd_conv as W
-    from graphcell_ir.backend.native import abi
-    fns = tuple(objects.jit_function(m.SOURCE, name, m.kinds(name, dtype),   # the source in
-                                     f"test-{abi.source_hash(m.SOURCE)}-{features}-{name}")[0]
-                for m, name in ((W, W.NAME), (D, D.PAD)))                 # the key
-    assert None not in fns
-    return fns
+    return (W, W.NAME), (D, D.PAD)
 
 
 @pytest.mark.parametrize("features", ["", "+avx,+avx2,+fma", "+avx512f"],
@@ -984,9 +987,7 @@ def test_the_winograd_kernel_matches_the_reference_for_each_vector_width(feature
     and short (a last tile past the band's slots), odd output sizes (a last tile half outside),
     uneven padding, output channels past the tile of 8, one channel; within the reference's
     tolerance."""
-    from graphcell_ir.backend.codegen import direct_conv as D
-    monkeypatch.setattr(D, "_features", lambda: features)
-    fns = _winograd_kernels(features, dtype)
+    fns = _built_for(monkeypatch, features, dtype, _winograd_members())
     rng = np.random.default_rng(8)
     op = REGISTRY["conv2d"]
     for x_shape, w_shape, pad in WINOGRAD:
@@ -1020,9 +1021,7 @@ def test_the_winograd_kernel_keeps_the_direct_sums_infinities_for_each_vector_wi
     each vector width: the outputs the reference has infinite are those infinities (no NaN
     from ``inf - inf`` in the transforms: MindSpore's 2.10 result too), NaN exactly where the
     reference has NaN, all others within its tolerance."""
-    from graphcell_ir.backend.codegen import direct_conv as D
-    monkeypatch.setattr(D, "_features", lambda: features)
-    fns = _winograd_kernels(features, dtype)
+    fns = _built_for(monkeypatch, features, dtype, _winograd_members())
     rng = np.random.default_rng(11)
     op = REGISTRY["conv2d"]
     infinite = []
@@ -1168,15 +1167,8 @@ def test_the_direct_filter_kernel_for_each_vector_width(features, dtype, monkeyp
     past a kernel row (2, 4 and 5 of blocks of 3), and a sum made NaN by a junk position's 0 times
     an infinite image value taken again over the real positions (NaN only where the
     reference has one)."""
-    from graphcell_ir.backend import objects
     from graphcell_ir.backend.codegen import direct_conv as D, direct_filter as F
-    monkeypatch.setattr(D, "_features", lambda: features)
-    from graphcell_ir.backend.native import abi
-    fns = tuple(objects.jit_function(source, name, kinds(name, dtype),
-                                     f"test-{abi.source_hash(source)}-{features}-{name}")[0]
-                for source, name, kinds in ((F.SOURCE, F.NAME, F.kinds),
-                                            (D.SOURCE, D.PAD, D.kinds)))
-    assert None not in fns
+    fns = _built_for(monkeypatch, features, dtype, ((F, F.NAME), (D, D.PAD)))
     op = REGISTRY["conv2d_backprop_filter"]
     for x_shape, w_shape, pad in [((2, 3, 5, 7), (9, 3, 3, 3), (1, 1, 1, 1)),
                                   ((1, 2, 4, 37), (3, 2, 1, 2), (0, 0, 0, 1)),
@@ -1204,15 +1196,8 @@ def test_the_lanes_filter_kernel_for_each_vector_width(features, dtype, monkeypa
     6 or 12 taps by 2 vectors of channels), compiled for this machine: output channels filling
     whole tiles, a masked last vector, a second vector with no channel and fewer channels than
     a vector; taps past the last tile; planes of one position and of many."""
-    from graphcell_ir.backend import objects
     from graphcell_ir.backend.codegen import direct_conv as D, direct_filter as F
-    monkeypatch.setattr(D, "_features", lambda: features)
-    from graphcell_ir.backend.native import abi
-    fns = tuple(objects.jit_function(source, name, kinds(name, dtype),
-                                     f"test-{abi.source_hash(source)}-{features}-{name}")[0]
-                for source, name, kinds in ((F.SOURCE, F.LANES, F.kinds),
-                                            (D.SOURCE, D.PAD, D.kinds)))
-    assert None not in fns
+    fns = _built_for(monkeypatch, features, dtype, ((F, F.LANES), (D, D.PAD)))
     op = REGISTRY["conv2d_backprop_filter"]
     for x_shape, w_shape, pad in [((2, 3, 5, 7), (32, 3, 3, 3), (1, 1, 1, 1)),
                                   ((1, 2, 4, 37), (3, 2, 1, 2), (0, 0, 0, 1)),
