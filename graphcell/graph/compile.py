@@ -24,7 +24,7 @@ from graphcell import context
 from graphcell.graph import warn
 from graphcell.graph.entry import Entry
 from graphcell.graph.errors import without_frames
-from graphcell.graph.executor import Executable, Program, compiling_soon
+from graphcell.graph.executor import Executable, Program
 from graphcell.graph.gc_pause import collector_paused
 from graphcell.graph.guards import Guards
 from graphcell.graph.lowered import Lowered
@@ -93,6 +93,7 @@ def compile_call(fn: Callable | Entry, self_obj: Any, args: tuple, kwargs: dict 
 
 
 def _compile(fn, self_obj, args, kwargs, name, arg_names, jit_level) -> Compiled:
+    from graphcell_ir.backend.executable import compiling_soon
     compiling_soon()   # a new cache: the compile worker starts beside the front end
     specs = arg_specs(args)
     kwarg_specs = dict(zip(kwargs, arg_specs(tuple(kwargs.values()))))

@@ -118,14 +118,6 @@ class Program:
             self.n_outputs = len(self.function.result_types or ()) - len(self.mutated)
 
 
-def compiling_soon() -> None:
-    """A function's compile begins: the compiled backend may start its compile worker now
-    (``graphcell_ir.backend.executable.compiling_soon``: a new cache directory)."""
-    if switches.value("GRAPHCELL_BACKEND") != "interp":
-        from graphcell_ir.backend.executable import compiling_soon as backend_compiling_soon
-        backend_compiling_soon()
-
-
 def _backend(program: Program, native=None) -> Callable[[list], list]:
     """The runner of the compiled function: a list of arguments in, the list of results out.
 

@@ -177,7 +177,7 @@ class CalleeFailed(Exception):
 
 def compiling_soon() -> None:
     """A function's compile begins (its front end): when the object store holds nothing yet
-    and native steps are on, every object of the build will compile, so the compile lanes and
+    and native steps are on (not the interpreter backend), every object of the build will compile, so the compile lanes and
     the worker start now. The worker's start (~50 ms of a core: a process importing llvmlite)
     then runs beside the front end's Python, on a core that has nothing else to do, instead
     of beside the build's Python and the compile thread (W5: the worker's first object came
@@ -189,7 +189,8 @@ def compiling_soon() -> None:
         >>> compiling_soon()   # nothing to return; at most the lanes start
     """
     from graphcell_ir import switches
-    if switches.on("GRAPHCELL_NATIVE_STEP") and objects.store().holds_nothing():
+    if switches.on("GRAPHCELL_NATIVE_STEP") and switches.value("GRAPHCELL_BACKEND") != "interp" \
+            and objects.store().holds_nothing():
         _compile_thread().start_worker()
 
 

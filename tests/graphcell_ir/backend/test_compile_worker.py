@@ -237,8 +237,8 @@ def test_the_worker_starts_for_an_object_to_compile_not_for_a_warm_build(empty_s
 def test_a_compile_beginning_with_a_new_cache_starts_the_worker_at_once(empty_store, tmp_path,
                                                                         monkeypatch):
     """An empty object store: the build will compile every object, so the worker starts when
-    the compile begins (beside the front end); with objects stored, or native steps off, it
-    waits for the first object the store lacks."""
+    the compile begins (beside the front end); with objects stored, native steps off or the
+    interpreter backend, it waits for the first object the store lacks."""
     def soon_on_fresh_lanes():
         lanes = code._CompileThread(worker=CompileWorker())
         monkeypatch.setattr(code, "_THREAD", lanes)
@@ -257,21 +257,12 @@ def test_a_compile_beginning_with_a_new_cache_starts_the_worker_at_once(empty_st
     monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "0")
     assert not soon_on_fresh_lanes()
     monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    monkeypatch.setenv("GRAPHCELL_BACKEND", "interp")
+    assert not soon_on_fresh_lanes()
+    monkeypatch.delenv("GRAPHCELL_BACKEND")
     (tmp_path / "objects").mkdir()
     (tmp_path / "objects" / "an-object.o").write_bytes(b"")
     assert not soon_on_fresh_lanes()
-
-
-def test_the_interpreter_backend_starts_no_worker(monkeypatch):
-    from graphcell.graph import executor
-    calls = []
-    monkeypatch.setattr(code, "compiling_soon", lambda: calls.append(1))
-    monkeypatch.setenv("GRAPHCELL_BACKEND", "interp")
-    executor.compiling_soon()
-    assert calls == []
-    monkeypatch.delenv("GRAPHCELL_BACKEND")
-    executor.compiling_soon()
-    assert calls == [1]
 
 
 @pytest.mark.parametrize("switch,cpus", [("0", {0, 1}), ("1", {0})], ids=["off", "one-core"])
