@@ -41,6 +41,7 @@ import numpy as np
 from graphcell_ir import switches
 from graphcell_ir.backend import objects, report
 from graphcell_ir.backend.cache_dir import cache_dir
+from graphcell_ir.backend.fma import numba_fma
 from graphcell_ir.backend.lower import KernelSource
 from graphcell_ir.backend.native import abi, pool
 
@@ -275,7 +276,7 @@ def _numba_kernel(ks: KernelSource):
     path = _ensure_file(ks)
     mod = _load_module(ks, path)
     numba = numba_module()
-    mod.prange = numba.prange
+    mod.prange, mod.fma = numba.prange, numba_fma()
     return numba.njit(cache=path is not None, error_model="numpy", parallel=ks.parallel,
                       fastmath=False)(mod.kernel)
 

@@ -128,6 +128,8 @@ import math
 import numpy as np
 from numpy import bool_, float16, float32, float64, int8, int16, int32, int64, uint8
 
+from graphcell_ir.backend.fma import fma
+
 prange = range  # numba's prange when numba compiles it
 
 '''
@@ -543,9 +545,10 @@ class _Lowering:
             raise Unsupported(f"{o.opdef.name}: variadic operands")
         values = {n: self.value(v, want) for n, v in zip(names, o.operands)}
         attrs = {k: _literal(v) for k, v in o.attrs.items() if isinstance(v, (bool, int, float))}
-        expr = o.opdef.kernel.format(**values, **attrs)
         r = o.results[0]
-        if want == np.float32 and _np_dtype(r) == np.float32:
+        float32 = want == np.float32 and _np_dtype(r) == np.float32
+        expr = o.opdef.template(float32).format(**values, **attrs)
+        if float32:
             expr = _literals_as(expr, "float32")
         self.names[r] = self.fresh(None, f"v{len(self.names)}")
         return f"{self.names[r]} = {_dtype_name(_np_dtype(r))}({expr})  # {o.opdef.name}"

@@ -2,7 +2,8 @@
 
 Each entry is one ``defop`` call; shape/dtype rules come from ``shape_rules``, gradients are
 written against the functional API ``F`` so they run eagerly in PyNative and emit IR in graph
-mode. ``kernel`` is the scalar template the backend assembles into loops (``math`` is in scope).
+mode. ``kernel`` is the scalar template the backend assembles into loops (``math`` and
+``graphcell_ir.backend.fma`` are in scope); ``kernel_f32``, where given, its float32 template.
 """
 from __future__ import annotations
 
@@ -246,32 +247,61 @@ sin = defop("sin", ("x",), kind=EW, ms_name="Sin", infer=unary_float, ref=_unary
             kernel="math.sin({x})", bprop=lambda x, out, dout: (F.mul(dout, F.cos(x)),))
 cos = defop("cos", ("x",), kind=EW, ms_name="Cos", infer=unary_float, ref=_unary(np.cos, True),
             kernel="math.cos({x})", bprop=lambda x, out, dout: (F.neg(F.mul(dout, F.sin(x))),))
-def _tanh_kernel(x: str) -> str:
-    """The tanh template: arithmetic only, so LLVM vectorizes the loop (libm's scalar ``tanhf``
+def _tanh_pade(terms: int) -> tuple[list[float], list[float]]:
+    """``(P, Q)``, coefficients in ``s = a²`` from the constant up, of the Padé approximant
+    ``tanh(a) ≈ a·P(s)/Q(s)`` that is the continued fraction ``a/(1 + s/(3 + s/(5 + ...
+    s/(2·terms + 1))))``, normalised so that ``P(0) = Q(0) = 1`` (p and q stay small).
+
+        >>> _tanh_pade(2)   # a(15 + s) / (15 + 6s)
+        ([1.0, 0.06666666666666667], [1.0, 0.4])
+    """
+    num, den = [2 * terms + 1], [1]   # the fraction's tail, num/den, in integers
+    for b in range(2 * terms - 1, 0, -2):   # b + s / (num/den) = (b·num + s·den) / num
+        s_den = [0] + den + [0] * (len(num) - len(den) - 1)
+        b_num = [b * c for c in num] + [0] * (len(s_den) - len(num))
+        num, den = [x + y for x, y in zip(b_num, s_den)], num
+    return [c / num[0] for c in den], [c / num[0] for c in num]
+
+
+def _tanh_kernel(x: str, terms: int, doublings: int, limit: float) -> str:
+    """A tanh template: arithmetic only, so LLVM vectorizes the loop (libm's scalar ``tanhf``
     costs ~14 ns an element; numba has no SVML here).
 
-    ``a = clamp(x, ±20) / 4`` (beyond 20, tanh is ±1 in float64), the [9/8] Padé approximant of
-    ``tanh(a) = a·P(a²)/Q(a²)`` (the continued fraction ``a/(1+a²/(3+a²/(5+...)))`` cut after 17),
-    kept as the pair ``(p, q)``, then doubled twice with ``tanh(2a) = 2pq / (p² + q²)`` and
-    divided once; the result is clamped to [-1, 1]. Within 7 ulp of numpy in float64 and float32
-    (the backend evaluates float literals in the op's dtype); NaN stays NaN, ±0 keeps its sign,
-    ±Inf gives ±1. Lambdas stand for local names (numba inlines them; it cannot type ``:=``).
+    ``a = clamp(x, ±limit) / 2**doublings`` (beyond ``limit``, tanh rounds to ±1), the Padé
+    approximant of ``tanh(a)`` (:func:`_tanh_pade`) kept as the pair ``(p, q)``, doubled
+    ``doublings`` times with ``tanh(2a) = 2pq / (p² + q²)``, divided once and clamped to
+    [-1, 1]. Its polynomials are ``fma`` chains (``graphcell_ir.backend.fma``: one instruction
+    each, the approximant's own roundings). NaN stays NaN, ±0 keeps its sign, ±Inf gives ±1.
+    Lambdas stand for local names (numba inlines them; it cannot type ``:=``). The backend
+    evaluates float literals in the op's dtype.
 
-        >>> y = eval(_tanh_kernel("0.5"), {})  # Python's min/max, as the kernel's
+        >>> from graphcell_ir.backend.fma import fma
+        >>> y = eval(_tanh_kernel("0.5", 8, 2, 20.0), {"fma": fma})   # Python's min/max
         >>> round(y, 15) == round(math.tanh(0.5), 15)
         True
     """
-    n = 34459425.0  # P(0) = Q(0): the coefficients are normalised so that p and q stay small
-    p = " + s * (".join(repr(c / n) for c in (n, 4729725, 135135, 990, 1)) + ")" * 4
-    q = " + s * (".join(repr(c / n) for c in (n, 16216200, 945945, 13860, 45)) + ")" * 4
-    double = "(lambda p, q: {})(2.0 * p * q, p * p + q * q)"
-    body = double.format(double.format("p / q"))
-    return (f"min(max((lambda a: (lambda s: (lambda p, q: {body})(a * ({p}), {q}))(a * a))"
-            f"(min(max({x}, -20.0), 20.0) * 0.25), -1.0), 1.0)")
+    def horner(coefficients):
+        expr = repr(coefficients[-1])
+        for c in reversed(coefficients[:-1]):
+            expr = f"fma(s, {expr}, {c!r})"
+        return expr
 
+    p, q = _tanh_pade(terms)
+    body = "p / q"
+    for _ in range(doublings):
+        body = f"(lambda p, q: {body})(2.0 * p * q, fma(p, p, q * q))"
+    return (f"min(max((lambda a: (lambda s: (lambda p, q: {body})(a * {horner(p)}, {horner(q)}))"
+            f"(a * a))(min(max({x}, -{limit!r}), {limit!r}) * {2.0 ** -doublings!r}), -1.0), 1.0)")
+
+
+# float64: the [9/8] approximant on |x|/4 <= 5, doubled twice: within 7 ulp of numpy (tanh is 1
+# in float64 beyond 19.06). float32: the [7/6] one on |x|/2 <= 4.55, doubled once: within 5 ulp
+# of the rounded tanh, 0.16 on average, and exactly ±1 beyond 9.01, where float32's tanh rounds
+# to ±1 (the [5/6] one was faster but 2.5 ulp off on average, and 5 below 1 at the clamp).
+_TANH_64, _TANH_32 = (8, 2, 20.0), (6, 1, 9.1)
 
 tanh = defop("tanh", ("x",), kind=EW, ms_name="Tanh", infer=unary_float, ref=_unary(np.tanh, True),
-             kernel=_tanh_kernel("{x}"),
+             kernel=_tanh_kernel("{x}", *_TANH_64), kernel_f32=_tanh_kernel("{x}", *_TANH_32),
              bprop=lambda x, out, dout: (F.mul(dout, F.sub(1, F.mul(out, out))),))
 
 
@@ -294,7 +324,8 @@ def _sigmoid(x):
 
 sigmoid = defop("sigmoid", ("x",), kind=EW, ms_name="Sigmoid", infer=unary_float,
                 ref=_unary(lambda x: _sigmoid(x).astype(np.result_type(x), copy=False), True),
-                kernel=f"0.5 * ({_tanh_kernel('0.5 * {x}')} + 1.0)",
+                kernel=f"0.5 * ({_tanh_kernel('0.5 * {x}', *_TANH_64)} + 1.0)",
+                kernel_f32=f"0.5 * ({_tanh_kernel('0.5 * {x}', *_TANH_32)} + 1.0)",
                 bprop=lambda x, out, dout: (F.mul(dout, F.mul(out, F.sub(1, out))),))
 
 relu = defop("relu", ("x",), kind=EW, ms_name="ReLU", infer=same_as_input,

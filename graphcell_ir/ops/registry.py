@@ -183,7 +183,8 @@ class OpDef:
     with several results; ``ref`` is the numpy reference and must agree with ``infer`` (a
     registry meta-test checks this for every entry). ``bprop`` is a vjp rule written against
     ``graphcell_ir.ops.functional`` or ``NONDIFF``. ``kernel`` is the scalar template of an
-    elementwise op. ``ms_name`` is MindSpore's Primitive name; ``prim_init`` lists the attrs a
+    elementwise op; ``kernel_f32``, where given, its template for float32 operands and result
+    (an approximant that float32's precision lets be shorter: :meth:`template`). ``ms_name`` is MindSpore's Primitive name; ``prim_init`` lists the attrs a
     MindSpore Primitive takes in its constructor (the others follow the operands in its call).
     ``mutates`` lists the operands whose variable (a Parameter) takes the op's result, as
     ``assign`` does: PyNative writes it at once, graph mode threads it back as an extra result.
@@ -205,6 +206,7 @@ class OpDef:
     bprop: BpropFn | _NonDiff
     attrs: tuple[Attr, ...] = ()
     kernel: str | None = None
+    kernel_f32: str | None = None
     traits: frozenset[Trait] = frozenset()
     ms_name: str = ""
     prim_init: tuple[str, ...] = ()
@@ -232,6 +234,10 @@ class OpDef:
         defaults = None if any(a.required for a in self.attrs) else \
             MappingProxyType({a.name: a.default for a in self.attrs})
         object.__setattr__(self, "default_attrs", defaults)
+
+    def template(self, float32: bool) -> str | None:
+        """The scalar template of the op computing in float32 (``float32``) or another dtype."""
+        return self.kernel_f32 if float32 and self.kernel_f32 is not None else self.kernel
 
     @property
     def display_name(self) -> str:
@@ -301,8 +307,8 @@ REGISTRY: MappingProxyType = MappingProxyType(_entries)
 
 def defop(name: str, operands: tuple[str, ...] | list[str], *, kind: Kind, infer: InferFn,
           ref: RefFn, bprop: BpropFn | _NonDiff, attrs=(), kernel: str | None = None,
-          traits=(), ms_name: str = "", prim_init=(), aliases=(), mutates=(),
-          doc: str = "", ref_into: RefFn | None = None,
+          kernel_f32: str | None = None, traits=(), ms_name: str = "", prim_init=(), aliases=(),
+          mutates=(), doc: str = "", ref_into: RefFn | None = None,
           cost: Callable[..., int] | None = None,
           specialize: Callable[..., RefFn | None] | None = None) -> OpDef:
     """Declare a primitive. Only the family modules call this, at import time."""
@@ -310,9 +316,10 @@ def defop(name: str, operands: tuple[str, ...] | list[str], *, kind: Kind, infer
         raise RegistryError(f"cannot declare op {name!r}: the registry is frozen; "
                             "use register_custom_op for user ops")
     op = OpDef(name=name, operands=tuple(operands), kind=kind, infer=infer, ref=ref, bprop=bprop,
-               attrs=tuple(attrs), kernel=kernel, traits=frozenset(traits), ms_name=ms_name,
-               prim_init=tuple(prim_init), aliases=tuple(aliases), mutates=tuple(mutates), doc=doc,
-               ref_into=ref_into, cost=cost, specialize=specialize)
+               attrs=tuple(attrs), kernel=kernel, kernel_f32=kernel_f32,
+               traits=frozenset(traits), ms_name=ms_name, prim_init=tuple(prim_init),
+               aliases=tuple(aliases), mutates=tuple(mutates), doc=doc, ref_into=ref_into,
+               cost=cost, specialize=specialize)
     _add(op)
     return op
 

@@ -214,6 +214,12 @@ class Arith:
             acc, at = self.b.select(pred, v, acc), t
         return acc, at
 
+    def fma(self, args: list, t):
+        """``x * y + z`` rounded once (``llvm.fma``: one instruction, and a vector one when the
+        loop vectorises), in type ``t``."""
+        vs = [self.cast(v, vt, t) for v, vt in args]
+        return self.b.call(self.mod.intrinsic("fma", vs[0].type, 3), vs), t
+
     def math2(self, name: str, args: list, t):
         """A ``math`` function of two floats (libm's ``atan2``/``atan2f``), in type ``t``."""
         vs = [self.cast(v, vt, t) for v, vt in args]

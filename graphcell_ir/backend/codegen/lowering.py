@@ -526,6 +526,8 @@ class FunctionLowering:
             if T.is_int(t):
                 return self.b.select(self.b.icmp_signed("<", v, v.type(0)), self.b.neg(v), v), t
             return self.b.call(self.mod.intrinsic("fabs", v.type), [v]), t
+        if name == "fma":
+            return self.A.fma(args, t)
         if name[5:] in T.MATH_FLOAT2:
             return self.A.math2(name[5:], args, t)
         return self.A.math(name[5:], *args[0], t)

@@ -62,7 +62,7 @@ class Shape:
 
 @dataclass(frozen=True)
 class Builtin:
-    """A callable the language knows: ``cast:<dtype>``, ``min``, ``max``, ``abs``,
+    """A callable the language knows: ``cast:<dtype>``, ``min``, ``max``, ``abs``, ``fma``,
     ``math:<name>``, ``range``."""
 
     name: str
@@ -174,6 +174,11 @@ def call_type(fn: Builtin, args: list):
         (a,) = args
         a = scalar(a, "the argument of abs()")
         return I64 if is_int(a) else a
+    if name == "fma":   # graphcell_ir.backend.fma: as numba's math functions of two floats
+        if len(args) != 3:
+            raise Unsupported(f"fma() of {len(args)} arguments")
+        ts = [scalar(x, "an argument of fma()") for x in args]
+        return F32 if all(t == F32 for t in ts) else F64
     if name.startswith("math:") and name[5:] in MATH_FLOAT2:
         if len(args) != 2:
             raise Unsupported(f"math.{name[5:]}() of {len(args)} arguments")
@@ -196,7 +201,7 @@ def global_value(name: str, functions) -> object:
     """What a module-level name is, or Unsupported."""
     if name in CASTS:
         return Builtin(f"cast:{CASTS[name].name}")
-    if name in ("min", "max", "abs"):
+    if name in ("min", "max", "abs", "fma"):
         return Builtin(name)
     if name in ("range", "prange"):
         return Builtin("range")

@@ -61,8 +61,21 @@ def test_float32_kernels_compute_in_float32():
     """A float literal of a float32 template is a float32 constant (no silent float64 widening)."""
     exe, _ = _kernel("tanh", GRID.astype(np.float32)[:64])
     src = exe.kernels[0].ks.source
-    assert "float32(0.25)" in src
+    assert "float32(9.1)" in src   # float32's own template (kernel_f32), its literals float32
     bare = re.sub(r"float32\([0-9.e+-]+\)", "", src)
     assert not re.search(r"\b[0-9]+\.[0-9]", bare), bare
     exe64, _ = _kernel("tanh", GRID[:64])
-    assert "float32(0.25)" not in exe64.kernels[0].ks.source
+    src64 = exe64.kernels[0].ks.source
+    assert "float32(" not in src64 and "20.0" in src64
+
+
+def test_float32_tanh_is_close_to_the_rounded_tanh_and_exactly_one_beyond_its_clamp():
+    """float32's shorter approximant: a few ulp at worst, a fraction of one on average, and ±1
+    exactly beyond its clamp, 9.1 (float32's tanh rounds to ±1 beyond 9.01)."""
+    x = np.concatenate([np.linspace(-12, 12, 200001), np.geomspace(1e-6, 12, 20001)]) \
+        .astype(np.float32)
+    _, got = _kernel("tanh", x)
+    want = np.tanh(x.astype(np.float64)).astype(np.float32)
+    ulps = np.abs(got.view(np.int32).astype(np.int64) - want.view(np.int32).astype(np.int64))
+    assert ulps.max() <= 6 and ulps.mean() < 0.5
+    assert np.all(np.abs(got[np.abs(x) >= 9.1]) == 1)

@@ -10,6 +10,7 @@ llvmlite, without numba.
 """
 from __future__ import annotations
 
+import ast
 import math
 import textwrap
 
@@ -22,7 +23,10 @@ from samples import SAMPLES, Gen
 
 from graphcell_ir.backend import codegen, kernels, objects
 from graphcell_ir.backend import native as N
+from graphcell_ir.backend.codegen.lowering import ModuleLowering
+from graphcell_ir.backend.codegen.typerules import F32, Array
 from graphcell_ir.backend.executable import compile_executable
+from graphcell_ir.backend.fma import fma
 from graphcell_ir.backend.lower import Unsupported, lower_fused
 from graphcell_ir.ops import REGISTRY, Kind
 
@@ -53,7 +57,8 @@ def compiled(source: str, name: str, args, no_overflow=False):
 
 def both(source: str, name: str, *args):
     """Run ``name`` compiled and as Python on copies of ``args``; the arrays after each."""
-    ns: dict = {"math": kernels._IEEEMath(), "np": np}   # libm's NaN/Inf where Python raises
+    ns: dict = {"math": kernels._IEEEMath(), "np": np, "fma": fma}   # libm's NaN/Inf where
+    # Python raises
     exec(source, ns)
     a1 = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     a2 = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
@@ -255,6 +260,31 @@ def test_lambdas_and_math(values):
     x = np.array(values, np.float64)
     (_, got), (_, want) = both(LAMBDAS, "lambdas", x, np.zeros(len(values)))
     np.testing.assert_allclose(got, want, rtol=1e-15, equal_nan=True)
+
+
+FMA = textwrap.dedent("""
+    def fused(x, y, z, out):
+        for i in range(x.shape[0]):
+            out[i] = fma(x[i], y[i], z[i])
+""")
+
+
+@settings(max_examples=20)
+@given(st.lists(st.tuples(floats, floats, floats), min_size=1, max_size=8),
+       st.sampled_from(["float32", "float64"]))
+def test_fma_rounds_once_as_its_python_meaning(triples, dtype):
+    with np.errstate(over="ignore"):   # 1e300 is inf in float32
+        x, y, z = (np.array(c, dtype) for c in zip(*([(0.1, 10.0, -1.0)] + triples)))
+    (*_, got), (*_, want) = both(FMA, "fused", x, y, z, np.zeros(len(x), dtype))
+    assert same_bits(got, want), (x, y, z, got, want)
+    if dtype == "float64":   # 0.1 * 10 rounds to 1.0; the exact product is 5.55e-17 more
+        assert got[0] == 2.0 ** -54 and 0.1 * 10.0 - 1.0 == 0.0
+
+
+def test_fma_is_llvms_intrinsic():
+    mod = ModuleLowering(ast.parse(FMA))
+    mod.function("fused", (Array(F32, 1),) * 4)
+    assert 'call float @"llvm.fma.f32"' in str(mod.module)
 
 
 def test_guarded_reads_never_leave_the_array():

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from graphcell_ir.backend.fma import fma
 from graphcell_ir.errors import OpError
 from graphcell_ir.ir.types import type_of_value
 from graphcell_ir.ops import NONDIFF, REGISTRY, Kind, Trait
@@ -159,7 +160,8 @@ def test_bad_inputs_raise_naming_the_op(name):
 
 # --- kernel templates ---------------------------------------------------------------------------
 
-_BUILTINS = {"abs": abs, "max": max, "min": min, "bool": bool, "int": int, "float": float}
+_BUILTINS = {"abs": abs, "max": max, "min": min, "bool": bool, "int": int, "float": float,
+             "fma": fma}
 
 
 class _IEEEMath:
@@ -209,15 +211,16 @@ def _as_element(v, like):
 def _check_point(op, operands, point: tuple, attrs: dict) -> None:
     want = np.asarray(op.ref(*(_as_element(p, o) for p, o in zip(point, operands)), **attrs))
     names = [n.lstrip("*") for n in op.operands]
+    template = op.template(float32=want.dtype == np.float32)   # (evaluated in float64 here)
     with np.errstate(all="ignore"):
-        got = np.asarray(eval_kernel(op.kernel, dict(zip(names, point)), attrs)).astype(want.dtype)
+        got = np.asarray(eval_kernel(template, dict(zip(names, point)), attrs)).astype(want.dtype)
     got = np.broadcast_to(got, want.shape)  # an op without operands (fill) is one value everywhere
     if want.dtype.kind == "f":
         tight = want.dtype == np.float64
         np.testing.assert_allclose(got, want, rtol=1e-12 if tight else 1e-5, atol=1e-14 if tight else 1e-6,
-                                   equal_nan=True, err_msg=f"{op.name} kernel {op.kernel!r} at {point}")
+                                   equal_nan=True, err_msg=f"{op.name} kernel {template!r} at {point}")
     else:
-        assert np.array_equal(got, want), f"{op.name} kernel {op.kernel!r} at {point}: {got} != ref {want}"
+        assert np.array_equal(got, want), f"{op.name} kernel {template!r} at {point}: {got} != ref {want}"
 
 
 def _points(operands, n: int):
