@@ -151,17 +151,7 @@ def _operand(v):
 
 
 def _binary(name: str, reflected: bool = False):
-    op = _R[name]
-    apply_binary = dispatch.apply_binary
-
-    def method(self, other):
-        if other.__class__ is not Tensor:
-            other = _operand(other)
-            if other is NotImplemented:
-                return NotImplemented
-        return apply_binary(op, other, self) if reflected else apply_binary(op, self, other)
-    method.__name__ = f"__r{name}__" if reflected else f"__{name}__"
-    return method
+    return dispatch.binary_method(_R[name], reflected, Tensor, _operand)
 
 
 BINARY_OPERATORS = tuple((method, reflected, op) for _, method, reflected, op in _OPERATORS)

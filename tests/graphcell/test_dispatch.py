@@ -84,6 +84,19 @@ def test_a_tensor_whose_buffer_changes_takes_its_new_signature():
     _same(x + y, np.full(3, 2, np.float64))
 
 
+def test_operators_inline_path_is_apply_binarys():
+    """Two Tensors of a signature seen before take the operator's inline path: a Parameter on
+    either side and a reflected method called with a Tensor get what apply_binary gives."""
+    x = Tensor(np.array([1.0, 2.0], np.float32))
+    p = ms.Parameter(Tensor(np.array([3.0, 5.0], np.float32)), name="p")
+    for _ in range(2):   # the second round: every signature cached
+        _same(x - p, np.array([-2.0, -3.0], np.float32))
+        _same(p - x, np.array([2.0, 3.0], np.float32))
+        _same(x.__rsub__(Tensor(np.array([4.0, 4.0], np.float32))), np.array([3.0, 2.0], np.float32))
+        _same(x - 1, np.array([0.0, 1.0], np.float32))
+        assert type(p - x) is Tensor and type(x - p) is Tensor
+
+
 def test_the_profiler_sees_fast_operators():
     seen = []
 
