@@ -193,7 +193,7 @@ def _built(fn: Function, host, code, donated: set) -> NativeStep:
     while True:
         into = updates_in_place(fn, donated, after=after, views=_view_of) if donated else {}
         try:
-            plan = plan_function(fn, views=_view_of, into=into)
+            plan = plan_function(fn, views=_view_of, into=into, in_place=_in_place)
             return _Emitter(fn, plan, code, host, into).run()
         except PlanError as e:
             code.cancel()
@@ -320,6 +320,12 @@ def _view_of(op: Op) -> int | None:
                 and producer.opdef not in (CONST, reshape, depend, assign)):
             return 1
     return None
+
+
+def _in_place(op: Op, i: int) -> bool:
+    """Whether ``op`` may write its result into operand ``i``'s buffer when that dies at ``op``
+    (the plan's ``in_place``): a lowered ``setitem``'s ``x`` (:func:`.layout.setitem_in_place`)."""
+    return layout.setitem_in_place(op, i, _view_of)
 
 
 def _by_index(op: Op) -> bool:

@@ -88,11 +88,9 @@ def strided_source(rank: int, unit_last: bool, write: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
-def indexing(e, op) -> None:
-    """A basic ``getitem`` (the view copied out) or ``setitem`` (``x`` copied, the value copied
-    into the view) in emitter ``e``'s step, by a strided-copy loop (:func:`strided_source`)
-    into the step's own buffers: as host ops, numpy's fresh arrays page-faulted on every call.
-    One element, a broadcast value, other dtypes: Unsupported (a host op)."""
+def _lowered_view(op):
+    """:func:`basic_view` of the ``getitem``/``setitem`` ``op`` when :func:`indexing` lowers
+    it (the view and the value of one dtype and shape, not empty), else None."""
     x, r = op.operands[0], op.results[0]
     value = op.operands[1] if op.opdef is setitem else r
     view = basic_view(x.type.shape, op.attrs["key"])
@@ -100,6 +98,43 @@ def indexing(e, op) -> None:
             value.type.dtype != x.type.dtype or r.type.dtype != x.type.dtype or \
             x.type.dtype.np_dtype.kind not in "fiub" or view[2] != value.type.shape or \
             not view[2] or 0 in view[2]:
+        return None
+    return view
+
+
+def setitem_in_place(op, i: int, views) -> bool:
+    """Whether ``setitem`` ``op`` may write its result into operand ``i``'s bytes (the plan's
+    ``in_place``: when nothing reads them after ``op``): operand 0, ``x``, when :func:`indexing`
+    lowers ``op`` and its value is not a view of ``x``'s buffer (``views(op)``: the operand
+    a view op's result is; the copy would read bytes it writes). Then the only copy is the
+    value's into the view: no full copy of ``x`` per ``setitem`` (a chain of them into one
+    zero fill, the gradient of q, k and v sliced from one projection, writes each slice
+    once)."""
+    if op.opdef is not setitem or i != 0 or _lowered_view(op) is None:
+        return False
+    x, v = op.operands
+    return _buffer_of(v, views) is not _buffer_of(x, views)
+
+
+def _buffer_of(v, views):
+    """The value whose buffer ``v`` is, following view ops (``views``) to the first non-view."""
+    while True:
+        producer = getattr(v, "op", None)
+        at = views(producer) if producer is not None else None
+        if at is None or isinstance(producer.operands[at], Literal):
+            return v
+        v = producer.operands[at]
+
+
+def indexing(e, op) -> None:
+    """A basic ``getitem`` (the view copied out) or ``setitem`` (``x`` copied, the value copied
+    into the view) in emitter ``e``'s step, by a strided-copy loop (:func:`strided_source`)
+    into the step's own buffers: as host ops, numpy's fresh arrays page-faulted on every call.
+    One element, a broadcast value, other dtypes: Unsupported (a host op)."""
+    x, r = op.operands[0], op.results[0]
+    value = op.operands[1] if op.opdef is setitem else r
+    view = _lowered_view(op)
+    if view is None:
         raise Unsupported(f"{op.opdef.name} {op.attrs['key']} of {x.type}")
     offset, strides, shape = view
     if op.opdef is getitem:
