@@ -65,22 +65,38 @@ def basic_view(shape: tuple[int, ...], key: tuple):
     return offset, tuple(view.strides), tuple(view.shape)
 
 
-def strided_source(rank: int, unit_last: bool, write: bool) -> str:
+def strided_source(rank: int, unit_last: bool, write: bool, ascending: bool = False) -> str:
     """``strided(x, out, o, s0, ...)``: a copy between a C-ordered array and a strided view
     (offset ``o``, strides ``s0``... in elements) of a flat one — ``out[i] = x[view i]``
     (a basic ``getitem``), or with ``write`` ``out[view i] = x[i]`` (``setitem``'s value).
     ``unit_last``: the last stride is 1, written so (the inner loop is contiguous).
+    ``ascending``: no stride is negative, said with ``max(0, ...)`` so the code generator knows
+    the flat index is never negative and emits no wraparound per element (a select that kept
+    LLVM from vector loads: the (64, 8, 768) q/k/v slices of attention copied at 2.5x numpy's
+    time, at numpy's without it).
 
     >>> print(strided_source(2, True, False), end="")
     def strided(x, out, o, s0, s1):
         for i0 in range(out.shape[0]):
             for i1 in range(out.shape[1]):
                 out[i0, i1] = x[o + i0 * s0 + i1]
+    >>> print(strided_source(2, True, False, ascending=True), end="")
+    def strided(x, out, o, s0, s1):
+        p = max(0, o)
+        t0 = max(0, s0)
+        for i0 in range(out.shape[0]):
+            for i1 in range(out.shape[1]):
+                out[i0, i1] = x[p + i0 * t0 + i1]
     """
-    terms = ["o"] + [f"i{k}" if unit_last and k == rank - 1 else f"i{k} * s{k}"
-                     for k in range(rank)]
+    o, strides = ("p", [f"t{k}" for k in range(rank)]) if ascending else \
+        ("o", [f"s{k}" for k in range(rank)])
+    terms = [o] + [f"i{k}" if unit_last and k == rank - 1 else f"i{k} * {strides[k]}"
+                   for k in range(rank)]
     flat, dense = " + ".join(terms), ", ".join(f"i{k}" for k in range(rank))
     lines = [f"def strided(x, out, o, {', '.join(f's{k}' for k in range(rank))}):"]
+    if ascending:
+        lines += ["    p = max(0, o)"] + [f"    t{k} = max(0, s{k})" for k in range(rank)
+                                         if not (unit_last and k == rank - 1)]
     for k in range(rank):
         lines.append("    " * (k + 1) + f"for i{k} in range({'x' if write else 'out'}.shape[{k}]):")
     lines.append("    " * (rank + 1) + (f"out[{flat}] = x[{dense}]" if write else
@@ -144,4 +160,5 @@ def indexing(e, op) -> None:
             e.copy(x, r)
         arrays = [(value, shape), (r, (r.type.size,))]
     e.nn_loop("strided", [*arrays, offset, *strides],
-              strided_source(len(shape), strides[-1] == 1, op.opdef is setitem))
+              strided_source(len(shape), strides[-1] == 1, op.opdef is setitem,
+                             ascending=min(strides) >= 0))
