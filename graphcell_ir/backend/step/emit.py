@@ -81,6 +81,7 @@ from graphcell_ir.ir.types import TensorType
 from graphcell_ir.ops import conv as C
 from graphcell_ir.ops.contraction import matmul
 from graphcell_ir.ops.effects import assign, depend
+from graphcell_ir.ops.elementwise import fill
 from graphcell_ir.ops.layout import broadcast_to, getitem, reshape, setitem, transpose
 from graphcell_ir.ops.registry import Kind, Trait
 
@@ -677,6 +678,8 @@ class _Emitter:
             if _by_index(op):
                 return   # its readers' kernels broadcast the operand
             return self.broadcast(op)
+        if d is fill and layout.written_over(self.plan, op.results[0]):
+            return   # setitems into its buffer write every element before anything reads it
         if d.kind in (Kind.ELEMENTWISE, Kind.REDUCTION) and not op.regions:
             return self.kernel(op, lower_single(op, inline_literals=True,
                                                     literal_operands=True))

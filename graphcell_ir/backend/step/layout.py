@@ -142,6 +142,31 @@ def _buffer_of(v, views):
         v = producer.operands[at]
 
 
+def written_over(plan, v) -> bool:
+    """Whether every element of ``v`` (a ``fill``'s result) is written by a chain of lowered
+    ``setitem``s into its own buffer (``plan.shares``) before anything reads it: nothing then
+    needs the fill's values (the q/k/v gradient's chain of :func:`setitem_in_place`, whose
+    slices tile the buffer: a 1.5 MB fill saved). Only a value read once at each link counts;
+    coverage is counted element by element (up to 2^24 elements)."""
+    size = v.type.size
+    if not 0 < size <= 1 << 24:
+        return False
+    seen = np.zeros(size, bool)
+    while len(v.uses) == 1:
+        (op,) = v.uses
+        r = op.results[0]
+        if op.opdef is not setitem or op.operands[0] is not v or op.operands[1] is v or \
+                not plan.shares(r, v):
+            break
+        view = _lowered_view(op)
+        if view is None:
+            break
+        offset, strides, shape = view
+        seen[offset + sum(i * s for i, s in zip(np.indices(shape), strides))] = True
+        v = r
+    return bool(seen.all())
+
+
 def indexing(e, op) -> None:
     """A basic ``getitem`` (the view copied out) or ``setitem`` (``x`` copied, the value copied
     into the view) in emitter ``e``'s step, by a strided-copy loop (:func:`strided_source`)
