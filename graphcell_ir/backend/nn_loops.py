@@ -479,6 +479,34 @@ def _sum8(e):
     return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
 
 
+def _max8_vector(row):
+    """The maximum of ``row``, kept in 8 interleaved parts by ``max`` (which LLVM vectorises,
+    where :func:`_max8`'s NaN test branches): a NaN in ``row`` may or may not be the result, so
+    only a caller that turns a NaN element into a NaN result anyway may use it
+    (:func:`softmax_rows_f32`: ``x - max`` of that element is NaN, and so is the sum)."""
+    k_ = row.shape[0]
+    m0 = row[0]
+    m1 = m0
+    m2 = m0
+    m3 = m0
+    m4 = m0
+    m5 = m0
+    m6 = m0
+    m7 = m0
+    for k in range(0, k_ - 7, 8):
+        m0 = max(m0, row[k])
+        m1 = max(m1, row[k + 1])
+        m2 = max(m2, row[k + 2])
+        m3 = max(m3, row[k + 3])
+        m4 = max(m4, row[k + 4])
+        m5 = max(m5, row[k + 5])
+        m6 = max(m6, row[k + 6])
+        m7 = max(m7, row[k + 7])
+    for k in range(k_ - k_ % 8, k_):
+        m0 = max(m0, row[k])
+    return max(max(max(m0, m1), max(m2, m3)), max(max(m4, m5), max(m6, m7)))
+
+
 def softmax_rows_f32(x, out):
     """out[r] = softmax(x[r]) for float32 rows too many for :func:`softmax_rows` (``nnkernels.
     fast_exp_rows``: attention's scores): exp by :func:`_exp_of_nonpositive`, vectorised, where
@@ -487,7 +515,7 @@ def softmax_rows_f32(x, out):
     for r in range(x.shape[0]):
         row = x[r]
         o = out[r]
-        m = _max8(row)
+        m = _max8_vector(row)
         for k in range(row.shape[0]):
             o[k] = _exp_of_nonpositive(np.float64(row[k] - m))
         inv = 1.0 / _sum8(o)   # a multiply per element, not a divide (4% of the loop)

@@ -271,20 +271,25 @@ def test_float32_rows_take_a_polynomial_exp_within_two_roundings(how, shape, sca
 
 
 def test_float32_rows_with_infinities_and_nan_are_the_references():
-    """-inf logits have probability 0, a row with NaN or +inf is NaN, a row of -inf NaN."""
-    row = np.linspace(-3, 3, 40, dtype=np.float32)
+    """-inf logits have probability 0, a row with NaN (first, inside, in the tail after the
+    8-wide parts, all of it) or +inf is NaN, a row of -inf NaN."""
+    row = np.linspace(-3, 3, 43, dtype=np.float32)
     x = np.stack([row] * 64)
     x[1, 3] = -np.inf
     x[2, 5] = np.nan
     x[3, 7] = np.inf
     x[4, :] = -np.inf
     x[5, 9] = -200.0   # exp below float32's smallest denormal: 0
+    x[6, 0] = np.nan
+    x[7, 42] = np.nan
+    x[8, :] = np.nan
     assert K.fast_exp_rows(x.shape, x.dtype)
     for how, fn in _both(REGISTRY["softmax"]):
         got = fn(x, axis=(-1,))
         want = quiet_ref(REGISTRY["softmax"], x, axis=(-1,))
         assert_close(got, want, 4 * np.spacing(np.abs(want)).astype(np.float64), how)
         assert got[1, 3] == 0 and got[5, 9] == 0 and np.isnan(got[2:5]).all()
+        assert np.isnan(got[6:9]).all() and not np.isnan(got[9:]).any()
 
 
 @pytest.mark.parametrize("name,x,attrs", [
