@@ -13,6 +13,13 @@ bias and ReLU in one pass); ``expand_dims``/``squeeze``, a ``transpose`` that on
 transposes and of broadcasts collapse into one; no-op reshapes, transposes, broadcasts and casts
 disappear; a cast through a dtype that holds every value of the source exactly is one cast.
 
+Scatters into zeros: a sum of ``setitem``s into zero ``fill``s at basic keys that touch no
+element twice (the gradient of a value read by several slices: attention's q, k and v of one
+projection) is one chain of ``setitem``s into one zero fill, plus ``+0``: the sum's values are
+``v + 0`` in each slice (``-0.0`` becomes ``+0.0``) and ``+0.0`` elsewhere, and so are the
+chain's; the ``+0`` fuses with the reader of the sum, and the chain needs no full-size copy per
+slice nor a pass over each operand of the sum.
+
 Precondition: valid IR. Postcondition: valid IR computing the same values bit for bit; no rule
 matches anywhere (up to the driver's cap); the matched roots and the ops that died with them
 are erased, other dead ops are left for ``dce``.
@@ -23,19 +30,20 @@ from collections import Counter
 
 import numpy as np
 
-from graphcell_ir.ir.core import Function, Value
+from graphcell_ir.ir.core import Function, Literal, OpResult, Value
 from graphcell_ir.ir.structural import MAKE_TUPLE, TUPLE_GET
-from graphcell_ir.ir.types import DType
+from graphcell_ir.ir.types import DType, ScalarType, TensorType
 from graphcell_ir.ops import REGISTRY
 from graphcell_ir.ops.nn import channel_axis
 from graphcell_ir.passes.rules import RuleSet, apply_rules, const, pat, rule, var
-from graphcell_ir.passes.support import per_function
+from graphcell_ir.passes.support import NOT_CONSTANT, per_function, splat_value
 
 ADD, MUL, DIV, SUB, NEG = (REGISTRY[n] for n in ("add", "mul", "div", "sub", "neg"))
 BIAS_ADD = REGISTRY["bias_add"]
 LOGICAL_NOT, SELECT, CAST = (REGISTRY[n] for n in ("logical_not", "select", "cast"))
 RESHAPE, TRANSPOSE, BROADCAST_TO = (REGISTRY[n] for n in ("reshape", "transpose", "broadcast_to"))
 EXPAND_DIMS, SQUEEZE = REGISTRY["expand_dims"], REGISTRY["squeeze"]
+SETITEM, FILL = REGISTRY["setitem"], REGISTRY["fill"]
 
 X, C, B = var("X"), var("C"), var("B")
 
@@ -135,6 +143,86 @@ def tuple_get_make_tuple(inner, root) -> Value | None:
     return items[i] if -len(items) <= i < len(items) else None
 
 
+def _axis_indices(shape: tuple[int, ...], key) -> list[frozenset] | None:
+    """The indices ``x[key]`` reads along each axis of an ``x`` of ``shape`` when ``key`` is
+    basic indexing of ints, slices and one ``...`` (the elements it touches are their product),
+    else None (``None`` entries, arrays, booleans: not analysed)."""
+    key = key if isinstance(key, tuple) else (key,)
+    if sum(e is Ellipsis for e in key) > 1 or not all(
+            e is Ellipsis or isinstance(e, slice) or
+            isinstance(e, (int, np.integer)) and not isinstance(e, (bool, np.bool_)) for e in key):
+        return None
+    explicit = len(key) - (Ellipsis in key)
+    if explicit > len(shape):
+        return None
+    out = []
+    for e in key:
+        if e is Ellipsis:
+            out += [frozenset(range(d)) for d in shape[len(out):len(out) + len(shape) - explicit]]
+            continue
+        d = shape[len(out)]
+        if isinstance(e, slice):
+            out.append(frozenset(range(*e.indices(d))))
+        elif -d <= e < d:
+            out.append(frozenset((int(e) % d,)))
+        else:
+            return None
+    return out + [frozenset(range(d)) for d in shape[len(out):]]
+
+
+def _zero_scatters(v: Value, pairs: list) -> Value | None:
+    """The zero ``fill`` under ``v`` when ``v`` is ``setitem``s (each of a tensor of ``v``'s
+    dtype, read by nothing else) into one, or such a chain ``+ 0``; appends its
+    ``(value, key)``s to ``pairs``, first set first. None otherwise."""
+    if not isinstance(v, OpResult):
+        return None
+    op = v.op
+    if op.opdef is FILL:
+        value = op.attrs["value"]
+        return v if value == 0 and not np.signbit(value) else None
+    if len(v.uses) != 1:   # another reader needs it: rewriting would copy, not save
+        return None
+    if op.opdef is ADD and splat_zero(op.operands[1]) and op.operands[0].type == v.type:
+        return _zero_scatters(op.operands[0], pairs)
+    if op.opdef is not SETITEM:
+        return None
+    x, value = op.operands
+    if isinstance(value, Literal) or value.type != TensorType(v.type.dtype, value.type.shape):
+        return None
+    base = _zero_scatters(x, pairs)
+    if base is not None:
+        pairs.append((value, op.attrs["key"]))
+    return base
+
+
+def splat_zero(v: Value) -> bool:
+    """Whether ``v`` is a constant of ``+0`` only."""
+    c = splat_value(v)
+    return c is not NOT_CONSTANT and c == 0 and not np.signbit(c)
+
+
+def scatter_sum(P: Value, Q: Value, root, b) -> Value | None:
+    """``setitem(0, a, k1) + setitem(0, b, k2)`` (or longer chains) with keys that touch no
+    element twice is ``setitem(setitem(0, a, k1), b, k2) + 0`` (see the module docstring)."""
+    out = root.results[0].type
+    if P.type != out or Q.type != out or out.dtype.np_dtype.kind not in "fiu":
+        return None
+    pairs: list = []
+    base = _zero_scatters(P, pairs)
+    if base is None or base.type != out or _zero_scatters(Q, pairs) is None:
+        return None
+    touched: list[list[frozenset]] = []
+    for _, key in pairs:
+        axes = _axis_indices(out.shape, key)
+        if axes is None or any(all(a & c for a, c in zip(axes, other)) for other in touched):
+            return None
+        touched.append(axes)
+    chain = base
+    for value, key in pairs:
+        chain = b.op(SETITEM, chain, value, key=key)
+    return b.op(ADD, chain, Literal(out.dtype.np_dtype.type(0).item(), ScalarType(out.dtype)))
+
+
 RULES = RuleSet("simplify", [
     # arithmetic identities, exact in IEEE arithmetic
     rule("mul_one_right", pat(MUL, X, const(1)), lambda X: X),
@@ -163,6 +251,8 @@ RULES = RuleSet("simplify", [
     rule("expand_dims_to_reshape", pat(EXPAND_DIMS, X), as_reshape),
     rule("squeeze_to_reshape", pat(SQUEEZE, X), as_reshape),
     rule("squeeze_noop", pat(SQUEEZE, X), same_type_as_root),
+    # a sum of disjoint scatters into zeros: one chain of scatters
+    rule("scatter_sum", pat(ADD, var("P"), var("Q")), scatter_sum),
     # tuples
     rule("tuple_get_make_tuple", pat(TUPLE_GET, pat(MAKE_TUPLE, ..., bind="inner")),
          tuple_get_make_tuple),

@@ -31,7 +31,7 @@ from __future__ import annotations
 import ast
 import functools
 
-VERSION = "graphcell-codegen-17"
+VERSION = "graphcell-codegen-18"
 """Part of every stored object's name: a change to what the generator emits must change it."""
 
 

@@ -117,7 +117,7 @@ class FunctionLowering:
         self.locals: dict[str, Local] = {}
         self.lambdas: list[dict] = []      # scopes of lambda parameters: name -> (value, type)
         self.loops: list[tuple] = []       # (continue block, break block)
-        self.counters, self.bound = _bindings(node)   # see _bindings
+        self.counters, self.bound, self.non_negative = _bindings(node)   # see _bindings
         self.fixed: dict = {}   # parameters never rebound: the arguments (ArrayValue or scalar)
 
     # -- the function --
@@ -560,7 +560,8 @@ class FunctionLowering:
         """An index as int64, a negative one wrapped once (numba's wraparound)."""
         v, t = self.expr(node)
         v = self.A.cast(v, t, T.I64)
-        if isinstance(v, ir.Constant) and v.constant >= 0 or self.is_counter(node):
+        if isinstance(v, ir.Constant) and v.constant >= 0 or self.is_counter(node) or \
+                _non_negative(node, self.non_negative):
             return v
         return self.b.select(self.b.icmp_signed("<", v, I64(0)),
                              self.b.add(v, dim, flags=["nsw"]), v)
@@ -620,11 +621,14 @@ def _accumulates(target: ast.Subscript, value: ast.expr, elem) -> bool:
             and ast.unparse(value.left) == ast.unparse(target))
 
 
-def _bindings(fn: ast.FunctionDef) -> tuple[frozenset, frozenset]:
-    """``(counters, bound)`` of ``fn``: the names it binds only as the targets of
+def _bindings(fn: ast.FunctionDef) -> tuple[frozenset, frozenset, frozenset]:
+    """``(counters, bound, non_negative)`` of ``fn``: the names it binds only as the targets of
     ``for ... in range(...)`` loops counting up from a start that is never negative (not as a
-    parameter, a lambda's, nor by any other store: never negative, whatever the bounds), and
-    the names it binds anywhere in its body (a parameter not among them never changes).
+    parameter, a lambda's, nor by any other store: never negative, whatever the bounds), the
+    names it binds anywhere in its body (a parameter not among them never changes), and the
+    names never negative (those counters and the locals below): an index built from them
+    (:func:`_non_negative`) needs no wraparound either (``layout.strided_source``'s flat
+    offsets, which otherwise cost a select per element and LLVM's vector loads).
 
     A start is never negative when it is built from non-negative integer constants, array
     extents, counters and locals assigned once from such an expression, with ``+``, ``*``,
@@ -659,7 +663,7 @@ def _bindings(fn: ast.FunctionDef) -> tuple[frozenset, frozenset]:
         if found <= known:
             break
         known |= found
-    return frozenset(known & only_loops), frozenset(bound)
+    return frozenset(known & only_loops), frozenset(bound), frozenset(known)
 
 
 def _counts_up_from_non_negative(it: ast.expr, known: set) -> bool:

@@ -81,6 +81,7 @@ from graphcell_ir.ir.types import TensorType
 from graphcell_ir.ops import conv as C
 from graphcell_ir.ops.contraction import matmul
 from graphcell_ir.ops.effects import assign, depend
+from graphcell_ir.ops.elementwise import fill
 from graphcell_ir.ops.layout import broadcast_to, getitem, reshape, setitem, transpose
 from graphcell_ir.ops.registry import Kind, Trait
 
@@ -193,7 +194,7 @@ def _built(fn: Function, host, code, donated: set) -> NativeStep:
     while True:
         into = updates_in_place(fn, donated, after=after, views=_view_of) if donated else {}
         try:
-            plan = plan_function(fn, views=_view_of, into=into)
+            plan = plan_function(fn, views=_view_of, into=into, in_place=_in_place)
             return _Emitter(fn, plan, code, host, into).run()
         except PlanError as e:
             code.cancel()
@@ -320,6 +321,12 @@ def _view_of(op: Op) -> int | None:
                 and producer.opdef not in (CONST, reshape, depend, assign)):
             return 1
     return None
+
+
+def _in_place(op: Op, i: int) -> bool:
+    """Whether ``op`` may write its result into operand ``i``'s buffer when that dies at ``op``
+    (the plan's ``in_place``): a lowered ``setitem``'s ``x`` (:func:`.layout.setitem_in_place`)."""
+    return layout.setitem_in_place(op, i, _view_of)
 
 
 def _by_index(op: Op) -> bool:
@@ -671,6 +678,8 @@ class _Emitter:
             if _by_index(op):
                 return   # its readers' kernels broadcast the operand
             return self.broadcast(op)
+        if d is fill and layout.written_over(self.plan, op.results[0]):
+            return   # setitems into its buffer write every element before anything reads it
         if d.kind in (Kind.ELEMENTWISE, Kind.REDUCTION) and not op.regions:
             return self.kernel(op, lower_single(op, inline_literals=True,
                                                     literal_operands=True))

@@ -10,6 +10,7 @@ import numpy as np
 
 from graphcell_ir.backend import nnkernels as K
 from graphcell_ir.backend.lower import Unsupported
+from graphcell_ir.backend.native import pool as native_pool
 from graphcell_ir.ir.core import Literal, Op, Value
 from graphcell_ir.ops import nn as N
 
@@ -103,9 +104,26 @@ def softmax(e, op: Op) -> None:
         raise Unsupported("softmax over another axis than the last")
     if r.type.dtype != x.type.dtype:
         raise Unsupported(f"softmax of {x.type} to {r.type}")
+    if K.fast_exp_rows(x.type.shape, x.type.dtype.np_dtype):
+        return _softmax_f32_rows(e, x, r)
     null, dt = e.ir.Constant(e.ptr, None), x.type.dtype.np_dtype   # no labels, loss
     e.nn_loop("sparse_softmax_cross_entropy_rows", [
         (x, _rows(e, x)), (null, np.int32, (0,)), (null, dt, (0,)), (r, _rows(e, x))])
+
+
+def _softmax_f32_rows(e, x: Value, r: Value) -> None:
+    """``nn_loops.softmax_rows_f32`` over blocks of rows on the native pool (each row is
+    independent: the runner's bits however the rows are shared out)."""
+    k = x.type.shape[-1]
+    n, f32, i64 = x.type.size // k, np.dtype(np.float32), e.i64
+    split = K.blocks(n, x.type.size, K.LOOP_UNIT) > 1   # exp-bound: worth a second core
+    e.pooled_loop(
+        "softmax_rows_f32", [(None, f32, (n, k)), (None, f32, (n, k))],
+        [e.pointer(x), e.pointer(r)], n, max(x.type.size, native_pool.MIN_WORK) if split else 0,
+        lambda t, lo, hi, p: [t.gep(p[0], [t.mul(lo, i64(k * 4))], source_etype=e.i8),
+                              t.sub(hi, lo), i64(k),
+                              t.gep(p[1], [t.mul(lo, i64(k * 4))], source_etype=e.i8),
+                              t.sub(hi, lo), i64(k)])
 
 
 def sparse_cross_entropy(e, op: Op) -> None:

@@ -614,6 +614,36 @@ def test_a_range_from_a_non_negative_start_has_a_counter(n):
         assert "select" in blocks[loop]
 
 
+FLAT_OFFSETS = textwrap.dedent("""
+    def flat(x, o, s, out):
+        p = max(0, o)
+        t = max(0, s)
+        for i in range(out.shape[1]):
+            for j in range(out.shape[2]):
+                out[0, i, j] = x[p + i * t + j]
+        for i in range(out.shape[1]):
+            for j in range(out.shape[2]):
+                out[1, i, j] = x[o + i * s + j]
+""")
+
+
+@pytest.mark.parametrize("o, s", [(0, 3), (2, 4), (-9, 3)])
+def test_an_index_built_from_names_never_negative_has_no_wraparound(o, s):
+    """A flat index summed from counters and locals assigned once from ``max(0, ...)``
+    (``step/layout.strided_source``'s views) is never negative: no wraparound, so LLVM sees
+    consecutive loads; with a parameter in it the wraparound stays (Python is the oracle: ``o =
+    -9`` reads from the end)."""
+    x = np.arange(1.0, 25.0)
+    (_, got), (_, want) = both(FLAT_OFFSETS, "flat", x, o, s, np.zeros((2, 3, 3)))
+    np.testing.assert_array_equal(got, want)
+    kinds = (("array", "float64", 1), ("scalar", "int64"), ("scalar", "int64"),
+             ("array", "float64", 3))
+    text = codegen.lower_module(FLAT_OFFSETS, "flat", kinds, "e", entry="pointers")
+    bodies = [b for label, b in _blocks(text.split('define i32 @"e"')[0]).items()
+              if "store double" in b]
+    assert len(bodies) == 2 and "select" not in bodies[0] and "select" in bodies[1]
+
+
 def _blocks(text: str) -> dict:
     """LLVM IR text's basic blocks: label -> its instructions."""
     out, label = {}, None

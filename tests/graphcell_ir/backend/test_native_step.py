@@ -787,10 +787,12 @@ func @f(%x: f32[64,100]) -> f32[64,100] {{
     np.testing.assert_array_equal(native, python)
 
 
-@pytest.mark.parametrize("shape", [(4, 10), (4, 64), (64, 64), (8, 300)])
+@pytest.mark.parametrize("shape", [(4, 10), (4, 64), (64, 64), (8, 300), (2048, 64)])
 def test_the_softmax_family_takes_the_runners_loops_or_its_references(monkeypatch, shape):
     """Rows the runner gives numpy's ``exp`` (``nnkernels.loop_rows``: long rows, large inputs)
-    run as host ops in the step, the others on the loops: the runner's bits either way."""
+    run as host ops in the step, the others on the loops; float32 softmax rows the loops leave
+    on ``softmax_rows_f32``, its rows shared out on the pool (``nnkernels.fast_exp_rows``): the
+    runner's bits either way."""
     from graphcell_ir.backend import nnkernels
     monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
     r, k = shape
@@ -805,8 +807,8 @@ func @f(%x: f32[{r},{k}], %y: i32[{r}]) -> f32[{r},{k}], f32[{r}] {{
     exe = compile_executable(parse_module(text), "f")
     assert exe.step_fallback is None
     loops = nnkernels.loop_rows(shape, np.float32)
-    assert list(exe.run.step.host_ops) == ([] if loops else
-                                           ["softmax", "sparse_softmax_cross_entropy"])
+    assert nnkernels.fast_exp_rows(shape, np.float32) == (not loops)
+    assert list(exe.run.step.host_ops) == ([] if loops else ["sparse_softmax_cross_entropy"])
     rng = np.random.default_rng(8)
     x = (rng.standard_normal(shape) * 4).astype(np.float32)
     y = (np.arange(r) % k).astype(np.int32)

@@ -33,6 +33,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
+from graphcell_ir.backend import nnkernels as K
 from graphcell_ir.backend.nnkernels import KERNELS, kernel
 from graphcell_ir.errors import ShapeError
 from graphcell_ir.ops import REGISTRY
@@ -226,8 +227,12 @@ class _Recorder:
     ((32, 64), True), ((1, 2048), False), ((64, 33), False),    # longer ones: small inputs only
     ((0, 5), False), ((3, 0), False)])                           # empty: the reference
 def test_which_inputs_take_the_loops(shape, loops):
+    # float32 softmax rows the loops leave take softmax_rows_f32 (its polynomial exp)
     x = np.linspace(-2, 2, int(np.prod(shape))).reshape(shape).astype(np.float32)
-    for name, attrs in (("softmax", {"axis": (-1,)}), ("log_softmax", {"axis": -1})):
+    fast = not loops and 0 not in shape
+    for name, attrs, ran in (("softmax", {"axis": (-1,)},
+                              ["softmax_rows_f32"] if fast else ["softmax_rows"] if loops else []),
+                             ("log_softmax", {"axis": -1}, ["log_softmax_rows"] if loops else [])):
         op = REGISTRY[name]
         rec = _Recorder()
         with np.errstate(all="ignore"):
@@ -238,8 +243,53 @@ def test_which_inputs_take_the_loops(shape, loops):
                     KERNELS[op](rec, x, **attrs)
                 continue
         got = KERNELS[op](rec, x, **attrs)
-        assert bool(rec.ran) == loops, (name, shape)
+        assert sorted(set(rec.ran)) == ran, (name, shape)
         assert got.shape == want.shape and np.allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def _exact_softmax(x):
+    """float32 ``x``'s softmax in float64 from numpy's float32 ``x - max`` (what both round)."""
+    with np.errstate(all="ignore"):
+        e = np.exp((x - np.max(x, axis=-1, keepdims=True)).astype(np.float64))
+        return e / np.sum(e, axis=-1, keepdims=True)
+
+
+@pytest.mark.parametrize("how", ["compiled", "as Python"])
+@pytest.mark.parametrize("shape,scale", [((8, 4, 64, 64), 5.0), ((256, 1000), 30.0),
+                                         ((70, 33), 1.0), ((3, 2049), 100.0)])
+def test_float32_rows_take_a_polynomial_exp_within_two_roundings(how, shape, scale):
+    """``softmax_rows_f32`` (float32 rows the other loops leave): within 2 float32 ulps of the
+    float64 softmax (numpy's reference, float32 sums: 5-6 at these shapes), probabilities
+    under float32's smallest denormal 0, exp(0) 1."""
+    x = (np.random.default_rng(7).standard_normal(shape) * scale).astype(np.float32)
+    assert K.fast_exp_rows(x.shape, x.dtype)
+    got = kernel(REGISTRY["softmax"], jit=how == "compiled")(x, axis=(-1,))
+    exact = _exact_softmax(x)
+    assert got.dtype == np.float32 and got.shape == x.shape
+    err = np.abs(got - exact) / np.spacing(np.maximum(exact, 1e-45).astype(np.float32))
+    assert err.max() <= 2.0, err.max()
+
+
+def test_float32_rows_with_infinities_and_nan_are_the_references():
+    """-inf logits have probability 0, a row with NaN (first, inside, in the tail after the
+    8-wide parts, all of it) or +inf is NaN, a row of -inf NaN."""
+    row = np.linspace(-3, 3, 43, dtype=np.float32)
+    x = np.stack([row] * 64)
+    x[1, 3] = -np.inf
+    x[2, 5] = np.nan
+    x[3, 7] = np.inf
+    x[4, :] = -np.inf
+    x[5, 9] = -200.0   # exp below float32's smallest denormal: 0
+    x[6, 0] = np.nan
+    x[7, 42] = np.nan
+    x[8, :] = np.nan
+    assert K.fast_exp_rows(x.shape, x.dtype)
+    for how, fn in _both(REGISTRY["softmax"]):
+        got = fn(x, axis=(-1,))
+        want = quiet_ref(REGISTRY["softmax"], x, axis=(-1,))
+        assert_close(got, want, 4 * np.spacing(np.abs(want)).astype(np.float64), how)
+        assert got[1, 3] == 0 and got[5, 9] == 0 and np.isnan(got[2:5]).all()
+        assert np.isnan(got[6:9]).all() and not np.isnan(got[9:]).any()
 
 
 @pytest.mark.parametrize("name,x,attrs", [

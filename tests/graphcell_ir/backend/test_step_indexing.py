@@ -101,3 +101,61 @@ def test_a_basic_view_is_numpys_offset_and_strides():
         at = np.array(offset) + sum(np.indices(shape)[k] * s for k, s in enumerate(strides))
         np.testing.assert_array_equal(base.ravel()[at], view)
     assert basic_view((4, 6), (1, 2)) is None   # one element: numpy gives a scalar
+
+
+def _compiled(build, *arg_types):
+    from graphcell_ir.ir import Module
+    fn = Function("f")
+    args = [fn.add_arg(TensorType(dt, shape), f"a{i}") for i, (dt, shape) in enumerate(arg_types)]
+    b = Builder.at_end(fn.body)
+    b.return_(*build(b, *args))
+    module = Module()
+    module.add(fn)
+    return module, compile_executable(module, "f")
+
+
+@pytest.mark.parametrize("starts,whole", [((6, 3, 0), True), ((6, 0), False)])
+def test_a_chain_of_setitems_writes_into_one_buffer_with_the_interpreters_bits(
+        monkeypatch, starts, whole):
+    # the gradient of q, k and v sliced from one projection: setitems into one zero fill, each
+    # written in place (no full copy per setitem), the last read by a kernel; the fill itself
+    # is not run when the slices write every element (else the zeros between them stay)
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+    from graphcell_ir.backend.step.emit import _in_place, _view_of
+    from graphcell_ir.backend.step.layout import written_over
+    from graphcell_ir.backend.step.plan import plan_function
+
+    def build(b, *parts):
+        z = b.op("fill", dtype=float32, shape=(4, 2, 9), value=0.0)
+        chain = z
+        for part, lo in zip(parts, starts):
+            chain = b.op("setitem", chain, b.op("neg", part), key=(Ellipsis, slice(lo, lo + 3)))
+        return b.op("neg", chain), b.op("mul", chain, 2.0)
+    module, exe = _compiled(build, *[(float32, (4, 2, 3))] * len(starts))
+    assert exe.step_fallback is None and exe.run.step.host_ops == ()
+    fn = module["f"]
+    plan = plan_function(fn, views=_view_of, in_place=_in_place)
+    fill, *setitems = [op.results[0] for op in fn.body if op.opdef.name in ("fill", "setitem")]
+    assert all(plan.shares(fill, s) for s in setitems)
+    assert written_over(plan, fill) == whole
+    for seed in range(2):   # a second call: the arena holds the first call's values
+        args = [_array((4, 2, 3), np.float32, seed + k) for k in range(len(starts))]
+        for got, expect in zip(exe.run.step(args), interpret(fn, *args)):
+            np.testing.assert_array_equal(got, expect)
+
+
+def test_a_setitem_whose_value_is_a_view_of_its_target_copies_first(monkeypatch):
+    # x[::-1] = x written in place would read elements it already overwrote
+    monkeypatch.setenv("GRAPHCELL_NATIVE_STEP", "1")
+
+    def build(b, x):
+        y = b.op("neg", x)
+        flat = b.op("reshape", y, shape=(6,))
+        r = b.op("setitem", flat, b.op("reshape", y, shape=(6,)), key=(slice(None, None, -1),))
+        return (b.op("neg", r),)
+    module, exe = _compiled(build, (float32, (2, 3)))
+    assert exe.step_fallback is None and exe.run.step.host_ops == ()
+    x = _array((2, 3), np.float32, 0)
+    (got,) = exe.run.step([x])
+    np.testing.assert_array_equal(got, x.reshape(-1)[::-1])
+    np.testing.assert_array_equal(got, interpret(module["f"], x))   # one result: no list
