@@ -42,6 +42,9 @@ graph-mode executable calls), else the numpy reference."""
 def _type_of(v):
     from graphcell.tensor import Tensor
     if isinstance(v, Tensor):
+        if v._data is None:
+            raise TypeError(f"{v!r} only declares an input of dynamic shape (for "
+                            "Cell.set_inputs); it holds no value to compute with")
         return TensorType(dtype_from_numpy(v._data.dtype), v._data.shape)
     if isinstance(v, np.ndarray):
         return TensorType(dtype_from_numpy(v.dtype), v.shape)
@@ -163,7 +166,10 @@ def binary_method(op: OpDef, reflected: bool, tensor: type, operand: Callable):
     def method(self, other):
         if other.__class__ is tensor and timer is None and recorder is None:
             xd, yd = (other._data, self._data) if reflected else (self._data, other._data)
-            impl = impls.get((op, xd.dtype, xd.shape, yd.dtype, yd.shape))
+            try:
+                impl = impls.get((op, xd.dtype, xd.shape, yd.dtype, yd.shape))
+            except AttributeError:   # a Tensor without data (DynamicShape): the rule says so
+                impl = None
             if impl is not None:
                 t = make(tensor)
                 t._data = impl(xd, yd)

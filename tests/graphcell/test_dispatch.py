@@ -97,6 +97,14 @@ def test_operators_inline_path_is_apply_binarys():
         assert type(p - x) is Tensor and type(x - p) is Tensor
 
 
+def test_a_dynamic_shape_declaration_is_no_operand():
+    x = Tensor(np.array([1.0, 2.0], np.float32))
+    declared = Tensor(shape=[None, 2], dtype=ms.float32)
+    for call in (lambda: x + declared, lambda: declared + x, lambda: ms.ops.exp(declared)):
+        with pytest.raises(TypeError, match=r"only declares an input of dynamic shape"):
+            call()
+
+
 def test_the_profiler_sees_fast_operators():
     seen = []
 
