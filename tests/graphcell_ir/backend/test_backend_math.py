@@ -6,6 +6,7 @@ see ``lower._literals_as``) over the whole range, against numpy, in ulps.
 """
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
@@ -79,3 +80,33 @@ def test_float32_tanh_is_close_to_the_rounded_tanh_and_exactly_one_beyond_its_cl
     ulps = np.abs(got.view(np.int32).astype(np.int64) - want.view(np.int32).astype(np.int64))
     assert ulps.max() <= 6 and ulps.mean() < 0.5
     assert np.all(np.abs(got[np.abs(x) >= 9.1]) == 1)
+
+
+def test_float32_erf_is_close_to_libms_and_exactly_one_beyond_its_clamp():
+    """float32's erf template (x·P(x²)/Q(x²), tools/fit_erf.py): within a few ulp of libm's erf
+    rounded to float32, under one on average; ±1 beyond 3.92, NaN, ±0 and ±Inf as libm's.
+    float64 keeps libm's erf (the kernel calls it)."""
+    x = np.concatenate([np.linspace(-6, 6, 240001), np.geomspace(1e-30, 6, 20001),
+                        -np.geomspace(1e-30, 6, 2001)]).astype(np.float32)
+    exe, got = _kernel("erf", x)
+    want = np.array([math.erf(v) for v in x.astype(np.float64)]).astype(np.float32)
+    ulps = np.abs(got.view(np.int32).astype(np.int64) - want.view(np.int32).astype(np.int64))
+    assert ulps.max() <= 6 and ulps.mean() < 1
+    assert np.all(np.abs(got[np.abs(x) >= 3.92]) == 1)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan], np.float32)
+    _, s = _kernel("erf", specials)
+    assert s[0] == 0 and not np.signbit(s[0]) and s[1] == 0 and np.signbit(s[1])
+    assert s[2] == 1 and s[3] == -1 and np.isnan(s[4])
+    assert "math.erf" not in exe.kernels[0].ks.source
+    exe64, got64 = _kernel("erf", x.astype(np.float64)[:1000])
+    assert "math.erf" in exe64.kernels[0].ks.source
+    np.testing.assert_array_equal(got64, [math.erf(v) for v in x.astype(np.float64)[:1000]])
+
+
+def test_erf_coefficients_are_what_the_fitting_tool_gives():
+    from tools.fit_erf import fit
+    from graphcell_ir.ops.elementwise import _ERF_F32
+    p, q, err = fit()
+    assert err < 6e-8   # below float32's half ulp (relative)
+    np.testing.assert_allclose(p, _ERF_F32[0], rtol=1e-6)
+    np.testing.assert_allclose(q, _ERF_F32[1], rtol=1e-6)
