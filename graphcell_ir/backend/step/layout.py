@@ -14,6 +14,7 @@ arguments).
 from __future__ import annotations
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from graphcell_ir.backend.lower import Unsupported
 from graphcell_ir.ir.core import Literal
@@ -147,7 +148,7 @@ def written_over(plan, v) -> bool:
     ``setitem``s into its own buffer (``plan.shares``) before anything reads it: nothing then
     needs the fill's values (the q/k/v gradient's chain of :func:`setitem_in_place`, whose
     slices tile the buffer: a 1.5 MB fill saved). Only a value read once at each link counts;
-    coverage is counted element by element (up to 2^24 elements)."""
+    coverage is marked element by element through each view (up to 2^24 elements)."""
     size = v.type.size
     if not 0 < size <= 1 << 24:
         return False
@@ -161,8 +162,8 @@ def written_over(plan, v) -> bool:
         view = _lowered_view(op)
         if view is None:
             break
-        offset, strides, shape = view
-        seen[offset + sum(i * s for i, s in zip(np.indices(shape), strides))] = True
+        offset, strides, shape = view   # the view over the marks, as numpy's over x's bytes
+        as_strided(seen[offset:], shape, [k * seen.itemsize for k in strides])[...] = True
         v = r
     return bool(seen.all())
 
